@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# kutrace top-level build.  `make` builds every userland program,
+# `make test` runs every test suite (tests/run.sh), `make bench` prints
+# the speed figures.  Sub-directories contribute through their *.mk
+# fragments so that one make process sees the whole dependency graph.
+
+CC      ?= cc
+BUILD   ?= build
+OPT     ?= -O2 -g
+CFLAGS  += $(OPT) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror \
+           -Iinclude -I$(BUILD)/gen -MMD -MP
+LDLIBS  += -lm
+# `make SAN=1` builds with AddressSanitizer + UndefinedBehaviorSanitizer.
+ifeq ($(SAN),1)
+CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer \
+           -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+BIN     := $(BUILD)/bin
+OBJ     := $(BUILD)/obj
+LIBKT   := $(BUILD)/libkutrace.a
+PROGS   :=
+
+.PHONY: all test test-san bench clean
+all:
+
+include lib/lib.mk
+include postprocess/postprocess.mk
+-include control/control.mk
+-include tests/tests.mk
+
+all: $(PROGS)
+
+$(OBJ)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+# The README's test command.  Runs all suites, the sanitizer build included.
+test: all
+	tests/run.sh
+
+test-san:
+	$(MAKE) SAN=1 BUILD=build-san all
+	KT_BIN=build-san/bin tests/run.sh --quick
+
+clean:
+	rm -rf build build-san
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

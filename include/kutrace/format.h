@@ -1,0 +1,375 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-3-Clause) */
+/*
+ * kutrace/format.h - the KUtrace raw trace format, in exactly one place.
+ *
+ * Everything that the kernel module, the control program, the user library
+ * and the postprocessors must agree on lives here: the bit layout of an
+ * 8-byte entry, every event number and range, the block header layout and
+ * flag bits, the control command numbers and ioctl encoding, and the
+ * base-40 alphabet used by marks.  Nothing else in the tree may define
+ * these constants again (the test suite greps for violations).
+ *
+ * The file compiles in kernel code (__KERNEL__, no libc) and in userland
+ * (C11).  It holds only macros and small static inline helpers without
+ * side effects, so that it costs nothing where it is not used.
+ *
+ * Reference: ../shared/spec/FORMATS.md sections 1-3; deliberate differences
+ * from the original KUtrace are listed in docs/FORMAT.md.
+ */
+#ifndef KUTRACE_FORMAT_H
+#define KUTRACE_FORMAT_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/ioctl.h>
+typedef u64 kutrace_u64;
+typedef u32 kutrace_u32;
+typedef s64 kutrace_s64;
+#else
+#include <stdint.h>
+#include <linux/ioctl.h>
+typedef uint64_t kutrace_u64;
+typedef uint32_t kutrace_u32;
+typedef int64_t kutrace_s64;
+#endif
+
+/* ---------------------------------------------------------------------- */
+/* Versions                                                                */
+/* ---------------------------------------------------------------------- */
+
+#define KUTRACE_MODULE_VERSION		4	/* answer to KUTRACE_CMD_VERSION */
+#define KUTRACE_FILE_VERSION		3	/* low nibble of block 0 flags */
+#define KUTRACE_EVENT_TEXT_VERSION	3	/* "# ## VERSION: 3" */
+
+/* ---------------------------------------------------------------------- */
+/* One entry (FORMATS.md 1.1)                                              */
+/*                                                                         */
+/*   63..44 timestamp (20 bits) | 43..32 event | 31..24 delta |            */
+/*   23..16 retval | 15..0 arg0                                            */
+/* ---------------------------------------------------------------------- */
+
+#define KUTRACE_TS_SHIFT	44
+#define KUTRACE_TS_BITS		20
+#define KUTRACE_TS_MASK		0xFFFFFULL		/* after shifting down */
+#define KUTRACE_TS_PERIOD	(1ULL << KUTRACE_TS_BITS)
+#define KUTRACE_EVENT_SHIFT	32
+#define KUTRACE_EVENT_MASK	0xFFFULL
+#define KUTRACE_DELTA_SHIFT	24
+#define KUTRACE_DELTA_MASK	0xFFULL
+#define KUTRACE_RETVAL_SHIFT	16
+#define KUTRACE_RETVAL_MASK	0xFFULL
+#define KUTRACE_ARG0_MASK	0xFFFFULL
+#define KUTRACE_ARG32_MASK	0xFFFFFFFFULL
+
+/* Fields compared when fusing a return into its call (1.2 test 3). */
+#define KUTRACE_FUSE_CMP_MASK	0x00000FFFFFFF0000ULL
+#define KUTRACE_FUSE_RET_BIT	0x0000020000000000ULL
+#define KUTRACE_FUSE_MAX_DELTA	255	/* ticks */
+
+#define KUTRACE_WORD_NOP	0x0000000000000000ULL
+#define KUTRACE_WORD_END	0xFFFFFFFFFFFFFFFFULL
+
+/*
+ * Timestamp reconstruction: a forward step larger than 7/8 of the 20-bit
+ * period gets a TSDELTA prefix from the writer; a backward step of at most
+ * 1/8 period is a late store, anything else is a forward wrap.  The two
+ * thresholds are complementary (FORMATS.md 3.6).
+ */
+#define KUTRACE_TSDELTA_THRESHOLD	0xE0000ULL
+#define KUTRACE_LATE_STORE_WINDOW	0x20000ULL
+/* TSDELTA args at or above this are negative (sign-extended 32 bits). */
+#define KUTRACE_TSDELTA_NEG_LIMIT	2000000000ULL
+/*
+ * Writers split longer gaps into several TSDELTA words of at most this many
+ * ticks each, so that no single one is misread as negative.
+ */
+#define KUTRACE_TSDELTA_MAX_STEP	1000000000ULL
+
+/* Time counter: x86 TSC shifted right by this (FORMATS.md 3.5). */
+#define KUTRACE_TSC_SHIFT	6
+
+/* ---------------------------------------------------------------------- */
+/* Event numbers (FORMATS.md 1.4 - 1.10)                                   */
+/* ---------------------------------------------------------------------- */
+
+#define KUTRACE_NOP		0x000
+
+/* Variable-length entries: 0x010..0x1FF, length nibble in bits 7..4. */
+#define KUTRACE_VARLEN_LO	0x010
+#define KUTRACE_VARLEN_HI	0x1FF
+#define KUTRACE_LEN_SHIFT	4
+#define KUTRACE_LEN_MASK	0xF
+#define KUTRACE_TYPE_MASK	0xF0F	/* event without its length nibble */
+#define KUTRACE_NAME_MAX	56	/* bytes in an 8-word name entry */
+#define KUTRACE_USER_NAME_MAX	55	/* addname() truncates here */
+#define KUTRACE_MAX_ENTRY_WORDS	8
+
+/* Name entry types (length nibble zero). */
+#define KUTRACE_FILENAME	0x001
+#define KUTRACE_PIDNAME		0x002
+#define KUTRACE_METHODNAME	0x003
+#define KUTRACE_TRAPNAME	0x004
+#define KUTRACE_INTERRUPTNAME	0x005
+#define KUTRACE_TIMEPAIR	0x006
+#define KUTRACE_LOCKNAME	0x007
+#define KUTRACE_SYSCALL64NAME	0x008
+#define KUTRACE_SYSCALL32NAME	0x00C
+#define KUTRACE_ERRNONAME	0x00E
+#define KUTRACE_PACKETNAME	0x100
+#define KUTRACE_PC_TEMP		0x101	/* historic 2-word PC sample */
+#define KUTRACE_KERNEL_VER	0x102
+#define KUTRACE_MODEL_NAME	0x103
+#define KUTRACE_HOST_NAME	0x104
+#define KUTRACE_QUEUE_NAME	0x105
+#define KUTRACE_RES_NAME	0x106
+/*
+ * kutrace extension: which backend wrote the trace and which events it
+ * reconstructed rather than observed (arg = KUTRACE_BACKEND_*, name = text).
+ * Unknown name types are ignored by the original readers.
+ */
+#define KUTRACE_BACKEND_NAME	0x107
+
+#define KUTRACE_BACKEND_PATCHED		1
+#define KUTRACE_BACKEND_TRACEPOINT	2
+
+/* Point events 0x200..0x27F. */
+#define KUTRACE_SPECIAL_LO	0x200
+#define KUTRACE_USERPID		0x200
+#define KUTRACE_RPCIDREQ	0x201
+#define KUTRACE_RPCIDRESP	0x202
+#define KUTRACE_RPCIDMID	0x203
+#define KUTRACE_RPCIDRXMSG	0x204
+#define KUTRACE_RPCIDTXMSG	0x205
+#define KUTRACE_RUNNABLE	0x206
+#define KUTRACE_IPI		0x207
+#define KUTRACE_MWAIT		0x208
+#define KUTRACE_PSTATE		0x209
+#define KUTRACE_MARKA		0x20A
+#define KUTRACE_MARKB		0x20B
+#define KUTRACE_MARKC		0x20C
+#define KUTRACE_MARKD		0x20D
+#define KUTRACE_LEFTMARK	0x20E
+#define KUTRACE_RIGHTMARK	0x20F
+#define KUTRACE_LOCKNOACQUIRE	0x210
+#define KUTRACE_LOCKACQUIRE	0x211
+#define KUTRACE_LOCKWAKEUP	0x212
+#define KUTRACE_RX_PKT		0x214
+#define KUTRACE_TX_PKT		0x215
+#define KUTRACE_RX_USER		0x216
+#define KUTRACE_TX_USER		0x217
+#define KUTRACE_MBIT_SEC	0x218
+#define KUTRACE_RESOURCE	0x219
+#define KUTRACE_ENQUEUE		0x21A
+#define KUTRACE_DEQUEUE		0x21B
+#define KUTRACE_PSTATE2		0x21C
+#define KUTRACE_TSDELTA		0x21D
+#define KUTRACE_MONITORSTORE	0x21E
+#define KUTRACE_MONITOREXIT	0x21F
+#define KUTRACE_SPECIAL_HI	0x27F
+
+#define KUTRACE_PC_U		0x280	/* kernel writes every sample as this */
+#define KUTRACE_PC_K		0x281	/* postprocessing relabel: PC bit 63 */
+#define KUTRACE_LOCK_HELD	0x282	/* postprocessing only */
+#define KUTRACE_LOCK_TRY	0x283	/* postprocessing only */
+#define KUTRACE_WAIT_BASE	0x300	/* + letter - 'a', postprocessing only */
+
+/* Kernel execution events: a return is its call plus 0x200. */
+#define KUTRACE_TRAP		0x400
+#define KUTRACE_IRQ		0x500
+#define KUTRACE_TRAPRET		0x600
+#define KUTRACE_IRQRET		0x700
+#define KUTRACE_SYSCALL64	0x800
+#define KUTRACE_SYSRET64	0xA00
+#define KUTRACE_SYSCALL32	0xC00
+#define KUTRACE_SYSRET32	0xE00
+#define KUTRACE_RET_BIT		0x200
+#define KUTRACE_CALL_LO		0x400
+#define KUTRACE_MAX_SYSCALL	1023	/* numbers >= 1024 cannot be traced */
+
+#define KUTRACE_TRAP_PAGEFAULT	14
+#define KUTRACE_TRAP_DEVNOTAVAIL 7
+#define KUTRACE_IRQ_LOCAL_TIMER	0xEC
+#define KUTRACE_IRQ_BH		0xFF	/* softirq; arg0 = softirq number */
+#define KUTRACE_SCHED_NR	1023	/* scheduler pseudo-syscall */
+#define KUTRACE_SCHED_CALL	0xDFF
+#define KUTRACE_SCHED_RET	0xFFF
+#define KUTRACE_SCHED_CALL_OLD	0x9FF	/* 4.19 / 5.10 kernels used 511 */
+#define KUTRACE_SCHED_RET_OLD	0xBFF
+
+/* MWAIT hints with special meaning. */
+#define KUTRACE_MWAIT_IOPORT	255
+#define KUTRACE_MWAIT_WFI	254
+
+/* Postprocessing-only event numbers (JSON rows). */
+#define KUTRACE_USER_BASE	0x10000	/* + pid: user-mode execution */
+#define KUTRACE_IDLE		0x10000
+#define KUTRACE_C_EXIT		0x20000
+#define KUTRACE_ARC_BRACKET	(-1)
+#define KUTRACE_ARC_OVAL	(-2)
+#define KUTRACE_ARC_WAKEUP	(-3)
+#define KUTRACE_ARC_CALLOUT	(-4)
+#define KUTRACE_ARC_IPI		(-7)
+
+/* Map a syscall number 0..1023 to its mapped number (FORMATS.md 1.7). */
+static inline unsigned int kutrace_map_syscall(unsigned int nr)
+{
+	return nr + (nr & 0x200);
+}
+
+static inline int kutrace_is_varlen(unsigned int event)
+{
+	return event >= KUTRACE_VARLEN_LO && event <= KUTRACE_VARLEN_HI &&
+	       event != KUTRACE_PC_TEMP;
+}
+
+/* Total words of the entry that starts with this event number. */
+static inline unsigned int kutrace_entry_words(unsigned int event)
+{
+	if (event == KUTRACE_PC_U || event == KUTRACE_PC_K ||
+	    event == KUTRACE_PC_TEMP)
+		return 2;
+	if (kutrace_is_varlen(event))
+		return (event >> KUTRACE_LEN_SHIFT) & KUTRACE_LEN_MASK;
+	return 1;
+}
+
+/* A kernel call event (trap, IRQ, syscall entry), not a return. */
+static inline int kutrace_is_call(unsigned int event)
+{
+	return event >= KUTRACE_CALL_LO && !(event & KUTRACE_RET_BIT);
+}
+
+/* A return eligible for fusion (1.2 test 1). */
+static inline int kutrace_is_return(unsigned int event)
+{
+	return (event & KUTRACE_RET_BIT) && (event & 0xC00);
+}
+
+static inline int kutrace_is_syscall(unsigned int event)
+{
+	return event >= KUTRACE_SYSCALL64;
+}
+
+static inline kutrace_u64 kutrace_make_word(unsigned int event,
+					    kutrace_u64 arg)
+{
+	return ((kutrace_u64)(event & KUTRACE_EVENT_MASK) <<
+		KUTRACE_EVENT_SHIFT) | (arg & KUTRACE_ARG32_MASK);
+}
+
+static inline unsigned int kutrace_word_event(kutrace_u64 w)
+{
+	return (unsigned int)((w >> KUTRACE_EVENT_SHIFT) & KUTRACE_EVENT_MASK);
+}
+
+static inline kutrace_u32 kutrace_word_ts(kutrace_u64 w)
+{
+	return (kutrace_u32)(w >> KUTRACE_TS_SHIFT);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Blocks and the trace file (FORMATS.md 2)                                */
+/* ---------------------------------------------------------------------- */
+
+#define KUTRACE_BLOCK_SHIFT	16
+#define KUTRACE_BLOCK_BYTES	65536
+#define KUTRACE_BLOCK_WORDS	8192
+#define KUTRACE_SIDE_BYTES	8192	/* one IPC/LLC byte per block word */
+#define KUTRACE_BLOCK_TAIL_ZERO	8	/* last words zeroed at block setup */
+
+/* Header word indexes. */
+#define KUTRACE_HDR_CPU_TIME	0	/* 63..56 CPU, 55..0 counter */
+#define KUTRACE_HDR_FLAGS_USEC	1	/* 63..56 flags, 55..0 usec */
+#define KUTRACE_HDR_START_CTR	2	/* block 0 only */
+#define KUTRACE_HDR_START_USEC	3
+#define KUTRACE_HDR_STOP_CTR	4
+#define KUTRACE_HDR_STOP_USEC	5
+#define KUTRACE_HDR0_PID	8	/* first block: pid word (+MHz high) */
+#define KUTRACE_HDR0_WORDS	12
+#define KUTRACE_HDRN_PID	2	/* other blocks */
+#define KUTRACE_HDRN_WORDS	6
+#define KUTRACE_HDR_COMM_BYTES	16	/* comm follows pid word + reserved */
+
+#define KUTRACE_HDR_CPU_SHIFT	56
+#define KUTRACE_HDR_FLAGS_SHIFT	56
+#define KUTRACE_HDR_LOW56	0x00FFFFFFFFFFFFFFULL
+
+/* Flags byte (bits 63..56 of header word 1). */
+#define KUTRACE_FLAG_IPC	0x80
+#define KUTRACE_FLAG_WRAP	0x40
+#define KUTRACE_FLAG_LLC	0x20
+#define KUTRACE_FLAG_UNUSED	0x10
+#define KUTRACE_FLAG_VERSION	0x0F
+#define KUTRACE_FLAG_SIDE	(KUTRACE_FLAG_IPC | KUTRACE_FLAG_LLC)
+
+/* RESET flags (control command argument). */
+#define KUTRACE_RESET_IPC	1
+#define KUTRACE_RESET_WRAP	2
+#define KUTRACE_RESET_LLC	4
+
+/* IPC code for v = floor(8 * instructions / cycles), FORMATS.md 2.3. */
+static inline unsigned int kutrace_ipc_code(kutrace_u64 v)
+{
+	v &= 63;
+	if (v < 8)
+		return (unsigned int)v;
+	if (v < 16)
+		return 8 + (unsigned int)(v - 8) / 2;
+	if (v < 28)
+		return 12 + (unsigned int)(v - 16) / 4;
+	return 15;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Control commands (FORMATS.md 3.7) and their ioctl encoding              */
+/* ---------------------------------------------------------------------- */
+
+#define KUTRACE_CONTROL_SYSCALL	1023
+
+#define KUTRACE_CMD_OFF		0
+#define KUTRACE_CMD_ON		1
+#define KUTRACE_CMD_FLUSH	2
+#define KUTRACE_CMD_RESET	3
+#define KUTRACE_CMD_STAT	4
+#define KUTRACE_CMD_GETCOUNT	5
+#define KUTRACE_CMD_GETWORD	6
+#define KUTRACE_CMD_INSERT1	7
+#define KUTRACE_CMD_INSERTN	8
+#define KUTRACE_CMD_GETIPCWORD	9
+#define KUTRACE_CMD_TEST	10
+#define KUTRACE_CMD_VERSION	11
+#define KUTRACE_CMD_SET4KB	12
+#define KUTRACE_CMD_GET4KB	13
+#define KUTRACE_CMD_GETIPC4KB	14
+#define KUTRACE_CMD_MAX		14
+#define KUTRACE_CMD_INSERT1_FORCED	(~(kutrace_u64)KUTRACE_CMD_INSERT1)
+#define KUTRACE_CMD_INSERTN_FORCED	(~(kutrace_u64)KUTRACE_CMD_INSERTN)
+#define KUTRACE_CMD_ERROR	(~(kutrace_u64)0)	/* in-band error */
+
+/*
+ * /dev/kutrace ioctl: the command number is the ioctl nr, the argument is
+ * a struct kutrace_ioc in/out (arg in, result out).  Forced inserts use
+ * nr KUTRACE_CMD_MAX + 1 / + 2.
+ */
+#define KUTRACE_DEVICE		"/dev/kutrace"
+#define KUTRACE_IOC_MAGIC	0xCE
+#define KUTRACE_IOC_INSERT1_FORCED_NR	(KUTRACE_CMD_MAX + 1)
+#define KUTRACE_IOC_INSERTN_FORCED_NR	(KUTRACE_CMD_MAX + 2)
+
+struct kutrace_ioc {
+	kutrace_u64 arg;
+	kutrace_u64 result;
+};
+
+#define KUTRACE_IOC(nr)	_IOWR(KUTRACE_IOC_MAGIC, (nr), struct kutrace_ioc)
+
+/* ---------------------------------------------------------------------- */
+/* Base-40 labels for marks (FORMATS.md 1.5)                               */
+/* ---------------------------------------------------------------------- */
+
+#define KUTRACE_BASE40_CHARS	"\0abcdefghijklmnopqrstuvwxyz0123456789-./"
+#define KUTRACE_BASE40_RADIX	40
+#define KUTRACE_BASE40_MAXLEN	6
+#define KUTRACE_BASE40_DOT	38	/* code for bytes outside the alphabet */
+
+#endif /* KUTRACE_FORMAT_H */

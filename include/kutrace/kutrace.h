@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * kutrace/kutrace.h - libkutrace, the userland library shared by the
+ * control program and the postprocessors.
+ *
+ *   raw trace reading   kt_raw_*     block by block, with side IPC/LLC blocks
+ *   base-40 labels      kt_base40_*
+ *   name tables         kt_*_name    syscall/trap/IRQ/errno names generated
+ *                                    at build time from the system headers
+ *   time conversion     kt_timebase_*
+ *   decoding            kt_decode_*  raw entries -> events (rawtoevent)
+ *   spans               kt_span_*    events -> timespans (eventtospan)
+ *   JSON                kt_json_*    timespan rows -> KUtrace JSON
+ *
+ * All constants of the format come from kutrace/format.h.
+ */
+#ifndef KUTRACE_KUTRACE_H
+#define KUTRACE_KUTRACE_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stddef.h>
+
+#include "kutrace/format.h"
+
+/* ---------------------------------------------------------------------- */
+/* Errors: one line, naming the file, block and word where possible.       */
+/* ---------------------------------------------------------------------- */
+
+/* Print "prog: msg" to stderr and exit(1). */
+void kt_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* Set the program name used by kt_die (basename of argv[0]). */
+void kt_set_progname(const char *argv0);
+const char *kt_progname(void);
+
+void *kt_xmalloc(size_t n);
+void *kt_xcalloc(size_t n, size_t size);
+void *kt_xrealloc(void *p, size_t n);
+char *kt_xstrdup(const char *s);
+
+/* ---------------------------------------------------------------------- */
+/* Base-40                                                                 */
+/* ---------------------------------------------------------------------- */
+
+uint32_t kt_base40_encode(const char *s);
+/* Decodes into buf (at least 7 bytes), lower case; returns buf. */
+char *kt_base40_decode(uint32_t v, char *buf);
+
+/* ---------------------------------------------------------------------- */
+/* Name tables generated from <asm/unistd_64.h> and <errno.h>              */
+/* ---------------------------------------------------------------------- */
+
+struct kt_name_entry {
+	int number;
+	const char *name;
+};
+
+extern const struct kt_name_entry kt_syscall64_names[];
+extern const size_t kt_syscall64_count;
+extern const struct kt_name_entry kt_errno_names[];
+extern const size_t kt_errno_count;
+extern const struct kt_name_entry kt_trap_names[];
+extern const size_t kt_trap_count;
+extern const struct kt_name_entry kt_irq_names[];
+extern const size_t kt_irq_count;
+extern const char *const kt_softirq_names[16];
+
+/* NULL if unknown. */
+const char *kt_syscall_name(int nr);
+const char *kt_errno_name(int err);
+
+/* ---------------------------------------------------------------------- */
+/* Raw trace reading                                                       */
+/* ---------------------------------------------------------------------- */
+
+struct kt_block {
+	long index;		/* block number in the file, from 0 */
+	uint64_t w[KUTRACE_BLOCK_WORDS];
+	uint8_t side[KUTRACE_SIDE_BYTES];	/* zero if no side block */
+	int has_side;
+	unsigned int cpu;
+	unsigned int flags;	/* flags byte of word 1 */
+	uint64_t base;		/* full counter of word 0 (56 bits) */
+	uint64_t usec;		/* gettimeofday usec of word 1 (56 bits) */
+	int first_entry;	/* word index of the first entry */
+	uint32_t pid;		/* header pid word, low 32 bits */
+	uint32_t mhz;		/* header pid word, high 32 bits */
+	char comm[KUTRACE_HDR_COMM_BYTES + 1];
+};
+
+struct kt_raw {
+	FILE *f;
+	const char *path;
+	int own_file;
+	long next_index;
+	int side_in_file;	/* block 0 said side blocks follow */
+	unsigned int file_flags;	/* block 0 flags */
+	int version;
+	/* Block 0 time pairs (FORMATS.md 2.1). */
+	uint64_t start_ctr, start_usec, stop_ctr, stop_usec;
+	char err[256];
+};
+
+/*
+ * Open a raw trace ("-" or NULL = stdin).  Reads nothing yet.
+ * Returns 0, or -1 with r->err set.
+ */
+int kt_raw_open(struct kt_raw *r, const char *path);
+void kt_raw_close(struct kt_raw *r);
+/*
+ * Read the next block (and its side block).  Returns 1 for a block,
+ * 0 at a clean end of file, -1 on damage with r->err holding one line
+ * "FILE: block B word W: what".  Block 0 is validated strictly (version,
+ * time pairs).
+ */
+int kt_raw_next(struct kt_raw *r, struct kt_block *b);
+
+/* ---------------------------------------------------------------------- */
+/* Ticks to time (FORMATS.md 4.3, but UTC and without the 999 s limit)     */
+/* ---------------------------------------------------------------------- */
+
+struct kt_timebase {
+	uint64_t c0;		/* start counter */
+	uint64_t u0;		/* start usec */
+	double slope_us;	/* usec per tick */
+	uint64_t minute_usec;	/* start of the UTC minute holding u0 */
+	int64_t cm;		/* tick at that minute */
+	int lowres;		/* u74: 1 MHz counter */
+};
+
+/* Returns 0, or -1 if the rate is implausible (err set). */
+int kt_timebase_init(struct kt_timebase *tb, uint64_t c0, uint64_t u0,
+		     uint64_t c1, uint64_t u1, char *err, size_t errlen);
+/* nsec10 since the base minute for a full tick value. */
+int64_t kt_timebase_ns10(const struct kt_timebase *tb, uint64_t ticks);
+/* "YYYY-MM-DD_HH:MM:00" of the base minute, UTC. */
+void kt_timebase_string(const struct kt_timebase *tb, char *buf, size_t len);
+
+/* ---------------------------------------------------------------------- */
+/* Events: the unit passed from decoding to span building                  */
+/* ---------------------------------------------------------------------- */
+
+struct kt_event {
+	int64_t t;		/* nsec10 since base minute; -1 for names */
+	int64_t dur;		/* nsec10 */
+	int event;
+	int cpu;
+	int pid;
+	int rpc;
+	int64_t arg;
+	int64_t retval;
+	int ipc;
+	const char *name;	/* interned, valid for the whole run */
+};
+
+/* String interning: one copy of each distinct name for a run. */
+const char *kt_intern(const char *s);
+
+/* ---------------------------------------------------------------------- */
+/* Growable string buffer                                                  */
+/* ---------------------------------------------------------------------- */
+
+struct kt_buf {
+	char *p;
+	size_t len, cap;
+};
+void kt_buf_add(struct kt_buf *b, const char *s, size_t n);
+void kt_buf_puts(struct kt_buf *b, const char *s);
+void kt_buf_printf(struct kt_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void kt_buf_free(struct kt_buf *b);
+
+#endif /* KUTRACE_KUTRACE_H */

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * util.c - error reporting, checked allocation, growable buffers and name
+ * interning for every kutrace userland program.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kutrace/kutrace.h"
+
+static const char *progname = "kutrace";
+
+void kt_set_progname(const char *argv0)
+{
+	const char *slash = argv0 ? strrchr(argv0, '/') : NULL;
+
+	if (argv0)
+		progname = slash ? slash + 1 : argv0;
+}
+
+const char *kt_progname(void)
+{
+	return progname;
+}
+
+void kt_die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fprintf(stderr, "%s: ", progname);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+void *kt_xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		kt_die("out of memory (%zu bytes)", n);
+	return p;
+}
+
+void *kt_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		kt_die("out of memory (%zu x %zu bytes)", n, size);
+	return p;
+}
+
+void *kt_xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		kt_die("out of memory (%zu bytes)", n);
+	return p;
+}
+
+char *kt_xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	return memcpy(kt_xmalloc(n), s, n);
+}
+
+void kt_buf_add(struct kt_buf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		b->cap = (b->len + n + 1) * 2;
+		b->p = kt_xrealloc(b->p, b->cap);
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+void kt_buf_puts(struct kt_buf *b, const char *s)
+{
+	kt_buf_add(b, s, strlen(s));
+}
+
+void kt_buf_printf(struct kt_buf *b, const char *fmt, ...)
+{
+	char tmp[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof(tmp)) {
+		kt_buf_add(b, tmp, (size_t)n);
+		return;
+	}
+	char *big = kt_xmalloc((size_t)n + 1);
+
+	va_start(ap, fmt);
+	vsnprintf(big, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	kt_buf_add(b, big, (size_t)n);
+	free(big);
+}
+
+void kt_buf_free(struct kt_buf *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->len = b->cap = 0;
+}
+
+/*
+ * Interning: names repeat millions of times (every "read" span), so each
+ * distinct string is stored once in an open-addressing hash table and
+ * compared by pointer afterwards.  The table lives for the whole process.
+ */
+static const char **itab;
+static size_t icap, icount;
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return h;
+}
+
+const char *kt_intern(const char *s)
+{
+	if (!s)
+		s = "";
+	if (icount * 2 >= icap) {
+		size_t ncap = icap ? icap * 2 : 1024;
+		const char **n = kt_xcalloc(ncap, sizeof(*n));
+
+		for (size_t i = 0; i < icap; i++) {
+			if (!itab[i])
+				continue;
+			size_t j = hash_str(itab[i]) & (ncap - 1);
+
+			while (n[j])
+				j = (j + 1) & (ncap - 1);
+			n[j] = itab[i];
+		}
+		free(itab);
+		itab = n;
+		icap = ncap;
+	}
+	size_t j = hash_str(s) & (icap - 1);
+
+	while (itab[j]) {
+		if (strcmp(itab[j], s) == 0)
+			return itab[j];
+		j = (j + 1) & (icap - 1);
+	}
+	itab[j] = kt_xstrdup(s);
+	icount++;
+	return itab[j];
+}

@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Runs every test suite tests/t_*.sh and prints one closing line
+# "N passed, N failed".  Each suite prints "ok - what" / "not ok - what"
+# lines (and may print "skip - what: why").  --quick runs only the suites
+# that need neither a VM nor a browser (used for the sanitizer pass).
+# KT_BIN selects the directory holding the programs (default build/bin).
+set -u
+cd "$(dirname "$0")/.."
+export KT_BIN=${KT_BIN:-build/bin}
+export KT_ROOT=$PWD
+quick=0
+only=""
+for a in "$@"; do
+	case $a in
+	--quick) quick=1 ;;
+	*) only="$only $a" ;;
+	esac
+done
+pass=0 fail=0 skip=0
+log=$(mktemp)
+for t in tests/t_*.sh; do
+	name=$(basename "$t" .sh)
+	if [ -n "$only" ] && ! echo "$only" | grep -qw "$name"; then continue; fi
+	if [ $quick = 1 ]; then
+		case $name in t_vm*|t_browser*|t_kernel*) continue ;; esac
+	fi
+	echo "=== $name"
+	start=$(date +%s)
+	bash "$t" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	p=$(grep -c '^ok - ' "$log")
+	f=$(grep -c '^not ok - ' "$log")
+	s=$(grep -c '^skip - ' "$log")
+	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+		echo "not ok - $name exited with status $rc"
+		f=1
+	fi
+	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+	echo "--- $name: $p passed, $f failed, $s skipped ($(( $(date +%s) - start )) s)"
+done
+rm -f "$log"
+echo "$pass passed, $fail failed, $skip skipped"
+[ "$fail" = 0 ] && [ "$pass" -gt 0 ]
