@@ -22,13 +22,12 @@ OBJ     := $(BUILD)/obj
 LIBKT   := $(BUILD)/libkutrace.a
 PROGS   :=
 
-.PHONY: all test test-san bench clean
+.PHONY: all test test-san deps bench clean
 all:
 
+# Every directory's fragment: lib/lib.mk, postprocess/*.mk, control/*.mk ...
 include lib/lib.mk
-include postprocess/postprocess.mk
--include control/control.mk
--include tests/tests.mk
+include $(sort $(filter-out lib/lib.mk,$(wildcard */*.mk)))
 
 all: $(PROGS)
 
@@ -37,8 +36,13 @@ $(OBJ)/%.o: %.c
 	$(CC) $(CFLAGS) -c -o $@ $<
 
 # The README's test command.  Runs all suites, the sanitizer build included.
-test: all
+test: all deps
 	tests/run.sh
+	$(MAKE) test-san
+
+# Installs (apt-get, npm) what the tests need: every tests/deps/*.apt list.
+deps:
+	tests/install-deps.sh
 
 test-san:
 	$(MAKE) SAN=1 BUILD=build-san all

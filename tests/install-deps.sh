@@ -1,0 +1,25 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Installs the Debian packages listed in tests/deps/*.apt that are missing,
+# then runs every tests/deps/*.sh hook (npm installs and the like).
+# Safe to run repeatedly: it does nothing when all is present.
+set -eu
+cd "$(dirname "$0")/.."
+missing=""
+for p in $(cat tests/deps/*.apt | sed 's/#.*//'); do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+		missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	echo "install-deps: installing$missing"
+	SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+	if [ ! -f /var/cache/kutrace/.apt-updated ] || [ -n "$(find /var/cache/kutrace/.apt-updated -mmin +720)" ]; then
+		$SUDO apt-get update -qq
+		$SUDO mkdir -p /var/cache/kutrace && $SUDO touch /var/cache/kutrace/.apt-updated
+	fi
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+for h in tests/deps/*.sh; do
+	[ -e "$h" ] || continue
+	sh "$h"
+done
