@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * timebase.c - trace ticks to time (FORMATS.md 4.3).
+ *
+ * Times are nsec10 (10 ns units) since the start of the minute holding the
+ * trace start, like the original, but the minute is a UTC minute (the
+ * original leaked the local time zone into "tracebase") and nothing here is
+ * limited to 999 s.
+ */
+#include <stdio.h>
+#include <time.h>
+
+#include "kutrace/kutrace.h"
+
+#define USEC_PER_MINUTE 60000000ULL
+
+int kt_timebase_init(struct kt_timebase *tb, uint64_t c0, uint64_t u0,
+		     uint64_t c1, uint64_t u1, char *err, size_t errlen)
+{
+	if (c1 <= c0)
+		c1 = c0 + 1;
+	double rate = (double)(c1 - c0) / ((double)u1 - (double)u0);
+
+	tb->c0 = c0;
+	tb->u0 = u0;
+	tb->lowres = 0;
+	/* The original rejects rates outside 0.99 .. 100.1 ticks per usec. */
+	if (u1 <= u0 || rate < 0.99 || rate > 100.1) {
+		snprintf(err, errlen,
+			 "implausible time pairs: %llu ticks in %lld usec",
+			 (unsigned long long)(c1 - c0),
+			 (long long)(u1 - u0));
+		return -1;
+	}
+	tb->slope_us = ((double)u1 - (double)u0) / (double)(c1 - c0);
+	tb->minute_usec = (u0 / USEC_PER_MINUTE) * USEC_PER_MINUTE;
+	tb->cm = (int64_t)c0 +
+		 (int64_t)(((double)tb->minute_usec - (double)u0) / tb->slope_us);
+	return 0;
+}
+
+int64_t kt_timebase_ns10(const struct kt_timebase *tb, uint64_t ticks)
+{
+	return (int64_t)((double)((int64_t)ticks - tb->cm) * (tb->slope_us * 100.0));
+}
+
+void kt_timebase_string(const struct kt_timebase *tb, char *buf, size_t len)
+{
+	time_t secs = (time_t)(tb->minute_usec / 1000000);
+	struct tm tm;
+
+	gmtime_r(&secs, &tm);
+	strftime(buf, len, "%Y-%m-%d_%H:%M:00", &tm);
+}
