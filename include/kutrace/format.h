@@ -290,6 +290,9 @@ static inline kutrace_u32 kutrace_word_ts(kutrace_u64 w)
 #define KUTRACE_HDRN_WORDS	6
 #define KUTRACE_HDR_COMM_BYTES	16	/* comm follows pid word + reserved */
 
+/* CPUs a trace may name (the header byte allows 255; the original: 80). */
+#define KUTRACE_MAX_CPUS	128
+
 #define KUTRACE_HDR_CPU_SHIFT	56
 #define KUTRACE_HDR_FLAGS_SHIFT	56
 #define KUTRACE_HDR_LOW56	0x00FFFFFFFFFFFFFFULL
