@@ -25,6 +25,9 @@ PROGS   :=
 .PHONY: all test test-san deps bench clean
 all:
 
+# Keep object files of programs (make would delete them as intermediates).
+.SECONDARY:
+
 # Every directory's fragment: lib/lib.mk, postprocess/*.mk, control/*.mk ...
 include lib/lib.mk
 include $(sort $(filter-out lib/lib.mk,$(wildcard */*.mk)))

@@ -7,6 +7,7 @@
  * problem is reported as one line naming the file, the block and the word.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kutrace/kutrace.h"
@@ -142,4 +143,122 @@ int kt_raw_next(struct kt_raw *r, struct kt_block *b)
 	}
 	r->next_index = bi + 1;
 	return 1;
+}
+
+static int cmp_base(const void *a, const void *b)
+{
+	const struct kt_block_ref *x = a, *y = b;
+
+	if (x->base != y->base)
+		return x->base < y->base ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+long kt_raw_index(struct kt_raw *r, struct kt_block_ref **out)
+{
+	struct kt_block_ref *refs = NULL;
+	long n = 0, cap = 0, off = 0;
+	unsigned int flags0 = 0;
+
+	for (;;) {
+		uint64_t hdr[2];
+
+		if (fseek(r->f, off, SEEK_SET) != 0)
+			break;
+		size_t got = fread(hdr, 1, sizeof(hdr), r->f);
+
+		if (got == 0)
+			break;
+		if (got < sizeof(hdr)) {
+			free(refs);
+			return fail(r, n, 0, "truncated block header");
+		}
+		load_le(hdr, 2);
+		if (n == cap) {
+			cap = cap ? cap * 2 : 256;
+			refs = kt_xrealloc(refs, (size_t)cap * sizeof(*refs));
+		}
+		unsigned int flags = (unsigned int)(hdr[1] >> KUTRACE_HDR_FLAGS_SHIFT);
+
+		if (n == 0)
+			flags0 = flags;
+		refs[n].index = n;
+		refs[n].offset = off;
+		refs[n].base = hdr[0] & KUTRACE_HDR_LOW56;
+		refs[n].cpu = (unsigned int)(hdr[0] >> KUTRACE_HDR_CPU_SHIFT);
+		n++;
+		off += KUTRACE_BLOCK_BYTES;
+		if (flags & KUTRACE_FLAG_SIDE)
+			off += KUTRACE_SIDE_BYTES;
+	}
+	/*
+	 * Allocation order is time order except after a wraparound, when the
+	 * buffer restarted at its second block: then sort blocks 1.. by their
+	 * start time.  Block 0 (the initial names) always stays first.
+	 */
+	if ((flags0 & KUTRACE_FLAG_WRAP) && n > 2)
+		qsort(refs + 1, (size_t)(n - 1), sizeof(*refs), cmp_base);
+	fseek(r->f, 0, SEEK_SET);
+	*out = refs;
+	return n;
+}
+
+int kt_raw_read_at(struct kt_raw *r, const struct kt_block_ref *ref,
+		   struct kt_block *b)
+{
+	if (fseek(r->f, ref->offset, SEEK_SET) != 0)
+		return fail(r, ref->index, -1, "cannot seek");
+	r->next_index = ref->index;
+	int rc = kt_raw_next(r, b);
+
+	if (rc == 0)
+		return fail(r, ref->index, -1, "block vanished (file truncated while reading?)");
+	return rc;
+}
+
+int kt_raw_each(struct kt_raw *r, kt_block_fn fn, void *ctx)
+{
+	struct kt_block *b = kt_xmalloc(sizeof(*b));
+	struct kt_block_ref *refs = NULL;
+	long n = -1;
+	int rc = 0;
+
+	if (r->own_file && fseek(r->f, 0, SEEK_END) == 0) {
+		long size = ftell(r->f);
+
+		fseek(r->f, 0, SEEK_SET);
+		if (size == 0) {
+			rc = fail(r, 0, -1, "empty file, no trace blocks");
+			goto out;
+		}
+		n = kt_raw_index(r, &refs);
+		if (n < 0) {
+			rc = -1;
+			goto out;
+		}
+	}
+	for (long i = 0;; i++) {
+		int got;
+
+		if (n >= 0) {
+			if (i >= n)
+				break;
+			got = kt_raw_read_at(r, &refs[i], b);
+		} else {
+			got = kt_raw_next(r, b);
+		}
+		if (got < 0) {
+			rc = -1;
+			break;
+		}
+		if (got == 0)
+			break;
+		rc = fn(ctx, b);
+		if (rc)
+			break;
+	}
+out:
+	free(refs);
+	free(b);
+	return rc;
 }

@@ -171,3 +171,56 @@ void kt_buf_printf(struct kt_buf *b, const char *fmt, ...)
 void kt_buf_free(struct kt_buf *b);
 
 #endif /* KUTRACE_KUTRACE_H */
+
+/* ---------------------------------------------------------------------- */
+/* Decoding raw blocks into events (rawtoevent, FORMATS.md 4)              */
+/* ---------------------------------------------------------------------- */
+
+struct kt_decoder;
+/* Called once per event and once per name record (t = its time). */
+typedef void (*kt_event_fn)(void *ctx, const struct kt_event *e);
+
+/*
+ * Create a decoder for a trace whose block 0 has been read into r.
+ * Returns NULL with err set if block 0's time pairs are implausible.
+ */
+struct kt_decoder *kt_decoder_new(const struct kt_raw *r, kt_event_fn fn,
+				  void *ctx, char *err, size_t errlen);
+void kt_decoder_free(struct kt_decoder *d);
+/* Decode one block; 0, or -1 with the one-line reason in kt_decoder_err. */
+int kt_decode_block(struct kt_decoder *d, const struct kt_block *b);
+const char *kt_decoder_err(const struct kt_decoder *d);
+const struct kt_timebase *kt_decoder_timebase(const struct kt_decoder *d);
+/* Name of a 64-bit key (see decode.c) or NULL; names known so far. */
+const char *kt_decoder_name(const struct kt_decoder *d, uint64_t key);
+uint64_t kt_decoder_events(const struct kt_decoder *d);
+/* Lowest and highest event time seen (nsec10). */
+void kt_decoder_times(const struct kt_decoder *d, int64_t *lo, int64_t *hi);
+unsigned int kt_decoder_flags(const struct kt_decoder *d);
+
+/* Name cleaning shared by every writer of event text (FORMATS.md 4.5). */
+void kt_clean_name(const char *in, size_t n, char *out, size_t outlen);
+
+/*
+ * Time-ordered block index of a seekable raw trace: wraparound traces are
+ * not in time order in the file, and per-CPU merging wants the blocks by
+ * allocation time.  Returns the count, or -1 with r->err set.
+ */
+struct kt_block_ref {
+	long index;
+	long offset;
+	uint64_t base;
+	unsigned int cpu;
+};
+long kt_raw_index(struct kt_raw *r, struct kt_block_ref **out);
+/* Read block ref into b (seekable files only).  1 ok, -1 error. */
+int kt_raw_read_at(struct kt_raw *r, const struct kt_block_ref *ref,
+		   struct kt_block *b);
+
+/*
+ * Call fn for every block in time order (kt_raw_index) when the input is
+ * a seekable file, else in file order.  Stops at the first non-zero
+ * return of fn and returns it; -1 with r->err on a read error; 0 at end.
+ */
+typedef int (*kt_block_fn)(void *ctx, const struct kt_block *b);
+int kt_raw_each(struct kt_raw *r, kt_block_fn fn, void *ctx);

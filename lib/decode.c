@@ -1,0 +1,593 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * decode.c - raw trace blocks to events: the heart of rawtoevent
+ * (FORMATS.md 4), shared by rawtoevent and kutrace_postproc.
+ *
+ * Differences from the original, all deliberate (docs/FORMAT.md):
+ *  - the first entry of a block stamped just before a 20-bit rollover is
+ *    placed before the block start instead of a wrap period late;
+ *  - a TSDELTA that opens a block is ignored (the header has full time);
+ *  - a backward step of exactly 1/8 period is a wrap, not a late store;
+ *  - times are not limited to 999 s and the base minute is UTC;
+ *  - pids, marks, lock numbers and other 32-bit arguments keep 32 bits;
+ *  - a bottom-half return carries the name of the softirq it ends;
+ *  - errno names do not collide with syscall-return names;
+ *  - 0x218 is emitted once; special names do not wrap past 0x21F;
+ *  - the low-resolution (1-tick = 350 ns) rule applies only to u74 cores.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kutrace/kutrace.h"
+
+/* Name-table keys: a kind in the upper 32 bits, the number below. */
+#define KEY(kind, n)	(((uint64_t)(kind) << 32) | (uint32_t)(n))
+enum {
+	K_EVENT = 0, K_PID = 1, K_LOCK = 2, K_METHOD = 3, K_KERNEL = 4,
+	K_MODEL = 5, K_HOST = 6, K_QUEUE = 7, K_RES = 8, K_ERRNO = 9,
+	K_BACKEND = 10,
+};
+
+struct cpu_state {
+	int seen;		/* a block of this CPU was decoded */
+	int64_t pid;
+	int64_t rpc;
+	int64_t last_timer_t;	/* nsec10 of the last timer IRQ, -1 none */
+	int last_bh;		/* softirq number of the open BH */
+	uint64_t last_full;	/* last full tick value */
+};
+
+struct name_slot {
+	uint64_t key;
+	const char *name;
+};
+
+struct kt_decoder {
+	kt_event_fn fn;
+	void *ctx;
+	struct kt_timebase tb;
+	unsigned int file_flags;
+	unsigned int all_flags;
+	int wrapped;
+	int timer_event;
+	struct cpu_state cpu[KUTRACE_MAX_CPUS];
+	struct name_slot *names;
+	size_t ncap, ncount;
+	uint64_t events;
+	int64_t t_lo, t_hi;
+	char err[256];
+};
+
+static const char *const special_names[32] = {
+	"userpid", "rpcreq", "rpcresp", "rpcmid", "rxmsg", "txmsg",
+	"runnable", "sendipi", "mwait", "-freq-", "mark_a", "mark_b",
+	"mark_c", "mark_d", "", "", "try_", "acq_", "rel_", "-",
+	"rx", "tx", "urx", "utx", "mbs", "res", "enq", "deq",
+	"pstate2", "tsdelta", "mon_st", "mon_ex",
+};
+
+static const char *const unnamed_prefix[16] = {
+	"nam#", "nam#", "spl#", "spl#", "trp#", "irq#", "/trp#", "/irq#",
+	"sys#", "sys#", "/sys#", "/sys#", "s32#", "s32#", "/s32#", "/s32#",
+};
+
+/* ---- name table ------------------------------------------------------ */
+
+static uint64_t mix(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	return k;
+}
+
+static void set_name(struct kt_decoder *d, uint64_t key, const char *name)
+{
+	if (d->ncount * 2 >= d->ncap) {
+		size_t ncap = d->ncap ? d->ncap * 2 : 1024;
+		struct name_slot *n = kt_xcalloc(ncap, sizeof(*n));
+
+		for (size_t i = 0; i < d->ncap; i++) {
+			if (!d->names[i].name)
+				continue;
+			size_t j = mix(d->names[i].key) & (ncap - 1);
+
+			while (n[j].name)
+				j = (j + 1) & (ncap - 1);
+			n[j] = d->names[i];
+		}
+		free(d->names);
+		d->names = n;
+		d->ncap = ncap;
+	}
+	size_t j = mix(key) & (d->ncap - 1);
+
+	while (d->names[j].name && d->names[j].key != key)
+		j = (j + 1) & (d->ncap - 1);
+	if (!d->names[j].name)
+		d->ncount++;
+	d->names[j].key = key;
+	d->names[j].name = kt_intern(name);
+}
+
+const char *kt_decoder_name(const struct kt_decoder *d, uint64_t key)
+{
+	if (!d->ncap)
+		return NULL;
+	size_t j = mix(key) & (d->ncap - 1);
+
+	while (d->names[j].name) {
+		if (d->names[j].key == key)
+			return d->names[j].name;
+		j = (j + 1) & (d->ncap - 1);
+	}
+	return NULL;
+}
+
+/*
+ * Thread names are keyed by the full pid; traces from the original module
+ * carry pid & 0xFFFF in name entries, so fall back to the 16-bit key.
+ */
+static const char *pid_name(const struct kt_decoder *d, int64_t pid)
+{
+	const char *s = kt_decoder_name(d, KEY(K_PID, pid));
+
+	if (!s && pid > 0xFFFF)
+		s = kt_decoder_name(d, KEY(K_PID, pid & 0xFFFF));
+	return s;
+}
+
+/*
+ * FORMATS.md 4.5: names become one whitespace-free token.  Spaces go away
+ * (a space between two digits becomes '_', the first and last characters
+ * stay), control bytes become '_'.  Unlike the original, quotes,
+ * backslashes and non-ASCII bytes are kept: the JSON writer escapes them.
+ */
+void kt_clean_name(const char *in, size_t n, char *out, size_t outlen)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < n && in[i] && o + 1 < outlen; i++) {
+		unsigned char c = (unsigned char)in[i];
+
+		if (c == ' ' && i > 0 && i + 1 < n && in[i + 1]) {
+			unsigned char p = (unsigned char)in[i - 1];
+			unsigned char q = (unsigned char)in[i + 1];
+
+			if (p >= '0' && p <= '9' && q >= '0' && q <= '9')
+				out[o++] = '_';
+			continue;
+		}
+		out[o++] = (c <= 0x20 || c == 0x7F) ? '_' : (char)c;
+	}
+	out[o] = '\0';
+}
+
+/* ---- decoder --------------------------------------------------------- */
+
+struct kt_decoder *kt_decoder_new(const struct kt_raw *r, kt_event_fn fn,
+				  void *ctx, char *err, size_t errlen)
+{
+	struct kt_decoder *d = kt_xcalloc(1, sizeof(*d));
+
+	if (kt_timebase_init(&d->tb, r->start_ctr, r->start_usec, r->stop_ctr,
+			     r->stop_usec, err, errlen) < 0) {
+		char tmp[256];
+
+		snprintf(tmp, sizeof(tmp), "%s: block 0 word 2: %s", r->path, err);
+		snprintf(err, errlen, "%s", tmp);
+		free(d);
+		return NULL;
+	}
+	d->fn = fn;
+	d->ctx = ctx;
+	d->file_flags = r->file_flags;
+	d->wrapped = (r->file_flags & KUTRACE_FLAG_WRAP) != 0;
+	d->timer_event = KUTRACE_IRQ + KUTRACE_IRQ_LOCAL_TIMER;
+	d->t_lo = INT64_MAX;
+	d->t_hi = INT64_MIN;
+	for (int i = 0; i < KUTRACE_MAX_CPUS; i++)
+		d->cpu[i].last_timer_t = -1;
+	return d;
+}
+
+void kt_decoder_free(struct kt_decoder *d)
+{
+	if (!d)
+		return;
+	free(d->names);
+	free(d);
+}
+
+const char *kt_decoder_err(const struct kt_decoder *d)
+{
+	return d->err;
+}
+
+const struct kt_timebase *kt_decoder_timebase(const struct kt_decoder *d)
+{
+	return &d->tb;
+}
+
+uint64_t kt_decoder_events(const struct kt_decoder *d)
+{
+	return d->events;
+}
+
+void kt_decoder_times(const struct kt_decoder *d, int64_t *lo, int64_t *hi)
+{
+	*lo = d->t_lo == INT64_MAX ? 0 : d->t_lo;
+	*hi = d->t_hi == INT64_MIN ? 0 : d->t_hi;
+}
+
+unsigned int kt_decoder_flags(const struct kt_decoder *d)
+{
+	return d->all_flags;
+}
+
+static void emit(struct kt_decoder *d, struct kt_event *e)
+{
+	if (e->t >= 0) {
+		if (e->t < d->t_lo)
+			d->t_lo = e->t;
+		if (e->t + e->dur > d->t_hi)
+			d->t_hi = e->t + e->dur;
+	}
+	d->events++;
+	d->fn(d->ctx, e);
+}
+
+/* A name entry: record it and pass a name record on. */
+static void name_entry(struct kt_decoder *d, int64_t t, int cpu,
+		       unsigned int event, uint32_t arg, const uint64_t *words,
+		       unsigned int len)
+{
+	char raw[KUTRACE_NAME_MAX + 1], clean[KUTRACE_NAME_MAX + 1];
+	unsigned int type = event & KUTRACE_TYPE_MASK;
+	size_t n = (len - 1) * 8;
+
+	memcpy(raw, words, n);
+	raw[n] = '\0';
+	kt_clean_name(raw, n, clean, sizeof(clean));
+	if (!clean[0])
+		return;
+
+	uint64_t key;
+
+	switch (type) {
+	case KUTRACE_PIDNAME:
+		key = KEY(K_PID, arg);
+		break;
+	case KUTRACE_LOCKNAME:
+		key = KEY(K_LOCK, arg);
+		break;
+	case KUTRACE_METHODNAME:
+		key = KEY(K_METHOD, arg & 0xFFFF);
+		break;
+	case KUTRACE_KERNEL_VER:
+		key = KEY(K_KERNEL, 0);
+		break;
+	case KUTRACE_MODEL_NAME:
+		key = KEY(K_MODEL, 0);
+		break;
+	case KUTRACE_HOST_NAME:
+		key = KEY(K_HOST, 0);
+		break;
+	case KUTRACE_QUEUE_NAME:
+		key = KEY(K_QUEUE, arg);
+		break;
+	case KUTRACE_RES_NAME:
+		key = KEY(K_RES, arg);
+		break;
+	case KUTRACE_ERRNONAME:
+		key = KEY(K_ERRNO, arg);
+		break;
+	case KUTRACE_BACKEND_NAME:
+		key = KEY(K_BACKEND, arg);
+		break;
+	default:
+		key = KEY(K_EVENT, ((type & 0xF) << 8) | arg);
+		break;
+	}
+	if (type == KUTRACE_PIDNAME && (arg == 0 || strncmp(clean, "idle:", 5) == 0))
+		return;	/* pid 0 is always "-idle-" */
+	set_name(d, key, clean);
+	if (type == KUTRACE_MODEL_NAME)
+		d->tb.lowres = strncmp(clean, "u74-mc", 6) == 0;
+	if (type == KUTRACE_INTERRUPTNAME && strncmp(clean, "local_timer", 11) == 0)
+		d->timer_event = (int)(KUTRACE_IRQ + (arg & 0xFF));
+
+	size_t l = strlen(clean);
+	struct kt_event e = {
+		.t = t, .dur = 1, .cpu = cpu, .pid = 0, .rpc = 0,
+		.event = (int)((type & KUTRACE_TYPE_MASK) |
+			       ((1 + (l + 7) / 8) << KUTRACE_LEN_SHIFT)),
+		.arg = (int32_t)arg, .name = kt_intern(clean),
+	};
+	emit(d, &e);
+}
+
+static const char *event_name(struct kt_decoder *d, unsigned int ev,
+			      char *buf, size_t len)
+{
+	unsigned int call = ev;
+	int ret = ev >= KUTRACE_CALL_LO && (ev & KUTRACE_RET_BIT);
+
+	if (ret)
+		call = ev - KUTRACE_RET_BIT;
+	const char *s = kt_decoder_name(d, KEY(K_EVENT, call));
+
+	if (s) {
+		snprintf(buf, len, "%s%s", ret ? "/" : "", s);
+		return buf;
+	}
+	if (call == KUTRACE_SCHED_CALL || call == KUTRACE_SCHED_CALL_OLD)
+		return ret ? "/-sched-" : "-sched-";
+	snprintf(buf, len, "%s%u", unnamed_prefix[(ev >> 8) & 0xF],
+		 ev >= KUTRACE_SYSCALL64 ? ev & 0x1FF : ev & 0xFF);
+	return buf;
+}
+
+/*
+ * Extend a 20-bit timestamp (FORMATS.md 4.2).  A backward step shorter
+ * than the late-store window is a late store; anything else is a wrap.
+ */
+static uint64_t extend(uint64_t *hi, uint64_t *prior, uint64_t t)
+{
+	if (t < *prior && *prior - t >= KUTRACE_LATE_STORE_WINDOW)
+		*hi += KUTRACE_TS_PERIOD;
+	*prior = t;
+	return *hi | t;
+}
+
+int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
+{
+	struct cpu_state *cs = &d->cpu[b->cpu];
+	int wrapped_block0 = d->wrapped && b->index == 0;
+	int64_t t0 = kt_timebase_ns10(&d->tb, b->base);
+	char nbuf[128];
+
+	d->all_flags |= b->flags;
+	if (b->cpu >= KUTRACE_MAX_CPUS) {
+		snprintf(d->err, sizeof(d->err), "block %ld word 0: CPU %u out of range",
+			 b->index, b->cpu);
+		return -1;
+	}
+	/*
+	 * Per CPU, blocks are allocated in time order, so a block that starts
+	 * well before the previous one of its CPU ended is damage, not a late
+	 * store (wraparound traces are re-ordered by kt_raw_index first).
+	 */
+	if (cs->seen && !wrapped_block0 &&
+	    b->base + KUTRACE_LATE_STORE_WINDOW < cs->last_full) {
+		snprintf(d->err, sizeof(d->err),
+			 "block %ld word 0: CPU %u time runs backward by %" PRIu64
+			 " ticks (beyond the late-store window)",
+			 b->index, b->cpu, cs->last_full - b->base);
+		return -1;
+	}
+
+	/* Header pid and name (4.1 step 3). */
+	int64_t hpid = b->pid;
+
+	if (hpid == 0 || strncmp(b->comm, "idle:", 5) == 0)
+		hpid = 0;
+	if (hpid != 0 && b->comm[0]) {
+		uint64_t words[3] = { 0, 0, 0 };
+
+		memcpy(&words[0], b->comm, KUTRACE_HDR_COMM_BYTES);
+		name_entry(d, t0, (int)b->cpu, KUTRACE_PIDNAME, (uint32_t)hpid,
+			   words, 3);
+	}
+	if (!cs->seen && !wrapped_block0) {
+		const char *pn = hpid ? pid_name(d, hpid) : "-idle-";
+		struct kt_event e = {
+			.t = t0, .dur = 1, .event = KUTRACE_USERPID,
+			.cpu = (int)b->cpu, .pid = (int)hpid, .arg = hpid,
+		};
+
+		snprintf(nbuf, sizeof(nbuf), "%s.%" PRId64, pn ? pn : "", hpid);
+		e.name = kt_intern(nbuf);
+		emit(d, &e);
+		if (b->mhz > 0) {
+			struct kt_event f = {
+				.t = t0, .dur = 1, .event = KUTRACE_PSTATE,
+				.cpu = (int)b->cpu, .pid = (int)hpid,
+				.arg = b->mhz, .name = kt_intern("-freq-"),
+			};
+			emit(d, &f);
+		}
+	}
+	if (!wrapped_block0) {
+		cs->seen = 1;
+		cs->pid = hpid;
+	}
+
+	uint64_t hi = b->base & ~KUTRACE_TS_MASK;
+	uint64_t prior = b->base & KUTRACE_TS_MASK;
+	int first = 1;
+
+	for (int i = b->first_entry; i < KUTRACE_BLOCK_WORDS; i++) {
+		uint64_t w = b->w[i];
+
+		if (w == KUTRACE_WORD_NOP)
+			continue;
+		if (w == KUTRACE_WORD_END)
+			break;
+		uint64_t t20 = w >> KUTRACE_TS_SHIFT;
+		unsigned int ev = kutrace_word_event(w);
+
+		if (t20 == KUTRACE_TS_MASK && ev == KUTRACE_EVENT_MASK)
+			continue;
+		unsigned int len = kutrace_entry_words(ev);
+
+		if (len == 0 || len > KUTRACE_MAX_ENTRY_WORDS) {
+			snprintf(d->err, sizeof(d->err),
+				 "block %ld word %d: name entry 0x%03x with length nibble %u (must be 1..8)",
+				 b->index, i, ev, len);
+			return -1;
+		}
+		if (i + (int)len > KUTRACE_BLOCK_WORDS) {
+			snprintf(d->err, sizeof(d->err),
+				 "block %ld word %d: %u-word entry 0x%03x crosses the block end",
+				 b->index, i, len, ev);
+			return -1;
+		}
+		/*
+		 * First entry stamped just before a 20-bit rollover that
+		 * happened before the header was written: it belongs to the
+		 * previous period (the original placed it ~17 ms late).
+		 */
+		if (first && t20 > prior + 4096)
+			hi -= KUTRACE_TS_PERIOD;
+		uint32_t argall = (uint32_t)w;
+
+		if (ev == KUTRACE_TSDELTA) {
+			/* Opening a block, the header already has full time. */
+			if (!first) {
+				uint64_t full = hi | prior;
+				int64_t delta = argall < KUTRACE_TSDELTA_NEG_LIMIT ?
+					(int64_t)argall : (int64_t)argall - (1LL << 32);
+
+				full += (uint64_t)delta;
+				hi = full & ~KUTRACE_TS_MASK;
+				prior = full & KUTRACE_TS_MASK;
+			}
+			first = 0;
+			continue;
+		}
+		first = 0;
+		uint64_t full = extend(&hi, &prior, t20);
+		int64_t t = kt_timebase_ns10(&d->tb, full);
+
+		cs->last_full = full;
+		if (kutrace_is_varlen(ev)) {
+			name_entry(d, t, (int)b->cpu, ev, argall, &b->w[i + 1], len);
+			i += (int)len - 1;
+			continue;
+		}
+		if (wrapped_block0 && ev != KUTRACE_MBIT_SEC) {
+			i += (int)len - 1;
+			continue;
+		}
+
+		struct kt_event e = {
+			.t = t, .dur = 0, .event = (int)ev, .cpu = (int)b->cpu,
+			.pid = (int)cs->pid, .rpc = (int)cs->rpc,
+			.arg = argall & KUTRACE_ARG0_MASK, .retval = 0,
+			.ipc = b->side[i],
+		};
+		const char *name = NULL;
+
+		if (ev == KUTRACE_PC_U || ev == KUTRACE_PC_K || ev == KUTRACE_PC_TEMP) {
+			uint64_t pc = b->w[i + 1];
+
+			i++;
+			if ((argall & KUTRACE_ARG0_MASK) > 0) {
+				struct kt_event f = e;
+
+				f.event = KUTRACE_PSTATE;
+				f.dur = 1;
+				f.ipc = 0;
+				f.name = kt_intern("-freq-");
+				emit(d, &f);
+			}
+			e.event = (pc >> 63) ? KUTRACE_PC_K : KUTRACE_PC_U;
+			if (cs->last_timer_t >= 0)
+				e.t = cs->last_timer_t - 1;
+			e.arg = (int64_t)((pc >> 6) & 0xFFFF);
+			e.ipc = 0;
+			e.dur = 1;
+			snprintf(nbuf, sizeof(nbuf), "PC=%012" PRIx64, pc);
+			e.name = kt_intern(nbuf);
+			emit(d, &e);
+			continue;
+		}
+		if (ev == KUTRACE_USERPID) {
+			cs->pid = argall;
+			e.pid = (int)argall;
+			e.arg = argall;
+			e.dur = 1;
+			name = pid_name(d, argall);
+			snprintf(nbuf, sizeof(nbuf), "%s.%u", argall == 0 ? "-idle-" : name ? name : "", argall);
+			name = nbuf;
+		} else if (ev >= KUTRACE_RPCIDREQ && ev <= KUTRACE_RPCIDTXMSG) {
+			int64_t rpc = argall & 0xFFFF;
+			const char *m = kt_decoder_name(d, KEY(K_METHOD, rpc));
+
+			if (rpc != 0)
+				cs->rpc = rpc;
+			e.rpc = (int)rpc;
+			e.arg = argall;
+			e.dur = 1;
+			snprintf(nbuf, sizeof(nbuf), "%s.%" PRId64, m ? m : "rpc", rpc);
+			name = nbuf;
+		} else if (ev < KUTRACE_CALL_LO) {
+			/* Specials and reserved point events 0x200..0x3FF. */
+			e.dur = 1;
+			e.arg = argall;
+			if (ev <= KUTRACE_MONITOREXIT)
+				name = special_names[ev - KUTRACE_SPECIAL_LO];
+			else
+				snprintf(nbuf, sizeof(nbuf), "spl#%u", ev & 0x1FF), name = nbuf;
+			if (ev >= KUTRACE_MARKA && ev <= KUTRACE_MARKC) {
+				char lab[8];
+
+				snprintf(nbuf, sizeof(nbuf), "%s=%s", special_names[ev - KUTRACE_SPECIAL_LO],
+					 kt_base40_decode(argall, lab));
+				name = nbuf;
+			} else if (ev >= KUTRACE_LOCKNOACQUIRE && ev <= KUTRACE_LOCKWAKEUP) {
+				const char *ln = kt_decoder_name(d, KEY(K_LOCK, argall));
+
+				snprintf(nbuf, sizeof(nbuf), "%s%s", name, ln ? ln : "");
+				if (!ln)
+					snprintf(nbuf, sizeof(nbuf), "%s%u", name, argall);
+				name = nbuf;
+			} else if (ev >= KUTRACE_RX_PKT && ev <= KUTRACE_TX_USER) {
+				snprintf(nbuf, sizeof(nbuf), "%s.%04X", name,
+					 ((argall >> 16) ^ argall) & 0xFFFF);
+				name = nbuf;
+			} else if (ev == KUTRACE_RUNNABLE) {
+				snprintf(nbuf, sizeof(nbuf), "runnable.%u", argall);
+				name = nbuf;
+			}
+		} else if (kutrace_is_call(ev)) {
+			unsigned int delta = (argall >> KUTRACE_DELTA_SHIFT) & KUTRACE_DELTA_MASK;
+
+			if (ev == KUTRACE_IRQ + KUTRACE_IRQ_BH)
+				cs->last_bh = (int)(argall & 0xF);
+			if ((int)ev == d->timer_event)
+				cs->last_timer_t = t;
+			if (delta) {
+				int64_t dur = kt_timebase_ns10(&d->tb, full + delta) - t;
+
+				if (d->tb.lowres && delta == 1)
+					dur = 35;
+				e.dur = dur < 1 ? 1 : dur;
+				e.retval = (int8_t)((argall >> KUTRACE_RETVAL_SHIFT) & 0xFF) & 0xFFFF;
+			}
+			name = event_name(d, ev, nbuf, sizeof(nbuf));
+			if (ev == KUTRACE_IRQ + KUTRACE_IRQ_BH) {
+				snprintf(nbuf, sizeof(nbuf), "BH:%s", kt_softirq_names[argall & 0xF]);
+				name = nbuf;
+			}
+		} else {
+			/* An unfused return. */
+			e.retval = argall & KUTRACE_ARG0_MASK;
+			e.arg = 0;
+			if (ev == KUTRACE_IRQRET + KUTRACE_IRQ_BH) {
+				snprintf(nbuf, sizeof(nbuf), "/BH:%s", kt_softirq_names[cs->last_bh & 0xF]);
+				name = nbuf;
+			} else {
+				name = event_name(d, ev, nbuf, sizeof(nbuf));
+			}
+		}
+		e.name = kt_intern(name ? name : "");
+		emit(d, &e);
+		if (ev >= KUTRACE_RPCIDREQ && ev <= KUTRACE_RPCIDTXMSG && (argall & 0xFFFF) == 0)
+			cs->rpc = 0;
+		i += (int)len - 1;
+	}
+	return 0;
+}
