@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * kutrace/jsonrows.h - streaming reader and writer for KUtrace span JSON
+ * (FORMATS.md 5.10), shared by the analysis tools (spantotrim, spantospan,
+ * spantoprof, samptoname_k/u, kutrace_export).
+ *
+ * The reader does not assume one row per line nor any line or name length
+ * limit: it scans the top-level object byte by byte, cuts out each header
+ * value and each event row as text and hands that text to jansson, so only
+ * one row is in memory at a time (1 GB traces stream).  Any syntax error,
+ * wrong row shape or truncated file ends the program with one line
+ * "prog: FILE:LINE: what" (kt_die) - the tools never continue on bad input.
+ *
+ * The sentinel row `[999.0, 0.0, 0, 0, 0, 0, 0, 0, 0, ""]` is recognised
+ * as the LAST row of the array when it is all zero with an empty name (any
+ * start, since kutrace traces may run past 999 s), or - as the original
+ * tools did - any such all-zero row with start >= 999.0.  It is not
+ * returned as a row; writers emit their own.
+ */
+#ifndef KUTRACE_JSONROWS_H
+#define KUTRACE_JSONROWS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "kutrace/kutrace.h"
+
+struct kt_jrow {
+	double start;		/* seconds after tracebase */
+	double dur;		/* seconds */
+	int64_t cpu, pid, rpc, event, arg, retval, ipc;
+	const char *name;	/* decoded (unescaped) UTF-8, interned */
+	long line;		/* input line the row started on */
+};
+
+/* One `"key" : value` pair of the top-level object, kept as source text. */
+struct kt_jitem {
+	char *key;		/* decoded key */
+	char *key_raw;		/* key as written, with its quotes */
+	char *value_raw;	/* value as written */
+};
+
+struct kt_jreader {
+	FILE *f;
+	const char *path;	/* for messages; "-" = stdin */
+	int own_file;
+	/* input buffer */
+	unsigned char *buf;
+	size_t pos, len;
+	int eof;
+	long line;
+	uint64_t consumed;	/* bytes, for the progress indicator */
+	uint64_t total;		/* file size if known, else 0 */
+	/* state */
+	int in_events;		/* inside "events" : [ */
+	int done;		/* events array finished */
+	int have_peek;		/* one row of look-ahead */
+	struct kt_jrow peek;
+	int peek_last;
+	struct kt_buf tmp;
+	/* header keys before "events", and keys after the array */
+	struct kt_jitem *hdr;
+	size_t nhdr;
+	struct kt_jitem *tail;
+	size_t ntail;
+	/* sentinel seen */
+	int had_sentinel;
+	double sentinel_start;
+	long rows;		/* rows returned */
+};
+
+/*
+ * Open path ("-" or NULL = stdin) and read the header up to and including
+ * `"events" : [`.  Dies on error.
+ */
+void kt_jr_open(struct kt_jreader *r, const char *path);
+/*
+ * Next event row: 1 = row filled, 0 = end of the events array (the rest of
+ * the file has then been checked to be valid JSON).  Dies on error.
+ */
+int kt_jr_next(struct kt_jreader *r, struct kt_jrow *row);
+void kt_jr_close(struct kt_jreader *r);
+/* Header value by decoded key, or NULL. */
+const char *kt_jr_header_value(const struct kt_jreader *r, const char *key);
+
+/*
+ * Writing.  kt_jw_header writes the original layout: "  {", one
+ * ` "key" : value,` line per header item, then `"events" : [`.  If
+ * extra_key is not NULL, ` "extra_key" : extra_value,` is inserted in
+ * alphabetical position (spantoprof's "presorted").
+ */
+void kt_jw_header(FILE *out, const struct kt_jreader *r,
+		  const char *extra_key, const char *extra_value);
+/* `[%12.8f, %10.8f, %d, ... , "name"],` with the name JSON-escaped. */
+void kt_jw_row(FILE *out, const struct kt_jrow *row);
+/* The sentinel row and "]}". */
+void kt_jw_end(FILE *out, const struct kt_jreader *r);
+/* Write s as a JSON string body (no quotes): escapes ", \ and controls. */
+void kt_json_escape(FILE *out, const char *s);
+
+/* ---------------------------------------------------------------------- */
+/* Progress on stderr: only on a terminal and only after the first second. */
+/* ---------------------------------------------------------------------- */
+
+/* done/total in any unit; total 0 = unknown (shows done only, as MB). */
+void kt_progress(uint64_t done, uint64_t total);
+/* Erase the progress line if one was drawn. */
+void kt_progress_end(void);
+
+/* H(s) of samptoname_k/u (FORMATS.md 6.7): 16-bit colour hash of a name. */
+unsigned int kt_name_hash16(const char *s);
+
+#endif /* KUTRACE_JSONROWS_H */
