@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kutrace_core.c - the trace buffer: per-CPU 64 KB blocks, lock-free claim,
+ * call/return fusion, TSDELTA, wraparound, IPC side bytes.
+ *
+ * This is the whole fast path.  It uses only what kutrace_env.h provides
+ * so that it compiles unchanged into a userspace benchmark harness.
+ *
+ * Buffer layout (FORMATS.md 3.3): blocks are handed out downward from
+ * kt_st.high; with IPC on, the low eighth of the buffer holds one side
+ * byte per word (byte for word w at byte offset w from the base).
+ */
+#include "kutrace_core.h"
+
+struct kt_state kt_st;
+bool kt_tracing;
+KT_ENV_LOCK(kt_lock);
+
+#ifdef __KERNEL__
+static DEFINE_PER_CPU(struct kt_cpu, kt_cpus);
+#define KT_THIS()	this_cpu_ptr(&kt_cpus)
+#define KT_CPU(c)	per_cpu_ptr(&kt_cpus, (c))
+#else
+static struct kt_cpu kt_cpus[KT_ENV_NR_CPUS];
+#define KT_THIS()	(&kt_cpus[kt_env_cpu_id()])
+#define KT_CPU(c)	(&kt_cpus[(c)])
+#endif
+
+#define KT_WORDS	KUTRACE_BLOCK_WORDS
+
+static inline u8 *kt_side_byte(const u64 *p)
+{
+	return (u8 *)kt_st.base + (p - kt_st.base);
+}
+
+/* Is the block starting at blk the current block of some CPU? */
+static bool kt_block_in_use(const u64 *blk)
+{
+	unsigned int cpu;
+
+	kt_env_for_each_cpu(cpu) {
+		if (READ_ONCE(KT_CPU(cpu)->limit) == blk + KT_WORDS)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Hand out the next block and write its header.  Called with kt_lock held
+ * and interrupts off.  Returns the first entry word, or NULL when the
+ * buffer is full (tracing is then switched off).
+ */
+static u64 *kt_new_block(struct kt_cpu *c, u64 now)
+{
+	u64 *blk;
+	u64 *hdr;
+	bool first = kt_st.next_block == kt_st.high;
+	unsigned int flags = 0;
+	unsigned int tries = 0;
+	const char *comm = kt_env_comm();
+
+	blk = kt_st.next_block - KT_WORDS;
+	while (blk < kt_st.limit || (kt_st.wrapped && kt_block_in_use(blk))) {
+		if (!(kt_st.flags & KUTRACE_RESET_WRAP) || tries++ > 1024) {
+			WRITE_ONCE(kt_tracing, false);
+			kt_st.full = true;
+			return NULL;
+		}
+		if (blk < kt_st.limit) {
+			/* Wrap: restart below block 0, which keeps the names. */
+			if (!kt_st.wrapped)
+				memset(kt_st.pid_filter, 0, 8192);
+			kt_st.wrapped = true;
+			blk = kt_st.high - 2 * KT_WORDS;
+			first = false;
+		} else {
+			blk -= KT_WORDS;	/* another CPU still fills it */
+		}
+	}
+	kt_st.next_block = blk;
+
+	if (kt_st.flags & KUTRACE_RESET_IPC)
+		flags |= KUTRACE_FLAG_IPC;
+	if (kt_st.flags & KUTRACE_RESET_WRAP)
+		flags |= KUTRACE_FLAG_WRAP;
+	memset(blk + KT_WORDS - KUTRACE_BLOCK_TAIL_ZERO, 0,
+	       KUTRACE_BLOCK_TAIL_ZERO * sizeof(u64));
+	blk[KUTRACE_HDR_CPU_TIME] =
+		((u64)kt_env_cpu_id() << KUTRACE_HDR_CPU_SHIFT) |
+		(now & KUTRACE_HDR_LOW56);
+	blk[KUTRACE_HDR_FLAGS_USEC] = (u64)flags << KUTRACE_HDR_FLAGS_SHIFT;
+	if (first) {
+		memset(blk + 2, 0, 6 * sizeof(u64));
+		hdr = blk + KUTRACE_HDR0_PID;
+	} else {
+		hdr = blk + KUTRACE_HDRN_PID;
+	}
+	hdr[0] = kt_env_pid();
+	hdr[1] = 0;
+	memset(&hdr[2], 0, KUTRACE_HDR_COMM_BYTES);
+	memcpy(&hdr[2], comm, strnlen(comm, KUTRACE_HDR_COMM_BYTES));
+	c->first = hdr + 4;
+	WRITE_ONCE(c->limit, blk + KT_WORDS);
+	return c->first;
+}
+
+/* Lock-free claim of len words in this CPU's block; NULL = slow path. */
+static inline u64 *kt_claim_fast(struct kt_cpu *c, unsigned int len)
+{
+	u64 *old;
+	u64 *lim;
+
+	for (;;) {
+		old = READ_ONCE(c->next);
+		lim = READ_ONCE(c->limit);
+		if (unlikely(!old || old + len >= lim))
+			return NULL;
+		/* Fails if an interrupt on this CPU claimed in between. */
+		if (kt_env_cmpxchg(&c->next, old, old + len) == old)
+			return old;
+	}
+}
+
+/*
+ * Slow path: retry under the lock, else start a new block.  A new block's
+ * header carries the full time, so the TSDELTA words are dropped then.
+ */
+static u64 *kt_claim_slow(struct kt_cpu *c, unsigned int len,
+			  unsigned int *ntsd, bool force, u64 now)
+{
+	unsigned long fl = 0;
+	u64 *p = NULL;
+
+	kt_env_lock(&kt_lock, fl);
+	if (!force)
+		p = kt_claim_fast(c, len + *ntsd);
+	if (!p) {
+		*ntsd = 0;
+		p = kt_new_block(c, now);
+		if (p)
+			WRITE_ONCE(c->next, p + len);
+	}
+	kt_env_unlock(&kt_lock, fl);
+	return p;
+}
+
+static inline unsigned int kt_ipc_code(struct kt_cpu *c, u64 now)
+{
+	u64 inst;
+	u64 ticks = now - c->prior;
+	u64 v;
+
+	if (!c->ipc_ok || !kt_env_read_inst(&inst))
+		return 0;
+	v = (inst - c->prior_inst) & ((1ULL << 40) - 1);
+	c->prior_inst = inst;
+	if (!c->prior || ticks < 2 || ticks > (1ULL << 32))
+		return 0;
+	return kutrace_ipc_code(v / (8 * ticks));
+}
+
+/*
+ * Append len words (w[0] without timestamp).  Returns words written
+ * (0 if tracing is off or the buffer is full).
+ */
+static int kt_put(const u64 *w, unsigned int len, bool forced, bool ipc)
+{
+	struct kt_cpu *c;
+	u64 now, delta = 0, ts, step, *p;
+	unsigned int i, ntsd = 0, code = 0;
+	bool force = false;
+
+	if (unlikely(len < 1 || len > KUTRACE_MAX_ENTRY_WORDS))
+		return 0;
+	kt_env_preempt_off();
+	if (unlikely(!READ_ONCE(kt_tracing) && !forced))
+		goto out;
+	c = KT_THIS();
+	now = kt_env_now();
+	if (c->prior && (long long)(now - c->prior) >
+	    (long long)KUTRACE_TSDELTA_THRESHOLD) {
+		/* Chain TSDELTAs of <= MAX_STEP; very long gaps: new block. */
+		delta = now - c->prior;
+		ntsd = (delta + KUTRACE_TSDELTA_MAX_STEP - 1) /
+		       KUTRACE_TSDELTA_MAX_STEP;
+		if (ntsd > KUTRACE_MAX_ENTRY_WORDS) {
+			ntsd = 0;
+			force = true;
+		}
+	}
+	p = force ? NULL : kt_claim_fast(c, len + ntsd);
+	if (unlikely(!p)) {
+		p = kt_claim_slow(c, len, &ntsd, force, now);
+		if (!p)
+			goto out;
+	}
+	if (ipc && (kt_st.flags & KUTRACE_RESET_IPC))
+		code = kt_ipc_code(c, now);
+	c->prior = now;
+	ts = (now & KUTRACE_TS_MASK) << KUTRACE_TS_SHIFT;
+	for (i = 0; i < ntsd; i++) {
+		step = delta > KUTRACE_TSDELTA_MAX_STEP ?
+		       KUTRACE_TSDELTA_MAX_STEP : delta;
+		delta -= step;
+		*p++ = ts | kutrace_make_word(KUTRACE_TSDELTA, step);
+	}
+	p[0] = ts | w[0];
+	for (i = 1; i < len; i++)
+		p[i] = w[i];
+	if (ipc && (kt_st.flags & KUTRACE_RESET_IPC))
+		*kt_side_byte(p) = code;
+	kt_env_preempt_on();
+	return len;
+out:
+	kt_env_preempt_on();
+	return 0;
+}
+
+/* Try to merge a return into the call just before it (FORMATS.md 1.2). */
+static bool kt_fuse(unsigned int event, long long ret)
+{
+	struct kt_cpu *c = KT_THIS();
+	u64 *p = READ_ONCE(c->next);
+	u64 prev, word, now, dt, fused;
+
+	if (!p || p <= c->first || p > READ_ONCE(c->limit))
+		return false;
+	prev = READ_ONCE(p[-1]);
+	word = kutrace_make_word(event, ret & KUTRACE_ARG0_MASK);
+	if (((prev ^ word) & KUTRACE_FUSE_CMP_MASK) != KUTRACE_FUSE_RET_BIT)
+		return false;
+	now = kt_env_now();
+	dt = (now - (prev >> KUTRACE_TS_SHIFT)) & KUTRACE_TS_MASK;
+	if (dt > KUTRACE_FUSE_MAX_DELTA)
+		return false;
+	if (dt == 0)
+		dt = 1;
+	fused = prev | (dt << KUTRACE_DELTA_SHIFT) |
+		((u64)(ret & 0xFF) << KUTRACE_RETVAL_SHIFT);
+	if (kt_env_cmpxchg(&p[-1], prev, fused) != prev)
+		return false;
+	if (kt_st.flags & KUTRACE_RESET_IPC) {
+		u8 *b = kt_side_byte(p - 1);
+
+		*b = (*b & 0x0F) | (kt_ipc_code(c, now) << 4);
+	}
+	return true;
+}
+
+void kt_trace_1(unsigned int event, u64 arg)
+{
+	u64 w;
+
+	if (!READ_ONCE(kt_tracing))
+		return;
+	if (kutrace_is_return(event)) {
+		long long ret = (long long)arg;
+		bool done = false;
+
+		if (((u64)(ret + 128) & ~0xFFULL) == 0) {
+			kt_env_preempt_off();
+			done = kt_fuse(event, ret);
+			kt_env_preempt_on();
+		}
+		if (done)
+			return;
+		arg &= KUTRACE_ARG0_MASK;
+	}
+	w = kutrace_make_word(event, arg);
+	kt_put(&w, 1, false, true);
+}
+
+void kt_trace_2(unsigned int event, u64 arg, u64 word2)
+{
+	u64 w[2];
+
+	if (!READ_ONCE(kt_tracing))
+		return;
+	w[0] = kutrace_make_word(event, arg);
+	w[1] = word2;
+	kt_put(w, 2, false, false);
+}
+
+int kt_trace_many(unsigned int event, unsigned int len, const u64 *words,
+		  bool forced)
+{
+	u64 w[KUTRACE_MAX_ENTRY_WORDS];
+	unsigned int i;
+
+	if (len < 1 || len > KUTRACE_MAX_ENTRY_WORDS)
+		return 0;
+	for (i = 0; i < len; i++)
+		w[i] = words[i];
+	w[0] &= ~(KUTRACE_TS_MASK << KUTRACE_TS_SHIFT);
+	w[0] |= (u64)((event | (len << KUTRACE_LEN_SHIFT)) &
+		      KUTRACE_EVENT_MASK) << KUTRACE_EVENT_SHIFT;
+	return kt_put(w, len, forced, false);
+}
+
+int kt_insert_words(const u64 *words, unsigned int len, bool forced)
+{
+	u64 w[KUTRACE_MAX_ENTRY_WORDS];
+	unsigned int i;
+
+	if (len < 1 || len > KUTRACE_MAX_ENTRY_WORDS)
+		return 0;
+	for (i = 0; i < len; i++)
+		w[i] = words[i];
+	w[0] &= ~(KUTRACE_TS_MASK << KUTRACE_TS_SHIFT);
+	return kt_put(w, len, forced, len == 1);
+}
+
+void kt_pidname(u32 pid, const char *comm, bool always)
+{
+	u64 w[3] = { pid & KUTRACE_ARG0_MASK, 0, 0 };
+	unsigned int bit = pid & 0xFFFF;
+	u64 *fw = &kt_st.pid_filter[bit / 64];
+	u64 mask = 1ULL << (bit % 64);
+
+	if (!READ_ONCE(kt_tracing))
+		return;
+	if (!always && (READ_ONCE(*fw) & mask))
+		return;
+	WRITE_ONCE(*fw, READ_ONCE(*fw) | mask);
+	memcpy(&w[1], comm, strnlen(comm, KUTRACE_HDR_COMM_BYTES));
+	kt_trace_many(KUTRACE_PIDNAME, 3, w, false);
+}
+
+int kt_core_init(unsigned long bytes, u64 *buf, u64 *pid_filter)
+{
+	kt_st.base = buf;
+	kt_st.bytes = bytes;
+	kt_st.pid_filter = pid_filter;
+	kt_core_reset(0);
+	return 0;
+}
+
+unsigned int kt_core_reset(unsigned int flags)
+{
+	unsigned int cpu;
+
+	WRITE_ONCE(kt_tracing, false);
+	flags &= KUTRACE_RESET_IPC | KUTRACE_RESET_WRAP;
+	kt_st.flags = flags;
+	kt_st.high = kt_st.base + kt_st.bytes / sizeof(u64);
+	kt_st.limit = kt_st.base;
+	if (flags & KUTRACE_RESET_IPC)
+		kt_st.limit += kt_st.bytes / sizeof(u64) / 8;
+	kt_st.next_block = kt_st.high;
+	kt_st.wrapped = false;
+	kt_st.full = false;
+	kt_st.backend_named = false;
+	memset(kt_st.pid_filter, 0, 8192);
+	kt_env_for_each_cpu(cpu) {
+		struct kt_cpu *c = KT_CPU(cpu);
+
+		c->next = NULL;
+		c->limit = NULL;
+		c->first = NULL;
+		c->prior = 0;
+		c->prior_inst = 0;
+	}
+	return flags;
+}
+
+/* Zero the rest of every CPU's block; later entries take a new block. */
+u64 kt_core_flush(void)
+{
+	unsigned int cpu;
+	u64 n = 0;
+
+	WRITE_ONCE(kt_tracing, false);
+	kt_env_for_each_cpu(cpu) {
+		struct kt_cpu *c = KT_CPU(cpu);
+		u64 *p = c->next;
+
+		if (!p || p >= c->limit)
+			continue;
+		n += c->limit - p;
+		memset(p, 0, (c->limit - p) * sizeof(u64));
+		c->next = c->limit;
+	}
+	return n;
+}
+
+u64 kt_core_blocks(void)
+{
+	if (kt_st.wrapped)
+		return (kt_st.high - kt_st.limit) / KT_WORDS;
+	return (kt_st.high - kt_st.next_block) / KT_WORDS;
+}
+
+/* File block i (allocation order from the top), or NULL. */
+u64 *kt_core_block(u64 i)
+{
+	if (i >= kt_core_blocks())
+		return NULL;
+	return kt_st.high - (i + 1) * KT_WORDS;
+}
+
+/* Side block i (8 KiB), or NULL. */
+u8 *kt_core_side(u64 i)
+{
+	if (!(kt_st.flags & KUTRACE_RESET_IPC) || i >= kt_core_blocks())
+		return NULL;
+	return kt_side_byte(kt_core_block(i));
+}
+
+void kt_cpu_set_ipc(unsigned int cpu, bool on)
+{
+	KT_CPU(cpu)->ipc_ok = on;
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kutrace_env.h - what kutrace_core.c needs from its environment.
+ *
+ * In the kernel these map to per-CPU data, rdtsc, raw spinlocks and the
+ * perf counters of kutrace_mod.c.  Without __KERNEL__ a userspace harness
+ * (benchmarks, unit tests) provides the same names: it defines
+ * kt_env_cpu_id(), kt_env_pid() and kt_env_comm() and links
+ * kutrace_core.c unchanged.
+ */
+#ifndef KUTRACE_ENV_H
+#define KUTRACE_ENV_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/percpu.h>
+#include <linux/preempt.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/sched.h>
+#include <linux/smp.h>
+#include <linux/cpumask.h>
+#include <asm/msr.h>
+
+static __always_inline u64 kt_env_now(void)
+{
+	return rdtsc() >> KUTRACE_TSC_SHIFT;
+}
+
+#define kt_env_cpu_id()		smp_processor_id()
+#define kt_env_pid()		((u32)current->pid)
+#define kt_env_comm()		(current->comm)
+#define kt_env_preempt_off()	preempt_disable_notrace()
+#define kt_env_preempt_on()	preempt_enable_notrace()
+#define kt_env_cmpxchg(p, o, n)	cmpxchg_local((p), (o), (n))
+#define KT_ENV_LOCK(name)	static DEFINE_RAW_SPINLOCK(name)
+#define kt_env_lock(l, fl)	raw_spin_lock_irqsave((l), (fl))
+#define kt_env_unlock(l, fl)	raw_spin_unlock_irqrestore((l), (fl))
+#define kt_env_for_each_cpu(c)	for_each_possible_cpu(c)
+
+/* Instructions retired on this CPU; false if there is no counter. */
+bool kt_env_read_inst(u64 *val);
+
+#else /* userspace harness */
+#include <stdint.h>
+#include <stdbool.h>
+#include <string.h>
+#include <pthread.h>
+#include <x86intrin.h>
+
+typedef uint64_t u64;
+typedef uint32_t u32;
+typedef uint8_t u8;
+#ifndef READ_ONCE
+#define READ_ONCE(x)		(*(volatile __typeof__(x) *)&(x))
+#define WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
+#endif
+#define likely(x)		__builtin_expect(!!(x), 1)
+#define unlikely(x)		__builtin_expect(!!(x), 0)
+#define KT_ENV_NR_CPUS		256
+
+static inline u64 kt_env_now(void)
+{
+	return __rdtsc() >> KUTRACE_TSC_SHIFT;
+}
+
+int kt_env_cpu_id(void);
+u32 kt_env_pid(void);
+const char *kt_env_comm(void);
+#define kt_env_preempt_off()	do { } while (0)
+#define kt_env_preempt_on()	do { } while (0)
+#define kt_env_cmpxchg(p, o, n)	__sync_val_compare_and_swap((p), (o), (n))
+#define KT_ENV_LOCK(name)	static pthread_mutex_t name = \
+					PTHREAD_MUTEX_INITIALIZER
+#define kt_env_lock(l, fl)	do { (void)(fl); pthread_mutex_lock(l); } while (0)
+#define kt_env_unlock(l, fl)	do { (void)(fl); pthread_mutex_unlock(l); } while (0)
+#define kt_env_for_each_cpu(c)	for ((c) = 0; (c) < KT_ENV_NR_CPUS; (c)++)
+bool kt_env_read_inst(u64 *val);
+#endif
+
+#endif /* KUTRACE_ENV_H */

@@ -1,0 +1,402 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kutrace_mod.c - kutrace loadable module: buffer, /dev/kutrace control
+ * device (ioctl + read-only mmap), IPC counters through perf, and the
+ * choice of backend.  The fast path lives in kutrace_core.c.
+ *
+ * Control: FORMATS.md 3.7 commands as ioctls KUTRACE_IOC(nr) on
+ * /dev/kutrace (mode 0600).  Opening needs CAP_PERFMON or CAP_SYS_ADMIN
+ * and is exclusive; state-changing commands check the capability again.
+ */
+#include <linux/module.h>
+#include <linux/kernel.h>
+#include <linux/init.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/vmalloc.h>
+#include <linux/mm.h>
+#include <linux/uaccess.h>
+#include <linux/capability.h>
+#include <linux/security.h>
+#include <linux/perf_event.h>
+#include <linux/delay.h>
+#include <linux/version.h>
+#include <asm/tsc.h>
+#include <asm/cpufeature.h>
+
+#include "kutrace_core.h"
+#include "kutrace_backend.h"
+
+static long tracemb = 2;
+module_param(tracemb, long, 0444);
+MODULE_PARM_DESC(tracemb, "trace buffer size in MiB (1..4096, default 2)");
+
+#define KT_MAX_MB	4096
+
+static const struct kt_backend *kt_backend = &kt_tp_backend;
+static u64 *kt_buf;
+static u64 *kt_filter;
+static unsigned long kt_open_flag;
+static u64 kt_4kb_index;
+static DEFINE_MUTEX(kt_ctl_mutex);
+
+/* ---------------------------------------------------------------- IPC */
+
+static DEFINE_PER_CPU(struct perf_event *, kt_inst_ev);
+static bool kt_ipc_ready;
+
+bool kt_env_read_inst(u64 *val)
+{
+	struct perf_event *ev = this_cpu_read(kt_inst_ev);
+	int idx;
+
+	if (!ev || ev->state != PERF_EVENT_STATE_ACTIVE)
+		return false;
+	idx = ev->hw.event_base_rdpmc;
+	*val = native_read_pmc(idx);
+	return true;
+}
+
+static void kt_ipc_release(void)
+{
+	unsigned int cpu;
+
+	kt_ipc_ready = false;
+	for_each_possible_cpu(cpu) {
+		struct perf_event *ev = per_cpu(kt_inst_ev, cpu);
+
+		per_cpu(kt_inst_ev, cpu) = NULL;
+		if (ev)
+			perf_event_release_kernel(ev);
+	}
+}
+
+/* Instructions-retired counters on every CPU; false if there is no PMU. */
+static bool kt_ipc_setup(void)
+{
+	struct perf_event_attr attr = {
+		.type		= PERF_TYPE_HARDWARE,
+		.config		= PERF_COUNT_HW_INSTRUCTIONS,
+		.size		= sizeof(attr),
+		.pinned		= 1,
+	};
+	unsigned int cpu;
+
+	if (kt_ipc_ready)
+		return true;
+	for_each_online_cpu(cpu) {
+		struct perf_event *ev;
+
+		ev = perf_event_create_kernel_counter(&attr, cpu, NULL, NULL,
+						      NULL);
+		if (IS_ERR(ev)) {
+			pr_info("kutrace: no IPC on cpu %u (perf: %ld)\n",
+				cpu, PTR_ERR(ev));
+			kt_ipc_release();
+			return false;
+		}
+		per_cpu(kt_inst_ev, cpu) = ev;
+	}
+	kt_ipc_ready = true;
+	return true;
+}
+
+static void kt_ipc_mark_cpus(bool on)
+{
+	unsigned int cpu;
+
+	for_each_possible_cpu(cpu) {
+		/* Set after the reset that cleared the per-CPU state. */
+		kt_cpu_set_ipc(cpu, on && per_cpu(kt_inst_ev, cpu));
+	}
+}
+
+/* ------------------------------------------------------------ control */
+
+static bool kt_allowed(void)
+{
+	if (security_locked_down(LOCKDOWN_PERF))
+		return false;
+	return perfmon_capable();
+}
+
+static void kt_name_backend(void)
+{
+	u64 w[KUTRACE_MAX_ENTRY_WORDS] = { 0 };
+	size_t n = strnlen(kt_backend->reconstructed, KUTRACE_NAME_MAX);
+	unsigned int len = 1 + (n + 7) / 8;
+
+	w[0] = kt_backend->id;
+	memcpy(&w[1], kt_backend->reconstructed, n);
+	kt_trace_many(KUTRACE_BACKEND_NAME, len, w, true);
+	kt_st.backend_named = true;
+}
+
+static bool kt_state_changing(unsigned int nr)
+{
+	switch (nr) {
+	case KUTRACE_CMD_STAT:
+	case KUTRACE_CMD_TEST:
+	case KUTRACE_CMD_VERSION:
+	case KUTRACE_CMD_GETCOUNT:
+		return false;
+	default:
+		return true;
+	}
+}
+
+static long kt_copy_4kb(u64 index, u64 uaddr, bool side)
+{
+	void __user *dst = u64_to_user_ptr(uaddr);
+	u64 blk = index / KUTRACE_BLOCK_WORDS;
+	u64 off = index % KUTRACE_BLOCK_WORDS;
+	const void *src;
+
+	if (off % 512)
+		return -EINVAL;
+	if (side) {
+		/* index counts 8-byte side words: 1024 per side block */
+		blk = index / (KUTRACE_SIDE_BYTES / 8);
+		off = index % (KUTRACE_SIDE_BYTES / 8);
+		if (off % 512 || !kt_core_side(blk))
+			return 4096;
+		src = kt_core_side(blk) + off * 8;
+	} else {
+		if (!kt_core_block(blk))
+			return 4096;
+		src = kt_core_block(blk) + off;
+	}
+	return copy_to_user(dst, src, 4096);
+}
+
+static long kt_do_cmd(unsigned int nr, u64 arg, u64 *result)
+{
+	u64 w[KUTRACE_MAX_ENTRY_WORDS];
+	unsigned int len, ev;
+	long ret;
+	u64 *blk;
+
+	*result = 0;
+	switch (nr) {
+	case KUTRACE_CMD_OFF:
+		WRITE_ONCE(kt_tracing, false);
+		break;
+	case KUTRACE_CMD_ON:
+		if (!kt_st.backend_named)
+			kt_name_backend();
+		if (kt_st.full)
+			return -ENOSPC;
+		WRITE_ONCE(kt_tracing, true);
+		*result = 1;
+		break;
+	case KUTRACE_CMD_FLUSH:
+		*result = kt_core_flush();
+		break;
+	case KUTRACE_CMD_RESET:
+		if (arg & ~(u64)(KUTRACE_RESET_IPC | KUTRACE_RESET_WRAP |
+				 KUTRACE_RESET_LLC))
+			return -EINVAL;
+		WRITE_ONCE(kt_tracing, false);
+		synchronize_rcu();
+		if ((arg & KUTRACE_RESET_IPC) && !kt_ipc_setup())
+			arg &= ~(u64)KUTRACE_RESET_IPC;
+		*result = kt_core_reset(arg);
+		kt_ipc_mark_cpus(*result & KUTRACE_RESET_IPC);
+		break;
+	case KUTRACE_CMD_STAT:
+		*result = kt_core_blocks();
+		break;
+	case KUTRACE_CMD_GETCOUNT:
+		*result = kt_core_blocks() * KUTRACE_BLOCK_WORDS;
+		if (kt_st.wrapped)
+			*result = ~*result;
+		break;
+	case KUTRACE_CMD_GETWORD:
+		if (READ_ONCE(kt_tracing))
+			return -EBUSY;
+		blk = kt_core_block(arg / KUTRACE_BLOCK_WORDS);
+		if (!blk)
+			return -EINVAL;
+		*result = blk[arg % KUTRACE_BLOCK_WORDS];
+		break;
+	case KUTRACE_CMD_GETIPCWORD:
+		if (READ_ONCE(kt_tracing))
+			return -EBUSY;
+		if (!kt_core_side(arg / (KUTRACE_SIDE_BYTES / 8)))
+			return -EINVAL;
+		memcpy(result, kt_core_side(arg / (KUTRACE_SIDE_BYTES / 8)) +
+		       (arg % (KUTRACE_SIDE_BYTES / 8)) * 8, 8);
+		break;
+	case KUTRACE_CMD_INSERT1:
+	case KUTRACE_IOC_INSERT1_FORCED_NR:
+		w[0] = arg;
+		*result = kt_insert_words(w, 1,
+					  nr == KUTRACE_IOC_INSERT1_FORCED_NR);
+		break;
+	case KUTRACE_CMD_INSERTN:
+	case KUTRACE_IOC_INSERTN_FORCED_NR:
+		if (copy_from_user(w, u64_to_user_ptr(arg), sizeof(w)))
+			return -EFAULT;
+		ev = kutrace_word_event(w[0]);
+		len = kutrace_is_varlen(ev) ? kutrace_entry_words(ev) : 1;
+		if (len < 1 || len > KUTRACE_MAX_ENTRY_WORDS)
+			return -EINVAL;
+		*result = kt_insert_words(w, len,
+					  nr == KUTRACE_IOC_INSERTN_FORCED_NR);
+		break;
+	case KUTRACE_CMD_TEST:
+		*result = READ_ONCE(kt_tracing);
+		break;
+	case KUTRACE_CMD_VERSION:
+		*result = KUTRACE_MODULE_VERSION;
+		break;
+	case KUTRACE_CMD_SET4KB:
+		kt_4kb_index = arg;
+		break;
+	case KUTRACE_CMD_GET4KB:
+	case KUTRACE_CMD_GETIPC4KB:
+		if (READ_ONCE(kt_tracing))
+			return -EBUSY;
+		ret = kt_copy_4kb(kt_4kb_index, arg,
+				  nr == KUTRACE_CMD_GETIPC4KB);
+		if (ret < 0)
+			return ret;
+		*result = ret;
+		break;
+	default:
+		return -ENOTTY;
+	}
+	return 0;
+}
+
+static long kt_ioctl(struct file *f, unsigned int cmd, unsigned long uarg)
+{
+	struct kutrace_ioc io;
+	unsigned int nr = _IOC_NR(cmd);
+	long ret;
+
+	if (nr > KUTRACE_IOC_INSERTN_FORCED_NR || cmd != KUTRACE_IOC(nr))
+		return -ENOTTY;
+	if (kt_state_changing(nr) && !kt_allowed())
+		return -EPERM;
+	if (copy_from_user(&io, (void __user *)uarg, sizeof(io)))
+		return -EFAULT;
+	mutex_lock(&kt_ctl_mutex);
+	ret = kt_do_cmd(nr, io.arg, &io.result);
+	mutex_unlock(&kt_ctl_mutex);
+	if (ret)
+		return ret;
+	if (copy_to_user((void __user *)uarg, &io, sizeof(io)))
+		return -EFAULT;
+	return 0;
+}
+
+static int kt_mmap(struct file *f, struct vm_area_struct *vma)
+{
+	unsigned long size = vma->vm_end - vma->vm_start;
+
+	if (READ_ONCE(kt_tracing))
+		return -EBUSY;
+	if (vma->vm_flags & VM_WRITE)
+		return -EPERM;
+	if (vma->vm_pgoff > (tracemb << 20) >> PAGE_SHIFT ||
+	    size > (tracemb << 20) - (vma->vm_pgoff << PAGE_SHIFT))
+		return -EINVAL;
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	vm_flags_mod(vma, VM_DONTEXPAND, VM_MAYWRITE);
+#else
+	vma->vm_flags &= ~VM_MAYWRITE;
+	vma->vm_flags |= VM_DONTEXPAND;
+#endif
+	return remap_vmalloc_range(vma, kt_buf, vma->vm_pgoff);
+}
+
+static int kt_open(struct inode *inode, struct file *f)
+{
+	if (!kt_allowed())
+		return -EPERM;
+	if (test_and_set_bit(0, &kt_open_flag))
+		return -EBUSY;
+	return 0;
+}
+
+static int kt_release(struct inode *inode, struct file *f)
+{
+	clear_bit(0, &kt_open_flag);
+	return 0;
+}
+
+static const struct file_operations kt_fops = {
+	.owner		= THIS_MODULE,
+	.open		= kt_open,
+	.release	= kt_release,
+	.unlocked_ioctl	= kt_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.mmap		= kt_mmap,
+	.llseek		= noop_llseek,
+};
+
+static struct miscdevice kt_misc = {
+	.minor	= MISC_DYNAMIC_MINOR,
+	.name	= "kutrace",
+	.fops	= &kt_fops,
+	.mode	= 0600,
+};
+
+static int __init kt_init(void)
+{
+	int ret;
+
+	if (tracemb < 1 || tracemb > KT_MAX_MB) {
+		pr_err("kutrace: tracemb=%ld is invalid: use 1..%d (MiB)\n",
+		       tracemb, KT_MAX_MB);
+		return -EINVAL;
+	}
+	kt_buf = vmalloc_user(tracemb << 20);
+	kt_filter = vzalloc(8192);
+	if (!kt_buf || !kt_filter) {
+		pr_err("kutrace: cannot allocate %ld MiB of trace buffer\n",
+		       tracemb);
+		ret = -ENOMEM;
+		goto fail;
+	}
+	kt_core_init(tracemb << 20, kt_buf, kt_filter);
+	if (!boot_cpu_has(X86_FEATURE_CONSTANT_TSC) || check_tsc_unstable())
+		pr_warn("kutrace: TSC is not constant/stable; cross-CPU times are approximate\n");
+	ret = kt_backend->attach();
+	if (ret) {
+		pr_err("kutrace: %s backend failed: %d\n", kt_backend->name,
+		       ret);
+		goto fail;
+	}
+	ret = misc_register(&kt_misc);
+	if (ret) {
+		kt_backend->detach();
+		goto fail;
+	}
+	pr_info("kutrace: %ld MiB buffer, %s backend, /dev/kutrace ready\n",
+		tracemb, kt_backend->name);
+	return 0;
+fail:
+	vfree(kt_buf);
+	vfree(kt_filter);
+	return ret;
+}
+
+static void __exit kt_exit(void)
+{
+	WRITE_ONCE(kt_tracing, false);
+	misc_deregister(&kt_misc);
+	kt_backend->detach();
+	msleep(20);
+	kt_ipc_release();
+	vfree(kt_buf);
+	vfree(kt_filter);
+	pr_info("kutrace: unloaded\n");
+}
+
+module_init(kt_init);
+module_exit(kt_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("kutrace: every user/kernel transition on every CPU");
+MODULE_AUTHOR("kutrace developers");

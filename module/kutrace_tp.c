@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kutrace_tp.c - event source for stock kernels: tracepoints found by name
+ * (for_each_kernel_tracepoint) plus one kretprobe.  See HOOKS.md 2.
+ *
+ * Reconstructed, not observed: the scheduler span (0xDFF/0xFFF around
+ * each context switch, zero length) and page-fault exits (kretprobe on
+ * handle_mm_fault, only for faults whose entry was traced on that CPU).
+ */
+#include <linux/kernel.h>
+#include <linux/module.h>
+#include <linux/tracepoint.h>
+#include <linux/kprobes.h>
+#include <linux/sched.h>
+#include <linux/irq.h>
+#include <linux/interrupt.h>
+#include <linux/ptrace.h>
+#include <linux/string.h>
+#include <linux/version.h>
+#include <asm/syscall.h>
+#include <asm/irq_regs.h>
+#include <asm/hw_irq.h>
+#include <asm/unistd.h>
+#include <trace/events/syscalls.h>
+#include <trace/events/sched.h>
+#include <trace/events/irq.h>
+#include <trace/events/power.h>
+#include <trace/events/task.h>
+#include <asm/trace/irq_vectors.h>
+#include <asm/trace/exceptions.h>
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+#include <trace/events/ipi.h>
+#endif
+
+#include "kutrace_core.h"
+#include "kutrace_backend.h"
+
+static bool kt_is_control_ioctl(struct pt_regs *regs, long id)
+{
+	return id == __NR_ioctl &&
+	       _IOC_TYPE((unsigned int)regs->si) == KUTRACE_IOC_MAGIC;
+}
+
+static void kt_sys_enter(void *d, struct pt_regs *regs, long id)
+{
+	if (!READ_ONCE(kt_tracing) || id < 0)
+		return;
+	if (in_ia32_syscall()) {
+		if (id < 512)
+			kt_trace_1(KUTRACE_SYSCALL32 + id,
+				   regs->bx & KUTRACE_ARG0_MASK);
+		return;
+	}
+	if (id >= KUTRACE_MAX_SYSCALL || kt_is_control_ioctl(regs, id))
+		return;
+	kt_trace_1(KUTRACE_SYSCALL64 | kutrace_map_syscall(id),
+		   regs->di & KUTRACE_ARG0_MASK);
+}
+
+static void kt_sys_exit(void *d, struct pt_regs *regs, long ret)
+{
+	long id = regs->orig_ax;
+
+	if (!READ_ONCE(kt_tracing) || id < 0)
+		return;
+	if (in_ia32_syscall()) {
+		if (id < 512)
+			kt_trace_1(KUTRACE_SYSRET32 + id, ret);
+		return;
+	}
+	if (id >= KUTRACE_MAX_SYSCALL || kt_is_control_ioctl(regs, id))
+		return;
+	kt_trace_1(KUTRACE_SYSRET64 | kutrace_map_syscall(id), ret);
+}
+
+static void kt_vec_entry(void *d, int vector)
+{
+	kt_trace_1(KUTRACE_IRQ + (vector & 0xFF), 0);
+}
+
+static void kt_vec_exit(void *d, int vector)
+{
+	kt_trace_1(KUTRACE_IRQRET + (vector & 0xFF), 0);
+}
+
+/* Local timer return, then the PC sample of the interrupted code. */
+static void kt_timer_exit(void *d, int vector)
+{
+	struct pt_regs *regs = get_irq_regs();
+
+	if (!READ_ONCE(kt_tracing))
+		return;
+	kt_trace_1(KUTRACE_IRQRET + (vector & 0xFF), 0);
+	if (regs)
+		kt_trace_2(KUTRACE_PC_U, 0, instruction_pointer(regs));
+}
+
+static unsigned int kt_irq_vector(int irq)
+{
+	struct irq_data *data = irq_get_irq_data(irq);
+	struct irq_cfg *cfg = data ? irqd_cfg(data) : NULL;
+
+	return cfg ? cfg->vector & 0xFF : irq & 0xFF;
+}
+
+static void kt_irq_entry(void *d, int irq, struct irqaction *action)
+{
+	if (READ_ONCE(kt_tracing))
+		kt_trace_1(KUTRACE_IRQ + kt_irq_vector(irq), irq);
+}
+
+static void kt_irq_exit(void *d, int irq, struct irqaction *action, int ret)
+{
+	if (READ_ONCE(kt_tracing))
+		kt_trace_1(KUTRACE_IRQRET + kt_irq_vector(irq), 0);
+}
+
+static void kt_softirq_entry(void *d, unsigned int vec_nr)
+{
+	kt_trace_1(KUTRACE_IRQ + KUTRACE_IRQ_BH, vec_nr);
+}
+
+static void kt_softirq_exit(void *d, unsigned int vec_nr)
+{
+	kt_trace_1(KUTRACE_IRQRET + KUTRACE_IRQ_BH, 0);
+}
+
+/* A fault entry on this CPU waiting for handle_mm_fault to claim it. */
+static DEFINE_PER_CPU(bool, kt_pf_pending);
+
+static void kt_page_fault(void *d, unsigned long address,
+			  struct pt_regs *regs, unsigned long error_code)
+{
+	if (!READ_ONCE(kt_tracing))
+		return;
+	kt_trace_1(KUTRACE_TRAP + KUTRACE_TRAP_PAGEFAULT,
+		   address & KUTRACE_ARG0_MASK);
+	this_cpu_write(kt_pf_pending, true);
+}
+
+static int kt_mm_fault_entry(struct kretprobe_instance *ri,
+			     struct pt_regs *regs)
+{
+	bool *mine = (bool *)ri->data;
+
+	*mine = this_cpu_read(kt_pf_pending);
+	this_cpu_write(kt_pf_pending, false);
+	return 0;
+}
+
+static int kt_mm_fault_ret(struct kretprobe_instance *ri,
+			   struct pt_regs *regs)
+{
+	if (*(bool *)ri->data)
+		kt_trace_1(KUTRACE_TRAPRET + KUTRACE_TRAP_PAGEFAULT, 0);
+	return 0;
+}
+
+static struct kretprobe kt_mm_fault_krp = {
+	.kp.symbol_name	= "handle_mm_fault",
+	.entry_handler	= kt_mm_fault_entry,
+	.handler	= kt_mm_fault_ret,
+	.data_size	= sizeof(bool),
+	.maxactive	= 256,
+};
+
+static bool kt_krp_ok;
+
+static void kt_sched_switch(void *d, bool preempt, struct task_struct *prev,
+			    struct task_struct *next, unsigned int prev_state)
+{
+	if (!READ_ONCE(kt_tracing))
+		return;
+	kt_trace_1(KUTRACE_SCHED_CALL, 0);
+	kt_pidname(next->pid, next->comm, false);
+	kt_trace_1(KUTRACE_USERPID, next->pid);
+	kt_trace_1(KUTRACE_SCHED_RET, 0);
+}
+
+static void kt_waking(void *d, struct task_struct *p)
+{
+	kt_trace_1(KUTRACE_RUNNABLE, p->pid);
+}
+
+static void kt_wake_idle(void *d, int cpu)
+{
+	kt_trace_1(KUTRACE_MONITORSTORE, cpu);
+}
+
+static void kt_exec(void *d, struct task_struct *p, pid_t old_pid,
+		    struct linux_binprm *bprm)
+{
+	kt_pidname(p->pid, p->comm, true);
+}
+
+static void kt_rename(void *d, struct task_struct *task, const char *comm)
+{
+	char buf[TASK_COMM_LEN];
+
+	if (!READ_ONCE(kt_tracing))
+		return;
+	strscpy_pad(buf, comm, sizeof(buf));
+	kt_pidname(task->pid, buf, true);
+}
+
+static void kt_cpu_idle(void *d, unsigned int state, unsigned int cpu)
+{
+	if (state != PWR_EVENT_EXIT)
+		kt_trace_1(KUTRACE_MWAIT, state & 0xFF);
+}
+
+static void kt_cpu_freq(void *d, unsigned int khz, unsigned int cpu)
+{
+	if (READ_ONCE(kt_tracing) && cpu == raw_smp_processor_id())
+		kt_trace_1(KUTRACE_PSTATE, khz / 1000);
+}
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+static void kt_ipi_cpu(void *d, const unsigned int cpu, unsigned long site,
+		       void *callback)
+{
+	if (READ_ONCE(kt_tracing) && cpu != raw_smp_processor_id())
+		kt_trace_1(KUTRACE_IPI, cpu);
+}
+
+static void kt_ipi_mask(void *d, const struct cpumask *mask,
+			unsigned long site, void *callback)
+{
+	if (READ_ONCE(kt_tracing))
+		kt_trace_1(KUTRACE_IPI, 0);
+}
+#endif
+
+struct kt_tp {
+	const char *name;
+	void *probe;
+	struct tracepoint *tp;
+	bool attached;
+};
+
+#define KT_TP(n, p)	{ .name = n, .probe = (void *)(p) }
+#define KT_VEC(n)	KT_TP(n "_entry", kt_vec_entry), \
+			KT_TP(n "_exit", kt_vec_exit)
+
+static struct kt_tp kt_tps[] = {
+	KT_TP("sys_enter", kt_sys_enter),
+	KT_TP("sys_exit", kt_sys_exit),
+	KT_TP("local_timer_entry", kt_vec_entry),
+	KT_TP("local_timer_exit", kt_timer_exit),
+	KT_VEC("reschedule"),
+	KT_VEC("call_function"),
+	KT_VEC("call_function_single"),
+	KT_VEC("irq_work"),
+	KT_VEC("x86_platform_ipi"),
+	KT_VEC("spurious_apic"),
+	KT_VEC("error_apic"),
+	KT_VEC("thermal_apic"),
+	KT_VEC("threshold_apic"),
+	KT_VEC("deferred_error_apic"),
+	KT_TP("irq_handler_entry", kt_irq_entry),
+	KT_TP("irq_handler_exit", kt_irq_exit),
+	KT_TP("softirq_entry", kt_softirq_entry),
+	KT_TP("softirq_exit", kt_softirq_exit),
+	KT_TP("page_fault_user", kt_page_fault),
+	KT_TP("page_fault_kernel", kt_page_fault),
+	KT_TP("sched_switch", kt_sched_switch),
+	KT_TP("sched_waking", kt_waking),
+	KT_TP("sched_wakeup_new", kt_waking),
+	KT_TP("sched_wake_idle_without_ipi", kt_wake_idle),
+	KT_TP("sched_process_exec", kt_exec),
+	KT_TP("task_rename", kt_rename),
+	KT_TP("cpu_idle", kt_cpu_idle),
+	KT_TP("cpu_frequency", kt_cpu_freq),
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+	KT_TP("ipi_send_cpu", kt_ipi_cpu),
+	KT_TP("ipi_send_cpumask", kt_ipi_mask),
+#endif
+};
+
+/* Costs nothing at run time: checks each probe against its TP_PROTO. */
+static void __maybe_unused kt_tp_typecheck(void)
+{
+	check_trace_callback_type_sys_enter(kt_sys_enter);
+	check_trace_callback_type_sys_exit(kt_sys_exit);
+	check_trace_callback_type_local_timer_entry(kt_vec_entry);
+	check_trace_callback_type_local_timer_exit(kt_timer_exit);
+	check_trace_callback_type_irq_handler_entry(kt_irq_entry);
+	check_trace_callback_type_irq_handler_exit(kt_irq_exit);
+	check_trace_callback_type_softirq_entry(kt_softirq_entry);
+	check_trace_callback_type_softirq_exit(kt_softirq_exit);
+	check_trace_callback_type_page_fault_user(kt_page_fault);
+	check_trace_callback_type_sched_switch(kt_sched_switch);
+	check_trace_callback_type_sched_waking(kt_waking);
+	check_trace_callback_type_sched_wake_idle_without_ipi(kt_wake_idle);
+	check_trace_callback_type_sched_process_exec(kt_exec);
+	check_trace_callback_type_task_rename(kt_rename);
+	check_trace_callback_type_cpu_idle(kt_cpu_idle);
+	check_trace_callback_type_cpu_frequency(kt_cpu_freq);
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+	check_trace_callback_type_ipi_send_cpu(kt_ipi_cpu);
+	check_trace_callback_type_ipi_send_cpumask(kt_ipi_mask);
+#endif
+}
+
+static void kt_tp_lookup(struct tracepoint *tp, void *priv)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(kt_tps); i++)
+		if (!kt_tps[i].tp && !strcmp(tp->name, kt_tps[i].name))
+			kt_tps[i].tp = tp;
+}
+
+static void kt_tp_detach(void)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(kt_tps); i++) {
+		if (kt_tps[i].attached)
+			tracepoint_probe_unregister(kt_tps[i].tp,
+						    kt_tps[i].probe, NULL);
+		kt_tps[i].attached = false;
+	}
+	if (kt_krp_ok)
+		unregister_kretprobe(&kt_mm_fault_krp);
+	kt_krp_ok = false;
+	tracepoint_synchronize_unregister();
+}
+
+static int kt_tp_attach(void)
+{
+	size_t i, n = 0;
+	int ret;
+
+	for_each_kernel_tracepoint(kt_tp_lookup, NULL);
+	for (i = 0; i < ARRAY_SIZE(kt_tps); i++) {
+		if (!kt_tps[i].tp) {
+			pr_info("kutrace: no tracepoint %s\n", kt_tps[i].name);
+			continue;
+		}
+		ret = tracepoint_probe_register(kt_tps[i].tp, kt_tps[i].probe,
+						NULL);
+		if (ret) {
+			pr_warn("kutrace: cannot attach %s: %d\n",
+				kt_tps[i].name, ret);
+			continue;
+		}
+		kt_tps[i].attached = true;
+		n++;
+	}
+	ret = register_kretprobe(&kt_mm_fault_krp);
+	kt_krp_ok = ret == 0;
+	if (ret)
+		pr_warn("kutrace: no page-fault exits (kretprobe: %d)\n", ret);
+	if (!n) {
+		kt_tp_detach();
+		return -ENOENT;
+	}
+	pr_info("kutrace: tracepoint backend, %zu tracepoints attached\n", n);
+	return 0;
+}
+
+const struct kt_backend kt_tp_backend = {
+	.name		= "tracepoint",
+	.id		= KUTRACE_BACKEND_TRACEPOINT,
+	.reconstructed	= "tracepoint: synth sched span; pf exit via kretprobe",
+	.attach		= kt_tp_attach,
+	.detach		= kt_tp_detach,
+};

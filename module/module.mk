@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# kutrace.ko, built out of tree against every installed Debian header set
+# (or KVERS=...).  Not part of plain `make`: `make module` builds it when
+# kernel headers exist and says so when they do not.
+# Output: $(BUILD)/module/<kernel-release>/kutrace.ko
+KVERS ?= $(notdir $(wildcard /usr/src/linux-headers-*-cloud-amd64))
+KVERS := $(patsubst linux-headers-%,%,$(KVERS))
+MOD_SRCS := $(wildcard module/*.c module/*.h) module/Kbuild include/kutrace/format.h
+
+.PHONY: module checkpatch
+module: $(foreach k,$(KVERS),$(BUILD)/module/$(k)/kutrace.ko)
+	@[ -n "$(KVERS)" ] || echo "module: no kernel headers in /usr/src (apt-get install linux-headers-cloud-amd64)"
+
+$(BUILD)/module/%/kutrace.ko: $(MOD_SRCS)
+	@mkdir -p $(dir $@)include/kutrace
+	cp module/*.c module/*.h module/Kbuild $(dir $@)
+	cp include/kutrace/format.h $(dir $@)include/kutrace/
+	$(MAKE) -C /usr/src/linux-headers-$* M=$(abspath $(dir $@)) modules
+
+# Kernel style check with checkpatch.pl from the kernel source (cached).
+checkpatch:
+	tests/vm/get-checkpatch.sh
+	/var/cache/kutrace/checkpatch/checkpatch.pl --strict --no-tree --terse \
+	  --ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f module/*.c module/*.h
