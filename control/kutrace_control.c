@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * kutrace_control - start, stop and save kutrace traces (FORMATS.md 7).
+ *
+ *   kutrace_control                 interactive "control> " prompt
+ *   kutrace_control CMD [CMD ...]   the same commands as arguments
+ *   kutrace_control 1 | 0           go and exit / stop and exit
+ *   kutrace_control record [-o F] [--ipc] [--wrap] -- CMD ARGS
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+
+#include "kutrace/kutrace.h"
+#include "kutrace/control.h"
+
+static const char *usage_text =
+"usage: kutrace_control [-force] [COMMAND ...]\n"
+"       kutrace_control record [-o FILE] [--ipc] [--wrap] -- CMD [ARGS]\n"
+"       kutrace_control 1 | 0        (go and exit | stop and exit)\n"
+"\n"
+"Without COMMAND, reads commands at the \"control> \" prompt.\n"
+"Commands:\n"
+"  go, goipc, gowrap, goipcwrap   reset (with IPC / wraparound), init, on\n"
+"  stop [FILE]     off, flush, write the trace file, reset, exit\n"
+"  init, on, off, flush, reset, stat, dump [FILE], test   single steps\n"
+"  wait N          sleep N seconds\n"
+"  quit, exit      off and exit\n"
+"  (empty line)    stat\n"
+"record traces exactly the run of CMD and writes FILE (default\n"
+"ku_<date>_<time>_<host>_<pid>.trace).  Needs the kutrace module\n"
+"(/dev/kutrace) and root or CAP_PERFMON.\n";
+
+static unsigned int cur_flags;
+static const char *prog_name = "kutrace_control";
+
+static int fail(const char *what, int e)
+{
+	fprintf(stderr, "%s: %s: %s\n", prog_name, what, kt_ctl_strerror(e));
+	return e ? e : -1;
+}
+
+static int do_reset(unsigned int flags)
+{
+	unsigned int kept = 0;
+	int e = kt_ctl_reset(flags, &kept);
+
+	if (e)
+		return fail("reset", e);
+	if ((flags & KUTRACE_RESET_IPC) && !(kept & KUTRACE_RESET_IPC))
+		fprintf(stderr, "%s: no IPC on this machine (no hardware "
+			"counters); tracing without IPC\n", prog_name);
+	if (flags & KUTRACE_RESET_LLC)
+		fprintf(stderr, "%s: LLC misses are not supported; ignored\n",
+			prog_name);
+	cur_flags = kept;
+	return 0;
+}
+
+static int do_go(unsigned int flags)
+{
+	int e = do_reset(flags);
+
+	if (e)
+		return e;
+	e = kt_ctl_init("kutrace_control");
+	if (e)
+		return fail("init", e);
+	e = kt_ctl_on();
+	if (e)
+		return fail("on", e);
+	return 0;
+}
+
+static int do_dump(const char *name)
+{
+	struct kt_dump_info info;
+	char def[512];
+	int e;
+
+	if (!name || !*name) {
+		kt_ctl_trace_name("ku", def, sizeof(def));
+		name = def;
+	} else if (!strstr(name, ".trace")) {
+		snprintf(def, sizeof(def), "%s.trace", name);
+		name = def;
+	}
+	e = kt_ctl_dump(name, &info);
+	if (e == -ENODATA) {
+		fprintf(stderr, "%s: the trace buffer is empty; nothing "
+			"written\n", prog_name);
+		return e;
+	}
+	if (e) {
+		fprintf(stderr, "%s: writing %s failed: %s; no trace file "
+			"written\n", prog_name, name, kt_ctl_strerror(e));
+		return e;
+	}
+	if (info.full)
+		fprintf(stderr, "%s: the trace buffer filled up; tracing "
+			"stopped early (use a larger tracemb or gowrap)\n",
+			prog_name);
+	if (info.wrapped)
+		fprintf(stderr, "%s: the buffer wrapped around; the trace "
+			"holds the newest data\n", prog_name);
+	printf("%s: wrote %s, %llu blocks, %llu bytes%s\n", prog_name, name,
+	       (unsigned long long)info.blocks,
+	       (unsigned long long)info.bytes, info.ipc ? ", with IPC" : "");
+	fflush(stdout);
+	return 0;
+}
+
+static int do_stat(void)
+{
+	uint64_t blocks = 0, on = 0;
+	int e = kt_ctl_cmd(KUTRACE_CMD_STAT, 0, &blocks);
+
+	if (!e)
+		e = kt_ctl_cmd(KUTRACE_CMD_TEST, 0, &on);
+	if (e)
+		return fail("stat", e);
+	printf("%llu blocks (%llu KB) in use, tracing %s\n",
+	       (unsigned long long)blocks, (unsigned long long)blocks * 64,
+	       on ? "on" : "off");
+	fflush(stdout);
+	return 0;
+}
+
+static int go_flags(const char *cmd, unsigned int *flags)
+{
+	const char *p;
+
+	if (strncmp(cmd, "go", 2))
+		return 0;
+	*flags = 0;
+	p = cmd + 2;
+	while (*p) {
+		if (!strncmp(p, "ipc", 3)) {
+			*flags |= KUTRACE_RESET_IPC;
+			p += 3;
+		} else if (!strncmp(p, "llc", 3)) {
+			*flags |= KUTRACE_RESET_LLC;
+			p += 3;
+		} else if (!strncmp(p, "wrap", 4)) {
+			*flags |= KUTRACE_RESET_WRAP;
+			p += 4;
+		} else {
+			return 0;
+		}
+	}
+	return 1;
+}
+
+/* One command.  Returns 0 ok, <0 error, 1 = exit requested. */
+static int command(const char *cmd, const char *arg)
+{
+	unsigned int flags;
+	uint64_t r = 0;
+	int e;
+
+	if (!*cmd)
+		return do_stat();
+	if (go_flags(cmd, &flags))
+		return do_go(flags);
+	if (!strcmp(cmd, "stop")) {
+		e = do_dump(arg);
+		kt_ctl_reset(0, NULL);
+		return e ? e : 1;
+	}
+	if (!strcmp(cmd, "dump"))
+		return do_dump(arg);
+	if (!strcmp(cmd, "init")) {
+		e = kt_ctl_init("kutrace_control");
+		return e ? fail("init", e) : 0;
+	}
+	if (!strcmp(cmd, "on")) {
+		e = kt_ctl_on();
+		return e ? fail("on", e) : 0;
+	}
+	if (!strcmp(cmd, "off")) {
+		e = kt_ctl_off();
+		return e ? fail("off", e) : 0;
+	}
+	if (!strcmp(cmd, "flush")) {
+		e = kt_ctl_cmd(KUTRACE_CMD_FLUSH, 0, &r);
+		return e ? fail("flush", e) : 0;
+	}
+	if (!strcmp(cmd, "reset"))
+		return do_reset(cur_flags);
+	if (!strcmp(cmd, "stat"))
+		return do_stat();
+	if (!strcmp(cmd, "test")) {
+		e = kt_ctl_cmd(KUTRACE_CMD_TEST, 0, &r);
+		if (e)
+			return fail("test", e);
+		printf("tracing %s\n", r ? "on" : "off");
+		return 0;
+	}
+	if (!strcmp(cmd, "wait")) {
+		sleep(arg ? (unsigned int)atoi(arg) : 1);
+		return 0;
+	}
+	if (!strcmp(cmd, "quit") || !strcmp(cmd, "exit")) {
+		kt_ctl_cmd(KUTRACE_CMD_OFF, 0, NULL);
+		return 1;
+	}
+	fprintf(stderr, "%s: unknown command '%s' (try --help)\n", prog_name,
+		cmd);
+	return -EINVAL;
+}
+
+static int takes_arg(const char *cmd)
+{
+	return !strcmp(cmd, "stop") || !strcmp(cmd, "dump") ||
+	       !strcmp(cmd, "wait");
+}
+
+static int interactive(void)
+{
+	char line[1024];
+	int r = 0;
+
+	for (;;) {
+		char *cmd, *arg;
+
+		fputs("control> ", stdout);
+		fflush(stdout);
+		if (!fgets(line, sizeof(line), stdin))
+			break;
+		cmd = strtok(line, " \t\n");
+		arg = cmd ? strtok(NULL, " \t\n") : NULL;
+		r = command(cmd ? cmd : "", arg);
+		if (r == 1)
+			return 0;
+	}
+	return r < 0 ? 1 : 0;
+}
+
+static int open_or_die(void)
+{
+	int e = kt_ctl_open();
+	uint64_t v = 0;
+
+	if (e)
+		return fail("cannot control kutrace", e);
+	e = kt_ctl_cmd(KUTRACE_CMD_VERSION, 0, &v);
+	if (e)
+		return fail("version", e);
+	if (v < 3) {
+		fprintf(stderr, "%s: module version %llu is too old\n",
+			prog_name, (unsigned long long)v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int record(int argc, char **argv)
+{
+	const char *out = NULL;
+	unsigned int flags = 0;
+	int i, st, e;
+	pid_t pid;
+
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			i++;
+			break;
+		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+			out = argv[++i];
+		} else if (!strcmp(argv[i], "--ipc")) {
+			flags |= KUTRACE_RESET_IPC;
+		} else if (!strcmp(argv[i], "--wrap")) {
+			flags |= KUTRACE_RESET_WRAP;
+		} else if (argv[i][0] == '-') {
+			fprintf(stderr, "%s: record: unknown option %s\n%s",
+				prog_name, argv[i], usage_text);
+			return 2;
+		} else {
+			break;
+		}
+	}
+	if (i >= argc) {
+		fprintf(stderr, "%s: record: no command given\n%s", prog_name,
+			usage_text);
+		return 2;
+	}
+	if (open_or_die())
+		return 1;
+	if (do_go(flags))
+		return 1;
+	/* Let the traced program mark itself through /dev/kutrace. */
+	kt_ctl_close();
+	pid = fork();
+	if (pid < 0) {
+		perror("fork");
+		return 1;
+	}
+	if (pid == 0) {
+		execvp(argv[i], argv + i);
+		fprintf(stderr, "%s: cannot run %s: %s\n", prog_name, argv[i],
+			strerror(errno));
+		_exit(127);
+	}
+	signal(SIGINT, SIG_IGN);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	e = kt_ctl_open();
+	if (e)
+		return fail("cannot reopen " KUTRACE_DEVICE, e) ? 1 : 1;
+	e = do_dump(out);
+	kt_ctl_reset(0, NULL);
+	if (e)
+		return 1;
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	return 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+int main(int argc, char **argv)
+{
+	int i, r = 0;
+
+	kt_set_progname(argv[0]);
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		fputs(usage_text, stdout);
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "record"))
+		return record(argc - 2, argv + 2);
+	i = 1;
+	if (argc > 1 && !strcmp(argv[1], "-force")) {
+		int e = kt_ctl_open();
+
+		if (e)
+			return fail("cannot control kutrace", e) ? 1 : 1;
+		kt_ctl_reset(0, NULL);
+		i = 2;
+	} else if (open_or_die()) {
+		return 1;
+	}
+	if (i >= argc)
+		return interactive();
+	if (argc == i + 1 && !strcmp(argv[i], "1"))
+		return command("go", NULL) ? 1 : 0;
+	if (argc == i + 1 && !strcmp(argv[i], "0"))
+		return command("stop", NULL) == 1 ? 0 : 1;
+	for (; i < argc; i++) {
+		const char *arg = NULL;
+
+		if (takes_arg(argv[i]) && i + 1 < argc &&
+		    (strcmp(argv[i], "wait") || atoi(argv[i + 1]) > 0) &&
+		    !go_flags(argv[i + 1], &(unsigned int){ 0 }))
+			arg = argv[++i];
+		r = command(argv[i - (arg != NULL)], arg);
+		if (r == 1)
+			return 0;
+		if (r < 0)
+			return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * kutrace/control.h - talking to the kutrace module (FORMATS.md 7).
+ *
+ * Two layers:
+ *   kt_ctl_*   the control channel: /dev/kutrace ioctls (stock-kernel
+ *              module), else the patched kernel's syscall 1023; the
+ *              initial names, time pairs and the trace-file dump.
+ *   kutrace_*  the user library for programs that mark themselves:
+ *              go/stop, mark_a..d, addname, addevent.
+ *
+ * Errors: functions returning int give 0 (or a count) on success and a
+ * negative errno on failure; kt_ctl_strerror() words it for users
+ * ("module not loaded", "no permission", "busy", ...).
+ */
+#ifndef KUTRACE_CONTROL_H
+#define KUTRACE_CONTROL_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "kutrace/format.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Control channel                                                     */
+/* ------------------------------------------------------------------ */
+
+enum kt_ctl_via { KT_CTL_NONE, KT_CTL_DEVICE, KT_CTL_SYSCALL };
+
+/* Open /dev/kutrace, else probe syscall 1023.  0 or -errno. */
+int kt_ctl_open(void);
+void kt_ctl_close(void);
+enum kt_ctl_via kt_ctl_via(void);
+/* One command (KUTRACE_CMD_* or a forced-insert ioctl nr).  0 or -errno. */
+int kt_ctl_cmd(unsigned int nr, uint64_t arg, uint64_t *result);
+/* User-facing text for an error from kt_ctl_open/kt_ctl_cmd. */
+const char *kt_ctl_strerror(int err);
+
+/* The trace time counter (x86: TSC >> 6), as the module uses. */
+uint64_t kt_ctl_now(void);
+uint64_t kt_ctl_usec(void);
+
+/* RESET(flags); returns the flags the module kept (IPC may be dropped). */
+int kt_ctl_reset(unsigned int flags, unsigned int *kept);
+/*
+ * Initial names (FORMATS.md 7, DoInit): kernel version, CPU model, host,
+ * trap/IRQ/syscall/errno names, a PIDNAME and context switch for the
+ * caller named process_name.  Takes the start time pair.
+ */
+int kt_ctl_init(const char *process_name);
+/* ON (taking the start pair if none); OFF (+20 ms, stop pair). */
+int kt_ctl_on(void);
+int kt_ctl_off(void);
+
+struct kt_dump_info {
+	uint64_t blocks;
+	uint64_t bytes;
+	int wrapped;
+	int full;		/* tracing stopped because the buffer filled */
+	int ipc;
+};
+/*
+ * OFF, FLUSH and write the raw trace file (FORMATS.md 2.5) to fname via
+ * a temporary file; nothing is left behind on failure (disk full).
+ */
+int kt_ctl_dump(const char *fname, struct kt_dump_info *info);
+/* "<stem>_<YYYYMMDD>_<HHMMSS>_<host>_<pid>.trace" (FORMATS.md 2.6). */
+void kt_ctl_trace_name(const char *stem, char *buf, size_t len);
+
+/* ------------------------------------------------------------------ */
+/* User library                                                        */
+/* ------------------------------------------------------------------ */
+
+/* Module present and version >= 3 (prints why not).  1 or 0. */
+int kutrace_test(void);
+/* RESET(0 / IPC); init(name); ON.  0 or -errno. */
+int kutrace_go(const char *name);
+int kutrace_goipc(const char *name);
+/*
+ * OFF, dump to fname (NULL: default name), RESET.  Unlike the original
+ * this does not exit the caller.  0 or -errno.
+ */
+int kutrace_stop(const char *fname);
+void kutrace_mark_a(const char *label);
+void kutrace_mark_b(const char *label);
+void kutrace_mark_c(const char *label);
+void kutrace_mark_d(uint64_t n);
+/* 1 recorded, 0 tracing off, -1 unavailable. */
+int kutrace_addevent(unsigned int event, uint64_t arg);
+/* Name entry of a zero-length-nibble type, at most 55 bytes of name. */
+int kutrace_addname(unsigned int type, uint64_t number, const char *name);
+uint64_t kutrace_readtime(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KUTRACE_CONTROL_H */
