@@ -1,0 +1,43 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Builds kutrace.ko for kernel RELEASE and the static guest programs, and
+# prepares the initramfs tree in /var/cache/kutrace/vm/RELEASE/root.
+set -eu
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+CACHE=${KT_CACHE:-/var/cache/kutrace}
+rel=$1
+W=$CACHE/vm/$rel
+SB=$CACHE/build-static
+cd "$ROOT"
+make -s module KVERS="$rel" BUILD="$SB" >&2
+make -s BUILD="$SB" LDFLAGS=-static $SB/bin/kutrace_control \
+	$SB/bin/hello_world_trace $SB/bin/time_getpid >&2
+mkdir -p "$SB/vm"
+for w in tests/vm/*.c; do
+	b=$SB/vm/$(basename "$w" .c)
+	[ "$b" -nt "$w" ] || cc -O2 -static -Wall -Iinclude -o "$b" "$w"
+done
+
+rm -rf "$W/root"
+mkdir -p "$W/root"/{bin,sbin,proc,sys,dev,tmp,out,lib/modules}
+cp /bin/busybox "$W/root/bin/busybox"
+for a in $(/bin/busybox --list); do
+	[ -e "$W/root/bin/$a" ] || ln -s busybox "$W/root/bin/$a"
+done
+cp "$SB/module/$rel/kutrace.ko" "$W/root/lib/modules/"
+cp $SB/bin/kutrace_control $SB/bin/hello_world_trace $SB/bin/time_getpid \
+	$SB/vm/* "$W/root/bin/"
+# virtio drivers for the output disk (modules in the cloud kernel)
+md=$CACHE/kernels/$rel/lib/modules/$rel/kernel
+n=0
+for m in virtio virtio_ring virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk; do
+	f=$(find "$md" -name "$m.ko" -o -name "$m.ko.xz" | head -1)
+	[ -n "$f" ] || continue
+	n=$((n + 1))
+	case $f in
+	*.xz) xz -dc "$f" > "$W/root/lib/modules/$(printf %02d $n)-$m.ko" ;;
+	*) cp "$f" "$W/root/lib/modules/$(printf %02d $n)-$m.ko" ;;
+	esac
+done
+cp tests/vm/init "$W/root/init"
+chmod +x "$W/root/init"

@@ -1,0 +1,70 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Boots a Debian cloud kernel in QEMU with a busybox initramfs holding
+# kutrace.ko, kutrace_control, the examples and the test workloads, runs
+# one guest scenario script and copies its /out directory to the host.
+#
+#   tests/vm/vm.sh [-k 6.1|6.12|RELEASE] [-a tcg|kvm] [-s SMP] [-t SECS]
+#                  [-m TRACEMB] SCENARIO.sh OUTDIR
+#
+# The guest runs SCENARIO.sh with /out as working directory after loading
+# kutrace.ko (tracemb=TRACEMB); everything it leaves in /out arrives in
+# OUTDIR (through a raw second virtio disk holding a tar archive), with
+# the serial console log in OUTDIR/console.log.  Exit status 0 if the
+# guest finished the scenario (OUTDIR/status holds its exit code).
+set -eu
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+CACHE=${KT_CACHE:-/var/cache/kutrace}
+kern=6.1 accel=${KT_ACCEL:-tcg} smp=2 tmo=600 mb=8
+while getopts k:a:s:t:m: o; do
+	case $o in
+	k) kern=$OPTARG ;; a) accel=$OPTARG ;; s) smp=$OPTARG ;;
+	t) tmo=$OPTARG ;; m) mb=$OPTARG ;; *) exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# = 2 ] || { sed -n '3,14p' "$0"; exit 2; }
+scen=$1 out=$2
+
+rels=$("$ROOT/tests/vm/setup.sh")
+case $kern in
+6.1) rel=$(echo "$rels" | grep '^6\.1\.') ;;
+6.12) rel=$(echo "$rels" | grep '^6\.12\.') ;;
+*) rel=$kern ;;
+esac
+"$ROOT/tests/vm/build.sh" "$rel" >&2
+W=$CACHE/vm/$rel
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+# initramfs: the prepared tree + this scenario
+ir=$(mktemp -d)
+trap 'rm -rf "$ir"' EXIT
+cp -a "$W/root/." "$ir/"
+cp "$scen" "$ir/scenario.sh"
+echo "$mb" > "$ir/tracemb"
+(cd "$ir" && find . | cpio -o -H newc --quiet | gzip -1) > "$W/initrd.gz"
+
+disk=$W/out.img
+rm -f "$disk"; truncate -s 512M "$disk"
+case $accel in
+kvm) acc="-accel kvm -cpu host" ;;
+*) acc="-accel tcg" ;;
+esac
+start=$(date +%s)
+set +e
+timeout "$tmo" qemu-system-x86_64 $acc -smp "$smp" -m 1G -nographic -no-reboot \
+	-kernel "$CACHE/kernels/$rel/boot/vmlinuz-$rel" -initrd "$W/initrd.gz" \
+	-append "console=ttyS0 loglevel=4 panic=-1 ${KT_APPEND:-}" \
+	-drive file="$disk",format=raw,if=virtio \
+	</dev/null >"$out/console.log" 2>&1
+rc=$?
+set -e
+echo "vm: $rel $accel smp=$smp: qemu exit $rc after $(( $(date +%s) - start )) s" >&2
+(cd "$out" && tar xf "$disk" --no-overwrite-dir 2>/dev/null) || true
+rm -f "$disk"
+if [ ! -f "$out/status" ]; then
+	echo "vm: the guest did not finish (see $out/console.log)" >&2
+	tail -20 "$out/console.log" >&2
+	exit 1
+fi

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * workload - guest test load with exactly known counts.
+ *
+ *   workload getpid N      N getpid() system calls
+ *   workload sleep M       M nanosleep(1 ms)
+ *   workload pingpong K    K round trips of one byte between this process
+ *                          and a child over two pipes
+ *   workload mixed N M K   all three, in that order
+ *   workload spin MS       busy loop in user mode for MS milliseconds
+ *
+ * Prints "pid P" and, for ping-pong, "child C" on stdout.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+static void do_getpid(long n)
+{
+	for (long i = 0; i < n; i++)
+		syscall(SYS_getpid);
+}
+
+static void do_sleep(long m)
+{
+	struct timespec ts = { 0, 1000000 };
+
+	for (long i = 0; i < m; i++)
+		nanosleep(&ts, NULL);
+}
+
+static void do_pingpong(long k)
+{
+	int ab[2], ba[2];
+	char c = 'x';
+	pid_t child;
+
+	if (pipe(ab) || pipe(ba)) {
+		perror("pipe");
+		exit(1);
+	}
+	child = fork();
+	if (child < 0) {
+		perror("fork");
+		exit(1);
+	}
+	if (child == 0) {
+		for (long i = 0; i < k; i++) {
+			if (read(ab[0], &c, 1) != 1 || write(ba[1], &c, 1) != 1)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	printf("child %d\n", (int)child);
+	fflush(stdout);
+	for (long i = 0; i < k; i++) {
+		if (write(ab[1], &c, 1) != 1 || read(ba[0], &c, 1) != 1) {
+			perror("pingpong");
+			exit(1);
+		}
+	}
+	waitpid(child, NULL, 0);
+}
+
+static void do_spin(long ms)
+{
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do {
+		for (volatile int i = 0; i < 10000; i++)
+			;
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	} while ((b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000 < ms);
+}
+
+int main(int argc, char **argv)
+{
+	long a = argc > 2 ? atol(argv[2]) : 0;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: workload getpid|sleep|pingpong|spin N | mixed N M K\n");
+		return 2;
+	}
+	printf("pid %d\n", (int)getpid());
+	fflush(stdout);
+	if (!strcmp(argv[1], "getpid"))
+		do_getpid(a);
+	else if (!strcmp(argv[1], "sleep"))
+		do_sleep(a);
+	else if (!strcmp(argv[1], "pingpong"))
+		do_pingpong(a);
+	else if (!strcmp(argv[1], "spin"))
+		do_spin(a);
+	else if (!strcmp(argv[1], "mixed") && argc == 5) {
+		do_getpid(a);
+		do_sleep(atol(argv[3]));
+		do_pingpong(atol(argv[4]));
+	} else {
+		fprintf(stderr, "workload: bad arguments\n");
+		return 2;
+	}
+	return 0;
+}
