@@ -224,3 +224,68 @@ int kt_raw_read_at(struct kt_raw *r, const struct kt_block_ref *ref,
  */
 typedef int (*kt_block_fn)(void *ctx, const struct kt_block *b);
 int kt_raw_each(struct kt_raw *r, kt_block_fn fn, void *ctx);
+
+/* ---------------------------------------------------------------------- */
+/* Timespans (eventtospan, FORMATS.md 5)                                   */
+/* ---------------------------------------------------------------------- */
+
+/* One JSON row; times in nsec10. */
+struct kt_row {
+	int64_t start;
+	int64_t dur;
+	int cpu, pid, rpc, event;
+	int64_t arg, retval;
+	int ipc;
+	const char *name;	/* interned */
+};
+
+typedef void (*kt_row_fn)(void *ctx, const struct kt_row *row);
+struct kt_spans;
+
+struct kt_spans *kt_spans_new(kt_row_fn fn, void *ctx);
+/* Feed one event; events must come in time order (per CPU strictly). */
+void kt_spans_event(struct kt_spans *s, const struct kt_event *e);
+/* End of input: close frequency spans, write row labels. */
+void kt_spans_finish(struct kt_spans *s);
+void kt_spans_free(struct kt_spans *s);
+/* Header facts gathered from name records. */
+const char *kt_spans_kernel(const struct kt_spans *s);
+const char *kt_spans_model(const struct kt_spans *s);
+const char *kt_spans_host(const struct kt_spans *s);
+int kt_spans_mbit(const struct kt_spans *s);
+uint64_t kt_spans_rows(const struct kt_spans *s);
+
+/* ---------------------------------------------------------------------- */
+/* JSON output (FORMATS.md 5.10) and time-sorting of rows                  */
+/* ---------------------------------------------------------------------- */
+
+struct kt_json_meta {
+	const char *title;
+	const char *tracebase;	/* "YYYY-MM-DD_HH:MM:00" */
+	const char *kernel, *model, *host;	/* NULL if absent */
+	unsigned int flags;
+	int mbit;
+	int version;
+	uint32_t randomid;
+};
+
+/* Header lines, already in the byte order the original's `sort` gives. */
+void kt_json_header(FILE *f, const struct kt_json_meta *m);
+/* One row line in the original's fixed layout, name JSON-escaped. */
+void kt_json_row(FILE *f, const struct kt_row *r);
+/* The 999.0 sentinel row and the closing "]}". */
+void kt_json_footer(FILE *f);
+/* Write s as a JSON string body (no quotes) with full escaping. */
+void kt_json_escape(FILE *f, const char *s);
+
+/*
+ * Rows arrive nearly but not exactly in time order (a span is written
+ * when it ends).  The sorter keeps at most run_rows rows in memory and
+ * spills sorted runs to an anonymous temporary file, merging them at the
+ * end: exact order, memory bounded whatever the trace size.
+ */
+struct kt_rowsort;
+struct kt_rowsort *kt_rowsort_new(size_t run_rows);
+void kt_rowsort_add(struct kt_rowsort *rs, const struct kt_row *r);
+/* Emit all rows in order through fn, then free everything. */
+void kt_rowsort_finish(struct kt_rowsort *rs, kt_row_fn fn, void *ctx);

@@ -1,0 +1,910 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * span.c - events to timespans: the heart of eventtospan (FORMATS.md 5),
+ * shared by eventtospan and kutrace_postproc.
+ *
+ * Every 10 ns of every CPU is attributed to exactly one span: user code of
+ * a thread, idle, or the innermost of a nest of kernel routines.  Each
+ * thread owns a small call stack (user, syscall, trap, IRQ, scheduler)
+ * that follows it across context switches, so a thread that blocked inside
+ * a syscall resumes inside it.  Memory is per thread and per CPU, never per
+ * event: rows leave through the callback as soon as they are complete.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kutrace/kutrace.h"
+
+#define MAX_NEST	6
+#define MAX_SPAN	800000000LL	/* 8 s in nsec10 */
+#define NO_TIME		INT64_MIN
+
+struct frame {
+	int event;
+	const char *name;
+	int64_t arg;
+};
+
+struct kstack {
+	struct frame f[MAX_NEST];
+	int top;
+	int ambiguous;		/* index marked at a switch, 0 = none */
+	int rpc;
+};
+
+struct thread {
+	int64_t pid;
+	struct kstack stack;
+	int have_stack;
+	const char *name;	/* current name */
+	const char *rowname;	/* all names, "a+b" */
+	int64_t first_t;
+	int have_last;		/* has had an event */
+	int last_rpc;
+	int64_t prior_end;	/* end of its last span, NO_TIME if none */
+	int running;
+	/* pending wakeup */
+	int64_t wake_t;
+	int wake_cpu, wake_pid, wake_rpc;
+	/* locks: try and hold times are kept in the lock table */
+};
+
+struct span {
+	int valid;
+	int64_t start;
+	int pid, rpc, event;
+	int64_t arg, retval;
+	const char *name;
+};
+
+struct cpu {
+	struct kstack stack;	/* stack of the running thread */
+	struct kstack *st;	/* &stack once the CPU has been seen */
+	struct thread *th;
+	struct span sp;
+	int mwait_hint;		/* -1 none */
+	int64_t last_pc_t, last_freq_t;
+	int64_t freq;
+	int64_t switch_t;	/* NO_TIME if none since sched entered */
+	int64_t ipi_t;		/* pending IPI arc, NO_TIME none */
+	int ipi_from;
+	char wait_letter;	/* saved by a monitor-store */
+	int64_t last_t;
+};
+
+struct lock_ent {
+	uint64_t key;		/* lock << 32 | pid */
+	int64_t try_t, hold_t;
+	int used;
+};
+
+struct kt_spans {
+	kt_row_fn fn;
+	void *ctx;
+	struct cpu cpu[KUTRACE_MAX_CPUS];
+	struct thread **th;
+	size_t tcap, tcount;
+	struct lock_ent *locks;
+	size_t lcap, lcount;
+	const char *kernel, *model, *host;
+	int mbit;
+	int64_t last_t;
+	uint64_t rows;
+	const unsigned short *cexit;	/* per-model c-exit table or NULL */
+	int cexit_by_nibble;
+};
+
+/* ---- tables ---------------------------------------------------------- */
+
+static const unsigned short cexit_i3[16] = {
+	10, 70, 85, 124, 200, 480, 890, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+};
+static const unsigned short cexit_j4005[16] = {
+	10, 255, 133, 155, 1000, 2000, 10000, 255, 255, 255, 255, 255, 255, 255, 255, 255,
+};
+
+/* Default c-exit latency in 100 ns units, indexed by the full hint. */
+static int cexit_default(int hint)
+{
+	if (hint == 0x01)
+		return 10;
+	if (hint < 0x10)
+		return 2;
+	if (hint < 0x20)
+		return 33;
+	if (hint < 0x30)
+		return 133;
+	if (hint < 0x40)
+		return 166;
+	if (hint < 0x50)
+		return 300;
+	if (hint < 0x60)
+		return 600;
+	if (hint < 0xFE)
+		return 2500;
+	return hint == 0xFE ? 2 : 133;
+}
+
+static const char *const wait_names[26] = {
+	"wait_a", "wait_b", "wait_cpu", "wait_disk", "wait_e", "wait_f",
+	"wait_g", "wait_h", "wait_i", "wait_j", "wait_task", "wait_lock",
+	"wait_mem", "wait_net", "wait_o", "wait_pipe", "wait_q", "wait_rcu",
+	"wait_sche", "wait_time", "wait_u", "wait_v", "wait_w", "wait_x",
+	"wait_y", "wait_unk",
+};
+
+/* The letter of the reason a thread woken by this routine was waiting. */
+static char wait_letter(const char *n)
+{
+	static const struct {
+		const char *name;
+		char letter;
+	} tab[] = {
+		{ "local_timer_vector", 't' }, { "arch_timer", 't' },
+		{ "riscv-timer", 't' }, { "BH:timer", 't' }, { "BH:hrtim", 't' },
+		{ "BH:rcu", 't' }, { "page_fault", 'm' }, { "mmap", 'm' },
+		{ "munmap", 'm' }, { "mprotect", 'm' }, { "madvise", 'm' },
+		{ "futex", 'l' }, { "writev", 'p' }, { "write", 'p' },
+		{ "sendto", 'p' }, { "open", 'p' }, { "openat", 'p' },
+		{ "BH:hi", 'k' }, { "BH:taskl", 'k' }, { "BH:tx", 'n' },
+		{ "BH:rx", 'n' }, { "BH:block", 'd' }, { "BH:irq_p", 'd' },
+		{ "syncfs", 'd' }, { "fdatasync", 'd' }, { "BH:sched", 's' },
+	};
+
+	if (!n)
+		return 0;
+	if (strncmp(n, "kworker", 7) == 0)
+		return 'p';
+	for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
+		if (strcmp(n, tab[i].name) == 0)
+			return tab[i].letter;
+	return 0;
+}
+
+/* ---- classification -------------------------------------------------- */
+
+static int is_sched(int ev)
+{
+	return ev == KUTRACE_SCHED_CALL || ev == KUTRACE_SCHED_CALL_OLD;
+}
+
+static int is_sched_ret(int ev)
+{
+	return ev == KUTRACE_SCHED_RET || ev == KUTRACE_SCHED_RET_OLD;
+}
+
+static int is_kcall(int ev)
+{
+	return ev >= KUTRACE_CALL_LO && ev < KUTRACE_USER_BASE &&
+	       !(ev & KUTRACE_RET_BIT);
+}
+
+static int is_kret(int ev)
+{
+	return ev >= KUTRACE_CALL_LO && ev < KUTRACE_USER_BASE &&
+	       (ev & KUTRACE_RET_BIT);
+}
+
+/* Nesting level: user 0, syscall 1, trap 2, IRQ 3, scheduler 4. */
+static int level(int ev)
+{
+	if (ev >= KUTRACE_USER_BASE || ev < KUTRACE_CALL_LO)
+		return 0;
+	ev &= ~KUTRACE_RET_BIT;
+	if (is_sched(ev))
+		return 4;
+	if (ev >= KUTRACE_SYSCALL64)
+		return 1;
+	if (ev >= KUTRACE_IRQ)
+		return 3;
+	return 2;
+}
+
+/* ---- threads and locks ------------------------------------------------ */
+
+static uint64_t hmix(uint64_t k)
+{
+	k ^= k >> 31;
+	k *= 0x9E3779B97F4A7C15ULL;
+	return k ^ (k >> 29);
+}
+
+static struct thread *thread(struct kt_spans *s, int64_t pid)
+{
+	if (s->tcount * 2 >= s->tcap) {
+		size_t ncap = s->tcap ? s->tcap * 2 : 256;
+		struct thread **n = kt_xcalloc(ncap, sizeof(*n));
+
+		for (size_t i = 0; i < s->tcap; i++) {
+			if (!s->th[i])
+				continue;
+			size_t j = hmix((uint64_t)s->th[i]->pid) & (ncap - 1);
+
+			while (n[j])
+				j = (j + 1) & (ncap - 1);
+			n[j] = s->th[i];
+		}
+		free(s->th);
+		s->th = n;
+		s->tcap = ncap;
+	}
+	size_t j = hmix((uint64_t)pid) & (s->tcap - 1);
+
+	while (s->th[j]) {
+		if (s->th[j]->pid == pid)
+			return s->th[j];
+		j = (j + 1) & (s->tcap - 1);
+	}
+	struct thread *t = kt_xcalloc(1, sizeof(*t));
+
+	t->pid = pid;
+	t->prior_end = NO_TIME;
+	t->wake_t = NO_TIME;
+	t->first_t = NO_TIME;
+	t->name = pid == 0 ? kt_intern("-idle-") : NULL;
+	s->th[j] = t;
+	s->tcount++;
+	return t;
+}
+
+static struct lock_ent *lock_ent(struct kt_spans *s, uint64_t key)
+{
+	if (s->lcount * 2 >= s->lcap) {
+		size_t ncap = s->lcap ? s->lcap * 2 : 64;
+		struct lock_ent *n = kt_xcalloc(ncap, sizeof(*n));
+
+		for (size_t i = 0; i < s->lcap; i++) {
+			if (!s->locks[i].used)
+				continue;
+			size_t j = hmix(s->locks[i].key) & (ncap - 1);
+
+			while (n[j].used)
+				j = (j + 1) & (ncap - 1);
+			n[j] = s->locks[i];
+		}
+		free(s->locks);
+		s->locks = n;
+		s->lcap = ncap;
+	}
+	size_t j = hmix(key) & (s->lcap - 1);
+
+	while (s->locks[j].used && s->locks[j].key != key)
+		j = (j + 1) & (s->lcap - 1);
+	if (!s->locks[j].used) {
+		s->locks[j].used = 1;
+		s->locks[j].key = key;
+		s->locks[j].try_t = s->locks[j].hold_t = NO_TIME;
+		s->lcount++;
+	}
+	return &s->locks[j];
+}
+
+static const char *user_name(struct kt_spans *s, struct thread *t)
+{
+	char buf[128];
+
+	if (t->pid == 0)
+		return kt_intern("-idle-");
+	snprintf(buf, sizeof(buf), "%s.%" PRId64, t->name ? t->name : "", t->pid);
+	(void)s;
+	return kt_intern(buf);
+}
+
+/* ---- rows ------------------------------------------------------------- */
+
+static void put(struct kt_spans *s, int64_t start, int64_t dur, int cpu,
+		int pid, int rpc, int event, int64_t arg, int64_t retval,
+		int ipc, const char *name)
+{
+	struct kt_row r = {
+		.start = start, .dur = dur, .cpu = cpu, .pid = pid, .rpc = rpc,
+		.event = event, .arg = arg, .retval = retval, .ipc = ipc,
+		.name = name ? name : "",
+	};
+
+	s->rows++;
+	s->fn(s->ctx, &r);
+}
+
+static void put_wait(struct kt_spans *s, struct thread *t, char letter,
+		     int64_t from, int64_t to)
+{
+	int64_t dur = to > from ? to - from - 1 : 0;
+
+	if (dur < 10 || dur > MAX_SPAN)
+		return;
+	put(s, from + 1, dur, -1, (int)t->pid,
+	    letter == 'c' ? 0 : t->last_rpc,
+	    KUTRACE_WAIT_BASE + (letter - 'a'), 0, 0, 0,
+	    kt_intern(wait_names[letter - 'a']));
+}
+
+/* Start a span on CPU c for the routine on top of its stack. */
+static void start_top(struct kt_spans *s, struct cpu *c, int64_t t,
+		      int64_t arg, int64_t retval)
+{
+	const struct frame *f = &c->st->f[c->st->top];
+
+	c->sp.valid = 1;
+	c->sp.start = t;
+	c->sp.pid = c->th ? (int)c->th->pid : 0;
+	c->sp.rpc = c->st->rpc;
+	c->sp.event = f->event;
+	c->sp.name = f->name;
+	c->sp.arg = arg;
+	c->sp.retval = retval;
+	(void)s;
+}
+
+/* Close CPU c's open span at t and write it. */
+static void close_span(struct kt_spans *s, int cpu, int64_t t, int ipc,
+		       int64_t retval, int have_retval)
+{
+	struct cpu *c = &s->cpu[cpu];
+
+	if (!c->sp.valid)
+		return;
+	c->sp.valid = 0;
+	int64_t dur = t - c->sp.start;
+
+	if (dur > MAX_SPAN || dur < 0)
+		return;	/* the original drops these too */
+	if (c->sp.pid > 0) {
+		struct thread *th = thread(s, c->sp.pid);
+
+		th->prior_end = t;
+	}
+	if (c->sp.event == KUTRACE_IDLE && dur <= 1)
+		return;
+	if (c->sp.start <= 0)
+		return;
+	put(s, c->sp.start, dur, cpu, c->sp.pid, c->sp.rpc, c->sp.event,
+	    c->sp.arg, have_retval ? retval : c->sp.retval, ipc, c->sp.name);
+}
+
+/* ---- the stack -------------------------------------------------------- */
+
+static void push(struct cpu *c, int ev, const char *name, int64_t arg)
+{
+	struct kstack *st = c->st;
+
+	if (st->top + 1 >= MAX_NEST)
+		return;	/* deeper nests are impossible; ignore garbage */
+	st->top++;
+	st->f[st->top].event = ev;
+	st->f[st->top].name = name;
+	st->f[st->top].arg = arg;
+}
+
+static void process(struct kt_spans *s, const struct kt_event *e);
+
+/* A synthetic event at time t on the same CPU as e. */
+static void synth(struct kt_spans *s, const struct kt_event *e, int64_t t,
+		  int ev, const char *name)
+{
+	struct kt_event x = *e;
+
+	x.t = t;
+	x.dur = 0;
+	x.event = ev;
+	x.name = name;
+	x.arg = 0;
+	x.retval = 0;
+	x.ipc = 0;
+	process(s, &x);
+}
+
+static const char *ret_name(const char *call)
+{
+	char buf[128];
+
+	snprintf(buf, sizeof(buf), "/%s", call ? call : "");
+	return kt_intern(buf);
+}
+
+/* Pop frames with synthetic returns at time t until pred says stop. */
+static void pop_to_level(struct kt_spans *s, const struct kt_event *e,
+			 int64_t t, int lvl)
+{
+	struct cpu *c = &s->cpu[e->cpu];
+
+	while (c->st->top > 0 && level(c->st->f[c->st->top].event) >= lvl) {
+		const struct frame *f = &c->st->f[c->st->top];
+
+		synth(s, e, t, f->event + KUTRACE_RET_BIT, ret_name(f->name));
+	}
+}
+
+/* ---- the event loop --------------------------------------------------- */
+
+static void name_record(struct kt_spans *s, const struct kt_event *e)
+{
+	int type = e->event & KUTRACE_TYPE_MASK;
+	const char *n = e->name;
+
+	switch (type) {
+	case KUTRACE_KERNEL_VER:
+		s->kernel = n;
+		break;
+	case KUTRACE_MODEL_NAME:
+		s->model = n;
+		if (strstr(n, "i3-7100")) {
+			s->cexit = cexit_i3;
+		} else if (strstr(n, "J4005")) {
+			s->cexit = cexit_j4005;
+		}
+		break;
+	case KUTRACE_HOST_NAME:
+		s->host = n;
+		break;
+	case KUTRACE_PIDNAME: {
+		int64_t pid = (uint32_t)e->arg;
+
+		if (pid == 0)
+			break;
+		if (strstr(n, "kutrace_contro"))
+			n = kt_intern("kutrace_control");
+		if (strncmp(n, "./", 2) == 0)
+			n = kt_intern(n + 2);
+		struct thread *t = thread(s, pid);
+
+		if (t->name == n)
+			break;
+		t->name = n;
+		if (!t->rowname) {
+			t->rowname = n;
+		} else if (!strstr(t->rowname, n)) {
+			char buf[256];
+
+			snprintf(buf, sizeof(buf), "%s+%s", t->rowname, n);
+			t->rowname = kt_intern(buf);
+		}
+		/* Rename the user frame of every stack of this thread. */
+		t->stack.f[0].name = user_name(s, t);
+		for (int i = 0; i < KUTRACE_MAX_CPUS; i++)
+			if (s->cpu[i].th == t && s->cpu[i].st)
+				s->cpu[i].stack.f[0].name = t->stack.f[0].name;
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/*
+ * Save the old thread's stack (not idle's: every CPU idles on its own
+ * [idle, -sched-]) and load the new one's; a never-seen thread starts
+ * inside the scheduler, [user, -sched-].
+ */
+static void switch_to(struct kt_spans *s, struct cpu *c, int64_t pid)
+{
+	struct thread *t = thread(s, pid);
+
+	if (c->th && c->th->pid != 0) {
+		c->th->stack = c->stack;
+		c->th->have_stack = 1;
+	}
+	if (pid == 0 || !t->have_stack) {
+		memset(&c->stack, 0, sizeof(c->stack));
+		c->stack.top = 1;
+		c->stack.f[1].event = KUTRACE_SCHED_CALL;
+		c->stack.f[1].name = kt_intern("-sched-");
+	} else {
+		c->stack = t->stack;
+	}
+	c->stack.f[0].event = KUTRACE_USER_BASE + (int)pid;
+	c->stack.f[0].name = user_name(s, t);
+	c->th = t;
+}
+
+static void put_cexit(struct kt_spans *s, const struct kt_event *e)
+{
+	struct cpu *c = &s->cpu[e->cpu];
+	int hint = c->mwait_hint;
+	int lat;
+
+	c->mwait_hint = -1;
+	if (c->st->top != 0)
+		return;
+	if (s->cexit)
+		lat = 10 * s->cexit[(hint >> 4) & 15];
+	else
+		lat = 10 * cexit_default(hint & 0xFF);
+	int64_t avail = c->sp.valid ? e->t - c->sp.start : 0;
+
+	if (lat > avail)
+		lat = (int)avail;
+	if (lat < 10)
+		return;
+	/* Close idle at the c-exit start, write c-exit, resume idle. */
+	close_span(s, e->cpu, e->t - lat, 0, 0, 0);
+	put(s, e->t - lat, lat, e->cpu, 0, 0, KUTRACE_C_EXIT, 0, 0, 0,
+	    kt_intern("-c-exit-"));
+	start_top(s, c, e->t, 0, 0);
+	c->sp.arg = 0;
+	c->sp.name = kt_intern("-idle-");
+}
+
+/* 5.5: a kernel-only or user-only event resolves an ambiguous resume. */
+static void resolve_ambiguity(struct kt_spans *s, const struct kt_event *e)
+{
+	struct cpu *c = &s->cpu[e->cpu];
+	int ev = e->event;
+
+	if (!c->st->ambiguous)
+		return;
+	int kernel_only = is_kret(ev) || ev == KUTRACE_USERPID ||
+		ev == KUTRACE_RUNNABLE || ev == KUTRACE_IPI ||
+		ev == KUTRACE_PSTATE || ev == KUTRACE_PSTATE2 ||
+		ev == KUTRACE_PC_U || ev == KUTRACE_PC_K || is_sched(ev);
+	int user_only = (is_kcall(ev) && ev >= KUTRACE_SYSCALL64 && !is_sched(ev)) ||
+		ev == KUTRACE_MWAIT || ev == KUTRACE_MONITOREXIT ||
+		(ev >= KUTRACE_MARKA && ev <= KUTRACE_MARKD);
+
+	if (kernel_only) {
+		c->st->ambiguous = 0;
+	} else if (user_only) {
+		c->st->ambiguous = 0;
+		c->st->top = 0;
+		if (c->sp.valid) {
+			c->sp.event = c->st->f[0].event;
+			c->sp.name = c->st->f[0].name;
+		}
+	}
+}
+
+static void point_row(struct kt_spans *s, const struct kt_event *e)
+{
+	put(s, e->t, e->dur > 0 ? e->dur : 1, e->cpu, e->pid,
+	    s->cpu[e->cpu].st->rpc, e->event, e->arg, e->retval, e->ipc, e->name);
+}
+
+static void special(struct kt_spans *s, const struct kt_event *e)
+{
+	struct cpu *c = &s->cpu[e->cpu];
+	int ev = e->event;
+
+	switch (ev) {
+	case KUTRACE_RUNNABLE: {
+		struct thread *t = thread(s, (uint32_t)e->arg);
+		char letter = wait_letter(c->st->f[c->st->top].name);
+
+		point_row(s, e);
+		if (!letter)
+			letter = c->wait_letter;
+		if (t->have_last && !t->running && letter && t->prior_end != NO_TIME)
+			put_wait(s, t, letter, t->prior_end, e->t);
+		t->wake_t = e->t;
+		t->wake_cpu = e->cpu;
+		t->wake_pid = e->pid;
+		t->wake_rpc = c->st->rpc;
+		t->prior_end = e->t + 1;
+		return;
+	}
+	case KUTRACE_IPI:
+	case KUTRACE_MONITORSTORE: {
+		int target = (int)(e->arg & 0xFFFF);
+
+		point_row(s, e);
+		if (target >= 0 && target < KUTRACE_MAX_CPUS) {
+			s->cpu[target].ipi_t = e->t;
+			s->cpu[target].ipi_from = e->cpu;
+			if (ev == KUTRACE_MONITORSTORE)
+				s->cpu[target].wait_letter =
+					wait_letter(c->st->f[c->st->top].name);
+		}
+		return;
+	}
+	case KUTRACE_LOCKNOACQUIRE:
+	case KUTRACE_LOCKACQUIRE:
+	case KUTRACE_LOCKWAKEUP: {
+		struct lock_ent *l = lock_ent(s, ((uint64_t)(uint32_t)e->arg << 32) |
+					      (uint32_t)e->pid);
+		const char *ln = e->name + 4;	/* after "try_", "acq_", "rel_" */
+		char buf[128];
+
+		point_row(s, e);
+		if (ev == KUTRACE_LOCKNOACQUIRE) {
+			if (l->try_t == NO_TIME)
+				l->try_t = e->t;
+		} else if (ev == KUTRACE_LOCKACQUIRE) {
+			if (l->try_t != NO_TIME && e->t - l->try_t >= 25) {
+				snprintf(buf, sizeof(buf), "~%s", ln);
+				put(s, l->try_t, e->t - 1 - l->try_t, -1, e->pid, -1,
+				    KUTRACE_LOCK_TRY, e->arg, 0, 0, kt_intern(buf));
+			}
+			l->try_t = NO_TIME;
+			l->hold_t = e->t;
+		} else {
+			if (l->hold_t != NO_TIME && e->t - l->hold_t >= 25) {
+				snprintf(buf, sizeof(buf), "=%s", ln);
+				put(s, l->hold_t, e->t - 1 - l->hold_t, -1, e->pid, -1,
+				    KUTRACE_LOCK_HELD, e->arg, 0, 0, kt_intern(buf));
+			}
+			l->hold_t = NO_TIME;
+			l->try_t = NO_TIME;
+		}
+		return;
+	}
+	default:
+		point_row(s, e);
+		return;
+	}
+}
+
+static void process(struct kt_spans *s, const struct kt_event *e)
+{
+	struct cpu *c = &s->cpu[e->cpu];
+	int ev = e->event;
+	int64_t t = e->t;
+
+	/* 5.3 fix-ups. */
+	if (is_kret(ev)) {
+		int x = ev - KUTRACE_RET_BIT;
+		struct kstack *st = c->st;
+		int found = 0;
+
+		for (int i = st->top; i >= 1; i--)
+			if (st->f[i].event == x)
+				found = i;
+		if (st->top >= 1 && st->f[st->top].event == KUTRACE_IRQ + 0xFD &&
+		    x == KUTRACE_IRQ + KUTRACE_IRQ_BH)
+			found = st->top, st->f[st->top].event = x;
+		if (found) {
+			while (st->top > found)
+				synth(s, e, t, st->f[st->top].event + KUTRACE_RET_BIT,
+				      ret_name(st->f[st->top].name));
+		} else {
+			int64_t at = c->sp.valid ? c->sp.start : t;
+			const char *cn = e->name[0] == '/' ? kt_intern(e->name + 1) : e->name;
+
+			pop_to_level(s, e, at, level(x));
+			synth(s, e, at, x, cn);
+		}
+	} else if (is_kcall(ev)) {
+		if (is_sched(ev) && c->st->top >= 1 &&
+		    c->st->f[c->st->top].event == KUTRACE_IRQ + 0xFD)
+			c->st->top--;	/* reschedule_ipi left by a lost return */
+		if (c->st->top == 1 && is_sched(c->st->f[1].event) &&
+		    c->switch_t != NO_TIME && !is_sched(ev)) {
+			int64_t at = c->switch_t;
+
+			synth(s, e, at, c->st->f[1].event + KUTRACE_RET_BIT,
+			      kt_intern("/-sched-"));
+		}
+		if (e->dur == 0 || !is_sched(ev))
+			pop_to_level(s, e, t, level(ev));
+	}
+	if (c->mwait_hint >= 0 && ev != KUTRACE_MWAIT)
+		put_cexit(s, e);
+
+	/* Bookkeeping. */
+	if (ev == KUTRACE_USERPID)
+		c->switch_t = t;
+	else if (is_sched(ev) || is_sched_ret(ev))
+		c->switch_t = NO_TIME;
+	if (ev == KUTRACE_MWAIT)
+		c->mwait_hint = (int)(e->arg & 0xFF);
+	if (e->pid > 0) {
+		struct thread *th = thread(s, e->pid);
+
+		th->have_last = 1;
+		th->last_rpc = c->st->rpc;
+		if (th->first_t == NO_TIME)
+			th->first_t = t;
+	}
+
+	/* 5.4 processing. */
+	if (is_sched_ret(ev)) {
+		if (c->th)
+			c->th->running = 1;
+		if (c->st->rpc)
+			put(s, t, 1, e->cpu, e->pid, c->st->rpc, KUTRACE_RPCIDMID,
+			    c->st->rpc, 0, 0, c->st->f[0].name);
+	}
+	resolve_ambiguity(s, e);
+
+	if (ev >= KUTRACE_RPCIDREQ && ev <= KUTRACE_RPCIDMID) {
+		close_span(s, e->cpu, t, e->ipc & 0xF, 0, 0);
+		c->st->rpc = (int)(e->arg & 0xFFFF);
+		point_row(s, e);
+		start_top(s, c, t + e->dur, 0, 0);
+		return;
+	}
+	if (ev == KUTRACE_USERPID) {
+		struct thread *old = c->th;
+
+		if (c->st->top >= 2)
+			c->st->ambiguous = c->st->top - 1;
+		if (old)
+			old->running = 0;
+		switch_to(s, c, (uint32_t)e->arg);
+		if (c->st->top == 0)
+			start_top(s, c, t, 0, 0);
+		return;
+	}
+	if (ev == KUTRACE_PC_U || ev == KUTRACE_PC_K) {
+		if (c->last_pc_t != NO_TIME && t > c->last_pc_t)
+			put(s, c->last_pc_t, t - c->last_pc_t, e->cpu, e->pid,
+			    c->st->rpc, ev, e->arg, 0, 0, e->name);
+		c->last_pc_t = t;
+		return;
+	}
+	if (ev == KUTRACE_PSTATE || ev == KUTRACE_PSTATE2) {
+		if (c->last_freq_t != NO_TIME)
+			put(s, c->last_freq_t, t - c->last_freq_t, e->cpu, 0, 0,
+			    KUTRACE_PSTATE, ev == KUTRACE_PSTATE ? e->arg : c->freq,
+			    0, 0, kt_intern("-freq-"));
+		c->last_freq_t = t;
+		c->freq = e->arg;
+		return;
+	}
+	if ((ev >= KUTRACE_MARKA && ev <= KUTRACE_MARKD) || ev == KUTRACE_MWAIT ||
+	    ev == KUTRACE_MONITOREXIT) {
+		close_span(s, e->cpu, t, e->ipc & 0xF, 0, 0);
+		point_row(s, e);
+		start_top(s, c, t + (e->dur > 0 ? e->dur : 1), 0, 0);
+		if (ev == KUTRACE_MWAIT && c->st->top == 0) {
+			c->sp.name = kt_intern("-idlelp-");
+			c->sp.arg = 1;
+		} else if (ev == KUTRACE_MONITOREXIT && c->st->top == 0) {
+			c->sp.name = kt_intern("-idle-");	/* fixes -idlelp- arg 0 */
+		}
+		return;
+	}
+	if (ev >= KUTRACE_SPECIAL_LO && ev < KUTRACE_CALL_LO) {
+		special(s, e);
+		return;
+	}
+	if (!is_kcall(ev) && !is_kret(ev) && ev != KUTRACE_C_EXIT)
+		return;	/* nothing else makes spans */
+
+	/* 10. Calls, returns, c-exit. */
+	close_span(s, e->cpu, t, e->ipc & 0xF, e->retval, is_kret(ev));
+	if (e->pid >= 0) {
+		struct thread *th = thread(s, e->pid);
+
+		if (th->wake_t != NO_TIME) {
+			put(s, th->wake_t, t - th->wake_t > MAX_SPAN ? 1 : t - th->wake_t,
+			    th->wake_cpu, th->wake_pid, th->wake_rpc,
+			    KUTRACE_ARC_WAKEUP, e->cpu, th->pid, 0,
+			    kt_intern("-wakeup-"));
+			th->wake_t = NO_TIME;
+		}
+		if (e->pid > 0 && th->prior_end != NO_TIME) {
+			put_wait(s, th, 'c', th->prior_end, t);
+			th->prior_end = t + e->dur;
+		}
+	}
+	if (c->ipi_t != NO_TIME) {
+		put(s, c->ipi_t, t - c->ipi_t, c->ipi_from, -1, -1, KUTRACE_ARC_IPI,
+		    e->cpu, 0, 0, kt_intern("-ipi-"));
+		c->ipi_t = NO_TIME;
+	}
+	if (is_kcall(ev)) {
+		if (e->dur > 0) {
+			/* A fused call: its own span, then resume. */
+			put(s, t, e->dur, e->cpu, e->pid, c->st->rpc, ev, e->arg,
+			    e->retval, (e->ipc >> 4) & 0xF, e->name);
+			if (e->pid > 0)
+				thread(s, e->pid)->prior_end = t + e->dur;
+			start_top(s, c, t + e->dur, 0, 0);
+		} else {
+			push(c, ev, e->name, e->arg);
+			start_top(s, c, t, e->arg, 0);
+		}
+	} else if (is_kret(ev)) {
+		if (c->st->top > 0)
+			c->st->top--;
+		start_top(s, c, t, e->arg, e->retval);
+		if (c->st->top == 0 && c->th && c->th->pid == 0)
+			c->sp.arg = 0;
+	} else {
+		put(s, t, e->dur, e->cpu, e->pid, c->st->rpc, ev, e->arg,
+		    e->retval, e->ipc, e->name);
+		start_top(s, c, t + e->dur, 0, 0);
+	}
+	/* 5.3 step 10: clone/fork make their child runnable. */
+	if ((is_kret(ev) || (is_kcall(ev) && e->dur > 0)) && e->retval != 0 &&
+	    e->name && (!strcmp(e->name, "clone") || !strcmp(e->name, "/clone") ||
+			!strcmp(e->name, "fork") || !strcmp(e->name, "/fork") ||
+			!strcmp(e->name, "clone3") || !strcmp(e->name, "/clone3") ||
+			!strcmp(e->name, "vfork") || !strcmp(e->name, "/vfork"))) {
+		struct kt_event r = *e;
+		char buf[32];
+
+		r.t = t + e->dur;
+		r.dur = 1;
+		r.event = KUTRACE_RUNNABLE;
+		r.arg = e->retval;
+		snprintf(buf, sizeof(buf), "runnable.%" PRId64, e->retval);
+		r.name = kt_intern(buf);
+		special(s, &r);
+	}
+}
+
+void kt_spans_event(struct kt_spans *s, const struct kt_event *e)
+{
+	if (e->event >= KUTRACE_VARLEN_LO && e->event <= KUTRACE_VARLEN_HI) {
+		name_record(s, e);
+		return;
+	}
+	if (e->cpu < 0 || e->cpu >= KUTRACE_MAX_CPUS)
+		return;
+	if (e->event == KUTRACE_MBIT_SEC) {
+		if (e->arg > 0)
+			s->mbit = (int)e->arg;
+		return;
+	}
+	struct cpu *c = &s->cpu[e->cpu];
+
+	if (!c->st) {
+		/* First event on this CPU: it runs idle with an empty stack. */
+		c->th = thread(s, 0);
+		c->st = &c->stack;
+		c->st->f[0].event = KUTRACE_IDLE;
+		c->st->f[0].name = kt_intern("-idle-");
+	}
+	if (e->t > s->last_t)
+		s->last_t = e->t;
+	c->last_t = e->t;
+	process(s, e);
+}
+
+struct kt_spans *kt_spans_new(kt_row_fn fn, void *ctx)
+{
+	struct kt_spans *s = kt_xcalloc(1, sizeof(*s));
+
+	s->fn = fn;
+	s->ctx = ctx;
+	s->mbit = 1000;
+	for (int i = 0; i < KUTRACE_MAX_CPUS; i++) {
+		s->cpu[i].mwait_hint = -1;
+		s->cpu[i].last_pc_t = NO_TIME;
+		s->cpu[i].last_freq_t = NO_TIME;
+		s->cpu[i].switch_t = NO_TIME;
+		s->cpu[i].ipi_t = NO_TIME;
+	}
+	return s;
+}
+
+void kt_spans_finish(struct kt_spans *s)
+{
+	for (int i = 0; i < KUTRACE_MAX_CPUS; i++) {
+		struct cpu *c = &s->cpu[i];
+
+		if (c->last_freq_t != NO_TIME && s->last_t > c->last_freq_t)
+			put(s, c->last_freq_t, s->last_t - c->last_freq_t, i, 0, 0,
+			    KUTRACE_PSTATE, c->freq, 0, 0, kt_intern("-freq-"));
+	}
+	/* Row labels for threads that had several names (exec). */
+	for (size_t i = 0; i < s->tcap; i++) {
+		struct thread *t = s->th[i];
+		char buf[300];
+
+		if (!t || !t->rowname || !strchr(t->rowname, '+') ||
+		    t->first_t == NO_TIME)
+			continue;
+		snprintf(buf, sizeof(buf), "%s.%" PRId64, t->rowname, t->pid);
+		put(s, t->first_t, 1, 0, (int)t->pid, 0, KUTRACE_LEFTMARK, 0, 0,
+		    0, kt_intern(buf));
+	}
+}
+
+void kt_spans_free(struct kt_spans *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->tcap; i++)
+		free(s->th[i]);
+	free(s->th);
+	free(s->locks);
+	free(s);
+}
+
+const char *kt_spans_kernel(const struct kt_spans *s) { return s->kernel; }
+const char *kt_spans_model(const struct kt_spans *s) { return s->model; }
+const char *kt_spans_host(const struct kt_spans *s) { return s->host; }
+int kt_spans_mbit(const struct kt_spans *s) { return s->mbit; }
+uint64_t kt_spans_rows(const struct kt_spans *s) { return s->rows; }
