@@ -1,0 +1,418 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * checktrace - validate a raw KUtrace file (FORMATS.md 6.9).
+ *
+ *   checktrace <file.trace> [-v] [-q] [-h] [-nopf]
+ *
+ * Prints one line per finding, prefixed "OK  ", "Warn", "FAIL" or "info",
+ * each distinct message at most twice unless -v, and ends with
+ * "PASS <file>" or "FAIL <file>" (exit status 0 / 1).  -q prints only that
+ * verdict, -h also hex-dumps every word, -nopf accepts traces without page
+ * faults.
+ *
+ * Blocks are read with libkutrace's kt_raw_next, so side blocks follow the
+ * IPC or LLC flag (the original looked at IPC only, bug 26) and damage the
+ * reader cannot get past ends the check with its one-line reason.  Block
+ * order is not checked for wraparound traces, whose blocks are not in
+ * time order in the file (bug 19).
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "kutrace/kutrace.h"
+
+/* gettimeofday plausibility window: [2016-01-01, 2050-01-01) UTC. */
+#define USEC_2016 1451606400000000ULL
+#define USEC_2050 2524608000000000ULL
+#define MAX_CTR   0x001FFFFFFFFFFFFFULL
+#define MAX_CALLS 0x1000
+
+static int verbose, quiet, hexdump, nopf;
+static int failed;
+
+/* Message repetition counts, keyed by the format string. */
+struct seenmsg {
+	const char *fmt;
+	long n;
+};
+static struct seenmsg seen[128];
+static size_t nseen;
+
+static void report(const char *tag, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void report(const char *tag, const char *fmt, ...)
+{
+	size_t i;
+	va_list ap;
+
+	if (strcmp(tag, "FAIL") == 0)
+		failed = 1;
+	if (quiet)
+		return;
+	for (i = 0; i < nseen; i++)
+		if (seen[i].fmt == fmt)
+			break;
+	if (i == nseen && nseen < sizeof(seen) / sizeof(seen[0]))
+		seen[nseen++].fmt = fmt;
+	if (i < nseen && ++seen[i].n > 2 && !verbose) {
+		if (seen[i].n == 3)
+			printf("%s (more of the above; -v shows all)\n", tag);
+		return;
+	}
+	printf("%s ", tag);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: checktrace <file.trace> [-v] [-q] [-h] [-nopf]\n"
+		"Validates a raw KUtrace file and prints OK/Warn/FAIL/info lines,\n"
+		"ending with \"PASS <file>\" or \"FAIL <file>\".\n"
+		"  -v     show every message (default: each at most twice)\n"
+		"  -q     print only the verdict\n"
+		"  -h     hex-dump every word\n"
+		"  -nopf  do not require page-fault (trap) events\n");
+}
+
+struct counts {
+	long traps, irqs, syscalls, names, ctxsw, wakeups;
+	long pcsamples, freq, mwait, rpc, locks, queues, marks;
+	int kernel_ver, model, host;
+	long calls[MAX_CALLS], rets[MAX_CALLS];
+	long cpu_events[KUTRACE_MAX_CPUS];
+};
+
+static struct counts cnt;
+
+/* Events per CPU per time bucket, for the "busiest interval" lines. */
+struct busy {
+	double width;		/* seconds */
+	long *ev;		/* [bucket * MAX_CPUS + cpu] */
+	long nb;
+};
+
+static void busy_add(struct busy *b, double t, unsigned int cpu, long n)
+{
+	if (t < 0 || t > 1e6)
+		return;
+	long k = (long)(t / b->width);
+
+	if (k >= b->nb) {
+		long nn = k + 64;
+
+		b->ev = kt_xrealloc(b->ev, (size_t)nn * KUTRACE_MAX_CPUS * sizeof(long));
+		memset(b->ev + b->nb * KUTRACE_MAX_CPUS, 0,
+		       (size_t)(nn - b->nb) * KUTRACE_MAX_CPUS * sizeof(long));
+		b->nb = nn;
+	}
+	b->ev[k * KUTRACE_MAX_CPUS + cpu] += n;
+}
+
+static void busy_report(const struct busy *b, const char *label, int ncpus)
+{
+	long best = -1, bestn = 0;
+
+	for (long k = 0; k < b->nb; k++) {
+		long n = 0;
+
+		for (int c = 0; c < KUTRACE_MAX_CPUS; c++)
+			n += b->ev[k * KUTRACE_MAX_CPUS + c];
+		if (n > bestn) {
+			bestn = n;
+			best = k;
+		}
+	}
+	if (best < 0)
+		return;
+	report("info", "busiest %s: %.1f..%.1f s, %ld events (%.0f per CPU)", label,
+	       best * b->width, (best + 1) * b->width, bestn,
+	       ncpus ? (double)bestn / ncpus : 0.0);
+}
+
+static int printable(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7E)
+			return 0;
+	return 1;
+}
+
+static void count_entry(unsigned int ev, uint64_t w)
+{
+	unsigned int type = ev & KUTRACE_TYPE_MASK;
+
+	if (kutrace_is_varlen(ev)) {
+		cnt.names++;
+		if (type == KUTRACE_KERNEL_VER)
+			cnt.kernel_ver = 1;
+		else if (type == KUTRACE_MODEL_NAME)
+			cnt.model = 1;
+		else if (type == KUTRACE_HOST_NAME)
+			cnt.host = 1;
+		return;
+	}
+	if (ev == KUTRACE_PC_U || ev == KUTRACE_PC_K || ev == KUTRACE_PC_TEMP) {
+		cnt.pcsamples++;
+		return;
+	}
+	if (ev >= KUTRACE_CALL_LO) {
+		unsigned int call = ev & ~(unsigned int)KUTRACE_RET_BIT;
+		int fused = ((w >> KUTRACE_DELTA_SHIFT) & KUTRACE_DELTA_MASK) != 0;
+
+		if (kutrace_is_call(ev)) {
+			cnt.calls[call]++;
+			if (fused)
+				cnt.rets[call]++;
+		} else {
+			cnt.rets[call]++;
+		}
+		if (call == KUTRACE_SCHED_CALL || call == KUTRACE_SCHED_CALL_OLD)
+			return;
+		if (call < KUTRACE_IRQ)
+			cnt.traps++;
+		else if (call < KUTRACE_TRAPRET)
+			cnt.irqs++;
+		else if (call >= KUTRACE_SYSCALL64)
+			cnt.syscalls++;
+		return;
+	}
+	switch (ev) {
+	case KUTRACE_USERPID: cnt.ctxsw++; break;
+	case KUTRACE_RUNNABLE: cnt.wakeups++; break;
+	case KUTRACE_PSTATE: case KUTRACE_PSTATE2: cnt.freq++; break;
+	case KUTRACE_MWAIT: cnt.mwait++; break;
+	case KUTRACE_RPCIDREQ: case KUTRACE_RPCIDRESP: case KUTRACE_RPCIDMID:
+	case KUTRACE_RPCIDRXMSG: case KUTRACE_RPCIDTXMSG: cnt.rpc++; break;
+	case KUTRACE_LOCKNOACQUIRE: case KUTRACE_LOCKACQUIRE: case KUTRACE_LOCKWAKEUP:
+		cnt.locks++; break;
+	case KUTRACE_ENQUEUE: case KUTRACE_DEQUEUE: cnt.queues++; break;
+	case KUTRACE_MARKA: case KUTRACE_MARKB: case KUTRACE_MARKC: case KUTRACE_MARKD:
+		cnt.marks++; break;
+	default: break;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const char *path = NULL;
+
+	kt_set_progname(argv[0]);
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--help") == 0) {
+			usage(stdout);
+			return 0;
+		} else if (strcmp(argv[i], "-v") == 0) {
+			verbose = 1;
+		} else if (strcmp(argv[i], "-q") == 0) {
+			quiet = 1;
+		} else if (strcmp(argv[i], "-h") == 0) {
+			hexdump = 1;
+		} else if (strcmp(argv[i], "-nopf") == 0) {
+			nopf = 1;
+		} else if (argv[i][0] == '-' || path) {
+			usage(stderr);
+			return 2;
+		} else {
+			path = argv[i];
+		}
+	}
+	if (!path) {
+		usage(stderr);
+		return 2;
+	}
+
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		kt_die("cannot open %s: %m", path);
+	if (st.st_size < KUTRACE_BLOCK_BYTES || st.st_size % KUTRACE_SIDE_BYTES != 0) {
+		report("FAIL", "file size %lld bytes: must be a multiple of 8 KiB and at least 64 KiB",
+		       (long long)st.st_size);
+		printf("FAIL %s\n", path);
+		return 1;
+	}
+
+	struct kt_raw r;
+	struct kt_block *b = kt_xmalloc(sizeof(*b));
+
+	if (kt_raw_open(&r, path) != 0)
+		kt_die("%s", r.err);
+
+	/* Block 0's version nibble first: the reader refuses versions != 3. */
+	{
+		uint64_t w[2] = { 0, 0 };
+		FILE *f = fopen(path, "rb");
+
+		if (!f || fread(w, sizeof(w[0]), 2, f) != 2)
+			kt_die("cannot read %s", path);
+		fclose(f);
+		int version = (int)((w[1] >> KUTRACE_HDR_FLAGS_SHIFT) & KUTRACE_FLAG_VERSION);
+
+		if (version < KUTRACE_FILE_VERSION) {
+			report("FAIL", "block 0: trace-file version %d < %d (too old or not a trace)",
+			       version, KUTRACE_FILE_VERSION);
+			printf("FAIL %s\n", path);
+			return 1;
+		}
+		if (version != KUTRACE_FILE_VERSION)
+			report("Warn", "block 0: trace-file version %d, expected %d",
+			       version, KUTRACE_FILE_VERSION);
+	}
+
+	struct busy tenth = { 0.1, NULL, 0 }, second = { 1.0, NULL, 0 };
+	uint64_t prev_base = 0, prev_usec = 0;
+	unsigned int orflags = 0;
+	double ticks_per_us = 0;
+	int wrap = 0, ncpus = 0, rc;
+	long blocks = 0;
+
+	while ((rc = kt_raw_next(&r, b)) == 1) {
+		long bi = b->index;
+
+		blocks++;
+		orflags |= b->flags;
+		if (bi == 0) {
+			uint64_t c0 = r.start_ctr, c1 = r.stop_ctr;
+			uint64_t u0 = r.start_usec, u1 = r.stop_usec;
+
+			wrap = (b->flags & KUTRACE_FLAG_WRAP) != 0;
+			/* Raspberry Pi counters are 32 bits: skip the range test. */
+			if (!(c0 <= 0xFFFFFFFFULL && c1 <= 0xFFFFFFFFULL) &&
+			    (c0 > MAX_CTR || c1 > MAX_CTR))
+				report("FAIL", "block 0: start/stop counter %#llx/%#llx out of range",
+				       (unsigned long long)c0, (unsigned long long)c1);
+			if (u0 < USEC_2016 || u0 >= USEC_2050 || u1 < USEC_2016 || u1 >= USEC_2050)
+				report("FAIL", "block 0: start/stop gettimeofday %llu/%llu usec outside 2016..2050",
+				       (unsigned long long)u0, (unsigned long long)u1);
+			if (c0 >= c1 || u0 >= u1) {
+				report("FAIL", "block 0: start time is not before stop time");
+			} else {
+				ticks_per_us = (double)(c1 - c0) / (double)(u1 - u0);
+				if (ticks_per_us < 25 || ticks_per_us > 100)
+					report("Warn", "block 0: counter rate %.2f ticks/usec outside 25..100",
+					       ticks_per_us);
+				else
+					report("OK  ", "block 0: counter rate %.2f ticks/usec", ticks_per_us);
+			}
+			if (b->w[6] || b->w[7])
+				report("Warn", "block 0: reserved words 6, 7 not zero");
+		}
+		if (b->cpu < KUTRACE_MAX_CPUS && cnt.cpu_events[b->cpu] == 0) {
+			cnt.cpu_events[b->cpu] = -1;	/* marks the CPU as seen */
+			ncpus++;
+		}
+		if (b->flags & KUTRACE_FLAG_UNUSED)
+			report("Warn", "block %ld: unused flag bit 0x10 set", bi);
+		if (b->pid >= (1u << 20))
+			report("Warn", "block %ld: pid %u >= 2^20", bi, b->pid);
+		if (b->mhz && (b->mhz < 25 || b->mhz > 9999))
+			report("Warn", "block %ld: header MHz %u outside 25..9999", bi, b->mhz);
+		if (b->w[bi == 0 ? KUTRACE_HDR0_PID + 1 : KUTRACE_HDRN_PID + 1])
+			report("Warn", "block %ld: reserved header word not zero", bi);
+		if (!printable(b->comm))
+			report("Warn", "block %ld: non-printable command name in header", bi);
+		if (b->base < r.start_ctr || b->base > r.stop_ctr)
+			report("FAIL", "block %ld: counter %#llx outside the start..stop range", bi,
+			       (unsigned long long)b->base);
+		if (b->usec < r.start_usec || b->usec > r.stop_usec)
+			report("FAIL", "block %ld: gettimeofday %llu outside the start..stop range", bi,
+			       (unsigned long long)b->usec);
+		if (bi > 0 && !wrap && (b->base < prev_base || b->usec < prev_usec))
+			report("FAIL", "block %ld: starts earlier than the previous block", bi);
+		prev_base = b->base;
+		prev_usec = b->usec;
+
+		long nev = 0;
+
+		for (int i = 0; i < KUTRACE_BLOCK_WORDS; i++) {
+			if (hexdump && !quiet)
+				printf("     %4ld %4d %016llx\n", bi, i, (unsigned long long)b->w[i]);
+		}
+		for (int i = b->first_entry; i < KUTRACE_BLOCK_WORDS;) {
+			uint64_t w = b->w[i];
+
+			if (w == KUTRACE_WORD_NOP) {
+				i++;
+				continue;
+			}
+			if (w == KUTRACE_WORD_END)
+				break;
+			unsigned int ev = kutrace_word_event(w);
+			unsigned int len = kutrace_entry_words(ev);
+
+			if (len == 0)
+				len = 1;
+			if ((long)i + len > KUTRACE_BLOCK_WORDS) {
+				report("FAIL", "block %ld word %d: entry %#05x of %u words runs past the block end",
+				       bi, i, ev, len);
+				break;
+			}
+			count_entry(ev, w);
+			nev++;
+			i += (int)len;
+		}
+		if (b->cpu < KUTRACE_MAX_CPUS)
+			cnt.cpu_events[b->cpu] = nev + (cnt.cpu_events[b->cpu] < 0 ? 0 : cnt.cpu_events[b->cpu]);
+		if (ticks_per_us > 0 && b->base >= r.start_ctr) {
+			double t = (double)(b->base - r.start_ctr) / ticks_per_us / 1e6;
+
+			busy_add(&tenth, t, b->cpu < KUTRACE_MAX_CPUS ? b->cpu : 0, nev);
+			busy_add(&second, t, b->cpu < KUTRACE_MAX_CPUS ? b->cpu : 0, nev);
+		}
+	}
+	if (rc < 0)
+		report("FAIL", "%s", r.err);
+	kt_raw_close(&r);
+
+	report("info", "%ld blocks, %d CPUs, flags %#04x%s%s%s", blocks, ncpus, orflags,
+	       orflags & KUTRACE_FLAG_IPC ? " IPC" : "", orflags & KUTRACE_FLAG_LLC ? " LLC" : "",
+	       wrap ? " WRAP" : "");
+	struct {
+		const char *what;
+		long n;
+		int need;
+	} req[] = {
+		{ "trap", cnt.traps, !nopf },
+		{ "IRQ", cnt.irqs, 1 },
+		{ "syscall", cnt.syscalls, 1 },
+		{ "name", cnt.names, 1 },
+		{ "context-switch", cnt.ctxsw, 1 },
+	};
+	for (size_t i = 0; i < sizeof(req) / sizeof(req[0]); i++) {
+		if (req[i].n)
+			report("OK  ", "%ld %s events", req[i].n, req[i].what);
+		else if (req[i].need)
+			report("FAIL", "no %s events", req[i].what);
+		else
+			report("Warn", "no %s events (-nopf)", req[i].what);
+	}
+	if (cnt.wakeups)
+		report("OK  ", "%ld wakeup events", cnt.wakeups);
+	else
+		report("Warn", "no wakeup events");
+	for (int c = 0; c < MAX_CALLS; c++) {
+		long calls = cnt.calls[c], rets = cnt.rets[c];
+
+		if (calls >= 10 && calls * 100 > (calls + rets) * 55)
+			report("Warn", "event %#05x: %ld calls but only %ld returns", c, calls, rets);
+	}
+	report("info", "kernel version %s, CPU model %s, host name %s",
+	       cnt.kernel_ver ? "present" : "absent", cnt.model ? "present" : "absent",
+	       cnt.host ? "present" : "absent");
+	report("info", "%ld PC samples, %ld frequency, %ld MWAIT, %ld RPC, %ld lock, %ld queue, %ld mark events",
+	       cnt.pcsamples, cnt.freq, cnt.mwait, cnt.rpc, cnt.locks, cnt.queues, cnt.marks);
+	busy_report(&tenth, "1/10 s", ncpus);
+	busy_report(&second, "1 s", ncpus);
+	free(tenth.ev);
+	free(second.ev);
+	free(b);
+	printf("%s %s\n", failed ? "FAIL" : "PASS", path);
+	return failed;
+}
