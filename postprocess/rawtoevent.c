@@ -48,6 +48,11 @@ static int on_block(void *p, const struct kt_block *b)
 		c->dec = kt_decoder_new(&c->raw, print_event, c, err, sizeof(err));
 		if (!c->dec)
 			kt_die("%s", err);
+		/* The base minute of all times (UTC); eventtospan reads it. */
+		char base[32];
+
+		kt_timebase_string(kt_decoder_timebase(c->dec), base, sizeof(base));
+		printf("# ## TRACEBASE: %s\n", base);
 	}
 	time_t secs = (time_t)(b->usec / 1000000);
 	struct tm tm;

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * eventtospan - event text (rawtoevent) to timespan JSON (FORMATS.md 5).
+ *
+ *   rawtoevent X.trace | LC_ALL=C sort -n | eventtospan "title" > X.json
+ *
+ * The same span builder as kutrace_postproc; the output is already in
+ * the byte order the original pipeline's final `sort` produced, so the
+ * trailing `| sort` of old scripts is harmless but no longer needed.
+ * Accepts unsorted input too (it is sorted in memory, within the
+ * late-store tolerance of the span builder), but sorted input is the
+ * contract of the original.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kutrace/kutrace.h"
+
+struct ctx {
+	struct kt_rowsort *sort;
+	FILE *out;
+};
+
+static void on_row(void *p, const struct kt_row *r)
+{
+	kt_rowsort_add(((struct ctx *)p)->sort, r);
+}
+
+static void write_row(void *p, const struct kt_row *r)
+{
+	kt_json_row(((struct ctx *)p)->out, r);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: eventtospan [\"title\"] [-v] [-t] < events.txt > spans.json\n"
+		"Reads rawtoevent's event text (sorted with LC_ALL=C sort -n) on stdin and\n"
+		"writes the KUtrace timespan JSON on stdout.\n");
+}
+
+int main(int argc, char **argv)
+{
+	struct ctx c = { .out = stdout };
+	const char *title = "";
+	char tracebase[32] = "";
+	unsigned int flags = 0;
+	int version = KUTRACE_EVENT_TEXT_VERSION;
+	char *line = NULL;
+	size_t cap = 0;
+	long lineno = 0;
+
+	kt_set_progname(argv[0]);
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "-t")) {
+			continue;
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			usage(stderr);
+			return 2;
+		} else {
+			title = argv[i];
+		}
+	}
+	struct kt_spans *spans = kt_spans_new(on_row, &c);
+
+	c.sort = kt_rowsort_new(1 << 20);
+	while (getline(&line, &cap, stdin) > 0) {
+		lineno++;
+		line[strcspn(line, "\r\n")] = '\0';
+		if (line[0] == '#') {
+			if (!strncmp(line, "# ## VERSION: ", 14))
+				version = atoi(line + 14);
+			else if (!strncmp(line, "# ## FLAGS: ", 12))
+				flags = (unsigned int)strtoul(line + 12, NULL, 10);
+			else if (!strncmp(line, "# ## TRACEBASE: ", 16))
+				snprintf(tracebase, sizeof(tracebase), "%s", line + 16);
+			else if (!tracebase[0] && !strncmp(line, "# [1] 20", 8) && strlen(line) > 23)
+				snprintf(tracebase, sizeof(tracebase), "%.17s00", line + 6);
+			continue;
+		}
+		if (!line[0])
+			continue;
+		struct kt_event e = { 0 };
+		long long t, dur, ev, cpu, pid, rpc, arg, ret;
+		int ipc, off = 0;
+		char name[1024];
+
+		int n = sscanf(line, "%lld %lld %lld %n", &t, &dur, &ev, &off);
+
+		if (n < 3)
+			kt_die("stdin line %ld: not an event line: %.60s", lineno, line);
+		if (ev >= KUTRACE_VARLEN_LO && ev <= KUTRACE_VARLEN_HI) {
+			/* Name record: t 1 ev arg name */
+			if (sscanf(line + off, "%lld %1023s", &arg, name) != 2)
+				kt_die("stdin line %ld: bad name record", lineno);
+			e.t = t;
+			e.event = (int)ev;
+			e.arg = (uint32_t)arg;
+			e.name = kt_intern(name);
+			kt_spans_event(spans, &e);
+			continue;
+		}
+		n = sscanf(line + off, "%lld %lld %lld %lld %lld %d %1023s",
+			   &cpu, &pid, &rpc, &arg, &ret, &ipc, name);
+		if (n == 6 && version < 2) {
+			n = 7;
+		}
+		if (n < 7)
+			kt_die("stdin line %ld: expected 10 fields: %.60s", lineno, line);
+		if (cpu < 0 || cpu >= KUTRACE_MAX_CPUS)
+			kt_die("stdin line %ld: CPU %lld out of range", lineno, cpu);
+		e.t = t;
+		e.dur = dur;
+		e.event = (int)ev;
+		e.cpu = (int)cpu;
+		e.pid = (int)pid;
+		e.rpc = (int)rpc;
+		e.arg = arg;
+		e.retval = ret;
+		e.ipc = ipc;
+		e.name = kt_intern(strcmp(name, "-") ? name : "");
+		kt_spans_event(spans, &e);
+	}
+	free(line);
+	kt_spans_finish(spans);
+	struct kt_json_meta m = {
+		.title = title, .tracebase = tracebase,
+		.kernel = kt_spans_kernel(spans), .model = kt_spans_model(spans),
+		.host = kt_spans_host(spans), .flags = flags,
+		.mbit = kt_spans_mbit(spans), .version = version,
+		.randomid = (uint32_t)(time(NULL) ^ ((uint32_t)getpid() * 12345678u)),
+	};
+	kt_json_header(c.out, &m);
+	kt_rowsort_finish(c.sort, write_row, &c);
+	kt_json_footer(c.out);
+	fprintf(stderr, "eventtospan: %" PRIu64 " spans\n", kt_spans_rows(spans));
+	kt_spans_free(spans);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		kt_die("write error on stdout");
+	return 0;
+}
