@@ -83,7 +83,7 @@ int main(int argc, char **argv)
 		}
 		put(1234);				/* pid */
 		put(0);					/* reserved */
-		put(0x5f65636172747563ULL);		/* "cutrace_" */
+		put(0x5f6563617274756bULL);		/* "kutrace_" */
 		put(0x6c6f72746e6f63ULL);		/* "control" */
 		uint64_t t = base;
 
