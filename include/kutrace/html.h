@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * kutrace/html.h - the self-contained HTML timeline page (lib/html.c).
+ *
+ * A page is the viewer template (postprocess/viewer/viewer.html) with its
+ * local <link rel="stylesheet" href="X.css"> and <script src="X.js"> lines
+ * inlined, and the trace embedded at the template line
+ * "<!-- kutrace:data -->" as two elements:
+ *
+ *   <script type="application/json" id="ktmeta">   every top-level key of
+ *       the KUtrace JSON except "events" (title, tracebase, flags,
+ *       randomid, savedview, extra, ...), with '<' written as \u003c;
+ *   <script type="application/octet-stream" id="ktdata" data-enc="deflate">
+ *       base64 of a zlib stream (DecompressionStream('deflate') in the
+ *       browser; data-enc="raw" when built without zlib) holding the
+ *       events as columns, see the blob layout in lib/html.c.
+ *
+ * The blob also keeps the exact text around and between the rows, so
+ * kt_html_extract() gives back the JSON file byte for byte.
+ */
+#ifndef KUTRACE_HTML_H
+#define KUTRACE_HTML_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/*
+ * Embed KUtrace JSON (FORMATS.md 5.10) into the template and write one
+ * self-contained page to out.  Returns 0, or -1 with a one-line message in
+ * err (e.g. "JSON line 12: expected ',' or ']' in event row").
+ */
+int kt_html_write(FILE *out, const char *template_path, FILE *json_in,
+		  char *err, size_t errlen);
+/* The same from a JSON text in memory. */
+int kt_html_write_mem(FILE *out, const char *template_path,
+		      const char *json, size_t len, char *err, size_t errlen);
+
+/*
+ * Write the JSON embedded in a page back to out: the exact input of
+ * kt_html_write for pages made by it, or the JSON string of a page made
+ * by the original makeself (var myString = '...').  0 or -1 with err set.
+ */
+int kt_html_extract(FILE *out, const char *html, size_t len,
+		    char *err, size_t errlen);
+
+/*
+ * Locate viewer.html: $KUTRACE_VIEWER if set, else next to the running
+ * program (argv0 or /proc/self/exe) in ../share/kutrace/viewer.html, then
+ * the source tree's postprocess/viewer/viewer.html (for build/bin and
+ * build-san/bin).  Returns a malloc'd path, or NULL if none exists.
+ */
+char *kt_html_find_template(const char *argv0);
+
+/* Read a whole stream into a malloc'd buffer (NUL-terminated); NULL on a
+ * read error.  *len gets the byte count. */
+char *kt_html_slurp(FILE *f, size_t *len);
+
+#endif /* KUTRACE_HTML_H */

@@ -1,0 +1,1497 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * html.c - embed KUtrace JSON into the timeline viewer template, and get it
+ * back out (makeself, unmakeself, kutrace_postproc).
+ *
+ * Reading the JSON.  The header values (title, savedview, extra ...) are
+ * small and are parsed with jansson, the Debian JSON library, when it is
+ * available at build time.  The "events" array is read by the hand-written
+ * row scanner below, on purpose: a 10M-span trace is about 750 MB of JSON,
+ * and a DOM library would need several GB (one json_t per field, 100M of
+ * them) and tens of seconds; the scanner reads the rows straight into
+ * columns at several hundred MB/s.  It follows the JSON grammar strictly
+ * (RFC 8259 numbers, strings with every escape incl. surrogate pairs,
+ * whitespace), keeps a line number, never reads past the buffer, limits
+ * nesting depth, and turns every error into one line of text; the values
+ * that are not event rows are checked by the same scanner and by jansson.
+ *
+ * Blob layout (little endian u32 = "u", zig-zag LEB128 varint = "v"):
+ *   "KTV1" u:nrows u:ncols u:collen[ncols] column bytes...
+ *   columns, each nrows varints: ts delta (10 ns units), dur (10 ns),
+ *     cpu, pid, rpc, event, arg, retval, ipc, name index, glue index
+ *   u:nstrings u:lenbytes  v:len[nstrings]  u:databytes  UTF-8 data
+ *   text section (only unmakeself reads it): u:len prefix, u:len suffix,
+ *     u:nglue (u:len bytes)*, u:nexc (u:row u:len bytes)*
+ * The JSON is rebuilt as prefix row0 glue[g1] row1 ... suffix, where a row
+ * is printed in the canonical eventtospan form unless it is listed in the
+ * exceptions, which keep the row text as it was.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kutrace/kutrace.h"
+#include "kutrace/html.h"
+
+#if defined(__has_include)
+#if __has_include(<zlib.h>)
+#include <zlib.h>
+#define KT_HAVE_ZLIB 1
+#endif
+#if __has_include(<jansson.h>)
+#include <jansson.h>
+#define KT_HAVE_JANSSON 1
+#endif
+#endif
+
+#define NCOLS 11
+#define MAX_DEPTH 512
+
+/* ---------------------------------------------------------------------- */
+/* Byte vectors                                                            */
+/* ---------------------------------------------------------------------- */
+
+struct bv {
+	unsigned char *p;
+	size_t len, cap;
+};
+
+static void bv_grow(struct bv *b, size_t need)
+{
+	if (b->len + need <= b->cap)
+		return;
+	size_t c = b->cap ? b->cap : 256;
+	while (c < b->len + need)
+		c *= 2;
+	b->p = kt_xrealloc(b->p, c);
+	b->cap = c;
+}
+
+static void bv_add(struct bv *b, const void *s, size_t n)
+{
+	bv_grow(b, n);
+	if (n)
+		memcpy(b->p + b->len, s, n);
+	b->len += n;
+}
+
+static void bv_u32(struct bv *b, uint32_t v)
+{
+	unsigned char t[4] = { v & 255, (v >> 8) & 255, (v >> 16) & 255, v >> 24 };
+	bv_add(b, t, 4);
+}
+
+static inline void bv_varint(struct bv *b, int64_t sv)
+{
+	uint64_t v = ((uint64_t)sv << 1) ^ (uint64_t)(sv >> 63);
+
+	bv_grow(b, 10);
+	while (v >= 0x80) {
+		b->p[b->len++] = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	b->p[b->len++] = (unsigned char)v;
+}
+
+static void bv_free(struct bv *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->len = b->cap = 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* String interning with indices                                           */
+/* ---------------------------------------------------------------------- */
+
+struct strtab {
+	struct bv data;		/* all strings back to back */
+	size_t *off, *len;
+	uint32_t n, cap;
+	uint32_t *hash;		/* open addressing, index+1, 0 = empty */
+	uint32_t hcap;
+};
+
+static uint32_t str_hash(const char *s, size_t n)
+{
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
+
+static uint32_t strtab_intern(struct strtab *t, const char *s, size_t n)
+{
+	if (t->hcap == 0 || (t->n + 1) * 2 > t->hcap) {
+		uint32_t nc = t->hcap ? t->hcap * 2 : 1024;
+		uint32_t *nh = kt_xcalloc(nc, sizeof(*nh));
+		for (uint32_t i = 0; i < t->n; i++) {
+			uint32_t h = str_hash((char *)t->data.p + t->off[i], t->len[i]) & (nc - 1);
+			while (nh[h])
+				h = (h + 1) & (nc - 1);
+			nh[h] = i + 1;
+		}
+		free(t->hash);
+		t->hash = nh;
+		t->hcap = nc;
+	}
+	uint32_t h = str_hash(s, n) & (t->hcap - 1);
+	while (t->hash[h]) {
+		uint32_t i = t->hash[h] - 1;
+		if (t->len[i] == n && memcmp(t->data.p + t->off[i], s, n) == 0)
+			return i;
+		h = (h + 1) & (t->hcap - 1);
+	}
+	if (t->n == t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 256;
+		t->off = kt_xrealloc(t->off, t->cap * sizeof(*t->off));
+		t->len = kt_xrealloc(t->len, t->cap * sizeof(*t->len));
+	}
+	t->off[t->n] = t->data.len;
+	t->len[t->n] = n;
+	bv_add(&t->data, s, n);
+	t->hash[h] = t->n + 1;
+	return t->n++;
+}
+
+static void strtab_free(struct strtab *t)
+{
+	bv_free(&t->data);
+	free(t->off);
+	free(t->len);
+	free(t->hash);
+	memset(t, 0, sizeof(*t));
+}
+
+/* ---------------------------------------------------------------------- */
+/* JSON scanner                                                            */
+/* ---------------------------------------------------------------------- */
+
+struct sc {
+	const char *s;
+	size_t n, p;
+	long line;
+	const char *line_at;	/* s + p where the line count was last updated */
+	char *err;
+	size_t errlen;
+	int failed;
+};
+
+static long sc_line(struct sc *c)
+{
+	/* Count newlines lazily, only for error messages. */
+	long line = 1;
+	for (size_t i = 0; i < c->p && i < c->n; i++)
+		if (c->s[i] == '\n')
+			line++;
+	return line;
+}
+
+__attribute__((format(printf, 2, 3)))
+static int sc_fail(struct sc *c, const char *fmt, ...)
+{
+	if (c->failed)
+		return -1;
+	char msg[200];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(c->err, c->errlen, "JSON line %ld: %s", sc_line(c), msg);
+	c->failed = 1;
+	return -1;
+}
+
+static inline void sc_ws(struct sc *c)
+{
+	while (c->p < c->n) {
+		char ch = c->s[c->p];
+		if (ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t')
+			c->p++;
+		else
+			break;
+	}
+}
+
+static inline int sc_peek(struct sc *c)
+{
+	return c->p < c->n ? (unsigned char)c->s[c->p] : -1;
+}
+
+static const char *what(int ch)
+{
+	static char b[16];
+	if (ch < 0)
+		return "end of input";
+	if (ch >= 0x20 && ch < 0x7f)
+		snprintf(b, sizeof(b), "'%c'", ch);
+	else
+		snprintf(b, sizeof(b), "byte 0x%02x", ch);
+	return b;
+}
+
+static int hexval(int ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	if (ch >= 'A' && ch <= 'F')
+		return ch - 'A' + 10;
+	return -1;
+}
+
+static void put_utf8(struct bv *o, uint32_t cp)
+{
+	unsigned char t[4];
+	size_t n;
+	if (cp < 0x80) {
+		t[0] = (unsigned char)cp;
+		n = 1;
+	} else if (cp < 0x800) {
+		t[0] = 0xC0 | (cp >> 6);
+		t[1] = 0x80 | (cp & 63);
+		n = 2;
+	} else if (cp < 0x10000) {
+		t[0] = 0xE0 | (cp >> 12);
+		t[1] = 0x80 | ((cp >> 6) & 63);
+		t[2] = 0x80 | (cp & 63);
+		n = 3;
+	} else {
+		t[0] = 0xF0 | (cp >> 18);
+		t[1] = 0x80 | ((cp >> 12) & 63);
+		t[2] = 0x80 | ((cp >> 6) & 63);
+		t[3] = 0x80 | (cp & 63);
+		n = 4;
+	}
+	bv_add(o, t, n);
+}
+
+static int sc_hex4(struct sc *c, uint32_t *v)
+{
+	if (c->p + 4 > c->n)
+		return sc_fail(c, "truncated \\u escape");
+	uint32_t x = 0;
+	for (int i = 0; i < 4; i++) {
+		int h = hexval((unsigned char)c->s[c->p + i]);
+		if (h < 0)
+			return sc_fail(c, "bad \\u escape");
+		x = x * 16 + (uint32_t)h;
+	}
+	c->p += 4;
+	*v = x;
+	return 0;
+}
+
+/* A string at c->p (which is '"'); decoded UTF-8 into o if o != NULL. */
+static int sc_string(struct sc *c, struct bv *o)
+{
+	if (sc_peek(c) != '"')
+		return sc_fail(c, "expected a string, found %s", what(sc_peek(c)));
+	c->p++;
+	for (;;) {
+		size_t start = c->p;
+		while (c->p < c->n) {
+			unsigned char ch = (unsigned char)c->s[c->p];
+			if (ch == '"' || ch == '\\' || ch < 0x20)
+				break;
+			c->p++;
+		}
+		if (o)
+			bv_add(o, c->s + start, c->p - start);
+		if (c->p >= c->n)
+			return sc_fail(c, "unterminated string");
+		unsigned char ch = (unsigned char)c->s[c->p];
+		if (ch == '"') {
+			c->p++;
+			return 0;
+		}
+		if (ch < 0x20)
+			return sc_fail(c, "control character in string");
+		c->p++;		/* backslash */
+		if (c->p >= c->n)
+			return sc_fail(c, "unterminated string");
+		char e = c->s[c->p++];
+		char lit = 0;
+		switch (e) {
+		case '"': lit = '"'; break;
+		case '\\': lit = '\\'; break;
+		case '/': lit = '/'; break;
+		case 'b': lit = '\b'; break;
+		case 'f': lit = '\f'; break;
+		case 'n': lit = '\n'; break;
+		case 'r': lit = '\r'; break;
+		case 't': lit = '\t'; break;
+		case 'u': {
+			uint32_t cp;
+			if (sc_hex4(c, &cp))
+				return -1;
+			if (cp >= 0xD800 && cp < 0xDC00 && c->p + 1 < c->n &&
+			    c->s[c->p] == '\\' && c->s[c->p + 1] == 'u') {
+				size_t save = c->p;
+				uint32_t lo;
+				c->p += 2;
+				if (sc_hex4(c, &lo))
+					return -1;
+				if (lo >= 0xDC00 && lo < 0xE000)
+					cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+				else
+					c->p = save;
+			}
+			if (cp >= 0xD800 && cp < 0xE000)
+				cp = 0xFFFD;	/* lone surrogate */
+			if (o)
+				put_utf8(o, cp);
+			continue;
+		}
+		default:
+			return sc_fail(c, "bad escape \\%c in string", e);
+		}
+		if (o)
+			bv_add(o, &lit, 1);
+	}
+}
+
+/*
+ * A JSON number.  *fixed gets the value in units of 1e-8 when the number
+ * is -?digits(.digits{0,8})? and fits (exact, no floating point); *dv gets
+ * the double value.  Returns 0 or -1.
+ */
+static int sc_number(struct sc *c, double *dv, int64_t *fixed, int *is_fixed)
+{
+	size_t st = c->p;
+	int neg = 0;
+	if (sc_peek(c) == '-') {
+		neg = 1;
+		c->p++;
+	}
+	int ch = sc_peek(c);
+	if (ch < '0' || ch > '9')
+		return sc_fail(c, "expected a number, found %s", what(ch));
+	int64_t ip = 0;
+	int ndig = 0, ok = 1;
+	if (ch == '0') {
+		c->p++;
+		ndig = 1;
+	} else {
+		while ((ch = sc_peek(c)) >= '0' && ch <= '9') {
+			if (ndig < 11)
+				ip = ip * 10 + (ch - '0');
+			else
+				ok = 0;
+			ndig++;
+			c->p++;
+		}
+	}
+	int64_t frac = 0;
+	int nfrac = 0;
+	if (sc_peek(c) == '.') {
+		c->p++;
+		ch = sc_peek(c);
+		if (ch < '0' || ch > '9')
+			return sc_fail(c, "digit expected after '.'");
+		while ((ch = sc_peek(c)) >= '0' && ch <= '9') {
+			if (nfrac < 8)
+				frac = frac * 10 + (ch - '0');
+			else
+				ok = 0;
+			nfrac++;
+			c->p++;
+		}
+	}
+	ch = sc_peek(c);
+	if (ch == 'e' || ch == 'E') {
+		ok = 0;
+		c->p++;
+		ch = sc_peek(c);
+		if (ch == '+' || ch == '-')
+			c->p++;
+		ch = sc_peek(c);
+		if (ch < '0' || ch > '9')
+			return sc_fail(c, "digit expected in exponent");
+		while ((ch = sc_peek(c)) >= '0' && ch <= '9')
+			c->p++;
+	}
+	if (ok) {
+		for (int i = nfrac; i < 8; i++)
+			frac *= 10;
+		int64_t v = ip * 100000000 + frac;
+		*fixed = neg ? -v : v;
+		*dv = (double)*fixed / 1e8;
+		*is_fixed = 1;
+	} else {
+		char tmp[64];
+		size_t len = c->p - st;
+		if (len >= sizeof(tmp))
+			len = sizeof(tmp) - 1;
+		memcpy(tmp, c->s + st, len);
+		tmp[len] = 0;
+		*dv = strtod(tmp, NULL);
+		*is_fixed = 0;
+		double f = *dv * 1e8;
+		*fixed = (f > 9e18 || f < -9e18 || f != f) ? 0 : llround(f);
+	}
+	return 0;
+}
+
+static int sc_literal(struct sc *c, const char *lit)
+{
+	size_t n = strlen(lit);
+	if (c->p + n > c->n || memcmp(c->s + c->p, lit, n) != 0)
+		return sc_fail(c, "unexpected %s", what(sc_peek(c)));
+	c->p += n;
+	return 0;
+}
+
+/* Validate and skip any JSON value. */
+static int sc_skip(struct sc *c, int depth)
+{
+	if (depth > MAX_DEPTH)
+		return sc_fail(c, "nesting deeper than %d", MAX_DEPTH);
+	sc_ws(c);
+	int ch = sc_peek(c);
+	double d;
+	int64_t fx;
+	int isf;
+	switch (ch) {
+	case '"':
+		return sc_string(c, NULL);
+	case 't':
+		return sc_literal(c, "true");
+	case 'f':
+		return sc_literal(c, "false");
+	case 'n':
+		return sc_literal(c, "null");
+	case '[':
+	case '{': {
+		int close = ch == '[' ? ']' : '}';
+		c->p++;
+		sc_ws(c);
+		if (sc_peek(c) == close) {
+			c->p++;
+			return 0;
+		}
+		for (;;) {
+			sc_ws(c);
+			if (close == '}') {
+				if (sc_string(c, NULL))
+					return -1;
+				sc_ws(c);
+				if (sc_peek(c) != ':')
+					return sc_fail(c, "expected ':', found %s", what(sc_peek(c)));
+				c->p++;
+			}
+			if (sc_skip(c, depth + 1))
+				return -1;
+			sc_ws(c);
+			ch = sc_peek(c);
+			if (ch == ',') {
+				c->p++;
+				continue;
+			}
+			if (ch == close) {
+				c->p++;
+				return 0;
+			}
+			return sc_fail(c, "expected ',' or '%c', found %s", close, what(ch));
+		}
+	}
+	default:
+		if (ch == '-' || (ch >= '0' && ch <= '9'))
+			return sc_number(c, &d, &fx, &isf);
+		return sc_fail(c, "expected a value, found %s", what(ch));
+	}
+}
+
+/* ---------------------------------------------------------------------- */
+/* Reading the trace                                                       */
+/* ---------------------------------------------------------------------- */
+
+struct trace {
+	struct bv col[NCOLS];
+	uint32_t nrows;
+	struct strtab names, glue;
+	struct bv exc;		/* (u:row u:len bytes)* */
+	uint32_t nexc;
+	size_t prefix_end, suffix_start;
+	struct bv meta;		/* the ktmeta JSON text */
+};
+
+/* printf("%*.8f") of a value in 1e-8 units, without floating point. */
+static size_t fmt_fixed8(char *o, int64_t v, int width)
+{
+	char t[40];
+	int n = 0;
+	uint64_t a = v < 0 ? (uint64_t)(-(v + 1)) + 1 : (uint64_t)v;
+	uint64_t ip = a / 100000000, fr = a % 100000000;
+	for (int i = 0; i < 8; i++) {
+		t[n++] = (char)('0' + fr % 10);
+		fr /= 10;
+	}
+	t[n++] = '.';
+	do {
+		t[n++] = (char)('0' + ip % 10);
+		ip /= 10;
+	} while (ip);
+	if (v < 0)
+		t[n++] = '-';
+	size_t k = 0;
+	for (int i = n; i < width; i++)
+		o[k++] = ' ';
+	while (n)
+		o[k++] = t[--n];
+	return k;
+}
+
+static size_t fmt_int(char *o, int64_t v)
+{
+	char t[24];
+	int n = 0;
+	uint64_t a = v < 0 ? (uint64_t)(-(v + 1)) + 1 : (uint64_t)v;
+	do {
+		t[n++] = (char)('0' + a % 10);
+		a /= 10;
+	} while (a);
+	size_t k = 0;
+	if (v < 0)
+		o[k++] = '-';
+	while (n)
+		o[k++] = t[--n];
+	return k;
+}
+
+/* JSON-escape s into o (the form kutrace_postproc writes). */
+static void esc_json(struct bv *o, const unsigned char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = s[i];
+		if (ch == '"' || ch == '\\') {
+			char t[2] = { '\\', (char)ch };
+			bv_add(o, t, 2);
+		} else if (ch < 0x20) {
+			char t[8];
+			snprintf(t, sizeof(t), "\\u%04x", ch);
+			bv_add(o, t, 6);
+		} else {
+			bv_add(o, &ch, 1);
+		}
+	}
+}
+
+/* The canonical text of a row: [%12.8f, %10.8f, %d x7, "name"] */
+static void canon_row(struct bv *o, const int64_t *fx, const int64_t *iv,
+		      const unsigned char *name, size_t nlen)
+{
+	char t[400];
+	size_t k = 0;
+	t[k++] = '[';
+	k += fmt_fixed8(t + k, fx[0], 12);
+	t[k++] = ',';
+	t[k++] = ' ';
+	k += fmt_fixed8(t + k, fx[1], 10);
+	for (int i = 2; i < 9; i++) {
+		t[k++] = ',';
+		t[k++] = ' ';
+		k += fmt_int(t + k, iv[i]);
+	}
+	t[k++] = ',';
+	t[k++] = ' ';
+	t[k++] = '"';
+	o->len = 0;
+	bv_add(o, t, k);
+	esc_json(o, name, nlen);
+	bv_add(o, "\"]", 2);
+}
+
+static void add_exc(struct trace *t, uint32_t row, const char *s, size_t n)
+{
+	bv_u32(&t->exc, row);
+	bv_u32(&t->exc, (uint32_t)n);
+	bv_add(&t->exc, s, n);
+	t->nexc++;
+}
+
+/*
+ * Parse one event row at c->p.  Fills the columns.  prev_ts: previous ts.
+ */
+static int read_row(struct sc *c, struct trace *t, int64_t *prev_ts,
+		    struct bv *name, struct bv *canon, int64_t *row_ts)
+{
+	size_t st = c->p;
+	int64_t fx[9], iv[9];
+	int canonical = 1;
+
+	if (sc_peek(c) != '[')
+		return sc_fail(c, "event row %u: expected '[', found %s",
+			       t->nrows, what(sc_peek(c)));
+	c->p++;
+	name->len = 0;
+	int nf = 0;
+	for (;;) {
+		sc_ws(c);
+		int ch = sc_peek(c);
+		if (nf == 9 && ch == '"') {
+			if (sc_string(c, name))
+				return -1;
+			nf++;
+		} else if (nf < 9) {
+			double d;
+			int isf;
+			if (sc_number(c, &d, &fx[nf], &isf))
+				return sc_fail(c, "event row %u field %d: expected a number",
+					       t->nrows, nf + 1);
+			if (!isf)
+				canonical = 0;
+			if (nf >= 2) {
+				if (d != d || d > INT32_MAX || d < INT32_MIN ||
+				    d != (double)(int64_t)d) {
+					canonical = 0;
+					iv[nf] = (d != d) ? 0 : d > INT32_MAX ? INT32_MAX :
+						 d < INT32_MIN ? INT32_MIN : (int64_t)d;
+				} else {
+					iv[nf] = (int64_t)d;
+				}
+			}
+			nf++;
+		} else {
+			return sc_fail(c, "event row %u: more than 10 fields", t->nrows);
+		}
+		sc_ws(c);
+		ch = sc_peek(c);
+		if (ch == ',') {
+			c->p++;
+			continue;
+		}
+		if (ch == ']') {
+			c->p++;
+			break;
+		}
+		return sc_fail(c, "event row %u: expected ',' or ']', found %s",
+			       t->nrows, what(ch));
+	}
+	if (nf < 9)
+		return sc_fail(c, "event row %u: %d fields, need 9 or 10", t->nrows, nf);
+	if (nf == 9)
+		canonical = 0;
+	if (canonical) {
+		canon_row(canon, fx, iv, name->p ? name->p : (unsigned char *)"", name->len);
+		if (canon->len != c->p - st || memcmp(canon->p, c->s + st, canon->len))
+			canonical = 0;
+	}
+	if (!canonical)
+		add_exc(t, t->nrows, c->s + st, c->p - st);
+	bv_varint(&t->col[0], fx[0] - *prev_ts);
+	*prev_ts = fx[0];
+	*row_ts = fx[0];
+	bv_varint(&t->col[1], fx[1]);
+	for (int i = 2; i < 9; i++)
+		bv_varint(&t->col[i], iv[i]);
+	bv_varint(&t->col[9], strtab_intern(&t->names, name->p ? (char *)name->p : "", name->len));
+	t->nrows++;
+	return 0;
+}
+
+/* Append "<" -> \u003c escaped copy (safe inside <script>). */
+static void add_script_safe(struct bv *o, const char *s, size_t n)
+{
+	size_t st = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '<') {
+			bv_add(o, s + st, i - st);
+			bv_add(o, "\\u003c", 6);
+			st = i + 1;
+		}
+	}
+	bv_add(o, s + st, n - st);
+}
+
+static void trace_free(struct trace *t)
+{
+	for (int i = 0; i < NCOLS; i++)
+		bv_free(&t->col[i]);
+	strtab_free(&t->names);
+	strtab_free(&t->glue);
+	bv_free(&t->exc);
+	bv_free(&t->meta);
+}
+
+static int read_trace(struct sc *c, struct trace *t)
+{
+	struct bv key = { 0 }, name = { 0 }, canon = { 0 };
+	int64_t prev_ts = 0;
+	int rc = -1, have_events = 0;
+#ifdef KT_HAVE_JANSSON
+	json_t *meta = json_object();
+#else
+	int nmeta = 0;
+	bv_add(&t->meta, "{", 1);
+#endif
+
+	/* Sentinel bookkeeping: start/end of the last two rows. */
+	size_t last_start = 0, last_end = 0, prev_end = 0;
+	int64_t last_ts = 0;
+
+	if (c->n >= 3 && memcmp(c->s, "\xEF\xBB\xBF", 3) == 0)
+		c->p = 3;
+	sc_ws(c);
+	if (sc_peek(c) != '{') {
+		sc_fail(c, "expected '{' at the start of a KUtrace JSON file, found %s",
+			what(sc_peek(c)));
+		goto out;
+	}
+	c->p++;
+	sc_ws(c);
+	if (sc_peek(c) == '}') {
+		c->p++;
+		goto end;
+	}
+	for (;;) {
+		sc_ws(c);
+		key.len = 0;
+		if (sc_string(c, &key))
+			goto out;
+		sc_ws(c);
+		if (sc_peek(c) != ':') {
+			sc_fail(c, "expected ':', found %s", what(sc_peek(c)));
+			goto out;
+		}
+		c->p++;
+		sc_ws(c);
+		if (key.len == 6 && memcmp(key.p, "events", 6) == 0 && !have_events) {
+			have_events = 1;
+			if (sc_peek(c) != '[') {
+				sc_fail(c, "\"events\" is not an array");
+				goto out;
+			}
+			c->p++;
+			sc_ws(c);
+			t->prefix_end = c->p;
+			if (sc_peek(c) == ']') {
+				c->p++;
+			} else {
+				for (;;) {
+					size_t st = c->p;
+					uint32_t gl = 0;
+					if (t->nrows > 0)
+						gl = strtab_intern(&t->glue, c->s + last_end, st - last_end);
+					else
+						t->prefix_end = st;
+					if (read_row(c, t, &prev_ts, &name, &canon, &last_ts))
+						goto out;
+					bv_varint(&t->col[10], gl);
+					prev_end = last_end;
+					last_start = st;
+					last_end = c->p;
+					sc_ws(c);
+					int ch = sc_peek(c);
+					if (ch == ',') {
+						c->p++;
+						sc_ws(c);
+						continue;
+					}
+					if (ch == ']') {
+						c->p++;
+						break;
+					}
+					sc_fail(c, "expected ',' or ']' after event row %u, found %s",
+						t->nrows - 1, what(ch));
+					goto out;
+				}
+			}
+			t->suffix_start = t->nrows ? last_end : t->prefix_end;
+		} else {
+			size_t vst = c->p;
+			if (sc_skip(c, 1))
+				goto out;
+#ifdef KT_HAVE_JANSSON
+			json_error_t je;
+			json_t *v = json_loadb(c->s + vst, c->p - vst,
+					       JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
+			if (!v) {
+				sc_fail(c, "value of \"%.*s\": %s", (int)(key.len > 40 ? 40 : key.len),
+					(char *)key.p, je.text);
+				goto out;
+			}
+			bv_add(&key, "", 1);
+			json_object_set_new(meta, (char *)key.p, v);
+#else
+			if (nmeta++)
+				bv_add(&t->meta, ",", 1);
+			bv_add(&t->meta, "\"", 1);
+			esc_json(&t->meta, key.p, key.len);
+			bv_add(&t->meta, "\":", 2);
+			bv_add(&t->meta, c->s + vst, c->p - vst);
+#endif
+		}
+		sc_ws(c);
+		int ch = sc_peek(c);
+		if (ch == ',') {
+			c->p++;
+			continue;
+		}
+		if (ch == '}') {
+			c->p++;
+			break;
+		}
+		sc_fail(c, "expected ',' or '}' after a top-level value, found %s", what(ch));
+		goto out;
+	}
+end:
+	sc_ws(c);
+	if (c->p != c->n) {
+		sc_fail(c, "text after the end of the JSON object");
+		goto out;
+	}
+	if (!have_events) {
+		sc_fail(c, "no \"events\" array");
+		goto out;
+	}
+	/* Drop the end marker [999.0, ...] into the suffix. */
+	if (t->nrows > 0 && last_ts >= 99900000000LL) {
+		t->nrows--;
+		for (int i = 0; i < NCOLS; i++) {
+			/* Remove the last varint of each column. */
+			struct bv *b = &t->col[i];
+			size_t k = b->len - 1;
+			while (k > 0 && (b->p[k - 1] & 0x80))
+				k--;
+			b->len = k;
+		}
+		if (t->nexc) {
+			/* The sentinel may have been an exception: drop it. */
+			size_t off = 0;
+			uint32_t kept = 0;
+			size_t lastoff = 0;
+			for (uint32_t i = 0; i < t->nexc; i++) {
+				uint32_t row, len;
+				memcpy(&row, t->exc.p + off, 4);
+				memcpy(&len, t->exc.p + off + 4, 4);
+				if (row < t->nrows) {
+					kept++;
+					lastoff = off + 8 + len;
+				}
+				off += 8 + len;
+			}
+			t->nexc = kept;
+			t->exc.len = lastoff;
+		}
+		t->suffix_start = t->nrows ? prev_end : t->prefix_end;
+		(void)last_start;
+	}
+	rc = 0;
+out:
+#ifdef KT_HAVE_JANSSON
+	if (rc == 0) {
+		char *s = json_dumps(meta, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_ALLOW_NUL);
+		if (!s) {
+			snprintf(c->err, c->errlen, "cannot encode the JSON header");
+			rc = -1;
+		} else {
+			add_script_safe(&t->meta, s, strlen(s));
+			free(s);
+		}
+	}
+	json_decref(meta);
+#else
+	if (rc == 0) {
+		struct bv tmp = { 0 };
+		bv_add(&tmp, t->meta.p, t->meta.len);
+		bv_add(&tmp, "}", 1);
+		t->meta.len = 0;
+		add_script_safe(&t->meta, (char *)tmp.p, tmp.len);
+		bv_free(&tmp);
+	}
+#endif
+	bv_free(&key);
+	bv_free(&name);
+	bv_free(&canon);
+	return rc;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Blob                                                                    */
+/* ---------------------------------------------------------------------- */
+
+static void put_strtab(struct bv *b, const struct strtab *t, int with_varint_lens)
+{
+	bv_u32(b, t->n);
+	if (with_varint_lens) {
+		struct bv lens = { 0 };
+		for (uint32_t i = 0; i < t->n; i++)
+			bv_varint(&lens, (int64_t)t->len[i]);
+		bv_u32(b, (uint32_t)lens.len);
+		bv_add(b, lens.p, lens.len);
+		bv_free(&lens);
+		bv_u32(b, (uint32_t)t->data.len);
+		bv_add(b, t->data.p, t->data.len);
+	} else {
+		for (uint32_t i = 0; i < t->n; i++) {
+			bv_u32(b, (uint32_t)t->len[i]);
+			bv_add(b, t->data.p + t->off[i], t->len[i]);
+		}
+	}
+}
+
+static void build_blob(struct bv *b, struct trace *t, const char *json)
+{
+	bv_add(b, "KTV1", 4);
+	bv_u32(b, t->nrows);
+	bv_u32(b, NCOLS);
+	for (int i = 0; i < NCOLS; i++)
+		bv_u32(b, (uint32_t)t->col[i].len);
+	for (int i = 0; i < NCOLS; i++) {
+		bv_add(b, t->col[i].p, t->col[i].len);
+		bv_free(&t->col[i]);
+	}
+	put_strtab(b, &t->names, 1);
+	bv_u32(b, (uint32_t)t->prefix_end);
+	bv_add(b, json, t->prefix_end);
+	size_t n = strlen(json + t->suffix_start);
+	bv_u32(b, (uint32_t)n);
+	bv_add(b, json + t->suffix_start, n);
+	put_strtab(b, &t->glue, 0);
+	bv_u32(b, t->nexc);
+	bv_add(b, t->exc.p, t->exc.len);
+}
+
+static const char b64[] =
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static int write_base64(FILE *out, const unsigned char *p, size_t n)
+{
+	char buf[65536];
+	size_t k = 0, i = 0;
+	for (; i + 3 <= n; i += 3) {
+		uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
+		buf[k++] = b64[v >> 18];
+		buf[k++] = b64[(v >> 12) & 63];
+		buf[k++] = b64[(v >> 6) & 63];
+		buf[k++] = b64[v & 63];
+		if (k > sizeof(buf) - 8) {
+			if (fwrite(buf, 1, k, out) != k)
+				return -1;
+			k = 0;
+		}
+	}
+	if (i < n) {
+		uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0);
+		buf[k++] = b64[v >> 18];
+		buf[k++] = b64[(v >> 12) & 63];
+		buf[k++] = i + 1 < n ? b64[(v >> 6) & 63] : '=';
+		buf[k++] = '=';
+	}
+	return fwrite(buf, 1, k, out) == k ? 0 : -1;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Template                                                                */
+/* ---------------------------------------------------------------------- */
+
+char *kt_html_slurp(FILE *f, size_t *len)
+{
+	size_t cap = 1 << 16, n = 0;
+	char *p = kt_xmalloc(cap);
+	for (;;) {
+		if (cap - n < 2) {
+			cap *= 2;
+			p = kt_xrealloc(p, cap);
+		}
+		size_t r = fread(p + n, 1, cap - n - 1, f);
+		n += r;
+		if (r == 0) {
+			if (ferror(f)) {
+				free(p);
+				return NULL;
+			}
+			break;
+		}
+	}
+	p[n] = 0;
+	*len = n;
+	return p;
+}
+
+static char *slurp_path(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	char *p = kt_html_slurp(f, len);
+	fclose(f);
+	return p;
+}
+
+/* If line (trimmed) is `open NAME close` with a local NAME, return NAME. */
+static int local_ref(const char *line, size_t n, const char *open,
+		     const char *close, char *name, size_t namelen)
+{
+	while (n && (*line == ' ' || *line == '\t')) {
+		line++;
+		n--;
+	}
+	while (n && (line[n - 1] == ' ' || line[n - 1] == '\t' || line[n - 1] == '\r'))
+		n--;
+	size_t lo = strlen(open), lc = strlen(close);
+	if (n <= lo + lc || memcmp(line, open, lo) || memcmp(line + n - lc, close, lc))
+		return 0;
+	size_t k = n - lo - lc;
+	if (k >= namelen)
+		return 0;
+	memcpy(name, line + lo, k);
+	name[k] = 0;
+	if (strpbrk(name, ":/\\\"'<> "))
+		return 0;
+	return 1;
+}
+
+static int inline_file(FILE *out, const char *dir, const char *name,
+		       const char *open, const char *close, char *err, size_t errlen)
+{
+	char path[4096];
+	size_t len;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	char *s = slurp_path(path, &len);
+	if (!s) {
+		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (strstr(s, "</script") || strstr(s, "</style") || strstr(s, "<!--")) {
+		snprintf(err, errlen, "%s contains '</script', '</style' or '<!--'", path);
+		free(s);
+		return -1;
+	}
+	fputs(open, out);
+	fwrite(s, 1, len, out);
+	fputs(close, out);
+	free(s);
+	return 0;
+}
+
+int kt_html_write_mem(FILE *out, const char *template_path,
+		      const char *json, size_t len, char *err, size_t errlen)
+{
+	struct trace t;
+	struct sc c = { .s = json, .n = len, .err = err, .errlen = errlen };
+	size_t tlen;
+	int rc = -1;
+
+	memset(&t, 0, sizeof(t));
+	char *tpl = slurp_path(template_path, &tlen);
+	if (!tpl) {
+		snprintf(err, errlen, "cannot read template %s: %s", template_path,
+			 strerror(errno));
+		return -1;
+	}
+	if (!strstr(tpl, "<!-- kutrace:data -->")) {
+		snprintf(err, errlen, "%s: no <!-- kutrace:data --> line (not a kutrace viewer template)",
+			 template_path);
+		free(tpl);
+		return -1;
+	}
+	if (memchr(json, 0, len)) {
+		c.n = (size_t)((const char *)memchr(json, 0, len) - json);
+		c.p = c.n;
+		sc_fail(&c, "NUL byte in the input");
+		goto out;
+	}
+	if (read_trace(&c, &t))
+		goto out;
+
+	struct bv blob = { 0 };
+	build_blob(&blob, &t, json);
+	const char *enc = "raw";
+	unsigned char *z = NULL;
+	size_t zlen = 0;
+#ifdef KT_HAVE_ZLIB
+	uLongf zl = compressBound(blob.len);
+	z = kt_xmalloc(zl);
+	if (compress2(z, &zl, blob.p, blob.len, 6) != Z_OK) {
+		snprintf(err, errlen, "zlib compression failed");
+		free(z);
+		bv_free(&blob);
+		goto out;
+	}
+	zlen = zl;
+	enc = "deflate";
+	bv_free(&blob);
+#else
+	z = blob.p;
+	zlen = blob.len;
+	blob.p = NULL;
+#endif
+
+	char dir[4096];
+	snprintf(dir, sizeof(dir), "%s", template_path);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = 0;
+	else
+		snprintf(dir, sizeof(dir), ".");
+
+	const char *p = tpl, *end = tpl + tlen;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t ll = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		char name[256];
+		if (local_ref(p, ll, "<script src=\"", "\"></script>", name, sizeof(name))) {
+			if (inline_file(out, dir, name, "<script>\n", "</script>\n", err, errlen))
+				goto fail;
+		} else if (local_ref(p, ll, "<link rel=\"stylesheet\" href=\"", "\">", name, sizeof(name))) {
+			if (inline_file(out, dir, name, "<style>\n", "</style>\n", err, errlen))
+				goto fail;
+		} else if (memmem(p, ll, "<!-- kutrace:data -->", 21)) {
+			fputs("<script type=\"application/json\" id=\"ktmeta\">", out);
+			fwrite(t.meta.p, 1, t.meta.len, out);
+			fprintf(out, "</script>\n<script type=\"application/octet-stream\" id=\"ktdata\" "
+				"data-enc=\"%s\" data-rows=\"%u\">", enc, t.nrows);
+			if (write_base64(out, z, zlen))
+				goto fail;
+			fputs("</script>\n", out);
+		} else {
+			fwrite(p, 1, ll, out);
+			if (nl)
+				fputc('\n', out);
+		}
+		p += ll + (nl ? 1 : 0);
+	}
+	if (fflush(out) || ferror(out)) {
+		snprintf(err, errlen, "write error: %s", strerror(errno));
+		goto fail;
+	}
+	rc = 0;
+fail:
+	free(z);
+out:
+	trace_free(&t);
+	free(tpl);
+	return rc;
+}
+
+int kt_html_write(FILE *out, const char *template_path, FILE *json_in,
+		  char *err, size_t errlen)
+{
+	size_t len;
+	char *json = kt_html_slurp(json_in, &len);
+	if (!json) {
+		snprintf(err, errlen, "read error: %s", strerror(errno));
+		return -1;
+	}
+	int rc = kt_html_write_mem(out, template_path, json, len, err, errlen);
+	free(json);
+	return rc;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Extraction                                                              */
+/* ---------------------------------------------------------------------- */
+
+struct rd {
+	const unsigned char *p;
+	size_t n, i;
+	int bad;
+};
+
+static uint32_t rd_u32(struct rd *r)
+{
+	if (r->i + 4 > r->n) {
+		r->bad = 1;
+		return 0;
+	}
+	const unsigned char *q = r->p + r->i;
+	r->i += 4;
+	return (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
+}
+
+static int64_t rd_varint(struct rd *r)
+{
+	uint64_t v = 0;
+	int sh = 0;
+	for (;;) {
+		if (r->i >= r->n || sh > 63) {
+			r->bad = 1;
+			return 0;
+		}
+		unsigned char b = r->p[r->i++];
+		v |= (uint64_t)(b & 127) << sh;
+		if (!(b & 128))
+			break;
+		sh += 7;
+	}
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+static const unsigned char *rd_bytes(struct rd *r, size_t n)
+{
+	if (n > r->n - r->i) {
+		r->bad = 1;
+		return NULL;
+	}
+	const unsigned char *q = r->p + r->i;
+	r->i += n;
+	return q;
+}
+
+static int b64val(int ch)
+{
+	const char *q = ch ? strchr(b64, ch) : NULL;
+	return q ? (int)(q - b64) : -1;
+}
+
+static int extract_blob(FILE *out, const unsigned char *blob, size_t n, char *err, size_t errlen)
+{
+	struct rd r = { blob, n, 0, 0 };
+	const unsigned char *magic = rd_bytes(&r, 4);
+	if (!magic || memcmp(magic, "KTV1", 4)) {
+		snprintf(err, errlen, "embedded data is not a kutrace KTV1 blob");
+		return -1;
+	}
+	uint32_t nrows = rd_u32(&r), ncols = rd_u32(&r);
+	if (r.bad || ncols != NCOLS) {
+		snprintf(err, errlen, "embedded data: bad header");
+		return -1;
+	}
+	struct rd col[NCOLS];
+	for (uint32_t i = 0; i < ncols; i++) {
+		col[i].n = rd_u32(&r);
+		col[i].bad = 0;
+		col[i].i = 0;
+	}
+	for (uint32_t i = 0; i < ncols; i++) {
+		col[i].p = rd_bytes(&r, col[i].n);
+		if (r.bad)
+			break;
+	}
+	uint32_t nstr = rd_u32(&r);
+	struct rd lens = { 0 };
+	lens.n = rd_u32(&r);
+	lens.p = rd_bytes(&r, lens.n);
+	uint32_t dlen = rd_u32(&r);
+	const unsigned char *data = rd_bytes(&r, dlen);
+	if (r.bad || nstr > n) {
+		snprintf(err, errlen, "embedded data: truncated");
+		return -1;
+	}
+	size_t *soff = kt_xcalloc(nstr + 1, sizeof(size_t));
+	for (uint32_t i = 0; i < nstr; i++) {
+		int64_t l = rd_varint(&lens);
+		if (l < 0 || (uint64_t)l > dlen - soff[i])
+			lens.bad = 1;
+		if (lens.bad)
+			break;
+		soff[i + 1] = soff[i] + (size_t)l;
+	}
+	uint32_t plen = rd_u32(&r);
+	const unsigned char *prefix = rd_bytes(&r, plen);
+	uint32_t slen = rd_u32(&r);
+	const unsigned char *suffix = rd_bytes(&r, slen);
+	uint32_t nglue = rd_u32(&r);
+	const unsigned char **gp = kt_xcalloc(nglue + 1, sizeof(*gp));
+	uint32_t *gl = kt_xcalloc(nglue + 1, sizeof(*gl));
+	for (uint32_t i = 0; i < nglue && !r.bad; i++) {
+		gl[i] = rd_u32(&r);
+		gp[i] = rd_bytes(&r, gl[i]);
+	}
+	uint32_t nexc = rd_u32(&r);
+	int rc = -1;
+	if (r.bad || lens.bad || nglue > n || nexc > nrows) {
+		snprintf(err, errlen, "embedded data: truncated");
+		goto out;
+	}
+	fwrite(prefix, 1, plen, out);
+	int64_t ts = 0;
+	uint32_t next_exc = UINT32_MAX, exc_len = 0;
+	const unsigned char *exc_p = NULL;
+	uint32_t exc_left = nexc;
+#define NEXT_EXC() do { \
+		if (exc_left) { exc_left--; next_exc = rd_u32(&r); exc_len = rd_u32(&r); \
+			exc_p = rd_bytes(&r, exc_len); } else next_exc = UINT32_MAX; } while (0)
+	NEXT_EXC();
+	struct bv row = { 0 };
+	for (uint32_t k = 0; k < nrows; k++) {
+		int64_t v[NCOLS];
+		for (int i = 0; i < NCOLS; i++)
+			v[i] = rd_varint(&col[i]);
+		ts += v[0];
+		if (k > 0) {
+			if (v[10] < 0 || v[10] >= nglue) {
+				r.bad = 1;
+				break;
+			}
+			fwrite(gp[v[10]], 1, gl[v[10]], out);
+		}
+		if (k == next_exc) {
+			if (r.bad)
+				break;
+			fwrite(exc_p, 1, exc_len, out);
+			NEXT_EXC();
+			continue;
+		}
+		if (v[9] < 0 || v[9] >= nstr) {
+			r.bad = 1;
+			break;
+		}
+		int64_t fx[2] = { ts, v[1] };
+		canon_row(&row, fx, v, data + soff[v[9]], soff[v[9] + 1] - soff[v[9]]);
+		fwrite(row.p, 1, row.len, out);
+	}
+#undef NEXT_EXC
+	bv_free(&row);
+	for (int i = 0; i < NCOLS; i++)
+		if (col[i].bad)
+			r.bad = 1;
+	if (r.bad) {
+		snprintf(err, errlen, "embedded data: damaged columns");
+		goto out;
+	}
+	fwrite(suffix, 1, slen, out);
+	rc = 0;
+out:
+	free(soff);
+	free(gp);
+	free(gl);
+	return rc;
+}
+
+int kt_html_extract(FILE *out, const char *html, size_t len, char *err, size_t errlen)
+{
+	const char *tag = memmem(html, len, "id=\"ktdata\"", 11);
+	if (!tag) {
+		/* A page made by the original makeself. */
+		const char *m = memmem(html, len, "<!-- selfcontained1 -->", 23);
+		const char *q = m ? memmem(m, len - (size_t)(m - html), "var myString = '", 16) : NULL;
+		if (!q) {
+			snprintf(err, errlen, "no embedded kutrace data in the page");
+			return -1;
+		}
+		q += 16;
+		const char *e = memchr(q, '\'', len - (size_t)(q - html));
+		if (!e) {
+			snprintf(err, errlen, "unterminated myString in the page");
+			return -1;
+		}
+		fwrite(q, 1, (size_t)(e - q), out);
+		return fflush(out) ? -1 : 0;
+	}
+	const char *rest = tag;
+	size_t rlen = len - (size_t)(tag - html);
+	int deflated = memmem(rest, rlen < 200 ? rlen : 200, "data-enc=\"deflate\"", 18) != NULL;
+	const char *gt = memchr(rest, '>', rlen);
+	const char *stop = gt ? memmem(gt, len - (size_t)(gt - html), "</script>", 9) : NULL;
+	if (!stop) {
+		snprintf(err, errlen, "damaged kutrace data element");
+		return -1;
+	}
+	gt++;
+	size_t b64len = (size_t)(stop - gt);
+	unsigned char *raw = kt_xmalloc(b64len / 4 * 3 + 4);
+	size_t rn = 0;
+	uint32_t acc = 0;
+	int bits = 0;
+	for (size_t i = 0; i < b64len; i++) {
+		int ch = (unsigned char)gt[i];
+		if (ch == '=' || ch == '\n' || ch == '\r' || ch == ' ')
+			continue;
+		int v = b64val(ch);
+		if (v < 0) {
+			snprintf(err, errlen, "bad base64 in the kutrace data element");
+			free(raw);
+			return -1;
+		}
+		acc = acc << 6 | (uint32_t)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			raw[rn++] = (unsigned char)(acc >> bits);
+		}
+	}
+	int rc;
+	if (deflated) {
+#ifdef KT_HAVE_ZLIB
+		z_stream zs;
+		memset(&zs, 0, sizeof(zs));
+		struct bv o = { 0 };
+		if (inflateInit(&zs) != Z_OK) {
+			free(raw);
+			snprintf(err, errlen, "zlib init failed");
+			return -1;
+		}
+		zs.next_in = raw;
+		zs.avail_in = (uInt)rn;
+		int zr;
+		do {
+			bv_grow(&o, 1 << 20);
+			zs.next_out = o.p + o.len;
+			zs.avail_out = (uInt)(o.cap - o.len);
+			zr = inflate(&zs, Z_NO_FLUSH);
+			o.len = o.cap - zs.avail_out;
+		} while (zr == Z_OK);
+		inflateEnd(&zs);
+		free(raw);
+		if (zr != Z_STREAM_END) {
+			bv_free(&o);
+			snprintf(err, errlen, "damaged compressed data in the page");
+			return -1;
+		}
+		rc = extract_blob(out, o.p, o.len, err, errlen);
+		bv_free(&o);
+#else
+		free(raw);
+		snprintf(err, errlen, "page data is compressed but built without zlib");
+		return -1;
+#endif
+	} else {
+		rc = extract_blob(out, raw, rn, err, errlen);
+		free(raw);
+	}
+	if (rc == 0 && (fflush(out) || ferror(out))) {
+		snprintf(err, errlen, "write error: %s", strerror(errno));
+		rc = -1;
+	}
+	return rc;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Finding the template                                                    */
+/* ---------------------------------------------------------------------- */
+
+static int readable(const char *p)
+{
+	return access(p, R_OK) == 0;
+}
+
+char *kt_html_find_template(const char *argv0)
+{
+	const char *env = getenv("KUTRACE_VIEWER");
+	if (env && *env)
+		return readable(env) ? kt_xstrdup(env) : NULL;
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = 0;
+	} else if (argv0 && strchr(argv0, '/')) {
+		snprintf(exe, sizeof(exe), "%s", argv0);
+	} else {
+		return NULL;
+	}
+	char *slash = strrchr(exe, '/');
+	if (!slash)
+		return NULL;
+	*slash = 0;
+	static const char *const rel[] = {
+		"../share/kutrace/viewer.html",
+		"../../postprocess/viewer/viewer.html",
+		"../../../postprocess/viewer/viewer.html",
+	};
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		char p[8192];
+		snprintf(p, sizeof(p), "%s/%s", exe, rel[i]);
+		if (readable(p))
+			return kt_xstrdup(p);
+	}
+	return NULL;
+}

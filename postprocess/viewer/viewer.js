@@ -1,0 +1,1210 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// kutrace timeline viewer: draws KUtrace spans on a canvas from typed arrays.
+// Data: #ktmeta (JSON header) + #ktdata (base64 of a zlib blob of columns,
+// see lib/html.c), or a KUtrace JSON file opened/dropped on the page.
+// Test hook: window.kutraceState() and window.kutrace (the viewer object).
+'use strict';
+(function () {
+// ---------------------------------------------------------------- constants
+const EV_USERPID = 0x200, EV_RPCREQ = 0x201, EV_RPCMID = 0x203, EV_RPCRX = 0x204, EV_RPCTX = 0x205;
+const EV_PSTATE = 0x209, EV_PSTATE2 = 0x21C, EV_MARKA = 0x20A, EV_MARKD = 0x20D;
+const EV_LEFT = 0x20E, EV_RIGHT = 0x20F, EV_RXPKT = 0x214, EV_TXPKT = 0x215, EV_ENQ = 0x21A;
+const EV_PCU = 0x280, EV_PCK = 0x281, EV_LOCKHELD = 0x282, EV_LOCKTRY = 0x283;
+const EV_WAIT = 0x300, EV_IDLE = 0x10000, EV_CEXIT = 0x20000;
+const EV_ARC = -3, EV_CALLOUT = -4, EV_IPI = -7;
+const PAL_A = ['#CC0000', '#CC4700', '#CC8F00', '#BECC00', '#77CC00', '#30CC00', '#00CC18', '#00CC5F',
+  '#00CCA7', '#00A7CC', '#005FCC', '#0018CC', '#3000CC', '#7700CC', '#BE00CC', '#CC008F', '#CC0047'];
+const PAL_B = ['#FF0000', '#FF6600', '#FFCC00', '#CCE000', '#66E000', '#00FF00', '#00FF66', '#00FFCC',
+  '#00CCFF', '#0066FF', '#0000FF', '#6600FF', '#CC00FF', '#FF00CC', '#FF0066'];
+function lighten(c) { const v = parseInt(c.slice(1), 16); const r = (v >> 16) & 255, g = (v >> 8) & 255, b = v & 255;
+  const h = x => (128 + (x >> 1)).toString(16).padStart(2, '0'); return '#' + h(r) + h(g) + h(b); }
+function rotate(c) { return '#' + c.slice(5, 7) + c.slice(1, 3) + c.slice(3, 5); } // r->g, g->b, b->r
+const PALS = [
+  { A: PAL_A, B: PAL_B, A2: PAL_A.map(lighten), B2: PAL_B.map(lighten) },
+  { A: PAL_A.map(rotate), B: PAL_B.map(rotate), A2: PAL_A.map(rotate).map(lighten), B2: PAL_B.map(rotate).map(lighten) }];
+const GREY = '#E8E8E8';
+const WAIT_COLOR = { 2: '#FFC000', 3: '#55AA55', 11: '#FF4040', 12: '#AA5500', 13: '#8080FF', 15: '#555555', 19: '#E0E0E0' };
+const MORSE = ['.-', '-...', '-.-.', '-..', '.', '..-.', '--.', '....', '..', '.---', '-.-', '.-..', '--', '-.', '---',
+  '.--.', '--.-', '.-.', '...', '-', '..-', '...-', '.--', '-..-', '-.--', '--..'];
+const ERRNO = ['eperm', 'enoent', 'esrch', 'eintr', 'eio', 'enxio', 'e2big', 'enoexec', 'ebadf', 'echild', 'eagain',
+  'enomem', 'eacces', 'efault', 'enotblk', 'ebusy', 'eexist', 'exdev', 'enodev', 'enotdir', 'eisdir', 'einval',
+  'enfile', 'emfile', 'enotty', 'etxtbsy', 'efbig', 'enospc', 'espipe', 'erofs', 'emlink', 'epipe', 'edom',
+  'erange', 'edeadlk', 'enametoolong', 'enolck', 'enosys', 'enotempty', 'eloop'];
+const B40 = '_abcdefghijklmnopqrstuvwxyz0123456789-./';
+
+// ---------------------------------------------------------------- data
+const D = { n: 0, ts: null, dur: null, cpu: null, pid: null, rpc: null, ev: null, arg: null, ret: null, ipc: null,
+  nm: null, names: [], meta: {}, t0: 0, t1: 1, fmin: 0, fmax: 0, hasLock: false, hasSamp: false, hasFreq: false,
+  hasMark: false, arcs: null, ipis: null, extra: [] };
+
+function isKernel(e) { return e >= 0 && e < 0x1000 && !(e >= 0x200 && e < 0x400); }
+function isSyscall(e) { return (e >= 0x800 && e < 0xA00) || (e >= 0xC00 && e < 0xE00); }
+function isUser(e) { return e > EV_IDLE && e < 0x20000; }
+function isExec(e) { return isKernel(e) || e >= EV_IDLE; }
+function isSched(e) { return e === 0x9FF || e === 0xDFF; }
+
+function b64bytes(s) {
+  s = s.replace(/\s+/g, '');
+  if (Uint8Array.fromBase64) return Uint8Array.fromBase64(s);
+  const bin = atob(s); const n = bin.length; const u = new Uint8Array(n);
+  for (let i = 0; i < n; i++) u[i] = bin.charCodeAt(i);
+  return u;
+}
+
+async function inflate(bytes) {
+  const ds = new DecompressionStream('deflate');
+  const stream = new Blob([bytes]).stream().pipeThrough(ds);
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+function decodeBlob(u) {
+  const dv = new DataView(u.buffer, u.byteOffset, u.byteLength);
+  let p = 0;
+  const u32 = () => { const v = dv.getUint32(p, true); p += 4; return v; };
+  if (String.fromCharCode(u[0], u[1], u[2], u[3]) !== 'KTV1') throw new Error('embedded data is not KTV1');
+  p = 4;
+  const n = u32(), ncols = u32();
+  const lens = []; for (let i = 0; i < ncols; i++) lens.push(u32());
+  const cols = [];
+  const typed = [Float64Array, Float64Array, Int32Array, Int32Array, Int32Array, Int32Array, Int32Array, Int32Array, Uint8Array, Uint32Array];
+  for (let c = 0; c < ncols; c++) {
+    const end = p + lens[c];
+    if (c >= 10) { p = end; continue; }
+    const out = new typed[c](n);
+    let q = p, acc = 0;
+    for (let i = 0; i < n; i++) {
+      let b = u[q++], v = b & 127, sh = 7;
+      while (b & 128) { b = u[q++]; v += (b & 127) * Math.pow(2, sh); sh += 7; }
+      const s = (v % 2) ? -(v + 1) / 2 : v / 2; // zig-zag
+      if (c === 0) { acc += s; out[i] = acc * 1e-8; } else if (c === 1) out[i] = s * 1e-8; else out[i] = s;
+    }
+    cols.push(out); p = end;
+  }
+  const nstr = u32(); const lb = u32(); let q = p; p += lb;
+  const dlen = u32(); const dstart = p; p += dlen;
+  const td = new TextDecoder('utf-8'); const names = new Array(nstr); let off = dstart;
+  for (let i = 0; i < nstr; i++) {
+    let b = u[q++], v = b & 127, sh = 7;
+    while (b & 128) { b = u[q++]; v += (b & 127) * Math.pow(2, sh); sh += 7; }
+    const l = v / 2;
+    names[i] = td.decode(u.subarray(off, off + l)); off += l;
+  }
+  return { n, cols, names };
+}
+
+function setColumns(n, cols, names) {
+  D.n = n; [D.ts, D.dur, D.cpu, D.pid, D.rpc, D.ev, D.arg, D.ret, D.ipc, D.nm] = cols; D.names = names;
+}
+
+// Rows of a KUtrace JSON object (original tools: 10-field rows).
+function fromJSON(obj) {
+  const ev = (obj.events || []).filter(r => Array.isArray(r) && r.length >= 9 && !(r[0] >= 999));
+  const n = ev.length;
+  const cols = [new Float64Array(n), new Float64Array(n), new Int32Array(n), new Int32Array(n), new Int32Array(n),
+    new Int32Array(n), new Int32Array(n), new Int32Array(n), new Uint8Array(n), new Uint32Array(n)];
+  const names = [], idx = new Map();
+  for (let i = 0; i < n; i++) {
+    const r = ev[i];
+    for (let c = 0; c < 9; c++) cols[c][i] = +r[c] || 0;
+    const s = r.length > 9 ? String(r[9]) : '';
+    let k = idx.get(s); if (k === undefined) { k = names.length; names.push(s); idx.set(s, k); }
+    cols[9][i] = k;
+  }
+  const meta = Object.assign({}, obj); delete meta.events;
+  return { n, cols, names, meta };
+}
+
+// Sort all columns by ts if needed (the nearest-span lookup needs order).
+function ensureSorted() {
+  const ts = D.ts, n = D.n;
+  let sorted = true;
+  for (let i = 1; i < n; i++) if (ts[i] < ts[i - 1]) { sorted = false; break; }
+  if (sorted) return;
+  const perm = new Uint32Array(n); for (let i = 0; i < n; i++) perm[i] = i;
+  perm.sort((a, b) => ts[a] - ts[b] || a - b);
+  for (const key of ['ts', 'dur', 'cpu', 'pid', 'rpc', 'ev', 'arg', 'ret', 'ipc', 'nm']) {
+    const a = D[key], b = new a.constructor(n); for (let i = 0; i < n; i++) b[i] = a[perm[i]]; D[key] = b;
+  }
+}
+
+// ---------------------------------------------------------------- rows
+// A row: {label, group, id, ex (exec span idx), ov (overlay idx), exEnd, ovEnd, cI, cU, cK, tmin, tmax, hl}
+const G = []; // groups: {name, rows, open: 'open'|'hl'|'closed', hasHL}
+let ROWS = [];
+
+function buildRows() {
+  const n = D.n, ts = D.ts, dur = D.dur, cpu = D.cpu, pid = D.pid, rpc = D.rpc, ev = D.ev, arg = D.arg, nm = D.nm;
+  const cpuMap = new Map(), pidMap = new Map(), rpcMap = new Map();
+  const pidLabel = new Map(), rpcLabel = new Map(), rpcOrder = [];
+  let arcs = 0, ipis = 0;
+  let fmin = Infinity, fmax = -Infinity;
+  for (let k = 0; k < n; k++) {
+    const e = ev[k];
+    if (e === EV_PSTATE || e === EV_PSTATE2) {
+      let f = arg[k]; if (f < 100) f *= 100; else if (f > 100000) f = Math.round(f / 1000); arg[k] = f;
+      if (f < fmin) fmin = f; if (f > fmax) fmax = f; D.hasFreq = true;
+    }
+    if (e === EV_ARC) { arcs++; continue; }
+    if (e === EV_IPI) { ipis++; continue; }
+    if (e < 0) continue;
+    if (cpu[k] >= 0 && !cpuMap.has(cpu[k])) cpuMap.set(cpu[k], null);
+    const p = pid[k];
+    if (p > 0 && (isUser(e) || e === EV_LEFT || e === EV_RIGHT) && !pidLabel.has(p)) pidLabel.set(p, D.names[nm[k]]);
+    if ((e >= EV_RPCREQ && e <= EV_RPCMID) || ((e === EV_LEFT || e === EV_RIGHT) && rpc[k] > 0)) {
+      const id = e === EV_LEFT || e === EV_RIGHT ? rpc[k] : arg[k];
+      const name = D.names[nm[k]];
+      if (id > 0 && name !== '.0') {
+        const old = rpcLabel.get(id);
+        if (old === undefined) { rpcOrder.push(id); rpcLabel.set(id, name); } else if (name.length > old.length) rpcLabel.set(id, name);
+      }
+    }
+    if (e === EV_LOCKHELD || e === EV_LOCKTRY) D.hasLock = true;
+    if (e === EV_PCU || e === EV_PCK) D.hasSamp = true;
+    if (e >= EV_MARKA && e <= EV_MARKD) D.hasMark = true;
+  }
+  D.fmin = fmin; D.fmax = fmax;
+  if (fmax - fmin < 9) D.hasFreq = false;
+  G.length = 0; ROWS = [];
+  const mk = (gname, list) => {
+    const g = { name: gname, rows: [], open: gname === 'CPU' ? 'open' : 'closed', hasHL: false };
+    for (const [id, label] of list) {
+      const r = { label, group: g, id, nEx: 0, nOv: 0, hl: false, tmin: Infinity, tmax: -Infinity, idx: ROWS.length };
+      g.rows.push(r); ROWS.push(r);
+    }
+    G.push(g); return g;
+  };
+  const cpus = [...cpuMap.keys()].sort((a, b) => a - b);
+  mk('CPU', cpus.map(c => [c, String(c)]));
+  const pids = [...pidLabel.keys()].sort((a, b) => a - b);
+  mk('PID', pids.map(p => [p, pidLabel.get(p)]));
+  mk('RPC', rpcOrder.map(id => [id, rpcLabel.get(id)]));
+  for (const r of G[0].rows) cpuMap.set(r.id, r);
+  for (const r of G[1].rows) pidMap.set(r.id, r);
+  for (const r of G[2].rows) rpcMap.set(r.id, r);
+  // Row of each span per group (or null), as indices for speed.
+  const cr = new Int32Array(n).fill(-1), pr = new Int32Array(n).fill(-1), rr = new Int32Array(n).fill(-1);
+  for (let k = 0; k < n; k++) {
+    const e = ev[k];
+    if (e < 0 || e === EV_LEFT || e === EV_RIGHT) continue;
+    const ex = isExec(e);
+    let r;
+    if (cpu[k] >= 0 && (r = cpuMap.get(cpu[k]))) { cr[k] = r.idx; if (ex) r.nEx++; else r.nOv++; }
+    if (pid[k] > 0 && (r = pidMap.get(pid[k]))) { pr[k] = r.idx; if (ex) r.nEx++; else r.nOv++; }
+    if (rpc[k] > 0 && (r = rpcMap.get(rpc[k]))) { rr[k] = r.idx; if (ex) r.nEx++; else r.nOv++; }
+  }
+  for (const r of ROWS) { r.ex = new Int32Array(r.nEx); r.ov = new Int32Array(r.nOv); r.nEx = 0; r.nOv = 0; }
+  const put = (r, k, ex) => { if (ex) r.ex[r.nEx++] = k; else r.ov[r.nOv++] = k;
+    const s = ts[k], e = s + dur[k]; if (s < r.tmin) r.tmin = s; if (e > r.tmax) r.tmax = e; };
+  for (let k = 0; k < n; k++) {
+    const e = ev[k]; if (e < 0 || e === EV_LEFT || e === EV_RIGHT) continue;
+    const ex = isExec(e);
+    if (cr[k] >= 0) put(ROWS[cr[k]], k, ex);
+    if (pr[k] >= 0) put(ROWS[pr[k]], k, ex);
+    if (rr[k] >= 0) put(ROWS[rr[k]], k, ex);
+  }
+  D.cpuRow = cr; D.pidRow = pr; D.rpcRow = rr;
+  for (const r of ROWS) {
+    r.exEnd = endMax(r.ex); r.ovEnd = endMax(r.ov);
+    const m = r.ex.length; r.cI = new Float64Array(m + 1); r.cU = new Float64Array(m + 1); r.cK = new Float64Array(m + 1);
+    let a = 0, b = 0, c = 0;
+    for (let i = 0; i < m; i++) {
+      const k = r.ex[i], e = ev[k], d = dur[k];
+      if (e === EV_IDLE || e === EV_CEXIT) a += d; else if (e > EV_IDLE) b += d; else c += d;
+      r.cI[i + 1] = a; r.cU[i + 1] = b; r.cK[i + 1] = c;
+    }
+  }
+  D.arcs = new Int32Array(arcs); D.ipis = new Int32Array(ipis); arcs = 0; ipis = 0;
+  for (let k = 0; k < n; k++) { if (ev[k] === EV_ARC) D.arcs[arcs++] = k; else if (ev[k] === EV_IPI) D.ipis[ipis++] = k; }
+  D.t0 = n ? ts[0] : 0; let t1 = D.t0 + 1e-6;
+  for (let k = 0; k < n; k++) { const e = ts[k] + dur[k]; if (e > t1 && e < 999) t1 = e; }
+  D.t1 = t1;
+  D.extra = (D.meta.extra || []).filter(r => Array.isArray(r) && r[5] === EV_CALLOUT);
+}
+
+function endMax(list) {
+  const m = list.length, out = new Float64Array(m); let mx = -Infinity;
+  for (let i = 0; i < m; i++) { const k = list[i]; const e = D.ts[k] + D.dur[k]; if (e > mx) mx = e; out[i] = mx; }
+  return out;
+}
+// first i with a[i] > v
+function firstAbove(a, v) { let lo = 0, hi = a.length; while (lo < hi) { const m = (lo + hi) >> 1; if (a[m] > v) hi = m; else lo = m + 1; } return lo; }
+// first j in [lo,hi) with ts[list[j]] >= v
+function firstTsAtLeast(list, lo, hi, v) { const ts = D.ts; while (lo < hi) { const m = (lo + hi) >> 1; if (ts[list[m]] >= v) hi = m; else lo = m + 1; } return lo; }
+
+// ---------------------------------------------------------------- state
+const S = {
+  t0: 0, t1: 1, yk: 1, ypan: 0,
+  btn: { annot: 0, user: 0, all: 0, mark: 3, arc: 2, lock: 2, freq: 2, ipc: 0, samp: 0, cb: 0 },
+  search: { text: '', not: false, units: 1, min: '', max: '' },
+  summary: '', searchErr: '', hlEv: [], anns: [], measure: null, hover: '', relative: false,
+  showHeader: true, legend: 0, sizeMsg: '', kept: -1,
+};
+const UNITS = [['nsec', 1e-9], ['µsec', 1e-6], ['msec', 1e-3]];
+let hlSpan = null; let anyHL = false;
+const views = [];
+const recent = [];
+let L = {}; // layout
+const cv = document.getElementById('cv');
+const ctx = cv.getContext('2d');
+let dpr = 1;
+const perf = { lastDraw: 0, draws: 0, prims: 0 };
+
+function recomputeHL() {
+  const n = D.n; anyHL = false;
+  if (!hlSpan || hlSpan.length !== n) hlSpan = new Uint8Array(n); else hlSpan.fill(0);
+  for (const g of G) { g.hasHL = g.rows.some(r => r.hl); if (g.hasHL) anyHL = true; if (!g.hasHL && g.open === 'hl') g.open = 'open'; }
+  for (const r of ROWS) if (r.hl) { for (const k of r.ex) hlSpan[k] = 1; for (const k of r.ov) hlSpan[k] = 1; }
+  if (S.hlEv.length) {
+    anyHL = true; const ev = D.ev; const set = S.hlEv;
+    for (let k = 0; k < n; k++) { const e = ev[k]; if (e === set[0] || e === set[1]) hlSpan[k] = 1; }
+  }
+  if (anyHL) { // arcs: highlighted if either end's CPU or PID row is
+    const hlCpu = new Set(G[0].rows.filter(r => r.hl).map(r => r.id)), hlPid = new Set(G[1].rows.filter(r => r.hl).map(r => r.id));
+    for (const k of D.arcs) if (hlCpu.has(D.cpu[k]) || hlCpu.has(D.arg[k]) || hlPid.has(D.ret[k])) hlSpan[k] = 1;
+  }
+}
+function isHL(k) { return !anyHL || hlSpan[k] === 1; }
+
+// ---------------------------------------------------------------- layout
+function rowTracks(r) {
+  const g = r.group;
+  if (g.open === 'closed') return 0;
+  if (!g.hasHL) return 20;
+  if (r.hl) return 20;
+  if (r.tmax < S.t0 || r.tmin > S.t1) return 0; // auto-prune
+  return g.open === 'hl' ? 0 : 20;
+}
+
+function layout() {
+  const W = Math.max(300, window.innerWidth - 16), H = Math.max(240, window.innerHeight - (document.getElementById('bar').offsetHeight + document.getElementById('foot').offsetHeight) - 12);
+  dpr = window.devicePixelRatio || 1;
+  if (cv.width !== Math.round(W * dpr) || cv.height !== Math.round(H * dpr)) {
+    cv.width = Math.round(W * dpr); cv.height = Math.round(H * dpr); cv.style.width = W + 'px'; cv.style.height = H + 'px';
+  }
+  const base = 18;
+  const titleH = 6 + 2 * base, axisH = 6 + 2 * base + 10;
+  const labW = Math.round(18 * 0.6 * base), legW = Math.max(20, Math.min(80, Math.round(W * 0.05)));
+  L = { labelsShown: L.labelsShown, tickLabels: L.tickLabels, baseText: L.baseText, axisTitle: L.axisTitle, W, H, base, top: titleH, bottom: H - axisH, left: labW, right: W - legW, legW };
+  L.pw = L.right - L.left; L.ph = L.bottom - L.top;
+  // tracks
+  let tr = 0; const items = [];
+  for (const g of G) {
+    if (!g.rows.length) continue;
+    const hdr = { header: g, y: tr, h: 10 }; items.push(hdr); tr += 10;
+    for (const r of g.rows) { const h = rowTracks(r); r.y = tr; r.h = h; if (h) items.push({ row: r, y: tr, h }); tr += h; }
+  }
+  L.items = items; L.tracks = tr;
+  L.ppt = (L.ph - 10) / Math.max(tr, 1) * S.yk;
+}
+function yOf(track) { return L.top + 5 + S.ypan + track * L.ppt; }
+function xOf(t) { return L.left + (t - S.t0) / (S.t1 - S.t0) * L.pw; }
+function tOf(x) { return S.t0 + (x - L.left) / L.pw * (S.t1 - S.t0); }
+function rowGeom(r) { // top, event band E, centre, text band lines & font
+  const top = yOf(r.y), px = r.h * L.ppt;
+  let txt = 3; const spn = 3;
+  while (txt > 0 && px * txt / (spn + txt) / txt < 12) txt--;
+  let E = px * spn / (spn + txt); if (txt === 0) E = Math.max(E, Math.min(px, 12));
+  const font = txt ? Math.max(12, Math.min(30, (px - E) / txt)) : 12;
+  return { top, px, E, yc: top + E / 2, txt, font };
+}
+
+// ---------------------------------------------------------------- colours
+function pal() { return PALS[S.btn.cb]; }
+function colA(e) { return pal().A[((e * 4) % 17 + 17) % 17]; }
+function colB(e) { return pal().B[((e * 7 + 6) % 15 + 15) % 15]; }
+function fastKernelColor(e) { const h = e >> 8; if (h === 4 || h === 6) return '#FF6060'; if (h === 5 || h === 7) return '#6060FF'; if (h >= 8) return '#70FF70'; return '#FFFF70'; }
+
+// ---------------------------------------------------------------- drawing
+function fr(x0, x1, yc, w, c) { ctx.fillStyle = c; ctx.fillRect(x0, yc - w / 2, Math.max(x1 - x0, 0.6), w); perf.prims++; }
+
+function drawFast(k, x0, x1, yc, E, grey) {
+  const e = D.ev[k];
+  if (e === EV_IDLE || e === EV_CEXIT) fr(x0, x1, yc, Math.max(1, 0.07 * E), grey ? GREY : '#000');
+  else if (e > EV_IDLE) fr(x0, x1, yc, Math.max(1, 0.38 * E), grey ? GREY : colA(e));
+  else fr(x0, x1, yc, Math.max(1, 0.93 * E), grey ? GREY : fastKernelColor(e));
+}
+
+function drawSpan(k, x0, x1, yc, E, ipcOK) {
+  const e = D.ev[k]; const grey = anyHL && !hlSpan[k];
+  if (x0 < L.left - 20) x0 = L.left - 20; if (x1 > L.right + 20) x1 = L.right + 20;
+  if (E < 7) return drawFast(k, x0, x1, yc, E, grey);
+  if (e === EV_IDLE) {
+    if (D.arg[k] === 1) { // low-power: dashed 8 on 1 off
+      ctx.strokeStyle = grey ? GREY : '#000'; ctx.lineWidth = Math.max(1, 0.07 * E); ctx.setLineDash([8, 1]);
+      ctx.beginPath(); ctx.moveTo(x0, yc); ctx.lineTo(x1, yc); ctx.stroke(); ctx.setLineDash([]); perf.prims++;
+    } else fr(x0, x1, yc, Math.max(1, 0.105 * E), grey ? GREY : '#000');
+    return;
+  }
+  if (e === EV_CEXIT) {
+    ctx.strokeStyle = grey ? GREY : '#C00000'; ctx.lineWidth = Math.max(1, 0.07 * E); ctx.beginPath();
+    const w = x1 - x0, steps = Math.max(4, Math.min(40, Math.round(w / 2)));
+    for (let i = 0; i <= steps; i++) { const x = x0 + w * i / steps, y = yc - Math.sin(i / steps * 2 * Math.PI) * E / 2; if (i) ctx.lineTo(x, y); else ctx.moveTo(x, y); }
+    ctx.stroke(); perf.prims++; return;
+  }
+  if (e > EV_IDLE) { // user
+    fr(x0, x1, yc - 0.075 * E, 0.23 * E, grey ? GREY : colA(e));
+    fr(x0, x1, yc + 0.115 * E, 0.15 * E, grey ? GREY : colB(e));
+  } else { // kernel
+    const h = e >> 8;
+    let edge = '#55AA55', bg = '#FFFFE0';
+    if (h === 4 || h === 6) { edge = '#FFFFFF'; bg = '#FFC0C0'; } else if (h === 5 || h === 7) { edge = '#000000'; bg = '#C0C0FF'; }
+    else if (h >= 8) { edge = '#808080'; bg = '#E0FFE0'; }
+    let mid = colB(e), core = colA(e);
+    if (isSched(e)) { mid = '#7070A0'; core = '#E0E0E0'; }
+    if (e === 0x5FF) mid = pal().B2[((D.arg[k] * 7 + 6) % 15 + 15) % 15];
+    if (grey) { if (!(h === 4 || h === 6) && edge !== '#55AA55') edge = GREY; bg = mid = core = GREY; }
+    fr(x0, x1, yc, E, edge); fr(x0, x1, yc, 0.93 * E, bg); fr(x0, x1, yc, 0.53 * E, mid); fr(x0, x1, yc, 0.2 * E, core);
+  }
+  if (S.btn.ipc && ipcOK && !grey && x1 - x0 >= 4) {
+    const want = S.btn.ipc === 3 || (S.btn.ipc === 2 && e < EV_IDLE) || (S.btn.ipc === 1 && e > EV_IDLE);
+    if (want) drawIpc((x0 + x1) / 2, yc, 0.67 * E, D.ipc[k]);
+  }
+  if (S.overheadHatch && x1 - x0 > 8) {
+    const ov = (D.meta.flags & 0xA0 ? 50e-9 : 20e-9) / (S.t1 - S.t0) * L.pw;
+    if (ov >= 8) { ctx.strokeStyle = '#fff'; ctx.lineWidth = 2; ctx.beginPath();
+      for (let i = 0; i < 5; i++) { const x = x0 + ov * i / 5; ctx.moveTo(x, yc + E / 2); ctx.lineTo(x + ov / 5, yc - E / 2); } ctx.stroke(); }
+  }
+}
+
+function drawIpc(x, yc, size, v) {
+  const ang = Math.PI - v * Math.PI / 16, r = size / 2;
+  ctx.beginPath(); ctx.moveTo(x + Math.cos(ang) * r, yc - Math.sin(ang) * r);
+  ctx.lineTo(x + Math.cos(ang + 2.6) * r * 0.4, yc - Math.sin(ang + 2.6) * r * 0.4);
+  ctx.lineTo(x + Math.cos(ang - 2.6) * r * 0.4, yc - Math.sin(ang - 2.6) * r * 0.4); ctx.closePath();
+  ctx.fillStyle = '#fff'; ctx.fill(); ctx.strokeStyle = (v >> 2) < 1 ? '#555555' : (v >> 2) < 3 ? '#0000FF' : '#AA0000'; ctx.lineWidth = 1; ctx.stroke();
+  perf.prims++;
+}
+
+// Execution spans of one row, at most one aggregated glyph per pixel.
+function drawExec(r, g) {
+  const list = r.ex, n = list.length; if (!n) return;
+  const ts = D.ts, dur = D.dur, ev = D.ev, t0 = S.t0, t1 = S.t1;
+  const P = (t1 - t0) / L.pw, E = g.E, yc = g.yc;
+  let i = firstAbove(r.exEnd, t0);
+  while (i < n) {
+    const k = list[i], s = ts[k]; if (s >= t1) break;
+    const d = dur[k], e = s + d;
+    if (e <= t0) { i++; continue; }
+    if (d >= P) { drawSpan(k, xOf(s), xOf(e), yc, E, true); i++; continue; }
+    const px = Math.floor((Math.max(s, t0) - t0) / P); const b = t0 + (px + 1) * P;
+    let j = firstTsAtLeast(list, i + 1, n, b);
+    if (j - 1 > i && dur[list[j - 1]] >= P) j--;
+    const tI = r.cI[j] - r.cI[i], tU = 10 * (r.cU[j] - r.cU[i]), tK = 10 * (r.cK[j] - r.cK[i]);
+    let want = 0; if (tU >= tI && tU >= tK) want = 1; if (tK > tU && tK >= tI) want = 2;
+    let pick = list[j - 1];
+    for (let q = j - 1, lim = Math.max(i, j - 32); q >= lim; q--) {
+      const kk = list[q], ee = ev[kk];
+      const kind = (ee === EV_IDLE || ee === EV_CEXIT) ? 0 : ee > EV_IDLE ? 1 : 2;
+      if (kind === want) { pick = kk; break; }
+    }
+    const x = L.left + px;
+    drawFast(pick, x, x + 1, yc, E, anyHL && !hlSpan[pick]);
+    i = j;
+  }
+}
+
+function morse(x1, y, w, letter, color, E) {
+  const code = MORSE[letter] || '';
+  const cw = code.split('').reduce((a, c) => a + (c === '.' ? 6 : 12), 0) + 9;
+  let nch = Math.max(0, Math.min(3, Math.floor(w / cw - 0.5)));
+  let x = x1; ctx.fillStyle = color;
+  for (let c = 0; c < nch; c++) {
+    x -= 9;
+    for (let i = code.length - 1; i >= 0; i--) { const l = code[i] === '.' ? 3 : 9; x -= l; ctx.fillRect(x, y - 0.075 * E, l, 0.15 * E); x -= 3; }
+  }
+  return x;
+}
+
+// Overlays: waits, samples, locks, frequency, marks, specials, packets.
+function drawOverlays(r, g, markSlots) {
+  const list = r.ov, n = list.length; if (!n) return;
+  const ts = D.ts, dur = D.dur, ev = D.ev, arg = D.arg, t0 = S.t0, t1 = S.t1;
+  const P = (t1 - t0) / L.pw, E = g.E, yc = g.yc;
+  let i = firstAbove(r.ovEnd, t0);
+  let lockStack = [];
+  for (; i < n; i++) {
+    const k = list[i], s = ts[k]; if (s >= t1) break;
+    const e = ev[k], d = dur[k]; if (s + d <= t0) continue;
+    const w = d / P;
+    const grey = anyHL && !hlSpan[k];
+    const x0 = Math.max(xOf(s), L.left - 5), x1 = Math.min(xOf(s + d), L.right + 5);
+    if (e >= EV_WAIT && e < EV_WAIT + 32) {
+      if (w < 2 || r.group.name === 'CPU') continue;
+      const letter = e - EV_WAIT; const col = grey ? GREY : (WAIT_COLOR[letter] || '#808080'); const y = yc - E / 4;
+      const xm = morse(x1, y, x1 - x0, letter, col, E);
+      ctx.fillStyle = col; ctx.fillRect(x0, y - 0.0375 * E, Math.max(0, xm - x0), Math.max(1, 0.075 * E)); perf.prims++;
+    } else if (e === EV_PSTATE || e === EV_PSTATE2) {
+      if (!S.btn.freq || !D.hasFreq || (S.btn.freq === 2 && w < 2)) continue;
+      const step = Math.max(1, Math.floor((D.fmax - D.fmin) / 8)); const bk = Math.floor((arg[k] - D.fmin) / step);
+      const bold = S.btn.freq === 1 ? 0.1 : 0;
+      let c, a; if (bk <= 0) { c = '#E00000'; a = 0.5; } else if (bk <= 2) { c = '#E0C000'; a = 0.4; } else if (bk <= 4) { c = '#E0C000'; a = 0.3; }
+      else if (bk <= 6) { c = '#E0C000'; a = 0.2; } else { c = '#00C000'; a = 0.05; }
+      ctx.globalAlpha = a + bold; ctx.fillStyle = c; ctx.fillRect(x0, yc - E / 2, x1 - x0, E); ctx.globalAlpha = 1; perf.prims++;
+    } else if (e === EV_PCU || e === EV_PCK) {
+      if (!S.btn.samp || w < 2 || grey) continue;
+      if (S.btn.samp === 2 && D.pid[k] === 0) continue; if (S.btn.samp === 1 && D.pid[k] !== 0) continue;
+      const y = yc - 0.55 * E;
+      ctx.strokeStyle = pal().B2[(arg[k] * 7 + 6) % 15]; ctx.lineWidth = Math.max(1, 0.075 * E);
+      ctx.beginPath(); ctx.moveTo(x0, y - 1); ctx.lineTo(x1, y - 6); ctx.stroke();
+      if (x1 - x0 >= 15) { ctx.strokeStyle = pal().A2[(arg[k] * 4) % 17]; ctx.setLineDash(e === EV_PCK ? [8, 8] : [5, 10]);
+        ctx.lineWidth *= e === EV_PCK ? 2 : 1; ctx.beginPath(); ctx.moveTo(x0, y - 1); ctx.lineTo(x1, y - 6); ctx.stroke(); ctx.setLineDash([]); }
+      ctx.strokeStyle = '#000'; ctx.lineWidth = 1; ctx.beginPath(); ctx.moveTo(x1 - 3, y - 9); ctx.lineTo(x1, y - 6); ctx.lineTo(x1 + 3, y - 9); ctx.stroke(); perf.prims++;
+    } else if (e === EV_LOCKHELD || e === EV_LOCKTRY) {
+      if (!S.btn.lock || w < 8 || grey) continue;
+      lockStack = lockStack.filter(q => q > s); const lvl = lockStack.length; lockStack.push(s + d);
+      const lw = Math.max(1, 0.075 * E) * (S.btn.lock === 1 && e === EV_LOCKHELD ? 1.5 : 1);
+      const y = yc - 0.55 * E - lvl * 1.5 * lw;
+      ctx.strokeStyle = PAL_B[(arg[k] * 7 + 6) % 15]; ctx.lineWidth = lw; ctx.setLineDash(e === EV_LOCKTRY ? [3, 3] : []);
+      ctx.beginPath(); ctx.moveTo(x0, y); ctx.lineTo(x1, y); ctx.stroke(); ctx.setLineDash([]);
+      ctx.beginPath(); ctx.arc(x0 + 3, y, 3, Math.PI * 0.6, Math.PI * 1.4); ctx.moveTo(x1 - 3 + 3 * Math.cos(-0.4 * Math.PI), y + 3 * Math.sin(-0.4 * Math.PI)); ctx.arc(x1 - 3, y, 3, -0.4 * Math.PI, 0.4 * Math.PI); ctx.stroke(); perf.prims++;
+    } else if (e >= EV_MARKA && e <= EV_MARKD) {
+      if (grey) continue;
+      const m = S.btn.mark; const t = e - EV_MARKA;
+      if (m === 0 || (m === 2 && (t === 1 || t === 3)) || (m === 1 && (t === 0 || t === 2))) continue;
+      drawMark(k, r, g, markSlots);
+    } else if (e === EV_RXPKT || e === EV_TXPKT) {
+      const x = xOf(s); if (x < L.left || x > L.right) continue;
+      ctx.strokeStyle = '#000'; ctx.lineWidth = 1; ctx.beginPath();
+      if (e === EV_RXPKT) { ctx.moveTo(x - 3, L.top + 9); ctx.lineTo(x + 3, L.top + 17); } else { ctx.moveTo(x - 3, L.top + 9); ctx.lineTo(x + 3, L.top + 1); }
+      ctx.stroke();
+    } else if (e === EV_ENQ) {
+      if (w < 2) continue; ctx.strokeStyle = grey ? GREY : PAL_B[(arg[k] * 7 + 6) % 15]; ctx.lineWidth = Math.max(1, 0.19 * E);
+      ctx.setLineDash([3, 5]); ctx.beginPath(); ctx.moveTo(x0, yc - E / 4); ctx.lineTo(x1, yc - E / 4); ctx.stroke(); ctx.setLineDash([]);
+    } else if (e >= 0x200 && e < 0x240) {
+      if (w < 1) continue;
+      fr(x0, x1, yc - E / 3, E, grey ? GREY : colA(e));
+    }
+  }
+}
+
+function b40(v) { let s = ''; v = v >>> 0; while (v > 0 && s.length < 6) { s += B40[v % 40]; v = Math.floor(v / 40); } return s; }
+function markText(k) { const e = D.ev[k]; if (e === EV_MARKD) return String(D.arg[k]);
+  const nm = D.names[D.nm[k]]; const eq = nm.indexOf('='); return eq >= 0 ? nm.slice(eq + 1) : b40(D.arg[k]); }
+
+function drawMark(k, r, g, slots) {
+  const e = D.ev[k], t = e - EV_MARKA, x = Math.round(xOf(D.ts[k]));
+  const text = markText(k), close = text[0] === '/';
+  const key = r.idx * 16 + t * 2 + (close ? 1 : 0);
+  const last = slots.get(key); if (last !== undefined && Math.abs(x - last) < 3) return; slots.set(key, x);
+  const font = Math.min(g.font, 18); ctx.font = font + 'px sans-serif';
+  const col = ['#FF0000', '#0000FF', '#008000', '#000000'][t];
+  const yTxt = g.yc + g.E / 2 + font * (t === 1 ? 2 : 1);
+  ctx.strokeStyle = col; ctx.lineWidth = 1; ctx.beginPath(); ctx.moveTo(x, g.yc); ctx.lineTo(x, yTxt); ctx.stroke();
+  const tw = ctx.measureText(text).width;
+  let bx = close ? x - tw - 8 : x; if (t === 2) bx = x - tw / 2 - 4;
+  if (t !== 3) {
+    const h = font + 4, y0 = yTxt - h / 2;
+    ctx.beginPath(); ctx.moveTo(bx, y0 + h / 2); ctx.lineTo(bx + 4, y0); ctx.lineTo(bx + tw + 4, y0); ctx.lineTo(bx + tw + 8, y0 + h / 2);
+    ctx.lineTo(bx + tw + 4, y0 + h); ctx.lineTo(bx + 4, y0 + h); ctx.closePath(); ctx.fillStyle = 'rgba(255,255,255,0.9)'; ctx.fill(); ctx.stroke();
+  }
+  ctx.fillStyle = col; ctx.textBaseline = 'middle'; ctx.fillText(text, bx + 4, yTxt); perf.prims++;
+}
+
+function drawArcs() {
+  if (!S.btn.arc) return;
+  const bold = S.btn.arc === 1; const win = S.t1 - S.t0;
+  const cpuRows = new Map(G[0].rows.filter(r => r.h).map(r => [r.id, r]));
+  const pidRows = G[1].open !== 'closed' ? new Map(G[1].rows.filter(r => r.h).map(r => [r.id, r])) : null;
+  const draw = (list, ipi) => {
+    const ts = D.ts, dur = D.dur;
+    let i = firstTsAtLeast(list, 0, list.length, S.t0 - 0.01);
+    for (; i < list.length; i++) {
+      const k = list[i]; const s = ts[k]; if (s > S.t1) break; const e = s + dur[k]; if (e < S.t0) continue;
+      if (anyHL && !hlSpan[k]) continue;
+      const x0 = xOf(s), x1 = xOf(e);
+      if (!bold && win > 5e-3 && Math.abs(x1 - x0) < 0.05 * L.pw) continue;
+      const pairs = [[cpuRows.get(D.cpu[k]), cpuRows.get(D.arg[k])]];
+      if (pidRows && !ipi) { const w = D.pidRow[k] >= 0 ? ROWS[D.pidRow[k]] : null; pairs.push([w && w.h ? w : null, pidRows.get(D.ret[k])]); }
+      for (const [ra, rb] of pairs) {
+        if (!ra || !rb) continue;
+        const ga = rowGeom(ra), gb = rowGeom(rb);
+        const y0 = ga.yc - ga.E / 2, y1 = gb.yc - gb.E / 2;
+        const mx = (x0 + x1) / 2, my = (y0 + y1) / 2, dx = x1 - x0, dy = y1 - y0, len = Math.hypot(dx, dy) || 1;
+        const cx = mx + dy / len * 30, cy = my - dx / len * 30;
+        ctx.strokeStyle = ipi ? '#C0C0C0' : bold ? '#0055AA' : '#0080FF'; ctx.lineWidth = ipi ? 2 : bold ? 3 : 2;
+        ctx.setLineDash(ipi ? [9, 3] : bold ? [4, 4] : [3, 3]);
+        ctx.beginPath(); ctx.moveTo(x0, y0); ctx.quadraticCurveTo(cx, cy, x1, y1); ctx.stroke(); ctx.setLineDash([]);
+        const a = Math.atan2(y1 - cy, x1 - cx);
+        ctx.beginPath(); ctx.moveTo(x1 - 8 * Math.cos(a - 0.4), y1 - 8 * Math.sin(a - 0.4)); ctx.lineTo(x1, y1);
+        ctx.lineTo(x1 - 8 * Math.cos(a + 0.4), y1 - 8 * Math.sin(a + 0.4)); ctx.stroke(); perf.prims++;
+      }
+    }
+  };
+  draw(D.arcs, false);
+  if (bold) draw(D.ipis, true);
+}
+
+// ---------------------------------------------------------------- text
+function fmtSI(v, digits) { // 3 significant digits (durations)
+  if (v === 0) return '0s';
+  const P = ['p', 'n', 'u', 'm', '', 'K']; let i = 0; let x = v * 1e12;
+  while (Math.abs(x) >= 1000 && i < P.length - 1) { x /= 1000; i++; }
+  return x.toPrecision(digits || 3).replace(/\.?0+$/, m => m.includes('.') ? (m.length > 1 && digits ? m : '') : m) + P[i] + 's';
+}
+function fmt5(v) { // Matches: total
+  if (v === 0) return '0';
+  const P = ['p', 'n', 'u', 'm', '', 'K', 'M', 'G', 'T']; let i = 0, x = v * 1e12;
+  while (x >= 2000 && i < P.length - 1) { x /= 1000; i++; }
+  const d = x < 10 ? 4 : x < 100 ? 3 : x < 1000 ? 2 : 1;
+  return x.toFixed(d) + (P[i] ? P[i] + 's' : ' s');
+}
+function fmt4(v) {
+  if (v === 0) return '0';
+  const P = ['p', 'n', 'u', 'm', '', 'K', 'M', 'G', 'T']; let i = 0, x = v * 1e12;
+  while (x >= 2000 && i < P.length - 1) { x /= 1000; i++; }
+  return (x < 999.9 ? x.toFixed(1) : x.toFixed(0)) + P[i] + 's';
+}
+function fmtStart(t) { // 5 significant digits
+  const P = ['n', 'u', 'm', ' ']; let i = 3, x = t;
+  while (Math.abs(x) < 1 && i > 0 && x !== 0) { x *= 1000; i--; }
+  const d = Math.max(0, 4 - Math.floor(Math.log10(Math.max(Math.abs(x), 1))));
+  return x.toFixed(d) + (P[i] === ' ' ? ' s' : P[i] + 's');
+}
+function nameArg(k, withRet) {
+  const e = D.ev[k], nm = D.names[D.nm[k]];
+  if (isSyscall(e)) {
+    let s = nm + '(' + D.arg[k] + ')';
+    if (withRet) { const r = D.ret[k]; s += '=' + (r > 65408 && r <= 65535 ? (ERRNO[65535 - r] || String(r - 65536)) : r); }
+    return s;
+  }
+  if (((e >= 0x200 && e < 0x300) || (e >= 0x500 && e < 0x600)) && D.arg[k] !== 0 &&
+      !(e >= EV_RPCREQ && e <= EV_RPCTX) && !(e >= 0x210 && e <= 0x21B) && !(e >= EV_MARKA && e <= EV_RIGHT) &&
+      !((e === EV_PSTATE || e === EV_PSTATE2) && nm.includes('_')) && e < 0x280) return nm + '(' + D.arg[k] + ')';
+  return nm;
+}
+function shortText(k) {
+  let nm = D.names[D.nm[k]];
+  if (nm.length > 9) nm = nm.slice(0, 7) + '~' + nm[nm.length - 1];
+  const full = nameArg(k, false); const base = D.names[D.nm[k]];
+  return full.length > base.length ? nm + full.slice(base.length) : nm;
+}
+function longText(k) {
+  const rel = D.ts[k] - axisBase().sec;
+  let s = fmtStart(rel) + ' ' + nameArg(k, true) + '; ' + fmtSI(D.dur[k]);
+  if ((D.meta.flags & 0xA0) && D.ev[k] >= 0x400) s += ' ipc=' + D.ipc[k];
+  return s;
+}
+
+// ---------------------------------------------------------------- axis
+function tbParts() {
+  const tb = String(D.meta.tracebase || '1970-01-01_00:00:00');
+  const m = /^(\d{4}-\d\d-\d\d)[_ T](\d\d):(\d\d):(\d\d)/.exec(tb);
+  if (!m) return { date: tb.slice(0, 10), sod: 0 };
+  return { date: m[1], sod: +m[2] * 3600 + +m[3] * 60 + +m[4] };
+}
+function hms(sod) { sod = Math.floor(sod); const h = Math.floor(sod / 3600) % 24, m = Math.floor(sod / 60) % 60, s = sod % 60;
+  return String(h).padStart(2, '0') + ':' + String(m).padStart(2, '0') + ':' + String(s).padStart(2, '0'); }
+function axisBase() { // {sec: base in trace seconds, unit, title, text}
+  const W = S.t1 - S.t0, tb = tbParts(); const abs0 = tb.sod + S.t0;
+  let unit, title, baseAbs, frac = '';
+  if (W >= 60) { unit = 60; title = 'Time (mm:ss)'; baseAbs = Math.floor(abs0 / 3600) * 3600; }
+  else if (W >= 1) { unit = 1; title = 'Time (sec)'; baseAbs = Math.floor(abs0 / 60) * 60; }
+  else if (W >= 1e-3) { unit = 1e-3; title = 'Time (msec)'; baseAbs = Math.floor(abs0 + 1e-9); }
+  else if (W >= 1e-6) { unit = 1e-6; title = 'Time (µsec)'; baseAbs = Math.floor(abs0 * 1e3 + 1e-6) / 1e3; frac = '.' + String(Math.round((baseAbs % 1) * 1e3)).padStart(3, '0'); }
+  else { unit = 1e-9; title = 'Time (nsec)'; baseAbs = Math.floor(abs0 * 1e6 + 1e-3) / 1e6; frac = '.' + String(Math.round((baseAbs % 1) * 1e6)).padStart(6, '0'); }
+  return { sec: baseAbs - tb.sod, unit, title, text: tb.date + ' ' + hms(baseAbs) + frac };
+}
+function niceStep(w, n) { const raw = w / n, p = Math.pow(10, Math.floor(Math.log10(raw))); const f = raw / p; return (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * p; }
+function ticks() {
+  const ab = axisBase(); const W = S.t1 - S.t0; const step = niceStep(W, 10);
+  const out = []; const first = Math.ceil((S.t0 - ab.sec) / step - 1e-9);
+  for (let i = first; ; i++) {
+    const off = i * step; const t = ab.sec + off; if (t > S.t1 + step * 1e-6) break; if (out.length > 40) break;
+    let label;
+    if (ab.unit === 60) { const s = Math.round(off); label = String(Math.floor(s / 60)).padStart(2, '0') + ':' + String(s % 60).padStart(2, '0'); }
+    else if (ab.unit === 1) label = (Math.round(off * 10) / 10).toFixed(step < 0.1 ? 2 : 1);
+    else {
+      const v = off / ab.unit; const fine = W < ab.unit * 10;
+      const iv = Math.round(v * 10) / 10; const whole = Math.floor(iv + 1e-9);
+      const wrapped = ((whole % 1000) + 1000) % 1000; const rest = iv - whole;
+      let txt = fine ? (wrapped + rest).toFixed(1).padStart(5, '0') : String(wrapped).padStart(3, '0');
+      if (whole >= 1000 && wrapped === 0 && rest < 0.05) { label = String(higherUnit(ab, whole)).padStart(3, '0') + '_' + txt; }
+      else label = txt;
+    }
+    out.push({ t, label });
+  }
+  return { ab, list: out };
+}
+function higherUnit(ab, whole) { // digits of the next unit up at a roll-over tick
+  const abs = tbParts().sod + ab.sec + whole * ab.unit;
+  const u = ab.unit * 1000; return Math.round(abs / u) % 1000;
+}
+
+// ---------------------------------------------------------------- render
+let pending = false;
+function redraw() { if (!pending) { pending = true; requestAnimationFrame(render); } }
+
+function render() {
+  pending = false;
+  const t0p = performance.now(); perf.prims = 0;
+  layout();
+  S.overheadHatch = (S.t1 - S.t0) < 8e-6;
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.fillStyle = '#fff'; ctx.fillRect(0, 0, L.W, L.H);
+  if (S.legend) { drawLegend(); finish(t0p); return; }
+  // title
+  ctx.fillStyle = '#0000AA'; ctx.font = 'bold ' + 2 * L.base + 'px serif'; ctx.textAlign = 'center'; ctx.textBaseline = 'middle';
+  ctx.fillText(String(D.meta.title || ''), (L.left + L.right) / 2, L.top / 2);
+  ctx.textAlign = 'left';
+  // region 4 (IPC legend)
+  ctx.fillStyle = S.btn.ipc ? '#EEEEEE' : '#F8F8F8'; ctx.fillRect(L.right + L.legW / 2, L.top, L.legW / 2, L.ph);
+  if (S.btn.ipc) { ctx.fillStyle = '#000'; ctx.font = '12px sans-serif'; ctx.fillText('IPC', L.right + L.legW / 2 + 2, L.top + 10);
+    const vals = ['0', '⅛', '¼', '⅜', '½', '⅝', '¾', '⅞', '1', '1¼', '1½', '1¾', '2', '2½', '3', '3½'];
+    for (let v = 0; v < 16; v++) { const y = L.top + 28 + v * Math.min(24, (L.ph - 40) / 16); drawIpc(L.right + L.legW / 2 + 10, y, 14, v); ctx.fillStyle = '#000'; ctx.fillText(vals[v], L.right + L.legW / 2 + 20, y); } }
+  // rows
+  ctx.save(); ctx.beginPath(); ctx.rect(L.left, L.top, L.pw + L.legW / 2, L.ph); ctx.clip();
+  const slots = new Map();
+  for (const it of L.items) {
+    if (!it.row) continue; const r = it.row; const g = rowGeom(r);
+    if (g.top > L.bottom || g.top + g.px < L.top) continue;
+    if (S.btn.freq) drawOverlaysFreqOnly(r, g);
+    drawExec(r, g); drawOverlays(r, g, slots);
+  }
+  drawArcs();
+  drawCallouts();
+  drawAnnotations();
+  ctx.restore();
+  // grid + axis
+  const tk = ticks();
+  ctx.strokeStyle = '#F0F0F0'; ctx.lineWidth = 1;
+  for (const t of tk.list) { const x = Math.round(xOf(t.t)) + 0.5; if (x < L.left || x > L.right) continue; ctx.beginPath(); ctx.moveTo(x, L.top); ctx.lineTo(x, L.bottom); ctx.stroke(); }
+  ctx.strokeStyle = '#000'; ctx.beginPath(); ctx.moveTo(L.left, L.bottom + 0.5); ctx.lineTo(L.right, L.bottom + 0.5); ctx.moveTo(L.left - 0.5, L.top); ctx.lineTo(L.left - 0.5, L.bottom); ctx.stroke();
+  ctx.fillStyle = '#000'; ctx.font = L.base + 'px sans-serif'; ctx.textAlign = 'center'; ctx.textBaseline = 'top';
+  let lastX = -1e9; const labels = [];
+  for (const t of tk.list) { const x = xOf(t.t); if (x < L.left - 1 || x > L.right + 1) continue;
+    ctx.beginPath(); ctx.moveTo(x, L.bottom); ctx.lineTo(x, L.bottom + 4); ctx.stroke();
+    const w = ctx.measureText(t.label).width; if (x - w / 2 > lastX + 4) { ctx.fillText(t.label, x, L.bottom + 6); lastX = x + w / 2; labels.push(t.label); } }
+  L.tickLabels = labels;
+  ctx.fillText(tk.ab.title, (L.left + L.right) / 2, L.bottom + 8 + L.base);
+  ctx.textAlign = 'left'; ctx.fillStyle = '#0000AA'; ctx.fillText(S.relative ? tbParts().date + ' relative' : tk.ab.text, 4, L.bottom + 8 + L.base);
+  L.baseText = S.relative ? tbParts().date + ' relative' : tk.ab.text; L.axisTitle = tk.ab.title;
+  drawLabels();
+  // red dot
+  ctx.fillStyle = S.btn.cb ? '#80FFFF' : '#FF0000'; ctx.beginPath(); ctx.arc(L.left, L.bottom, 7, 0, 2 * Math.PI); ctx.fill();
+  // measurement + hover
+  if (S.measure) drawMeasure();
+  if (S.hover) { ctx.font = '18px sans-serif'; const w = ctx.measureText(S.hover).width; ctx.fillStyle = 'rgba(255,255,255,0.9)'; ctx.fillRect(L.left + 2, L.bottom - 24, w + 6, 22); ctx.fillStyle = '#000'; ctx.textBaseline = 'middle'; ctx.fillText(S.hover, L.left + 5, L.bottom - 13); }
+  finish(t0p);
+}
+function finish(t0p) { perf.lastDraw = performance.now() - t0p; perf.draws++; updateStatus(); }
+
+function drawOverlaysFreqOnly() { /* frequency bands are drawn by drawOverlays in ts order */ }
+
+function drawLabels() {
+  ctx.font = L.base + 'px sans-serif'; ctx.textBaseline = 'middle'; ctx.textAlign = 'right';
+  let lastY = -1e9; let afterHeader = false; L.labelsShown = [];
+  for (const it of L.items) {
+    if (it.header) {
+      const g = it.header; const y = yOf(it.y) + 5 * L.ppt;
+      if (y < L.top - 10 || y > L.bottom + 10) continue;
+      ctx.textAlign = 'left'; ctx.font = 'bold ' + L.base + 'px sans-serif'; ctx.fillStyle = g.rows.length ? '#0000AA' : '#C0C0C0';
+      const tri = g.open === 'closed' ? '▶' : g.open === 'hl' ? '▷' : '▼';
+      ctx.fillText(tri + ' ' + g.name + ' (' + g.rows.length + ')', 4, y); it.labelY = y; ctx.textAlign = 'right'; ctx.font = L.base + 'px sans-serif';
+      lastY = y; afterHeader = true; continue;
+    }
+    const r = it.row; const g = rowGeom(r); const y = g.yc;
+    if (y < L.top - 2 || y > L.bottom + 2) continue;
+    ctx.strokeStyle = '#000'; ctx.lineWidth = 1;
+    if (afterHeader || y - lastY >= L.base) {
+      ctx.beginPath(); ctx.moveTo(L.left - 4, y); ctx.lineTo(L.left, y); ctx.stroke();
+      ctx.font = (r.hl ? 'bold ' : '') + L.base + 'px sans-serif'; ctx.fillStyle = '#000';
+      ctx.fillText(r.label, L.left - 6, y); lastY = y; afterHeader = false; L.labelsShown.push(r.label);
+    } else { ctx.beginPath(); ctx.moveTo(L.left - 2, y); ctx.lineTo(L.left, y); ctx.stroke(); }
+  }
+  ctx.textAlign = 'left';
+}
+
+// ---------------------------------------------------------------- annotations
+function annRow(k) { // first visible row among CPU, PID, RPC
+  for (const a of [D.cpuRow, D.pidRow, D.rpcRow]) { const ri = a[k]; if (ri >= 0 && ROWS[ri].h) return ROWS[ri]; }
+  return null;
+}
+function drawAnnotations() {
+  const counters = new Map();
+  for (const a of S.anns) {
+    const r = a.row && a.row.h ? a.row : annRow(a.k); if (!r) continue;
+    const g = rowGeom(r); const k = a.k;
+    let tt = D.ts[k]; if (D.ev[k] === EV_PCU || D.ev[k] === EV_PCK) tt += D.dur[k];
+    let x = xOf(tt); if (x > L.right) continue; if (x < L.left) x = L.left + 3;
+    const c = counters.get(r) || 0; counters.set(r, c + 1);
+    const lines = Math.max(1, g.txt); const font = g.txt ? g.font : 12;
+    const line = lines - 1 - (c % lines);
+    const yText = g.txt ? g.top + g.E + font * (line + 0.5) : g.yc + g.E / 2 + 7;
+    ctx.strokeStyle = '#600090'; ctx.lineWidth = 1.5;
+    if (S.btn.annot === 0) {
+      ctx.beginPath(); ctx.moveTo(x, g.yc + g.E / 2); ctx.lineTo(x, L.bottom); ctx.stroke();
+      ctx.setLineDash([2, 5]); ctx.beginPath(); ctx.moveTo(x, L.top); ctx.lineTo(x, g.yc - g.E / 2); ctx.stroke(); ctx.setLineDash([]);
+    } else { ctx.lineWidth = 2; ctx.beginPath(); ctx.moveTo(x, g.yc); ctx.lineTo(x, yText); ctx.lineTo(x + 4, yText); ctx.stroke(); }
+    const text = a.long ? longText(k) : shortText(k);
+    ctx.font = font + 'px sans-serif'; const w = ctx.measureText(text).width;
+    ctx.globalAlpha = 0.875; ctx.fillStyle = '#fff'; ctx.fillRect(x + 2, yText - font / 2, w + 4, font); ctx.globalAlpha = 1;
+    ctx.fillStyle = '#600090'; ctx.textBaseline = 'middle'; ctx.fillText(text, x + 4, yText); perf.prims++;
+  }
+}
+function drawMeasure() {
+  const m = S.measure; const xa = xOf(m.ta), xb = xOf(m.tb); const y = L.bottom - 4;
+  ctx.strokeStyle = '#600090'; ctx.lineWidth = 4; ctx.beginPath(); ctx.moveTo(xa, y); ctx.lineTo(xb, y); ctx.stroke();
+  const text = fmt5(Math.abs(m.tb - m.ta)); ctx.font = '16px sans-serif'; const w = ctx.measureText(text).width;
+  const xm = (xa + xb) / 2 - w / 2; ctx.fillStyle = '#fff'; ctx.fillRect(xm - 2, y - 22, w + 4, 18); ctx.fillStyle = '#600090'; ctx.textBaseline = 'middle'; ctx.fillText(text, xm, y - 13);
+  S.measureText = text;
+}
+function drawCallouts() {
+  for (const c of D.extra) {
+    const x = xOf(c[0]); if (x < L.left || x > L.right) continue;
+    const r = G[0].rows.find(q => q.id === c[2] && q.h) || null; if (!r) continue;
+    const g = rowGeom(r); const y = g.yc - g.E / 2; const bx = x + (c[6] || 0), by = y + (c[7] || 0) * g.px;
+    ctx.strokeStyle = '#000'; ctx.lineWidth = 2; ctx.beginPath(); ctx.moveTo(x, y); ctx.lineTo(bx + 10, by); ctx.stroke();
+    const f = Math.min(27, g.font * 1.5); ctx.font = f + 'px sans-serif'; const w = ctx.measureText(String(c[9])).width;
+    ctx.fillStyle = '#fff'; ctx.beginPath(); ctx.roundRect ? ctx.roundRect(bx, by - f, w + 12, f + 8, 6) : ctx.rect(bx, by - f, w + 12, f + 8); ctx.fill(); ctx.stroke();
+    ctx.fillStyle = '#0000AA'; ctx.textBaseline = 'middle'; ctx.fillText(String(c[9]), bx + 6, by - f / 2 + 4);
+  }
+}
+
+// ---------------------------------------------------------------- legend
+function drawLegend() {
+  const x0 = 40, E = 30; let y = 70;
+  ctx.fillStyle = '#0000AA'; ctx.font = 'bold 28px serif'; ctx.fillText('KUtrace HTML Legend', x0, 35);
+  ctx.font = '15px sans-serif'; ctx.textBaseline = 'middle';
+  const saved = { anyHL }; anyHL = false;
+  const fake = (ev, arg, name) => { const k = D.n; return { ev, arg, name, k }; };
+  const items = [
+    ['Execution', null], ['syscall (write)', 0x801], ['interrupt (local_timer_vector)', 0x5EC], ['fault (page_fault)', 0x40E],
+    ['scheduler (-sched-)', 0xDFF], ['user process (two colours per thread)', 0x10000 + 1234], ['idle', 0x10000], ['low-power idle', -10],
+    ['c-exit (power-state exit latency)', 0x20000], ['Non-execution (PID rows)', null], ['wait cpu / disk / lock / mem / net / pipe / time', -20],
+    ['Time-aligned data', null], ['wakeup arc', -30], ['CPU frequency slow / medium / fast', -40], ['PC sample', -50],
+    ['Manually inserted', null], ['mark_a / mark_b / mark_c / mark_d', -60]];
+  const col = [];
+  // Draw glyphs with the real drawing code on a scratch copy of one span.
+  const tmp = ['ev', 'arg', 'ts', 'dur', 'ipc', 'pid'].map(key => [key, D[key]]);
+  D.ev = new Int32Array([0]); D.arg = new Int32Array([0]); D.ts = new Float64Array([0]); D.dur = new Float64Array([1]); D.ipc = new Uint8Array([8]); D.pid = new Int32Array([1]);
+  for (const [label, ev] of items) {
+    if (ev === null) { ctx.fillStyle = '#0000AA'; ctx.font = 'bold 17px sans-serif'; ctx.fillText(label, x0, y); y += 26; continue; }
+    const xa = x0 + 10, xb = x0 + 200, yc = y;
+    if (ev >= 0) { D.ev[0] = ev; D.arg[0] = 0; drawSpan(0, xa, xb, yc, E, false); }
+    else if (ev === -10) { D.ev[0] = EV_IDLE; D.arg[0] = 1; drawSpan(0, xa, xb, yc, E, false); }
+    else if (ev === -20) { let x = xa; for (const l of [2, 3, 11, 12, 13, 15, 19]) { morse(x + 60, yc, 60, l, WAIT_COLOR[l], E); x += 30; } }
+    else if (ev === -30) { ctx.strokeStyle = '#0080FF'; ctx.lineWidth = 2; ctx.setLineDash([3, 3]); ctx.beginPath(); ctx.moveTo(xa, yc + 8); ctx.quadraticCurveTo((xa + xb) / 2, yc - 20, xb, yc + 8); ctx.stroke(); ctx.setLineDash([]); }
+    else if (ev === -40) { const c = ['#E00000', '#E0C000', '#00C000']; for (let i = 0; i < 3; i++) { ctx.globalAlpha = [0.5, 0.3, 0.2][i]; ctx.fillStyle = c[i]; ctx.fillRect(xa + i * 64, yc - 12, 60, 24); } ctx.globalAlpha = 1; }
+    else if (ev === -50) { ctx.strokeStyle = PAL_B[3]; ctx.lineWidth = 2; ctx.beginPath(); ctx.moveTo(xa, yc + 4); ctx.lineTo(xb, yc - 2); ctx.stroke(); ctx.strokeStyle = '#000'; ctx.lineWidth = 1; ctx.beginPath(); ctx.moveTo(xb - 3, yc - 5); ctx.lineTo(xb, yc - 2); ctx.lineTo(xb + 3, yc - 5); ctx.stroke(); }
+    else if (ev === -60) { const c = ['#FF0000', '#0000FF', '#008000', '#000000']; for (let i = 0; i < 4; i++) { ctx.fillStyle = c[i]; ctx.fillRect(xa + i * 48, yc - 10, 2, 20); ctx.fillText(['a', 'b', 'c', '9'][i], xa + i * 48 + 6, yc); } }
+    ctx.fillStyle = '#000'; ctx.font = '15px sans-serif'; ctx.fillText(label, xb + 20, y); y += E + 8;
+    col.push(label);
+  }
+  for (const [key, v] of tmp) D[key] = v;
+  anyHL = saved.anyHL;
+  L.legendShown = true;
+}
+
+// ---------------------------------------------------------------- search
+function parseNum(s) { if (s === '' || s == null) return null; const v = parseFloat(s); return isFinite(v) ? v : null; }
+const TIME_RE = /^(\d\d?:)?(\d{1,3})\.(\d+)([+-]*)$/;
+const PLUS = [1, 0.4, 0.2, 0.1, 0.04, 0.02, 0.01, 0.004, 0.002], MINUS = [1, 2, 4, 10, 20, 40, 100, 200, 400];
+function timeSearch(text) {
+  const m = TIME_RE.exec(text); if (!m) return false;
+  const tb = tbParts(); const baseMin = Math.floor(tb.sod / 60) % 60;
+  let t = parseFloat(m[2] + '.' + m[3]);
+  if (m[1]) { const mm = parseInt(m[1], 10); if (mm < baseMin) return false; t += (mm - baseMin) * 60; }
+  const pl = (m[4].match(/\+/g) || []).length, mi = (m[4].match(/-/g) || []).length;
+  let half = 5 * Math.pow(10, -m[3].length);
+  if (pl) half *= PLUS[Math.min(8, pl)]; if (mi) half *= MINUS[Math.min(8, mi)];
+  half *= 1.025; if (half < 5e-9) half = 5e-9;
+  setWindow(t - half, t + half); return true;
+}
+function atat() {
+  const c = (S.t0 + S.t1) / 2; const half = (S.t1 - S.t0) / 2 / 1.025 / 1.03;
+  const k = Math.floor(Math.log10(half)); let v = 0;
+  for (const m of [1, 2, 5, 10]) { if (m * Math.pow(10, k) >= half * (1 - 1e-9)) { v = m * Math.pow(10, k); break; } }
+  let d = Math.max(1, Math.round(-Math.log10(v / 5))); // base = 5e-d
+  if (5 * Math.pow(10, -d) < v * (1 - 1e-9)) d = Math.max(1, d - 1);
+  while (d < 12 && 5 * Math.pow(10, -(d + 1)) >= v * (1 - 1e-9)) d++;
+  const ratio = v / (5 * Math.pow(10, -d)); let suf = '';
+  if (ratio < 0.9) { const i = PLUS.findIndex(p => Math.abs(p - ratio) < 1e-6); suf = '+'.repeat(Math.max(0, i)); }
+  else if (ratio > 1.1) { const i = MINUS.findIndex(p => Math.abs(p - ratio) < 1e-6); suf = '-'.repeat(Math.max(0, i)); }
+  const tb = tbParts(); let sec = c; let prefix = '';
+  if (sec >= 1000 || sec < 0) { const baseMin = Math.floor(tb.sod / 60) % 60; const mins = Math.floor(sec / 60); prefix = String(baseMin + mins).padStart(2, '0') + ':'; sec -= mins * 60; }
+  return prefix + sec.toFixed(d) + suf;
+}
+
+function doSearch(fromEnter) {
+  const el = document.getElementById('search'); const text = el.value; S.search.text = text;
+  S.search.min = document.getElementById('smin').value; S.search.max = document.getElementById('smax').value;
+  S.anns = []; S.summary = ''; S.searchErr = ''; el.classList.remove('bad');
+  S.btn.user = 0; S.btn.all = 0;
+  if (fromEnter && text) { const i = recent.indexOf(text); if (i >= 0) recent.splice(i, 1); recent.unshift(text); if (recent.length > 20) recent.pop(); }
+  if (text === '@@') { const s = atat(); el.value = s; S.search.text = s; timeSearch(s); syncButtons(); redraw(); return; }
+  if (timeSearch(text)) { syncButtons(); redraw(); return; }
+  const unit = UNITS[S.search.units][1];
+  const mn = parseNum(S.search.min), mx = parseNum(S.search.max);
+  if (text === '' && (mn === null || mn < 1) && (mx === null || mx < 1)) { syncButtons(); redraw(); return; }
+  let re;
+  try { re = new RegExp(text); } catch (e) { S.searchErr = 'bad regex: ' + e.message.replace(/^Invalid regular expression: /, ''); el.classList.add('bad'); S.summary = S.searchErr; syncButtons(); redraw(); return; }
+  const r = runSearch(re, text[0] === '-', mn === null ? 0 : mn * unit, mx === null ? Infinity : mx * unit, S.search.not, true);
+  S.summary = r.summary; syncButtons(); redraw();
+}
+function visibleRowSpan(k) {
+  const a = D.cpuRow[k], b = D.pidRow[k], c = D.rpcRow[k];
+  return (a >= 0 && ROWS[a].h > 0) || (b >= 0 && ROWS[b].h > 0) || (c >= 0 && ROWS[c].h > 0);
+}
+function runSearch(re, dashOK, mn, mx, not, annotate) {
+  const ts = D.ts, dur = D.dur, ev = D.ev, nm = D.names, nmi = D.nm;
+  layout();
+  const t0 = S.t0, t1 = S.t1; const lo = firstGlobal(t0 - 5); // PC samples use end time
+  const cache = new Map(); const long = S.btn.annot === 0;
+  let count = 0, total = 0, vmin = Infinity, vmax = 0; let lastX = -1;
+  const anns = [];
+  const P = (t1 - t0) / L.pw;
+  for (let k = lo; k < D.n; k++) {
+    const e = ev[k]; if (e < 0) continue;
+    let t = ts[k]; if (e === EV_PCU || e === EV_PCK) t += dur[k];
+    if (t > t1) { if (ts[k] > t1) break; continue; }
+    if (t < t0) continue;
+    if (anyHL && !hlSpan[k]) continue;
+    if (e === EV_LEFT || e === EV_RIGHT) continue;
+    if (!visibleRowSpan(k)) continue;
+    const d = dur[k];
+    let ok = d >= mn && d <= mx;
+    if (ok) {
+      const name = nm[nmi[k]];
+      if (name[0] === '-' && !dashOK) ok = false;
+      else {
+        const simple = !long || !(isSyscall(e) || (e >= 0x200 && e < 0x300) || (e >= 0x500 && e < 0x600));
+        if (simple) { let c = cache.get(nmi[k]); if (c === undefined) { c = re.test(name); cache.set(nmi[k], c); } ok = c; }
+        else ok = re.test(nameArg(k, true));
+      }
+    }
+    if (not) ok = !ok;
+    if (!ok) continue;
+    count++; total += d; if (d < vmin) vmin = d; if (d > vmax) vmax = d;
+    if (annotate) { const x = Math.floor((t - t0) / P); if (x > lastX) { anns.push({ k, long: false }); lastX = x; } }
+  }
+  if (annotate) S.anns = anns.slice(0, 5000);
+  const summary = count ? 'Matches: ' + count + ', ' + fmt5(total) + ' [' + fmt4(vmin) + '..' + fmt4(vmax) + ']' : 'Matches: 0, 0';
+  S.last = { count, total, min: count ? vmin : 0, max: vmax, summary };
+  return S.last;
+}
+// first global span index with ts >= v
+function firstGlobal(v) { const ts = D.ts; let lo = 0, hi = D.n; while (lo < hi) { const m = (lo + hi) >> 1; if (ts[m] >= v) hi = m; else lo = m + 1; } return lo; }
+
+// ---------------------------------------------------------------- nearest span
+function rowAtY(y) {
+  let best = null;
+  for (const it of L.items) { if (!it.row) continue; const g = rowGeom(it.row); if (y >= g.top - g.px / 4 && y < g.top + g.px) best = it.row; }
+  return best;
+}
+function nearestSpan(r, t, y) {
+  if (!r) return -1;
+  const g = rowGeom(r); const above = y < g.yc - g.E / 2, below = y > g.yc + g.E / 2;
+  const cand = []; const ts = D.ts, dur = D.dur;
+  for (const list of [r.ex, r.ov]) {
+    let j = firstTsAtLeast(list, 0, list.length, t + 1e-12) - 1;
+    for (let q = j, lim = Math.max(0, j - 2000); q >= lim; q--) {
+      const k = list[q]; const e = D.ev[k];
+      const samp = e === EV_PCU || e === EV_PCK, lock = e === EV_LOCKHELD || e === EV_LOCKTRY, fq = e === EV_PSTATE || e === EV_PSTATE2;
+      if (above && (S.btn.samp || S.btn.lock)) { if (!samp && !lock) continue; }
+      else if (below && S.btn.freq) { if (!fq) continue; }
+      else if (samp || lock || fq) continue;
+      if (ts[k] <= t && ts[k] + dur[k] >= t) { cand.push(k); break; }
+    }
+  }
+  if (!cand.length) return -1;
+  return cand.reduce((a, b) => (ts[b] > ts[a] ? b : a));
+}
+
+// ---------------------------------------------------------------- interaction
+function setWindow(a, b) { if (!(b > a)) b = a + 1e-9; S.t0 = a; S.t1 = b; }
+let drag = null;
+function inPlot(x, y) { return x >= L.left && x <= L.right && y >= L.top && y <= L.bottom + L.base; }
+function onPanZoomDone() {
+  S.showHeader = false; S.btn.user = 0; S.btn.all = 0;
+  if (S.anns.length > 1 || (S.anns.length === 1 && !S.anns[0].long)) {
+    const tm = lastMouse.t; let best = null, bd = Infinity;
+    for (const a of S.anns) { const d = Math.abs(D.ts[a.k] - tm); if (d < bd) { bd = d; best = a; } }
+    S.anns = best ? [{ k: best.k, long: true, row: best.row }] : [];
+  }
+  syncButtons();
+}
+const lastMouse = { x: 0, y: 0, t: 0 };
+cv.addEventListener('wheel', ev => {
+  ev.preventDefault(); const r = cv.getBoundingClientRect(); const x = ev.clientX - r.left, y = ev.clientY - r.top;
+  const f = Math.pow(2, ev.deltaY / 500);
+  if (x < L.left && x > L.left / 4) { // Y zoom about the pointer
+    const ny = S.yk / f; const y0 = y - L.top - 5; S.ypan = y0 - (y0 - S.ypan) * (ny / S.yk); S.yk = ny; redraw(); return;
+  }
+  const t = tOf(x); setWindow(t - (t - S.t0) * f, t + (S.t1 - t) * f); lastMouse.t = t; onPanZoomDone(); redraw();
+}, { passive: false });
+cv.addEventListener('contextmenu', ev => ev.preventDefault());
+cv.addEventListener('mousedown', ev => {
+  const r = cv.getBoundingClientRect(); const x = ev.clientX - r.left, y = ev.clientY - r.top;
+  lastMouse.x = x; lastMouse.y = y; lastMouse.t = tOf(x);
+  if (Math.hypot(x - L.left, y - L.bottom) <= 8 && !S.legend) { if (ev.shiftKey) return; saveView(0); resetView(); return; }
+  if (S.legend) { toggleLegend(); return; }
+  if (x < L.left) { // labels
+    for (const it of L.items) if (it.header && it.labelY !== undefined && Math.abs(y - it.labelY) < L.base / 2 + 2 && x < L.left * 0.75) { toggleGroup(it.header); return; }
+    const row = rowAtY(y);
+    if (ev.shiftKey && row && x > L.left / 4) {
+      if (ev.button === 2) prefixHighlight(row); else { row.hl = !row.hl; recomputeHL(); }
+      redraw(); return;
+    }
+    if (x > L.left / 4) drag = { kind: 'y', y0: y, pan0: S.ypan };
+    return;
+  }
+  if (ev.shiftKey) {
+    const row = rowAtY(y); const k = nearestSpan(row, tOf(x), y);
+    if (ev.button === 2) { if (k >= 0) eventHighlight(k, row); return; }
+    drag = { kind: 'shift', x0: x, y0: y, k0: k, row0: row, moved: false };
+    if (k >= 0) { S.anns.push({ k, long: S.btn.annot === 0, row }); redraw(); }
+    return;
+  }
+  if (inPlot(x, y)) drag = { kind: 'x', x0: x, t0: S.t0, t1: S.t1 };
+});
+window.addEventListener('mousemove', ev => {
+  const r = cv.getBoundingClientRect(); const x = ev.clientX - r.left, y = ev.clientY - r.top;
+  if (drag && drag.kind === 'x') {
+    const dt = (x - drag.x0) / L.pw * (drag.t1 - drag.t0); setWindow(drag.t0 - dt, drag.t1 - dt); drag.moved = true; redraw(); return;
+  }
+  if (drag && drag.kind === 'y') { S.ypan = drag.pan0 + (y - drag.y0); redraw(); return; }
+  if (drag && drag.kind === 'shift' && Math.abs(x - drag.x0) >= 5) {
+    const row = rowAtY(y); const k = nearestSpan(row, tOf(x), y);
+    if (drag.k0 >= 0 && k >= 0) {
+      S.measure = { ta: D.ts[drag.k0], tb: D.ts[k] };
+      S.anns = S.anns.filter(a => a.k === drag.k0); if (k !== drag.k0) S.anns.push({ k, long: true, row });
+      drag.moved = true; redraw();
+    }
+    return;
+  }
+  if (Math.hypot(x - lastMouse.hx, y - lastMouse.hy) >= 5 || lastMouse.hx === undefined) {
+    lastMouse.hx = x; lastMouse.hy = y; clearTimeout(hoverTimer);
+    hoverTimer = setTimeout(() => { if (!inPlot(x, y)) return; const row = rowAtY(y); const k = nearestSpan(row, tOf(x), y); const s = k >= 0 ? longText(k) : ''; if (s !== S.hover) { S.hover = s; redraw(); } }, 50);
+  }
+});
+let hoverTimer = 0;
+window.addEventListener('mouseup', ev => {
+  if (!drag) return;
+  const d = drag; drag = null;
+  if (d.kind === 'x' && d.moved) { onPanZoomDone(); redraw(); }
+  if (d.kind === 'shift' && !d.moved && ev.shiftKey) { S.anns = []; S.measure = null; if (S.hlEv.length) { S.hlEv = []; recomputeHL(); } redraw(); }
+});
+cv.addEventListener('dblclick', ev => {
+  const r = cv.getBoundingClientRect(); const x = ev.clientX - r.left; if (x < L.left) return;
+  const t = tOf(x); const f = ev.shiftKey ? 2 : 0.5; setWindow(t - (t - S.t0) * f, t + (S.t1 - t) * f); onPanZoomDone(); redraw();
+});
+window.addEventListener('resize', () => redraw());
+
+function toggleGroup(g) {
+  if (!g.rows.length) return;
+  if (g.hasHL) g.open = g.open === 'open' ? 'hl' : g.open === 'hl' ? 'closed' : 'open';
+  else g.open = g.open === 'closed' ? 'open' : 'closed';
+  redraw();
+}
+function prefixOf(label) { const m = /^[A-Za-z_-][A-Za-z_-]*/.exec(label); return m ? m[0] : label; }
+function prefixHighlight(row) {
+  const p = prefixOf(row.label); const to = !row.hl;
+  for (const r of row.group.rows) if (r.label.startsWith(p)) r.hl = to;
+  recomputeHL();
+}
+function eventHighlight(k, row) {
+  const e = D.ev[k]; const same = x => x === e || (x === EV_IDLE && e === EV_IDLE);
+  if (!S.hlEv.some(same)) { S.hlEv = [e].concat(S.hlEv.slice(0, 1)); }
+  recomputeHL();
+  S.anns = [{ k, long: true, row }];
+  const name = D.names[D.nm[k]]; document.getElementById('search').value = name;
+  // count the visible matches of the highlighted event numbers
+  const evs = S.hlEv; layout();
+  let count = 0, total = 0, mn = Infinity, mx = 0;
+  for (let q = 0; q < D.n; q++) { const x = D.ev[q]; if (x !== evs[0] && x !== evs[1]) continue; if (D.ts[q] < S.t0 || D.ts[q] > S.t1 || !visibleRowSpan(q)) continue;
+    count++; total += D.dur[q]; mn = Math.min(mn, D.dur[q]); mx = Math.max(mx, D.dur[q]); }
+  S.summary = count ? 'Matches: ' + count + ', ' + fmt5(total) + ' [' + fmt4(mn) + '..' + fmt4(mx) + ']' : 'Matches: 0, 0';
+  redraw();
+}
+
+// ---------------------------------------------------------------- buttons
+const BTN = { mark: [3, 2, 1, 0], arc: [2, 1, 0], lock: [2, 1, 0], freq: [2, 1, 0], ipc: [0, 3, 2, 1] };
+function avail(name) {
+  if (name === 'lock') return D.hasLock; if (name === 'freq') return D.hasFreq; if (name === 'samp') return D.hasSamp;
+  if (name === 'ipc') return !!(D.meta.flags & 0xA0); return true;
+}
+function syncButtons() {
+  for (const name of ['user', 'all', 'mark', 'arc', 'lock', 'freq', 'ipc', 'samp', 'cb']) {
+    const b = document.getElementById('b_' + name); const v = S.btn[name];
+    b.className = !avail(name) ? 'na' : !v ? '' : (name === 'arc' || name === 'lock' || name === 'freq') && v === 1 ? 'bold' : (name === 'mark' && v < 3) || (name === 'ipc' && v < 3 && v > 0) || (name === 'samp' && v === 1) ? 'part' : 'on';
+  }
+  if (!D.meta.flags || !(D.meta.flags & 0xA0)) {} else document.getElementById('b_ipc').textContent = (D.meta.flags & 0xA0) === 0xA0 ? 'Both' : (D.meta.flags & 0x80) ? 'IPC' : 'LLC';
+  document.getElementById('b_not').className = S.search.not ? 'on' : '';
+  document.getElementById('annot').textContent = S.btn.annot ? 'annot:' : 'Annot:';
+  document.getElementById('units').textContent = UNITS[S.search.units][0] + ':';
+  updateStatus();
+}
+function updateStatus() {
+  const st = document.getElementById('status');
+  let s = S.summary || '';
+  if (!s && S.showHeader) s = [D.meta.kernelVersion, D.meta.cpuModelName].filter(Boolean).join(', ');
+  if (S.sizeMsg) s += (s ? '  ' : '') + S.sizeMsg;
+  if (st.textContent !== s) st.textContent = s;
+}
+function clickBtn(name, shift) {
+  if (!avail(name)) return;
+  if (name === 'user' || name === 'all') { S.btn[name] = S.btn[name] ? 0 : 1; S.btn[name === 'user' ? 'all' : 'user'] = 0; labelAll(name); }
+  else if (name === 'cb') S.btn.cb ^= 1;
+  else if (name === 'samp') S.btn.samp = shift ? [2, 1, 0][[0, 2, 1].indexOf(S.btn.samp)] : S.btn.samp ? 0 : 2;
+  else { const seq = BTN[name]; const i = seq.indexOf(S.btn[name]); S.btn[name] = seq[(i + 1) % seq.length]; }
+  syncButtons(); redraw();
+}
+function labelAll(name) {
+  S.anns = []; if (!S.btn[name]) return; layout();
+  const P = (S.t1 - S.t0) / L.pw; const seen = new Set(); const lastX = new Map();
+  const lo = firstGlobal(S.t0);
+  for (let k = lo; k < D.n && D.ts[k] <= S.t1; k++) {
+    const e = D.ev[k]; if (anyHL && !hlSpan[k]) continue; if (!visibleRowSpan(k)) continue;
+    if (name === 'user') { if (!isUser(e) || seen.has(e)) continue; const nm = D.names[D.nm[k]]; if (nm[0] === '.' && !nm.startsWith('./')) continue; seen.add(e); }
+    else { if (e < 0 || e === EV_IDLE || (e >= EV_MARKA && e <= EV_RIGHT) || e === EV_PCU || e === EV_PCK || e === EV_PSTATE || e === EV_PSTATE2 || e === EV_RPCRX || e === EV_RPCTX) continue; }
+    const r = annRow(k); if (!r) continue; const x = Math.floor((D.ts[k] - S.t0) / P);
+    if ((lastX.get(r) ?? -1) >= x) continue; lastX.set(r, x);
+    S.anns.push({ k, long: false, row: r });
+  }
+}
+for (const name of ['user', 'all', 'mark', 'arc', 'lock', 'freq', 'ipc', 'samp', 'cb'])
+  document.getElementById('b_' + name).addEventListener('click', ev => clickBtn(name, ev.shiftKey));
+document.getElementById('annot').addEventListener('click', () => { S.btn.annot ^= 1; S.btn.user = S.btn.all = 0; syncButtons(); redraw(); });
+document.getElementById('b_not').addEventListener('click', () => { S.search.not = !S.search.not; doSearch(false); });
+document.getElementById('units').addEventListener('click', () => { S.search.units = [2, 0, 1][S.search.units]; doSearch(false); });
+let searchTimer = 0;
+for (const id of ['search', 'smin', 'smax']) {
+  document.getElementById(id).addEventListener('keyup', ev => {
+    clearTimeout(searchTimer);
+    if (ev.key === 'Enter') { hideRecent(); doSearch(true); return; }
+    if (id === 'search') showRecent();
+    searchTimer = setTimeout(() => doSearch(false), D.n > 300000 ? 150 : 0);
+  });
+}
+function showRecent() {
+  const box = document.getElementById('recent'); const q = document.getElementById('search').value;
+  const list = recent.filter(s => s.includes(q)).slice(0, 7); box.innerHTML = '';
+  for (const s of list) { const d = document.createElement('div'); d.textContent = s; d.addEventListener('mousedown', e => { e.preventDefault(); document.getElementById('search').value = s; hideRecent(); doSearch(true); }); box.appendChild(d); }
+  box.style.display = list.length ? 'block' : 'none';
+}
+function hideRecent() { document.getElementById('recent').style.display = 'none'; }
+document.getElementById('search').addEventListener('blur', () => setTimeout(hideRecent, 100));
+document.getElementById('more').addEventListener('click', () => { const m = document.getElementById('morehelp'); m.hidden = !m.hidden; document.getElementById('more').textContent = m.hidden ? '[more]' : '[less]'; redraw(); });
+document.getElementById('legendbtn').addEventListener('click', () => toggleLegend());
+function toggleLegend() { S.legend = S.legend ? 0 : 1; redraw(); }
+
+// ---------------------------------------------------------------- views
+function getView() {
+  return { t0: S.t0, t1: S.t1, yk: S.yk, ypan: S.ypan, btn: Object.assign({}, S.btn), search: Object.assign({}, S.search),
+    groups: G.map(g => g.open), hl: ROWS.filter(r => r.hl).map(r => r.group.name + ':' + r.id), hlEv: S.hlEv.slice(), relative: S.relative,
+    kept: S.anns.length ? S.anns[S.anns.length - 1].k : -1 };
+}
+function applyView(v) {
+  if (!v) return;
+  if (v.xleft_ts !== undefined && v.t0 === undefined) { v = { t0: v.xleft_ts, t1: v.xright_ts }; } // original format
+  if (isFinite(v.t0) && isFinite(v.t1) && v.t1 > v.t0) setWindow(v.t0, v.t1);
+  if (isFinite(v.yk)) S.yk = v.yk; if (isFinite(v.ypan)) S.ypan = v.ypan;
+  if (v.btn) Object.assign(S.btn, v.btn);
+  if (v.search) { Object.assign(S.search, v.search); document.getElementById('search').value = S.search.text || ''; document.getElementById('smin').value = S.search.min || ''; document.getElementById('smax').value = S.search.max || ''; }
+  const hl = new Set(v.hl || []); for (const r of ROWS) r.hl = hl.has(r.group.name + ':' + r.id);
+  S.hlEv = (v.hlEv || []).slice(0, 2); recomputeHL();
+  if (Array.isArray(v.groups)) G.forEach((g, i) => { if (v.groups[i]) g.open = v.groups[i]; if (g.open === 'hl' && !g.hasHL) g.open = 'open'; });
+  S.relative = !!v.relative; S.anns = v.kept >= 0 && v.kept < D.n ? [{ k: v.kept, long: true }] : []; S.summary = ''; S.measure = null;
+  syncButtons(); redraw();
+}
+function saveView(i) { views[i].view = getView(); renderViews(); }
+function restoreView(i) { const v = views[i].view; if (!v) return; if (i !== 0) views[0].view = getView(); applyView(JSON.parse(JSON.stringify(v))); renderViews(); }
+function renderViews() {
+  const box = document.getElementById('views'); box.innerHTML = '';
+  views.forEach((v, i) => {
+    const s = document.createElement('span'); s.textContent = v.label; s.className = v.view ? 'set' : ''; s.id = 'view' + i;
+    s.title = i ? 'click: restore, shift-click: save' : 'back to the previous view';
+    s.addEventListener('click', ev => { if (ev.shiftKey && i) { saveView(i); blink(); } else restoreView(i); });
+    box.appendChild(s);
+  });
+  const add = document.createElement('span'); add.textContent = '⊕'; add.className = 'set'; add.id = 'viewadd'; add.title = 'add a saved view';
+  add.addEventListener('click', () => { const name = prompt('New view name: (no spaces)', 'fig1-1'); if (!name) return; views.push({ label: name.replace(/\s+/g, ''), view: getView() }); renderViews(); });
+  box.appendChild(add);
+}
+function blink() { cv.style.opacity = '0.4'; setTimeout(() => { cv.style.opacity = ''; }, 100); }
+function resetView() {
+  setWindow(D.t0, D.t1); S.yk = 1; S.ypan = 0; G.forEach(g => { g.open = g.name === 'CPU' ? 'open' : 'closed'; }); ROWS.forEach(r => { r.hl = false; });
+  S.hlEv = []; recomputeHL(); Object.assign(S.btn, { annot: 0, user: 0, all: 0, mark: 3, arc: 2, lock: 2, freq: 2, ipc: 0, samp: 0, cb: 0 });
+  Object.assign(S.search, { text: '', not: false, units: 1, min: '', max: '' }); ['search', 'smin', 'smax'].forEach(id => { document.getElementById(id).value = ''; });
+  S.anns = []; S.summary = ''; S.measure = null; S.showHeader = true; S.relative = false; S.legend = 0;
+  syncButtons(); renderViews(); redraw();
+}
+function storageKey() { return 'kutrace:' + String(D.meta.randomid || D.meta.tracebase || 'none'); }
+window.addEventListener('pagehide', () => { try { const v = getView(); views[0].view = v; localStorage.setItem(storageKey(), JSON.stringify(v)); } catch (e) { /* storage may be off */ } });
+
+// ---------------------------------------------------------------- export
+function exportText() {
+  const sv = views.map(v => [v.label, v.view]);
+  return '],\n"extra" : ' + JSON.stringify(D.extra) + ',\n"savedview" : ' + JSON.stringify(sv) + '\n]}';
+}
+
+// ---------------------------------------------------------------- test hook
+function state() {
+  layout();
+  return {
+    t0: S.t0, t1: S.t1, width: S.t1 - S.t0, tracks: L.tracks, yk: S.yk,
+    rows: ROWS.map(r => ({ label: r.label, group: r.group.name, id: r.id, visible: r.h > 0, highlighted: r.hl })),
+    groups: G.map(g => ({ name: g.name, count: g.rows.length, open: g.open, header: (g.open === 'closed' ? '▶ ' : '▼ ') + g.name + ' (' + g.rows.length + ')' })),
+    visibleRows: ROWS.filter(r => r.h > 0).map(r => r.label),
+    labelsShown: (L.labelsShown || []).slice(), tickLabels: (L.tickLabels || []).slice(), baseText: L.baseText, axisTitle: L.axisTitle,
+    buttons: Object.assign({}, S.btn), search: Object.assign({}, S.search), summary: S.summary, last: S.last || null,
+    searchError: S.searchErr, annotations: S.anns.map(a => (a.long ? longText(a.k) : shortText(a.k))), measure: S.measureText && S.measure ? S.measureText : '',
+    hover: S.hover, status: document.getElementById('status').textContent,
+    views: views.map(v => ({ label: v.label, set: !!v.view })), legend: S.legend, spans: D.n, title: D.meta.title,
+    perf: { lastDraw: perf.lastDraw, draws: perf.draws, prims: perf.prims, load: perf.load },
+    names: null,
+  };
+}
+window.kutraceState = state;
+window.kutrace = {
+  state, setWindow: (a, b) => { setWindow(a, b); onPanZoomDone(); redraw(); }, redraw, render: () => { render(); return perf.lastDraw; },
+  toggleGroup: name => { const g = G.find(q => q.name === name); if (g) toggleGroup(g); render(); },
+  highlight: (label, on) => { const r = ROWS.find(q => q.label === label); if (r) { r.hl = on === undefined ? !r.hl : !!on; recomputeHL(); render(); } },
+  prefixHighlight: label => { const r = ROWS.find(q => q.label === label); if (r) { prefixHighlight(r); render(); } },
+  exportText, names: () => D.names.slice(), search: text => { document.getElementById('search').value = text; doSearch(true); render(); return S.summary; },
+  rowY: label => { layout(); const r = ROWS.find(q => q.label === label); if (!r || !r.h) return null; const g = rowGeom(r); return { top: g.top, yc: g.yc, E: g.E, h: g.px }; },
+  xOf: t => { layout(); return xOf(t); }, layout: () => { layout(); return { left: L.left, right: L.right, top: L.top, bottom: L.bottom, W: L.W, H: L.H }; },
+  spanAt: i => ({ ts: D.ts[i], dur: D.dur[i], ev: D.ev[i], name: D.names[D.nm[i]], cpu: D.cpu[i], pid: D.pid[i] }),
+  findSpan: name => { for (let k = 0; k < D.n; k++) if (D.names[D.nm[k]] === name) return k; return -1; },
+};
+
+// ---------------------------------------------------------------- start
+async function load() {
+  const t0 = performance.now();
+  const metaEl = document.getElementById('ktmeta'), dataEl = document.getElementById('ktdata');
+  if (!dataEl) { showOpener(); return; }
+  const meta = JSON.parse(metaEl.textContent);
+  let bytes = b64bytes(dataEl.textContent);
+  dataEl.textContent = '';
+  if (dataEl.dataset.enc === 'deflate') bytes = await inflate(bytes);
+  const b = decodeBlob(bytes);
+  start(meta, b.n, b.cols, b.names, t0);
+}
+function start(meta, n, cols, names, t0) {
+  D.meta = meta || {}; setColumns(n, cols, names); ensureSorted(); buildRows();
+  document.title = 'KUtrace ' + (D.meta.title || '');
+  views.length = 0;
+  const sv = Array.isArray(D.meta.savedview) && D.meta.savedview.length ? D.meta.savedview : [['⇐', null], ['①', null], ['②', null], ['③', null], ['④', null]];
+  for (const [label, v] of sv) views.push({ label: String(label), view: v || null });
+  try { const s = localStorage.getItem(storageKey()); if (s) views[0].view = JSON.parse(s); } catch (e) { /* ignore */ }
+  setWindow(D.t0, D.t1); recomputeHL(); syncButtons(); renderViews();
+  document.getElementById('loading').style.display = 'none';
+  render();
+  perf.load = performance.now() - t0;
+  const sz = L.W + 'x' + L.H; S.sizeMsg = sz; updateStatus(); setTimeout(() => { S.sizeMsg = ''; updateStatus(); }, 4000);
+  window.kutraceReady = true;
+  document.dispatchEvent(new Event('kutrace-ready'));
+}
+function showOpener() {
+  const el = document.getElementById('loading');
+  el.innerHTML = 'No trace embedded. Open or drop a KUtrace JSON file: <input type="file" id="openjson" accept=".json,application/json">';
+  const openFile = f => f.text().then(txt => { const o = fromJSON(JSON.parse(txt)); start(o.meta, o.n, o.cols, o.names, performance.now()); })
+    .catch(e => { el.textContent = 'Cannot read ' + f.name + ': ' + e.message; });
+  document.getElementById('openjson').addEventListener('change', ev => { if (ev.target.files[0]) openFile(ev.target.files[0]); });
+  window.addEventListener('dragover', e => e.preventDefault());
+  window.addEventListener('drop', e => { e.preventDefault(); if (e.dataTransfer.files[0]) openFile(e.dataTransfer.files[0]); });
+  window.kutraceLoadJSON = obj => { const o = fromJSON(obj); start(o.meta, o.n, o.cols, o.names, performance.now()); };
+  window.kutraceReady = 'empty';
+}
+load().catch(e => { document.getElementById('loading').textContent = 'Cannot load the trace: ' + e.message; window.kutraceError = String(e && e.stack || e); });
+})();
