@@ -79,8 +79,8 @@ struct kt_rw *kt_rw_create(const char *path, const struct kt_rw_options *o)
 	w->o = *o;
 	if (w->o.ncpu < 1 || w->o.ncpu > 255)
 		kt_die("rawwrite: bad CPU count %d", w->o.ncpu);
-	if (w->o.wrap && w->o.wrap_blocks < 3)
-		kt_die("rawwrite: a wraparound buffer needs >= 3 blocks");
+	if (w->o.wrap && w->o.wrap_blocks < w->o.ncpu + 2)
+		kt_die("rawwrite: a wraparound buffer needs >= CPUs + 2 blocks");
 	w->path = path;
 	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (w->fd < 0)
@@ -143,6 +143,14 @@ static void new_block(struct kt_rw *w, int cpu, uint64_t now)
 			w->wraps++;
 	}
 	w->allocs++;
+	/*
+	 * A CPU that still fills the block being reused loses it: a real
+	 * module with a buffer this small would scribble over the new
+	 * owner's entries; dropping them keeps the file well formed.
+	 */
+	for (int d = 0; d < w->o.ncpu; d++)
+		if (d != cpu && w->cpu[d].slot == slot)
+			w->cpu[d].slot = -1;
 	if (slot >= w->cap) {
 		w->cap = w->cap ? 2 * w->cap : 64;
 		w->slots = kt_xrealloc(w->slots, (size_t)w->cap * sizeof(*w->slots));

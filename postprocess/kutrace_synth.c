@@ -562,6 +562,7 @@ static void idle_step(struct cpu *c)
 		c->long_gap_done = 1;
 		c->now += US(O.long_gap * 1e6);
 		c->next_timer = c->now;
+		timer_irq(c);	/* the entry after the silence */
 		return;
 	}
 	if (c->mwait_hint < 0 && pct(60)) {
@@ -770,8 +771,16 @@ static void write_expected(uint64_t c1, uint64_t u1)
 		struct cpu *cp = &C[c];
 		struct rec *r = &cp->recs[refs[j].i];
 
-		if (!has[c] || r->tick < s_c[c])
+		if (!has[c] || r->tick < s_c[c]) {
+			/*
+			 * A switch postprocessing never sees leaves the
+			 * stack it saved for that thread stale.
+			 */
+			if (r->action == A_SWITCH && r->old_t >= 0 &&
+			    st[r->old_t] != UNSEEN)
+				st[r->old_t] = BAD;
 			continue;
+		}
 		if (!live[c]) {
 			live[c] = 1;
 			if (hdr[c] >= 0)

@@ -21,7 +21,7 @@ struct kt_rw_options {
 	int ncpu;
 	int ipc;		/* write side blocks, flag 0x80 */
 	int wrap;		/* wraparound mode, flag 0x40 */
-	long wrap_blocks;	/* buffer size in blocks when wrapping (>= 3) */
+	long wrap_blocks;	/* buffer size in blocks when wrapping (>= ncpu+2) */
 	double ticks_per_usec;
 	uint64_t start_ctr;	/* start time pair (block 0 words 2, 3) */
 	uint64_t start_usec;
