@@ -1,0 +1,120 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# makeself / unmakeself without a browser: the page embeds the trace
+# safely, unmakeself gives the JSON back byte for byte, and bad input gives
+# one line of error and a non-zero exit, never a crash or a half page.
+. tests/lib.sh
+MS=$KT_BIN/makeself UM=$KT_BIN/unmakeself
+TPL=postprocess/viewer/viewer.html
+D=tests/data/viewer
+
+for f in small unsafe orig; do
+	if $MS $TPL $D/$f.json $TMP/$f.html 2>$TMP/err; then
+		$UM $TMP/$f.html > $TMP/$f.json
+		same_file "round trip makeself/unmakeself is identity: $f.json" $D/$f.json $TMP/$f.json
+	else
+		nok "makeself $f.json: $(cat $TMP/err)"
+	fi
+done
+
+# The page is one file: no external script, style or data reference.
+check "page has no external src/href" sh -c "! grep -Eq '<script src=|<link rel=\"stylesheet\" href=|https?://' $TMP/small.html"
+check "page inlines viewer.js" grep -q 'window.kutraceState' $TMP/small.html
+# Unsafe names are never in the page as text (only inside base64), and
+# the header's '<' is escaped.
+check "no raw </script> from the data" sh -c "[ \$(grep -c '</script>.103' $TMP/unsafe.html) = 0 ]"
+check "header '<' escaped as \\u003c" grep -q 'u003c/script>' $TMP/unsafe.html
+n=$(grep -o '<script' $TMP/unsafe.html | wc -l)
+m=$(grep -o '<script' $TMP/small.html | wc -l)
+check "unsafe trace adds no <script elements ($n vs $m)" [ "$n" = "$m" ]
+
+# Argument forms of the original: 1 argument (stdin -> stdout), 2 (stdin -> file).
+$MS $TPL < $D/small.json > $TMP/a1.html 2>/dev/null
+check "1-argument form writes the same page" cmp -s $TMP/a1.html $TMP/small.html
+$MS $TPL $TMP/a2.html < $D/small.json 2>/dev/null
+check "2-argument form writes the same page" cmp -s $TMP/a2.html $TMP/small.html
+$UM < $TMP/small.html > $TMP/s2.json
+same_file "unmakeself reads stdin" $D/small.json $TMP/s2.json
+KUTRACE_VIEWER=$PWD/$TPL $MS - $D/small.json $TMP/a3.html 2>/dev/null
+check "template '-' uses KUTRACE_VIEWER" cmp -s $TMP/a3.html $TMP/small.html
+$MS - $D/small.json $TMP/a4.html 2>/dev/null
+check "template '-' found next to the program" cmp -s $TMP/a4.html $TMP/small.html
+
+# A larger synthetic trace, when node is there to make it.
+if command -v node >/dev/null; then
+	node tests/browser/gen_trace.js 20000 4 50 > $TMP/gen.json
+	$MS $TPL $TMP/gen.json $TMP/gen.html && $UM $TMP/gen.html > $TMP/gen2.json
+	same_file "round trip identity on a 20000-span synthetic trace" $TMP/gen.json $TMP/gen2.json
+	spans=$(grep -c '^\[ ' $TMP/gen.json)
+	bytes=$(stat -c %s $TMP/gen.html)
+	check "page size $bytes bytes for $spans rows (< 16 bytes/span + 200 KB)" [ $bytes -lt $((spans * 16 + 200000)) ]
+else
+	skip "synthetic round trip: no node"
+fi
+
+# Original-makeself pages: unmakeself gives back the JSON string.
+{ echo '<html><script>'; echo '<!-- selfcontained1 -->'; printf "var myString = '"; tr '\n' ' ' < $D/small.json; echo "';"; echo '<!-- selfcontained2 -->'; echo '</script></html>'; } > $TMP/old.html
+$UM $TMP/old.html > $TMP/old.json
+check "unmakeself reads an original makeself page" cmp -s $TMP/old.json <(tr '\n' ' ' < $D/small.json)
+
+# Bad input: one line on stderr, exit status 1, no output file.
+bad() {
+	local what=$1 input=$2
+	printf '%s' "$input" > $TMP/bad.json
+	rm -f $TMP/bad.html
+	$MS $TPL $TMP/bad.json $TMP/bad.html 2>$TMP/err
+	local rc=$?
+	if [ $rc = 1 ] && [ "$(wc -l < $TMP/err)" = 1 ] && [ ! -e $TMP/bad.html ] && ! ls $TMP/bad.html.tmp* >/dev/null 2>&1; then
+		ok "bad input rejected: $what ($(cat $TMP/err))"
+	else
+		nok "bad input: $what: rc=$rc stderr: $(head -3 $TMP/err)"
+	fi
+}
+bad "empty file" ""
+bad "not an object" "[1,2,3]"
+bad "truncated" '{"title":"x","events":[[1.0, 0.1, 0, 1, 0, 65537, 0, 0, 0, "a"],'
+bad "missing events" '{"title":"x"}'
+bad "row with 3 fields" '{"events":[[1.0, 2.0, 3]]}'
+bad "string in a number field" '{"events":[[1.0, "x", 0, 1, 0, 65537, 0, 0, 0, "a"]]}'
+bad "11 fields" '{"events":[[1.0, 0.1, 0, 1, 0, 65537, 0, 0, 0, "a", 7]]}'
+bad "unterminated string" '{"events":[[1.0, 0.1, 0, 1, 0, 65537, 0, 0, 0, "a]]}'
+bad "bad escape" '{"events":[[1.0, 0.1, 0, 1, 0, 65537, 0, 0, 0, "a\q"]]}'
+bad "trailing garbage" '{"events":[]} xyz'
+bad "bad header value" '{"title": tru, "events":[]}'
+bad "leading zero number" '{"events":[[01.0, 0.1, 0, 1, 0, 65537, 0, 0, 0, "a"]]}'
+bad "events not an array" '{"events": 5}'
+bad "raw control char in a name" "$(printf '{"events":[[1.0, 0.1, 0, 1, 0, 65537, 0, 0, 0, "a\001b"]]}')"
+bad "deep nesting" "{\"x\":$(printf '[%.0s' $(seq 2000))1$(printf ']%.0s' $(seq 2000)),\"events\":[]}"
+bad "NUL byte" "$(printf '{"events":[]}')$(printf '\001')"
+printf '{"events":[]}\0' > $TMP/nul.json
+$MS $TPL $TMP/nul.json $TMP/nul.html 2>$TMP/err; rc=$?
+check "NUL byte rejected ($(cat $TMP/err))" [ $rc = 1 -a ! -e $TMP/nul.html ]
+
+# Edge cases that must work.
+printf '{"events":[]}' > $TMP/e.json
+$MS $TPL $TMP/e.json $TMP/e.html 2>$TMP/err && $UM $TMP/e.html > $TMP/e2.json
+same_file "empty events array round trip" $TMP/e.json $TMP/e2.json
+printf '{"events":[[999.0, 0.0, 0, 0, 0, 0, 0, 0, 0, ""]]}\n' > $TMP/e.json
+$MS $TPL $TMP/e.json $TMP/e.html 2>$TMP/err && $UM $TMP/e.html > $TMP/e2.json
+same_file "sentinel-only round trip" $TMP/e.json $TMP/e2.json
+printf '{"events":[[1.5e0, 1E-8, 0, 70000, 0, 70000, 4294967295, -1, 0],[0.5,0.1,0,1,0,65537,0,0,0,"\\ud83d\\ude00\\u00e9"]], "extra":[]}' > $TMP/e.json
+$MS $TPL $TMP/e.json $TMP/e.html 2>$TMP/err && $UM $TMP/e.html > $TMP/e2.json
+same_file "non-canonical rows (exponents, 9 fields, big ints, escapes, unsorted) round trip" $TMP/e.json $TMP/e2.json
+
+# Template and page errors.
+$MS /nonexistent.html $D/small.json $TMP/x.html 2>$TMP/err; rc=$?
+check "missing template: error ($(cat $TMP/err))" [ $rc = 1 -a ! -e $TMP/x.html ]
+echo '<html></html>' > $TMP/t.html
+$MS $TMP/t.html $D/small.json $TMP/x.html 2>$TMP/err; rc=$?
+check "template without the data marker: error ($(cat $TMP/err))" [ $rc = 1 ]
+$UM $TPL > /dev/null 2>$TMP/err; rc=$?
+check "unmakeself on a page without data: error ($(cat $TMP/err))" [ $rc = 1 ]
+off=$(grep -bo 'id="ktdata"' $TMP/small.html | cut -d: -f1)
+head -c $((off + 300)) $TMP/small.html > $TMP/trunc.html
+$UM $TMP/trunc.html > /dev/null 2>$TMP/err
+rc=$?
+check "unmakeself on a truncated page: error, no crash (rc=$rc)" [ $rc = 1 ]
+sed 's/id="ktdata" data-enc="deflate" data-rows="[0-9]*">AAAA/id="ktdata" data-enc="deflate">AAAB/; s/\(id="ktdata"[^>]*>\)\(.\{100\}\)./\1\2A/' $TMP/small.html > $TMP/dam.html
+$UM $TMP/dam.html > /dev/null 2>$TMP/err
+rc=$?
+check "unmakeself on damaged data: error, no crash (rc=$rc)" [ $rc = 1 ]
