@@ -341,6 +341,30 @@ static uint64_t extend(uint64_t *hi, uint64_t *prior, uint64_t t)
 	return *hi | t;
 }
 
+/* The context switch that opens a CPU's first block (4.1 step 3). */
+static void block_switch(struct kt_decoder *d, const struct kt_block *b,
+			 int64_t hpid, int64_t t)
+{
+	char nbuf[128];
+	const char *pn = hpid ? pid_name(d, hpid) : "-idle-";
+	struct kt_event e = {
+		.t = t, .dur = 1, .event = KUTRACE_USERPID,
+		.cpu = (int)b->cpu, .pid = (int)hpid, .arg = hpid,
+	};
+
+	snprintf(nbuf, sizeof(nbuf), "%s.%" PRId64, pn ? pn : "", hpid);
+	e.name = kt_intern(nbuf);
+	emit(d, &e);
+	if (b->mhz > 0) {
+		struct kt_event f = {
+			.t = t, .dur = 1, .event = KUTRACE_PSTATE,
+			.cpu = (int)b->cpu, .pid = (int)hpid,
+			.arg = b->mhz, .name = kt_intern("-freq-"),
+		};
+		emit(d, &f);
+	}
+}
+
 int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
 {
 	struct cpu_state *cs = &d->cpu[b->cpu];
@@ -380,25 +404,14 @@ int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
 		name_entry(d, t0, (int)b->cpu, KUTRACE_PIDNAME, (uint32_t)hpid,
 			   words, 3);
 	}
-	if (!cs->seen && !wrapped_block0) {
-		const char *pn = hpid ? pid_name(d, hpid) : "-idle-";
-		struct kt_event e = {
-			.t = t0, .dur = 1, .event = KUTRACE_USERPID,
-			.cpu = (int)b->cpu, .pid = (int)hpid, .arg = hpid,
-		};
+	/*
+	 * The first block of a CPU starts with a context switch to the task
+	 * its header names; it is emitted just before the block's first
+	 * entry (entries can precede the header time slightly), so that it
+	 * never lands after real events.
+	 */
+	int pending_switch = !cs->seen && !wrapped_block0;
 
-		snprintf(nbuf, sizeof(nbuf), "%s.%" PRId64, pn ? pn : "", hpid);
-		e.name = kt_intern(nbuf);
-		emit(d, &e);
-		if (b->mhz > 0) {
-			struct kt_event f = {
-				.t = t0, .dur = 1, .event = KUTRACE_PSTATE,
-				.cpu = (int)b->cpu, .pid = (int)hpid,
-				.arg = b->mhz, .name = kt_intern("-freq-"),
-			};
-			emit(d, &f);
-		}
-	}
 	if (!wrapped_block0) {
 		cs->seen = 1;
 		cs->pid = hpid;
@@ -421,6 +434,21 @@ int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
 		if (t20 == KUTRACE_TS_MASK && ev == KUTRACE_EVENT_MASK)
 			continue;
 		unsigned int len = kutrace_entry_words(ev);
+
+		/*
+		 * No tracer writes these numbers (0x300.. are postprocessing
+		 * waits): a word carrying one is garbage, not an event.
+		 */
+		if (ev > KUTRACE_NOP && ev < KUTRACE_VARLEN_LO)
+			len = 0;	/* a name type with length nibble 0 */
+		if ((ev > KUTRACE_LOCK_TRY && ev < KUTRACE_CALL_LO) ||
+		    ev == KUTRACE_LOCK_HELD || ev == KUTRACE_LOCK_TRY) {
+			snprintf(d->err, sizeof(d->err),
+				 "block %ld word %d: garbage word %016" PRIx64
+				 " (event 0x%03x is never written by a tracer)",
+				 b->index, i, w, ev);
+			return -1;
+		}
 
 		if (len == 0 || len > KUTRACE_MAX_ENTRY_WORDS) {
 			snprintf(d->err, sizeof(d->err),
@@ -460,6 +488,11 @@ int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
 		first = 0;
 		uint64_t full = extend(&hi, &prior, t20);
 		int64_t t = kt_timebase_ns10(&d->tb, full);
+
+		if (pending_switch) {
+			block_switch(d, b, hpid, t < t0 ? t : t0);
+			pending_switch = 0;
+		}
 
 		cs->last_full = full;
 		if (kutrace_is_varlen(ev)) {
@@ -589,5 +622,7 @@ int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
 			cs->rpc = 0;
 		i += (int)len - 1;
 	}
+	if (pending_switch)
+		block_switch(d, b, hpid, t0);
 	return 0;
 }

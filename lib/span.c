@@ -90,6 +90,7 @@ struct kt_spans {
 	const char *kernel, *model, *host;
 	int mbit;
 	int64_t last_t;
+	int sched_ev;		/* 0xDFF, or 0x9FF in 4.19/5.10 traces */
 	uint64_t rows;
 	const unsigned short *cexit;	/* per-model c-exit table or NULL */
 	int cexit_by_nibble;
@@ -488,7 +489,7 @@ static void switch_to(struct kt_spans *s, struct cpu *c, int64_t pid)
 	if (pid == 0 || !t->have_stack) {
 		memset(&c->stack, 0, sizeof(c->stack));
 		c->stack.top = 1;
-		c->stack.f[1].event = KUTRACE_SCHED_CALL;
+		c->stack.f[1].event = s->sched_ev;
 		c->stack.f[1].name = kt_intern("-sched-");
 	} else {
 		c->stack = t->stack;
@@ -639,6 +640,8 @@ static void process(struct kt_spans *s, const struct kt_event *e)
 	int ev = e->event;
 	int64_t t = e->t;
 
+	if (is_sched(ev) || is_sched_ret(ev))
+		s->sched_ev = ev & ~KUTRACE_RET_BIT;
 	/* 5.3 fix-ups. */
 	if (is_kret(ev)) {
 		int x = ev - KUTRACE_RET_BIT;
@@ -646,7 +649,8 @@ static void process(struct kt_spans *s, const struct kt_event *e)
 		int found = 0;
 
 		for (int i = st->top; i >= 1; i--)
-			if (st->f[i].event == x)
+			if (st->f[i].event == x ||
+			    (is_sched(x) && is_sched(st->f[i].event)))
 				found = i;
 		if (st->top >= 1 && st->f[st->top].event == KUTRACE_IRQ + 0xFD &&
 		    x == KUTRACE_IRQ + KUTRACE_IRQ_BH)
@@ -719,6 +723,8 @@ static void process(struct kt_spans *s, const struct kt_event *e)
 			c->st->ambiguous = c->st->top - 1;
 		if (old)
 			old->running = 0;
+		if (c->st->top == 0)
+			close_span(s, e->cpu, t, e->ipc & 0xF, 0, 0);
 		switch_to(s, c, (uint32_t)e->arg);
 		if (c->st->top == 0)
 			start_top(s, c, t, 0, 0);
@@ -859,6 +865,7 @@ struct kt_spans *kt_spans_new(kt_row_fn fn, void *ctx)
 	s->fn = fn;
 	s->ctx = ctx;
 	s->mbit = 1000;
+	s->sched_ev = KUTRACE_SCHED_CALL;
 	for (int i = 0; i < KUTRACE_MAX_CPUS; i++) {
 		s->cpu[i].mwait_hint = -1;
 		s->cpu[i].last_pc_t = NO_TIME;

@@ -1,0 +1,112 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Postprocessing core: golden raw trace -> exact event text and JSON, the
+# pipeline and the one-pass program agree, and every kind of damaged input
+# gives one line naming file, block and word, and a non-zero exit.
+. tests/lib.sh
+B=$KT_BIN
+G=tests/golden
+
+# --- golden -----------------------------------------------------------------
+"$B/mkgolden" basic "$TMP/basic.trace"
+same_file "mkgolden regenerates the committed golden trace byte for byte" \
+	$G/basic.trace "$TMP/basic.trace"
+"$B/rawtoevent" $G/basic.trace 2>/dev/null | LC_ALL=C sort -n > "$TMP/basic.events"
+same_file "rawtoevent golden event text" $G/basic.events "$TMP/basic.events"
+"$B/kutrace_postproc" $G/basic.trace basic --no-html -o "$TMP/basic.json" 2>/dev/null
+grep -v randomid "$TMP/basic.json" > "$TMP/basic.nr.json"
+same_file "kutrace_postproc golden JSON" $G/basic.json "$TMP/basic.nr.json"
+"$B/rawtoevent" $G/basic.trace 2>/dev/null | LC_ALL=C sort -n |
+	"$B/eventtospan" basic 2>/dev/null | grep -v randomid > "$TMP/pipe.json"
+same_file "rawtoevent | sort -n | eventtospan gives the same JSON" \
+	$G/basic.json "$TMP/pipe.json"
+# Unsorted text gives the same result too: eventtospan does not need sort.
+"$B/rawtoevent" $G/basic.trace 2>/dev/null | "$B/eventtospan" basic 2>/dev/null |
+	grep -v randomid > "$TMP/pipe2.json"
+same_file "eventtospan on unsorted input" $G/basic.json "$TMP/pipe2.json"
+
+# Facts of the golden trace, reasoned from FORMATS.md, asserted one by one.
+J=$G/basic.json
+row() { grep -qF -- "$1" $J; }
+check "fused getpid: 10 ticks = 100 ns, retval 42" \
+	row '[ 20.00000200, 0.00000010, 0, 1234, 0, 2087, 0, 42, 0, "getpid"]'
+check "timer IRQ nested inside write splits it" \
+	row '[ 20.00000620, 0.00000180, 0, 1234, 0, 2049, 0, 9, 0, "write"]'
+check "thread blocked in read() resumes inside read, retval -14 as 65522" \
+	row '[ 20.00004040, 0.00000160, 0, 1234, 0, 2048, 0, 65522, 0, "read"]'
+check "the waker's write() names the wait wait_pipe" \
+	row '"wait_pipe"]'
+check "wakeup arc from CPU 1 to thread 1234" \
+	row '[ 20.00001440, 0.00002600, 1, 70000, 0, -3, 0, 1234, 0, "-wakeup-"]'
+check "c-exit after mwait 0x20: 13.3 us ending at the next event" \
+	row '[ 20.00002670, 0.00001330, 0, 0, 0, 131072, 0, 0, 0, "-c-exit-"]'
+check "full 32-bit pid 70000 keeps its name from a 16-bit-keyed entry" \
+	row '"worker.70000"]'
+check "mark_a label decoded" row '"mark_a=hello"]'
+check "header has kernel, model and host" \
+	grep -q '"kernelVersion" : "#1SMPDebian6.1.0"' $J
+check "tracebase is the UTC minute" grep -q '"tracebase" : "2023-11-14_22:13:00"' $J
+
+# Per CPU the CPU spans tile time: each starts where the previous ended.
+tile() {
+	awk -F'[][, ]+' '/^\[/ && $4 >= 0 && ($7 >= 1024) {
+		cpu=$4; s=$2*1e8; d=$3*1e8
+		if (cpu in end && (s - end[cpu] > 0.5 || end[cpu] - s > 0.5)) { bad++; print "# gap/overlap cpu " cpu " at " $2 }
+		end[cpu]=s+d } END { exit bad > 0 }' "$1"
+}
+check "CPU spans tile the golden trace with no gap or overlap" tile $J
+
+# Names with quotes, backslashes, </script> and non-ASCII survive, escaped.
+check "JSON is valid (python json or node)" \
+	node -e 'JSON.parse(require("fs").readFileSync(process.argv[1],"utf8"))' $J
+
+# --- bad input -------------------------------------------------------------------
+bad() { # name file expected-regex
+	local out rc
+	out=$("$B/kutrace_postproc" "$2" --no-html -o "$TMP/bad.json" 2>&1 >/dev/null); rc=$?
+	if [ $rc -ne 0 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] &&
+	   printf '%s' "$out" | grep -Eq "$3"; then
+		ok "bad input: $1 -> $out"
+	else
+		nok "bad input: $1 (rc=$rc): $out"
+	fi
+	[ ! -e "$TMP/bad.json" ] || nok "bad input: $1 left a JSON file behind"
+	out=$("$B/rawtoevent" "$2" 2>&1 >/dev/null); rc=$?
+	if [ $rc -ne 0 ] && printf '%s' "$out" | grep -Eq "$3"; then
+		ok "rawtoevent rejects: $1"
+	else
+		nok "rawtoevent accepts: $1 (rc=$rc): $out"
+	fi
+}
+patch_word() { # file word-index hex-value(16 digits)
+	local v=$3 i s=""
+	for i in 14 12 10 8 6 4 2 0; do s="$s\\x${v:$i:2}"; done
+	printf "$s" | dd of="$1" bs=8 seek="$2" conv=notrunc status=none
+}
+: > "$TMP/empty.trace"
+bad "empty file" "$TMP/empty.trace" 'empty.trace: block 0: empty file'
+head -c 70000 $G/basic.trace > "$TMP/trunc.trace"
+bad "truncated block" "$TMP/trunc.trace" 'trunc.trace: block 1 word 558: truncated block'
+cp $G/basic.trace "$TMP/ver.trace"; printf '\x02' | dd of="$TMP/ver.trace" bs=1 seek=15 conv=notrunc status=none
+bad "wrong version nibble" "$TMP/ver.trace" 'ver.trace: block 0 word 1: trace-file version 2'
+cp $G/basic.trace "$TMP/cpu.trace"; printf '\xc8' | dd of="$TMP/cpu.trace" bs=1 seek=7 conv=notrunc status=none
+bad "CPU number out of range" "$TMP/cpu.trace" 'cpu.trace: block 0 word 0: CPU number 200 out of range'
+cp $G/basic.trace "$TMP/garb.trace"
+head -c 32768 /dev/urandom | dd of="$TMP/garb.trace" bs=8 seek=40 conv=notrunc status=none
+bad "garbage words" "$TMP/garb.trace" 'garb.trace: block 0 word [0-9]+: (garbage word|name entry|.*crosses)'
+cp $G/basic.trace "$TMP/cross.trace"; patch_word "$TMP/cross.trace" 8190 0000003200000000
+bad "entry crossing the block end" "$TMP/cross.trace" 'cross.trace: block 0 word 8190: 3-word entry 0x032 crosses the block end'
+cp $G/basic.trace "$TMP/nib0.trace"; patch_word "$TMP/nib0.trace" 40 0000000200000000
+bad "name length nibble 0" "$TMP/nib0.trace" 'nib0.trace: block 0 word 40: name entry 0x002 with length nibble 0'
+cp $G/basic.trace "$TMP/nib9.trace"; patch_word "$TMP/nib9.trace" 40 0000009200000000
+bad "name length nibble 9" "$TMP/nib9.trace" 'nib9.trace: block 0 word 40: name entry 0x092 with length nibble 9'
+# Time running backward: CPU 0's second block starts before its first ended.
+"$B/kutrace_synth" -s 1 -c 1 -d 1.5 -o "$TMP/back.trace" >/dev/null 2>&1
+w0=$(od -An -tx8 -j $((2 * 65536)) -N8 "$TMP/back.trace" | tr -d ' ')
+patch_word "$TMP/back.trace" $((2 * 8192)) "$(printf '%016x' $((0x$w0 - 0x400000)))"
+bad "time running backward beyond the late-store window" "$TMP/back.trace" \
+	'back.trace: block 2 word 0: CPU 0 time runs backward'
+out=$("$B/kutrace_postproc" /nonexistent.trace 2>&1); rc=$?
+check "missing file: one-line error" test $rc -ne 0 -a "$out" = "kutrace_postproc: /nonexistent.trace: No such file or directory"
+check "--help" "$B/kutrace_postproc" --help
+check "rawtoevent --help" "$B/rawtoevent" --help

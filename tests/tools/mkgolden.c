@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * mkgolden - writes the small hand-designed raw traces behind the golden
+ * tests (the tests/golden traces are committed; this program documents how
+ * they were made and lets anyone regenerate them).
+ *
+ *   mkgolden basic OUT.trace     two CPUs: fused and unfused syscalls, an
+ *                                interrupt inside a syscall, a thread that
+ *                                blocks in read() and resumes inside it
+ *                                after a wakeup, idle with mwait, a mark,
+ *                                a page fault, PC samples, the 4.19-era
+ *                                scheduler number 0x9FF and a name entry
+ *                                keyed by pid & 0xFFFF (original layout).
+ *
+ * Every time is an offset in ticks (50 ticks/usec, 1 tick = 2 nsec10) from
+ * the start counter; the expected JSON is tests/golden/basic.json.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "kutrace/kutrace.h"
+#include "kutrace/rawwrite.h"
+
+#define C0 1000000000000ULL
+#define T(x) (C0 + (x))
+
+static void basic(const char *path)
+{
+	struct kt_rw_options o = {
+		.ncpu = 2, .ticks_per_usec = 50.0, .start_ctr = C0,
+		.start_usec = 1700000000000000ULL,	/* 2023-11-14 22:13:20 UTC */
+	};
+	struct kt_rw *w = kt_rw_create(path, &o);
+	uint64_t stop_usec;
+
+	kt_rw_set_task(w, 0, 1234, "hello");
+	kt_rw_set_task(w, 1, 70000, "worker");
+	kt_rw_name(w, 0, T(1), KUTRACE_KERNEL_VER, 0, "#1 SMP Debian 6.1.0");
+	kt_rw_name(w, 0, T(1), KUTRACE_MODEL_NAME, 0, "Test CPU @ 3.20GHz");
+	kt_rw_name(w, 0, T(1), KUTRACE_HOST_NAME, 0, "golden");
+	kt_rw_name(w, 0, T(1), KUTRACE_SYSCALL64NAME, 0, "read");
+	kt_rw_name(w, 0, T(1), KUTRACE_SYSCALL64NAME, 1, "write");
+	kt_rw_name(w, 0, T(1), KUTRACE_SYSCALL64NAME, 39, "getpid");
+	kt_rw_name(w, 0, T(1), KUTRACE_TRAPNAME, 14, "page_fault");
+	kt_rw_name(w, 0, T(1), KUTRACE_INTERRUPTNAME, 236, "local_timer_vector");
+	kt_rw_name(w, 0, T(1), KUTRACE_PIDNAME, 1234, "hello");
+	/* The original module keys thread names by pid & 0xFFFF. */
+	kt_rw_name(w, 0, T(1), KUTRACE_PIDNAME, 70000 & 0xFFFF, "worker");
+	kt_rw_trace1(w, 0, T(2), KUTRACE_USERPID, 1234, 0);
+
+	/* CPU 0: hello.1234 */
+	kt_rw_trace1(w, 0, T(100), KUTRACE_SYSCALL64 + 39, 0, 0);	/* getpid */
+	kt_rw_trace1(w, 0, T(105), KUTRACE_SYSRET64 + 39, 42, 0);	/* fused */
+	kt_rw_trace1(w, 0, T(200), KUTRACE_SYSCALL64 + 1, 1, 0);	/* write(1) */
+	kt_rw_trace1(w, 0, T(300), KUTRACE_IRQ + 236, 0, 0);
+	kt_rw_trace1(w, 0, T(310), KUTRACE_IRQRET + 236, 0, 0);	/* fused */
+	kt_rw_trace2(w, 0, T(311), KUTRACE_PC_U, 0, 0xffffffff81000040ULL);
+	kt_rw_trace1(w, 0, T(400), KUTRACE_SYSRET64 + 1, 9, 0);
+	kt_rw_trace1(w, 0, T(450), KUTRACE_MARKA, kt_base40_encode("hello"), 0);
+	kt_rw_trace1(w, 0, T(500), KUTRACE_SYSCALL64 + 0, 3, 0);	/* read(3) */
+	kt_rw_trace1(w, 0, T(510), KUTRACE_SCHED_CALL_OLD, 0, 0);
+	kt_rw_trace1(w, 0, T(520), KUTRACE_USERPID, 0, 0);		/* -> idle */
+	kt_rw_trace1(w, 0, T(530), KUTRACE_SCHED_RET_OLD, 0, 0);
+	kt_rw_trace1(w, 0, T(600), KUTRACE_MWAIT, 0x20, 0);
+	/* CPU 1: worker.70000 wakes hello */
+	kt_rw_trace1(w, 1, T(150), KUTRACE_USERPID, 70000, 0);
+	kt_rw_trace1(w, 1, T(160), KUTRACE_SCHED_RET_OLD, 0, 0);
+	kt_rw_trace1(w, 1, T(700), KUTRACE_SYSCALL64 + 1, 5, 0);	/* write(5) */
+	kt_rw_trace1(w, 1, T(720), KUTRACE_RUNNABLE, 1234, 0);
+	kt_rw_trace1(w, 1, T(740), KUTRACE_SYSRET64 + 1, 1, 0);
+	kt_rw_trace1(w, 1, T(900), KUTRACE_TRAP + 14, 0x1000, 0);
+	kt_rw_trace1(w, 1, T(910), KUTRACE_TRAPRET + 14, 0, 0);	/* fused */
+	/* CPU 0: hello resumes inside read() */
+	kt_rw_trace1(w, 0, T(2000), KUTRACE_SCHED_CALL_OLD, 0, 0);
+	kt_rw_trace1(w, 0, T(2010), KUTRACE_USERPID, 1234, 0);
+	kt_rw_trace1(w, 0, T(2020), KUTRACE_SCHED_RET_OLD, 0, 0);
+	kt_rw_trace1(w, 0, T(2100), KUTRACE_SYSRET64 + 0, 0xFFF2, 0);	/* -14 */
+	kt_rw_trace1(w, 0, T(3000), KUTRACE_SYSCALL64 + 39, 0, 0);
+	kt_rw_trace1(w, 1, T(3000), KUTRACE_SYSCALL64 + 39, 0, 0);
+	kt_rw_close(w, T(5000), &stop_usec);
+	kt_rw_free(w);
+}
+
+int main(int argc, char **argv)
+{
+	kt_set_progname(argv[0]);
+	if (argc != 3 || strcmp(argv[1], "basic") != 0) {
+		fprintf(stderr, "usage: mkgolden basic OUT.trace\n");
+		return 2;
+	}
+	basic(argv[2]);
+	return 0;
+}
