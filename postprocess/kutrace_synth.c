@@ -113,6 +113,7 @@ struct cpu {
 	uint64_t mwait_tick;
 	int done;
 	int long_gap_done;
+	int started;
 	struct rec *recs;
 	size_t nrec, cap;
 };
@@ -574,14 +575,16 @@ static void idle_step(struct cpu *c)
 	}
 	uint64_t until = c->now + rr(US(20), US(1000));
 
-	if (O.gaps && pct(4))	/* NO_HZ idle longer than 7/8 wrap period */
-		until = c->now + rr(KUTRACE_TSDELTA_THRESHOLD + 1, 3 * KUTRACE_TS_PERIOD);
-	else if (until > c->next_timer)
-		until = c->next_timer;
 	uint64_t w = next_wake();
 
-	if (w > c->now && w < until)
-		until = w;
+	if (O.gaps && pct(4)) {	/* NO_HZ idle longer than 7/8 wrap period */
+		until = c->now + rr(KUTRACE_TSDELTA_THRESHOLD + 1, 3 * KUTRACE_TS_PERIOD);
+	} else {
+		if (until > c->next_timer)
+			until = c->next_timer;
+		if (w > c->now && w < until)
+			until = w;
+	}
 	/* leave room for the c-exit latency inside the low-power span */
 	if (c->mwait_hint >= 0 && until < c->mwait_tick + US(40))
 		until = c->mwait_tick + US(40);
@@ -597,6 +600,12 @@ static void cpu_step(struct cpu *c)
 	if (c->now >= TEND ||
 	    (O.size_mb > 0 && (double)kt_rw_bytes(W) >= O.size_mb * 1048576.0)) {
 		c->done = 1;
+		return;
+	}
+	if (!c->started) {
+		/* Every CPU starts in the scheduler, picking work or idle. */
+		c->started = 1;
+		schedule(c, 0, pick_ready(c->now, -1));
 		return;
 	}
 	if (wake_due(c))
@@ -958,6 +967,7 @@ int main(int argc, char **argv)
 	init_names(&C[0], ctl->pid);
 	/* CPU 0 runs the control program, which goes to sleep for good. */
 	C[0].cur = NT;
+	C[0].started = 1;
 	NT++;
 	ctl->state = T_RUN;
 	call(&C[0], C[0].now, sys_event(35), 0);	/* nanosleep */
