@@ -7,9 +7,7 @@
  * The same span builder as kutrace_postproc; the output is already in
  * the byte order the original pipeline's final `sort` produced, so the
  * trailing `| sort` of old scripts is harmless but no longer needed.
- * Accepts unsorted input too (it is sorted in memory, within the
- * late-store tolerance of the span builder), but sorted input is the
- * contract of the original.
+ * Like the original it needs time-sorted input (`sort -n`).
  */
 #include <inttypes.h>
 #include <stdlib.h>
