@@ -286,25 +286,29 @@ static void jr_finish(struct kt_jreader *r)
 		jr_fail(r, r->line, "data after the end of the JSON object");
 }
 
-static int64_t jr_int(struct kt_jreader *r, long line, json_t *v, int i)
+/* Integer field i of a row into *out; 0 with msg filled if it is not one. */
+static int jr_int(json_t *v, int i, int64_t *out, char *msg, size_t msglen)
 {
 	static const char *const field[] = {
 		"start", "duration", "cpu", "pid", "rpcid", "event", "arg",
 		"retval", "ipc", "name"
 	};
-	char msg[96];
 
-	if (json_is_integer(v))
-		return (int64_t)json_integer_value(v);
+	if (json_is_integer(v)) {
+		*out = (int64_t)json_integer_value(v);
+		return 1;
+	}
 	/* Tolerate 3.0 for 3 (hand-edited files); reject anything else. */
 	if (json_is_real(v)) {
 		double d = json_real_value(v);
 
-		if (d == floor(d) && fabs(d) < 9.0e18)
-			return (int64_t)d;
+		if (d == floor(d) && fabs(d) < 9.0e18) {
+			*out = (int64_t)d;
+			return 1;
+		}
 	}
-	snprintf(msg, sizeof(msg), "event row field %d (%s) is not an integer", i, field[i]);
-	jr_fail(r, line, msg);
+	snprintf(msg, msglen, "event row field %d (%s) is not an integer", i, field[i]);
+	return 0;
 }
 
 /* Read one row; *last = it was the final element of the events array. */
@@ -320,30 +324,43 @@ static void jr_read_row(struct kt_jreader *r, struct kt_jrow *row, int *last)
 	jr_capture_value(r, &r->tmp);
 	json_t *a = jr_parse(r, line, r->tmp.p, r->tmp.len);
 	size_t n = json_array_size(a);
+	char msg[96] = "";
 
-	/* The original accepted a missing name (9 fields) in some tools. */
-	if (n != 9 && n != 10)
-		jr_fail(r, line, "event row does not have 10 fields");
-	for (int i = 0; i < 2; i++)
-		if (!json_is_number(json_array_get(a, (size_t)i)))
-			jr_fail(r, line, i ? "event row duration is not a number"
-					   : "event row start is not a number");
-	row->start = json_number_value(json_array_get(a, 0));
-	row->dur = json_number_value(json_array_get(a, 1));
-	if (!isfinite(row->start) || !isfinite(row->dur))
-		jr_fail(r, line, "event row time is not finite");
+	/*
+	 * Errors are collected in msg and reported after json_decref, so that
+	 * the sanitizer's leak check stays quiet on the error exit.
+	 */
+	if (n != 9 && n != 10) {
+		/* The original accepted a missing name (9 fields) in some tools. */
+		snprintf(msg, sizeof(msg), "event row does not have 10 fields");
+	} else if (!json_is_number(json_array_get(a, 0))) {
+		snprintf(msg, sizeof(msg), "event row start is not a number");
+	} else if (!json_is_number(json_array_get(a, 1))) {
+		snprintf(msg, sizeof(msg), "event row duration is not a number");
+	} else {
+		row->start = json_number_value(json_array_get(a, 0));
+		row->dur = json_number_value(json_array_get(a, 1));
+		/* 1e9 s bounds keep nanosecond arithmetic far from overflow. */
+		if (!(fabs(row->start) <= 1e9) || !(fabs(row->dur) <= 1e9))
+			snprintf(msg, sizeof(msg), "event row time out of range");
+	}
 	int64_t *dst[7] = { &row->cpu, &row->pid, &row->rpc, &row->event,
 			    &row->arg, &row->retval, &row->ipc };
-	for (int i = 0; i < 7; i++)
-		*dst[i] = jr_int(r, line, json_array_get(a, (size_t)i + 2), i + 2);
-	if (n == 10) {
+	for (int i = 0; i < 7 && !msg[0]; i++)
+		jr_int(json_array_get(a, (size_t)i + 2), i + 2, dst[i], msg, sizeof(msg));
+	if (!msg[0] && n == 10) {
 		json_t *s = json_array_get(a, 9);
 
 		if (!json_is_string(s))
-			jr_fail(r, line, "event row name is not a string");
-		row->name = kt_intern(json_string_value(s));
-	} else {
+			snprintf(msg, sizeof(msg), "event row name is not a string");
+		else
+			row->name = kt_intern(json_string_value(s));
+	} else if (!msg[0]) {
 		row->name = kt_intern("");
+	}
+	if (msg[0]) {
+		json_decref(a);
+		jr_fail(r, line, msg);
 	}
 	row->line = line;
 	json_decref(a);
@@ -443,7 +460,7 @@ const char *kt_jr_header_value(const struct kt_jreader *r, const char *key)
 /* Writing                                                                 */
 /* ---------------------------------------------------------------------- */
 
-void kt_json_escape(FILE *out, const char *s)
+void kt_jw_escape(FILE *out, const char *s)
 {
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
@@ -490,7 +507,7 @@ void kt_jw_row(FILE *out, const struct kt_jrow *w)
 		PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64 ", \"",
 		w->start, w->dur, w->cpu, w->pid, w->rpc, w->event, w->arg,
 		w->retval, w->ipc);
-	kt_json_escape(out, w->name);
+	kt_jw_escape(out, w->name);
 	fputs("\"],\n", out);
 }
 

@@ -239,12 +239,6 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	struct kt_raw r;
-	struct kt_block *b = kt_xmalloc(sizeof(*b));
-
-	if (kt_raw_open(&r, path) != 0)
-		kt_die("%s", r.err);
-
 	/* Block 0's version nibble first: the reader refuses versions != 3. */
 	{
 		uint64_t w[2] = { 0, 0 };
@@ -266,6 +260,11 @@ int main(int argc, char **argv)
 			       version, KUTRACE_FILE_VERSION);
 	}
 
+	struct kt_raw r;
+
+	if (kt_raw_open(&r, path) != 0)
+		kt_die("%s", r.err);
+	struct kt_block *b = kt_xmalloc(sizeof(*b));
 	struct busy tenth = { 0.1, NULL, 0 }, second = { 1.0, NULL, 0 };
 	uint64_t prev_base = 0, prev_usec = 0;
 	unsigned int orflags = 0;

@@ -123,7 +123,8 @@ static void load_maps(const char *path)
 	}
 	free(line);
 	fclose(f);
-	qsort(maps, nmaps, sizeof(*maps), cmp_map);
+	if (nmaps)
+		qsort(maps, nmaps, sizeof(*maps), cmp_map);
 }
 
 /* Greatest mapping <= (pid, pc) in (pid, start) order, or NULL. */
@@ -232,7 +233,8 @@ static void read_elf(struct elfinfo *ei)
 			}
 		}
 	}
-	qsort(ei->syms, ei->nsyms, sizeof(*ei->syms), cmp_fsym);
+	if (ei->nsyms)
+		qsort(ei->syms, ei->nsyms, sizeof(*ei->syms), cmp_fsym);
 	ei->ok = 1;
 	elf_end(e);
 	close(fd);

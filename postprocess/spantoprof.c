@@ -327,7 +327,8 @@ static void write_row(const struct prow *p, int64_t number, int div)
 	w.event = KUTRACE_LEFTMARK;
 	w.name = b.p;
 	kt_jw_row(stdout, &w);
-	qsort(p->items, p->nitems, sizeof(*p->items), cmp_items);
+	if (p->nitems)
+		qsort(p->items, p->nitems, sizeof(*p->items), cmp_items);
 	for (size_t i = 0; i < p->nitems; i++) {
 		const struct item *it = &p->items[i];
 		int oc = off_class(it->event);
@@ -535,7 +536,8 @@ int main(int argc, char **argv)
 	name_rows();
 	if (group)
 		group_rows(all);
-	qsort(rows, nrows, sizeof(*rows), cmp_rows);
+	if (nrows)
+		qsort(rows, nrows, sizeof(*rows), cmp_rows);
 	kt_jw_header(stdout, &r, "presorted", "1");
 	for (size_t i = 0; i < nrows; i++)
 		write_row(rows[i], (group ? 0x20000 : 0x10000) + (int64_t)i,

@@ -95,6 +95,9 @@ static void flush_pend(struct cpu_state *c)
 
 static void emit(struct cpu_state *c, const struct kt_jrow *first, int64_t ns)
 {
+	/* Rows are bounded to 1e9 s each; only absurd inputs get here. */
+	if (c->next_ns > INT64_MAX / 4 || c->next_ns < -(INT64_MAX / 4))
+		kt_die("line %ld: laid-out time out of range", first->line);
 	if (c->have_pend && c->pend.event == first->event) {
 		c->pend_ns += ns;
 	} else {
@@ -224,7 +227,8 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < ncpus; i++)
 		flush_pend(&cpus[i]);
-	qsort(outv, nout, sizeof(*outv), cmp_out);
+	if (nout)
+		qsort(outv, nout, sizeof(*outv), cmp_out);
 	for (size_t i = 0; i < nout; i++)
 		kt_jw_row(stdout, &outv[i].row);
 	kt_jw_end(stdout, &r);

@@ -96,7 +96,7 @@ void kt_jw_row(FILE *out, const struct kt_jrow *row);
 /* The sentinel row and "]}". */
 void kt_jw_end(FILE *out, const struct kt_jreader *r);
 /* Write s as a JSON string body (no quotes): escapes ", \ and controls. */
-void kt_json_escape(FILE *out, const char *s);
+void kt_jw_escape(FILE *out, const char *s);
 
 /* ---------------------------------------------------------------------- */
 /* Progress on stderr: only on a terminal and only after the first second. */
