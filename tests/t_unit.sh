@@ -1,0 +1,18 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# cmocka unit tests, and the rule that format constants live in one header.
+. tests/lib.sh
+out=$("$KT_BIN/unit_lib" 2>&1); rc=$?
+echo "$out" | sed 's/^/# /'
+check "cmocka unit tests of libkutrace" test $rc -eq 0
+
+# format.h compiles alone, strictly, in userland.
+check "format.h compiles alone (C11 -pedantic)" \
+	sh -c 'echo "#include \"kutrace/format.h\"" | cc -std=c11 -pedantic -Wall -Wextra -Werror -Iinclude -fsyntax-only -x c -'
+
+# No KUTRACE_ constant is defined outside format.h.
+dups=$(grep -rn --include='*.c' --include='*.h' -E '^\s*#\s*define\s+KUTRACE_[A-Z0-9_]+' \
+	include lib postprocess control module examples tests 2>/dev/null |
+	grep -v '^include/kutrace/format.h:' | grep -v 'KUTRACE_[A-Z_]*_H\b')
+if [ -z "$dups" ]; then ok "format constants defined only in include/kutrace/format.h"
+else nok "format constants defined outside format.h:"; echo "$dups" | sed 's/^/#   /'; fi

@@ -1,0 +1,8 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# cmocka unit tests of libkutrace (run by tests/t_unit.sh).
+UNIT_TESTS := $(patsubst tests/unit/%.c,$(BIN)/%,$(wildcard tests/unit/*.c))
+PROGS += $(UNIT_TESTS)
+
+$(UNIT_TESTS): $(BIN)/%: $(OBJ)/tests/unit/%.o $(LIBKT)
+	@mkdir -p $(BIN)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
