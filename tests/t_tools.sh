@@ -261,3 +261,33 @@ check "checktrace: missing file -> one-line error" test $? = 1 -a "$(wc -l < "$T
 # progress indicator: silent when stderr is not a terminal
 "$B/spantoprof" < "$D/small.json" > /dev/null 2> "$TMP/e"
 check "no progress output when not on a terminal" test ! -s "$TMP/e"
+# Deterministic damage: 40 copies of small.json with bytes overwritten or
+# cut; every tool must exit 0 or 1 with at most one stderr line, no crash.
+if command -v python3 >/dev/null; then
+	python3 - "$D/small.json" "$mal" <<'PYEOF'
+import random, sys
+src = open(sys.argv[1], "rb").read()
+rnd = random.Random(6)
+for i in range(40):
+    b = bytearray(src)
+    for _ in range(rnd.randint(1, 4)):
+        p = rnd.randrange(len(b))
+        b[p] = rnd.choice(b'[]{},"\\: 0123456789.-eE\n\x00\xff')
+    if i % 5 == 0:
+        b = b[: rnd.randrange(len(b))]
+    open("%s/fuzz%02d.dat" % (sys.argv[2], i), "wb").write(b)
+PYEOF
+	for t in $JSON_TOOLS; do
+		bad=""
+		for f in "$mal"/fuzz*.dat; do
+			"$B/$t" $(args_of "$t") < "$f" > /dev/null 2> "$TMP/e"; rc=$?
+			if [ $rc -gt 1 ] || [ "$(wc -l < "$TMP/e")" -gt 1 -a "$t" != spantotrim ] ||
+			   grep -q 'Sanitizer\|runtime error' "$TMP/e"; then
+				bad="$bad $(basename "$f")(rc=$rc)"
+			fi
+		done
+		if [ -z "$bad" ]; then ok "$t survives damaged JSON"; else nok "$t damaged JSON:$bad"; fi
+	done
+else
+	skip "damaged JSON: no python3"
+fi
