@@ -672,8 +672,11 @@ static void process(struct kt_spans *s, const struct kt_event *e)
 			c->st->top--;	/* reschedule_ipi left by a lost return */
 		if (c->st->top == 1 && is_sched(c->st->f[1].event) &&
 		    c->switch_t != NO_TIME && !is_sched(ev)) {
+			/* Not before what the CPU already showed since. */
 			int64_t at = c->switch_t;
 
+			if (c->sp.valid && c->sp.start > at)
+				at = c->sp.start;
 			synth(s, e, at, c->st->f[1].event + KUTRACE_RET_BIT,
 			      kt_intern("/-sched-"));
 		}
