@@ -12,5 +12,5 @@ VIEWER_SRCS := $(wildcard postprocess/viewer/*.html postprocess/viewer/*.js post
 .PHONY: bench-viewer
 # Load/redraw/size figures for 1M and 10M spans in headless Chromium.
 bench-viewer: $(BIN)/makeself $(BIN)/unmakeself
-	tests/deps/viewer.sh
-	tests/browser/bench.sh
+	sh tests/deps/viewer.sh
+	bash tests/browser/bench.sh

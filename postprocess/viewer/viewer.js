@@ -618,7 +618,7 @@ function ticks() {
       const iv = Math.round(v * 10) / 10; const whole = Math.floor(iv + 1e-9);
       const wrapped = ((whole % 1000) + 1000) % 1000; const rest = iv - whole;
       let txt = fine ? (wrapped + rest).toFixed(1).padStart(5, '0') : String(wrapped).padStart(3, '0');
-      if (whole >= 1000 && wrapped === 0 && rest < 0.05) { label = String(higherUnit(ab, whole)).padStart(3, '0') + '_' + txt; }
+      if (whole >= 1000 && wrapped === 0 && rest < 0.05) { label = higherUnit(ab, whole) + '_' + txt; }
       else label = txt;
     }
     out.push({ t, label });
@@ -627,7 +627,8 @@ function ticks() {
 }
 function higherUnit(ab, whole) { // digits of the next unit up at a roll-over tick
   const abs = tbParts().sod + ab.sec + whole * ab.unit;
-  const u = ab.unit * 1000; return Math.round(abs / u) % 1000;
+  const v = Math.round(abs / (ab.unit * 1000));
+  return ab.unit === 1e-3 ? String(v % 60).padStart(2, '0') : String(v % 1000).padStart(3, '0');
 }
 
 // ---------------------------------------------------------------- render
@@ -939,7 +940,7 @@ cv.addEventListener('mousedown', ev => {
   if (Math.hypot(x - L.left, y - L.bottom) <= 8 && !S.legend) { if (ev.shiftKey) return; saveView(0); resetView(); return; }
   if (S.legend) { toggleLegend(); return; }
   if (x < L.left) { // labels
-    for (const it of L.items) if (it.header && it.labelY !== undefined && Math.abs(y - it.labelY) < L.base / 2 + 2 && x < L.left * 0.75) { toggleGroup(it.header); return; }
+    for (const it of L.items) if (it.header && Math.abs(y - (yOf(it.y) + 5 * L.ppt)) < L.base / 2 + 2 && x < L.left * 0.75) { toggleGroup(it.header); return; }
     const row = rowAtY(y);
     if (ev.shiftKey && row && x > L.left / 4) {
       if (ev.button === 2) prefixHighlight(row); else { row.hl = !row.hl; recomputeHL(); }
@@ -1135,7 +1136,7 @@ window.addEventListener('pagehide', () => { try { const v = getView(); views[0].
 // ---------------------------------------------------------------- export
 function exportText() {
   const sv = views.map(v => [v.label, v.view]);
-  return '],\n"extra" : ' + JSON.stringify(D.extra) + ',\n"savedview" : ' + JSON.stringify(sv) + '\n]}';
+  return '],\n"extra" : ' + JSON.stringify(D.extra) + ',\n"savedview" : ' + JSON.stringify(sv).slice(0, -1) + '\n]}';
 }
 
 // ---------------------------------------------------------------- test hook
@@ -1151,7 +1152,7 @@ function state() {
     searchError: S.searchErr, annotations: S.anns.map(a => (a.long ? longText(a.k) : shortText(a.k))), measure: S.measureText && S.measure ? S.measureText : '',
     hover: S.hover, status: document.getElementById('status').textContent,
     views: views.map(v => ({ label: v.label, set: !!v.view })), legend: S.legend, spans: D.n, title: D.meta.title,
-    perf: { lastDraw: perf.lastDraw, draws: perf.draws, prims: perf.prims, load: perf.load },
+    perf: { lastDraw: perf.lastDraw, draws: perf.draws, prims: perf.prims, load: perf.load, ready: perf.ready, decode: perf.decode, rows: perf.rows },
     names: null,
   };
 }
@@ -1177,11 +1178,14 @@ async function load() {
   let bytes = b64bytes(dataEl.textContent);
   dataEl.textContent = '';
   if (dataEl.dataset.enc === 'deflate') bytes = await inflate(bytes);
+  const td = performance.now();
   const b = decodeBlob(bytes);
+  perf.decode = performance.now() - td;
   start(meta, b.n, b.cols, b.names, t0);
 }
 function start(meta, n, cols, names, t0) {
-  D.meta = meta || {}; setColumns(n, cols, names); ensureSorted(); buildRows();
+  D.meta = meta || {}; setColumns(n, cols, names); ensureSorted();
+  const tr = performance.now(); buildRows(); perf.rows = performance.now() - tr;
   document.title = 'KUtrace ' + (D.meta.title || '');
   views.length = 0;
   const sv = Array.isArray(D.meta.savedview) && D.meta.savedview.length ? D.meta.savedview : [['⇐', null], ['①', null], ['②', null], ['③', null], ['④', null]];
@@ -1192,6 +1196,7 @@ function start(meta, n, cols, names, t0) {
   render();
   perf.load = performance.now() - t0;
   const sz = L.W + 'x' + L.H; S.sizeMsg = sz; updateStatus(); setTimeout(() => { S.sizeMsg = ''; updateStatus(); }, 4000);
+  perf.ready = performance.now();
   window.kutraceReady = true;
   document.dispatchEvent(new Event('kutrace-ready'));
 }

@@ -97,7 +97,7 @@ while (total < N) {
       const d = ri(1, 10) * 1e-6; row(t, d, c, p.pid, 0, 0x40e, 0, 0, ipc, 'page_fault'); t += d;
     } else if (r < 0.94) {
       const d = ri(1, 10) * 1e-6; row(t, d, c, p.pid, 0, 0x5ff, 3, 0, ipc, 'BH:rx'); t += d;
-    } else if (r < 0.945) {
+    } else if (r < 0.9405) {
       row(t, 1e-8, c, p.pid, 0, 0x20a, 39187408, 0, 0, 'mark_a=hello'); total++;
     } else {
       const d = ri(1, 5) * 1e-6; row(t, d, c, p.pid, 0, 0xdff, 0, 0, 0, '-sched-'); t += d;

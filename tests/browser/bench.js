@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Viewer speed figures (make bench-viewer): node bench.js PAGE.html SPANS
+// Prints load time to first draw, redraw times after pan/zoom (script and
+// script+frame), PID group open, and HTML bytes per span.
+'use strict';
+const fs = require('fs');
+const { launch, open } = require('./lib.js');
+const file = process.argv[2], spans = +process.argv[3];
+
+async function frame(page, fn) { // ms from the change to the next painted frame
+  return page.evaluate(fn => new Promise(res => {
+    const t = performance.now(); eval(fn); // eslint-disable-line no-eval
+    requestAnimationFrame(() => requestAnimationFrame(() => res(performance.now() - t)));
+  }), fn);
+}
+const stats = a => { const s = a.slice().sort((x, y) => x - y); return { median: s[s.length >> 1], max: s[s.length - 1] }; };
+const f = x => x.toFixed(1);
+
+(async () => {
+  const { ctx, cleanup } = await launch();
+  try {
+    const bytes = fs.statSync(file).size;
+    const t = Date.now();
+    const { page, errors } = await open(ctx, file, { timeout: 300000 });
+    const wall = Date.now() - t;
+    const s = await page.evaluate(() => window.kutraceState());
+    const heap = await page.evaluate(() => performance.memory ? performance.memory.usedJSHeapSize / 1e6 : 0);
+    console.log(`${spans} spans: HTML ${(bytes / 1e6).toFixed(1)} MB = ${(bytes / spans).toFixed(2)} bytes/span`);
+    console.log(`  load to first full draw: ${f(s.perf.ready)} ms (navigation start -> drawn; decode ${f(s.perf.decode)} ms, rows ${f(s.perf.rows)} ms; wall ${wall} ms; JS heap ${heap.toFixed(0)} MB)`);
+    const t0 = s.t0, t1 = s.t1, W = t1 - t0, c = (t0 + t1) / 2;
+    // Redraws after zoom (full view, x10, x100, x1000 ... ) and pans.
+    const js = [], fr = [];
+    for (const z of [1, 2, 10, 30, 100, 1000, 10000]) {
+      for (let p = 0; p < 3; p++) {
+        const a = c - W / z / 2 + p * W / z / 10;
+        js.push(await page.evaluate(([a, b]) => { window.kutrace.setWindow(a, b); return window.kutrace.render(); }, [a, a + W / z]));
+        fr.push(await frame(page, `window.kutrace.setWindow(${a + W / z / 20}, ${a + W / z + W / z / 20})`));
+      }
+    }
+    let j = stats(js), q = stats(fr);
+    console.log(`  redraw after pan/zoom (CPU rows): script median ${f(j.median)} ms, max ${f(j.max)} ms; to painted frame median ${f(q.median)} ms, max ${f(q.max)} ms`);
+    await page.evaluate(([a, b]) => window.kutrace.setWindow(a, b), [t0, t1]);
+    const open1 = await frame(page, `window.kutrace.toggleGroup('PID')`);
+    const npid = (await page.evaluate(() => window.kutraceState().visibleRows.length));
+    const js2 = [], fr2 = [];
+    for (const z of [1, 3, 10, 30, 100, 1000]) {
+      const a = c - W / z / 2;
+      js2.push(await page.evaluate(([a, b]) => { window.kutrace.setWindow(a, b); return window.kutrace.render(); }, [a, a + W / z]));
+      fr2.push(await frame(page, `window.kutrace.setWindow(${a + W / z / 20}, ${a + W / z + W / z / 20})`));
+    }
+    j = stats(js2); q = stats(fr2);
+    console.log(`  PID group open (${npid} rows): ${f(open1)} ms to the painted frame; zoom frames with PIDs open: script median ${f(j.median)} max ${f(j.max)} ms, painted median ${f(q.median)} max ${f(q.max)} ms`);
+    await page.evaluate(([a, b]) => window.kutrace.setWindow(a, b), [t0, t1]);
+    const hs = Date.now(); await page.evaluate(() => window.kutrace.prefixHighlight('mysqld.1000')); const hl = Date.now() - hs;
+    const ss = Date.now(); const sum = await page.evaluate(() => window.kutrace.search('read')); const se = Date.now() - ss;
+    console.log(`  prefix highlight mysqld.*: ${hl} ms; search 'read' at full view: ${se} ms (${sum})`);
+    if (errors.length) console.log('  page errors: ' + errors.join('; '));
+  } finally { await cleanup(); }
+})();

@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Browser tests of the timeline viewer (VIEWER.md section 6), run by
+// tests/t_browser_viewer.sh:  node viewer.test.js PAGEDIR SHOTDIR
+// PAGEDIR holds small.html, unsafe.html, orig.html, gen.html made by
+// makeself, and template.html (the bare template).
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const { launch, open, check, failed } = require('./lib.js');
+const dir = process.argv[2], shots = process.argv[3];
+fs.mkdirSync(shots, { recursive: true });
+const near = (a, b, eps) => Math.abs(a - b) <= eps;
+
+async function canvasOrigin(page) { return page.evaluate(() => { const r = document.getElementById('cv').getBoundingClientRect(); return { x: r.left, y: r.top }; }); }
+async function st(page) { return page.evaluate(() => window.kutraceState()); }
+async function settle(page) { await page.evaluate(() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))); }
+async function search(page, text) {
+  await page.fill('#search', text); await page.press('#search', 'End'); await page.keyboard.up('End');
+  await page.waitForTimeout(50); await settle(page); return (await st(page)).summary;
+}
+// Count canvas pixels near an RGB colour inside a CSS-pixel rectangle.
+async function countColor(page, rgb, rect) {
+  return page.evaluate(([rgb, rect]) => {
+    const cv = document.getElementById('cv'); const d = window.devicePixelRatio || 1;
+    const r = rect || { x: 0, y: 0, w: cv.width / d, h: cv.height / d };
+    const img = cv.getContext('2d').getImageData(Math.round(r.x * d), Math.round(r.y * d), Math.round(r.w * d), Math.round(r.h * d)).data;
+    let n = 0; for (let i = 0; i < img.length; i += 4) if (Math.abs(img[i] - rgb[0]) < 12 && Math.abs(img[i + 1] - rgb[1]) < 12 && Math.abs(img[i + 2] - rgb[2]) < 12) n++;
+    return n;
+  }, [rgb, rect]);
+}
+
+async function testSmall(ctx) {
+  const { page, errors, requests } = await open(ctx, path.join(dir, 'small.html'));
+  const dialogs = []; page.on('dialog', d => { dialogs.push(d.message()); d.accept('myview'); });
+  let s = await st(page);
+  check('1 loads over file:// with no network request', requests.length === 0, requests);
+  check('1 title is "hello world"', s.title === 'hello world', s.title);
+  check('4 header status shows kernel and CPU model', s.status.includes('6.6.0-kutrace') && s.status.includes('i3-7100'), s.status);
+  check('5 size readout shown after load', /\d+x\d+/.test(s.status), s.status);
+  check('3/6 initial X range is the whole trace 50.000..50.010', near(s.t0, 50.0, 1e-9) && near(s.t1, 50.01, 1e-9), [s.t0, s.t1]);
+  check('6 base time 2021-10-28 14:01:50 and msec axis', s.baseText === '2021-10-28 14:01:50' && s.axisTitle === 'Time (msec)', [s.baseText, s.axisTitle]);
+  check('6 tick labels run 000.0 .. 010.0', s.tickLabels[0] === '000.0' && s.tickLabels.includes('005.0'), s.tickLabels);
+  check('7 initial rows: CPU 0..3 visible, PID and RPC collapsed',
+    JSON.stringify(s.visibleRows) === '["0","1","2","3"]' && s.groups[1].open === 'closed' && s.groups[2].open === 'closed', [s.visibleRows, s.groups]);
+  check('7 group headers ▼ CPU (4), ▶ PID (6), ▶ RPC (2)', s.groups.map(g => g.header).join('|') === '▼ CPU (4)|▶ PID (6)|▶ RPC (2)', s.groups.map(g => g.header));
+  const pidRows = s.rows.filter(r => r.group === 'PID').map(r => r.label);
+  check('8 PID rows sorted by pid, renamed by the left mark, no pid 0',
+    JSON.stringify(pidRows) === JSON.stringify(['mysqld.1204', 'mysqld.1205', 'sshd.1562', 'small.4464', 'bash+hello_world_tra.8292', 'bigpid.70000']), pidRows);
+  check('10 pids 4464 and 70000 (same low 16 bits) get two rows', pidRows.includes('small.4464') && pidRows.includes('bigpid.70000'));
+  const rpcRows = s.rows.filter(r => r.group === 'RPC').map(r => r.label);
+  check('9 RPC rows in order of arrival', JSON.stringify(rpcRows) === '["getuser.7","putuser.3"]', rpcRows);
+  await page.screenshot({ path: path.join(shots, 'small_initial.png') });
+
+  // Group toggle by clicking the header label.
+  const o = await canvasOrigin(page);
+  const hdrY = await page.evaluate(() => { window.kutrace.layout(); return null; });
+  void hdrY;
+  const pidHeader = await page.evaluate(() => { const s = window.kutraceState(); return s; });
+  void pidHeader;
+  const headerPos = await page.evaluate(() => { const L = window.kutrace.layout(); return L; });
+  // The PID header sits right below the last CPU row.
+  const cpu3 = await page.evaluate(() => window.kutrace.rowY('3'));
+  await page.mouse.click(o.x + 30, o.y + cpu3.top + cpu3.h + 5 * ((cpu3.h) / 20));
+  await settle(page);
+  s = await st(page);
+  check('11 clicking the PID header opens it (6 more rows)', s.visibleRows.length === 10 && s.groups[1].open === 'open', s.visibleRows);
+  const last = await page.evaluate(() => window.kutrace.rowY('bigpid.70000'));
+  check('12 opening a group fits all rows in the window', last && last.top + last.h <= headerPos.bottom + 1, [last, headerPos.bottom]);
+  check('13 row labels are drawn (thinned where crowded)', s.labelsShown.length >= 6 && s.labelsShown.length <= 10, s.labelsShown);
+  await page.screenshot({ path: path.join(shots, 'small_pid_open.png') });
+
+  // Shift-click highlight on a label.
+  const sshd = await page.evaluate(() => window.kutrace.rowY('sshd.1562'));
+  await page.keyboard.down('Shift');
+  await page.mouse.click(o.x + headerPos.left - 20, o.y + sshd.yc);
+  await page.keyboard.up('Shift');
+  await settle(page);
+  s = await st(page);
+  check('14 shift-click on a label highlights the row', s.rows.find(r => r.label === 'sshd.1562').highlighted && s.rows.filter(r => r.highlighted).length === 1, s.rows.filter(r => r.highlighted));
+  const greyPixels = await countColor(page, [0xE8, 0xE8, 0xE8]);
+  check('14 other spans are drawn grey #E8E8E8', greyPixels > 1000, greyPixels);
+  await page.screenshot({ path: path.join(shots, 'small_highlight_sshd.png') });
+  let sum = await search(page, 'write');
+  check('16 highlight limits search: write -> 1 match', sum === 'Matches: 1, 10.000us [10.0us..10.0us]', sum);
+  // Group cycle with highlights: open -> highlighted only -> collapsed -> open.
+  const counts = [];
+  for (let i = 0; i < 3; i++) { await page.evaluate(() => window.kutrace.toggleGroup('PID')); counts.push((await st(page)).visibleRows.filter(l => !/^\d$/.test(l)).length); }
+  check('11 header cycle with a highlight: 6 -> 1 -> 0 -> 6', counts.join(',') === '1,0,6', counts);
+  // Prefix highlight (shift-right-click) of mysqld.*
+  const mysqld = await page.evaluate(() => window.kutrace.rowY('mysqld.1204'));
+  await page.keyboard.down('Shift');
+  await page.mouse.click(o.x + headerPos.left - 20, o.y + mysqld.yc, { button: 'right' });
+  await page.keyboard.up('Shift');
+  await settle(page);
+  s = await st(page);
+  check('15 shift-right-click highlights every mysqld.* row', JSON.stringify(s.rows.filter(r => r.highlighted).map(r => r.label)) === '["mysqld.1204","mysqld.1205","sshd.1562"]', s.rows.filter(r => r.highlighted).map(r => r.label));
+
+  // Red dot: reset, previous view in the back arrow.
+  await page.mouse.click(o.x + headerPos.left, o.y + headerPos.bottom);
+  await settle(page);
+  s = await st(page);
+  check('58 red dot resets: CPU only, no highlights', s.visibleRows.length === 4 && !s.rows.some(r => r.highlighted), s.visibleRows);
+  check('58 red dot puts the previous view into ⇐', s.views[0].set, s.views);
+
+  // Searches (full view).
+  sum = await search(page, 'write');
+  check('38 search write -> Matches: 3, 60.000us [10.0us..30.0us]', sum === 'Matches: 3, 60.000us [10.0us..30.0us]', sum);
+  s = await st(page);
+  check('38 one annotation per match', s.annotations.length === 3 && s.annotations[0].startsWith('write(3)'), s.annotations);
+  await page.screenshot({ path: path.join(shots, 'small_search_write.png') });
+  sum = await search(page, 'write\\(1');
+  check('42 regex on name(arg): write\\(1 -> 2 matches in Annot: style', sum.startsWith('Matches: 2,'), sum);
+  sum = await search(page, 'idle');
+  check('39 hyphen rule: idle -> Matches: 0, 0', sum === 'Matches: 0, 0', sum);
+  sum = await search(page, '-idle');
+  check('39 hyphen rule: -idle -> 7 matches', sum.startsWith('Matches: 7,'), sum);
+  await page.click('#b_not'); await settle(page);
+  s = await st(page);
+  check('40 [!] inverts: -idle -> every other visible span', s.summary.startsWith('Matches: ') && s.last.count > 15, s.summary);
+  sum = await search(page, 'zzzz');
+  const all = (await st(page)).last.count;
+  check('40 [!] zzzz matches every visible span', all > s.last.count, [all, s.last.count]);
+  await page.click('#b_not');
+  await page.click('#units'); // µsec -> nsec
+  await page.fill('#smax', '10');
+  sum = await search(page, '');
+  s = await st(page);
+  check('41 units nsec, max 10, empty text -> the 4 point events', s.search.units === 0 && sum.startsWith('Matches: 4,'), [s.search, sum]);
+  await page.fill('#smax', ''); await page.click('#units'); await page.click('#units');
+  check('41 units cycle back to µsec', (await st(page)).search.units === 1);
+  sum = await search(page, '(');
+  s = await st(page);
+  check('43 invalid regex: no exception, a visible bad-regex cue', errors.length === 0 && /bad regex/.test(s.searchError) &&
+    await page.evaluate(() => document.getElementById('search').classList.contains('bad')), [errors, s.searchError]);
+
+  // Time search, @@.
+  await search(page, '50.005+');
+  s = await st(page);
+  check('45 time search 50.005+ -> 4.1 ms window at 50.00295', near(s.t0, 50.00295, 1e-9) && near(s.t1 - s.t0, 0.0041, 1e-9), [s.t0, s.t1]);
+  check('45 axis in msec, base 14:01:50', s.baseText === '2021-10-28 14:01:50' && s.axisTitle === 'Time (msec)', s.baseText);
+  await search(page, '50.0048');
+  s = await st(page);
+  check('45 time search 50.0048 -> 1.025 ms', near(s.t1 - s.t0, 0.001025, 1e-9), s.t1 - s.t0);
+  const before = [s.t0, s.t1];
+  await search(page, '50');
+  s = await st(page);
+  check('46 "50" is a name search, window unchanged', s.t0 === before[0] && s.t1 === before[1]);
+  await page.evaluate(() => window.kutrace.setWindow(50.0795, 50.1365));
+  await search(page, '@@');
+  s = await st(page);
+  const at1 = [s.t0, s.t1, s.search.text];
+  await search(page, '@@');
+  s = await st(page);
+  check('47 @@ writes a time string and goes there', /^\d+\.\d+[+-]*$/.test(at1[2]), at1);
+  check('47 @@ repeated is stable', near(s.t0, at1[0], 1e-12) && near(s.t1, at1[1], 1e-12) && s.search.text === at1[2], [at1, s.t0, s.t1, s.search.text]);
+  check('74 no page errors from programmatic zoom', errors.length === 0, errors);
+
+  // Recent list.
+  await search(page, ''); await page.fill('#search', 'read'); await page.press('#search', 'Enter');
+  await page.fill('#search', 'sel'); await page.press('#search', 'Enter');
+  await page.fill('#search', ''); await page.type('#search', 'e');
+  const rec = await page.evaluate(() => [...document.querySelectorAll('#recent div')].map(d => d.textContent));
+  check('48 recent list shows sel, read', JSON.stringify(rec.slice(0, 2)) === '["sel","read"]', rec);
+  await page.fill('#search', ''); await search(page, '');
+
+  // Wheel zoom and drag pan.
+  await page.click('#b_user'); await page.click('#b_user');
+  await page.evaluate(() => window.kutrace.setWindow(50.0, 50.01));
+  s = await st(page);
+  const w0 = s.t1 - s.t0;
+  const L = await page.evaluate(() => window.kutrace.layout());
+  await page.mouse.move(o.x + (L.left + L.right) / 2, o.y + (L.top + L.bottom) / 2);
+  await page.mouse.wheel(0, -1000);
+  await page.waitForTimeout(100); await settle(page);
+  s = await st(page);
+  check('49 wheel -1000 zooms to 1/4 of the width', near((s.t1 - s.t0) / w0, 0.25, 0.01), (s.t1 - s.t0) / w0);
+  check('4 header status gone after zoom', !s.status.includes('6.6.0-kutrace'), s.status);
+  const spp = (s.t1 - s.t0) / (L.right - L.left); const t0a = s.t0;
+  await page.mouse.move(o.x + 700, o.y + 300); await page.mouse.down(); await page.mouse.move(o.x + 800, o.y + 300, { steps: 4 }); await page.mouse.move(o.x + 900, o.y + 300, { steps: 4 }); await page.mouse.up();
+  await settle(page);
+  s = await st(page);
+  check('50 drag 200 px pans by 200 px of time', near(t0a - s.t0, 200 * spp, spp * 1.5), [t0a - s.t0, 200 * spp]);
+  // Y zoom over the labels.
+  const tr0 = s.yk;
+  await page.mouse.move(o.x + L.left - 40, o.y + 300); await page.mouse.wheel(0, -500); await page.waitForTimeout(100);
+  s = await st(page);
+  check('51 wheel over the labels zooms rows', near(s.yk / tr0, 2, 0.01), s.yk);
+  await page.mouse.click(o.x + L.left, o.y + L.bottom); // reset
+
+  // Wakeup arc at a narrow window, hidden by the Arc button.
+  await page.evaluate(() => window.kutrace.setWindow(50.0007, 50.0011)); await settle(page);
+  const arcPix = await countColor(page, [0x00, 0x80, 0xFF]);
+  await page.screenshot({ path: path.join(shots, 'small_wakeup_arc.png') });
+  await page.click('#b_arc'); await page.click('#b_arc'); await settle(page); // 2 -> 1 -> 0
+  const arcOff = await countColor(page, [0x00, 0x80, 0xFF]);
+  check('25 wakeup arc drawn (blue) when zoomed in; gone with Arc off', arcPix > 20 && arcOff === 0, [arcPix, arcOff]);
+  await page.click('#b_arc');
+
+  // Marks: red boxes on CPU 0 near 50.001.
+  await page.evaluate(() => window.kutrace.setWindow(50.0008, 50.0017)); await settle(page);
+  const plot = { x: L.left + 10, y: L.top, w: L.right - L.left - 20, h: L.bottom - L.top - 12 };
+  const red = await countColor(page, [0xFF, 0, 0], plot);
+  for (let i = 0; i < 3; i++) await page.click('#b_mark');
+  await settle(page);
+  const red1 = await countColor(page, [0xFF, 0, 0], plot);
+  await page.click('#b_mark');
+  check('27 mark_a red boxes shown; hidden at Mark value 0', red > 50 && red1 === 0, [red, red1]);
+  await page.screenshot({ path: path.join(shots, 'small_marks.png') });
+
+  // Kernel glyph colours for write on CPU 0 (syscall: grey edge, light-green band).
+  await page.evaluate(() => window.kutrace.setWindow(50.00140, 50.00150)); await settle(page);
+  const cpu0 = await page.evaluate(() => window.kutrace.rowY('0'));
+  const band = { x: L.left + 10, y: cpu0.yc - cpu0.E / 2, w: L.right - L.left - 20, h: cpu0.E };
+  const edge = await countColor(page, [0x80, 0x80, 0x80], band), green = await countColor(page, [0xE0, 0xFF, 0xE0], band);
+  check('17 syscall glyph: grey edge and light-green band', edge > 100 && green > 100, [edge, green]);
+  await page.screenshot({ path: path.join(shots, 'small_write_zoomed.png') });
+
+  // Shift-click annotate (release shift first: kept), then shift-drag measure.
+  await page.evaluate(() => window.kutrace.setWindow(50.0, 50.01)); await settle(page);
+  await search(page, '');
+  const xw = await page.evaluate(() => window.kutrace.xOf(50.0015));
+  await page.keyboard.down('Shift'); await page.mouse.move(o.x + xw, o.y + cpu0.yc); await page.mouse.down(); await page.keyboard.up('Shift'); await page.mouse.up();
+  await settle(page);
+  s = await st(page);
+  check('52 shift-click-unshift keeps a long annotation', s.annotations.length === 1 && / s |ms |us /.test(s.annotations[0]) && s.annotations[0].includes(';'), s.annotations);
+  await page.keyboard.down('Shift'); await page.mouse.move(o.x + xw, o.y + cpu0.yc); await page.mouse.down(); await page.mouse.up(); await page.keyboard.up('Shift');
+  await settle(page);
+  s = await st(page);
+  check('52 shift-click-unclick clears the annotations', s.annotations.length === 0, s.annotations);
+  const xa = await page.evaluate(() => window.kutrace.xOf(50.0005)), xb = await page.evaluate(() => window.kutrace.xOf(50.0070));
+  await page.keyboard.down('Shift'); await page.mouse.move(o.x + xa, o.y + cpu0.yc); await page.mouse.down();
+  await page.mouse.move(o.x + (xa + xb) / 2, o.y + cpu0.yc, { steps: 3 }); await page.mouse.move(o.x + xb, o.y + cpu0.yc, { steps: 3 });
+  await page.keyboard.up('Shift'); await page.mouse.up();
+  await settle(page);
+  s = await st(page);
+  // starts: idlelp at 50.00000 ... covering 50.0005 on CPU 0 is -idlelp- (50.0000); at 50.0070 sshd.1562 (50.006)
+  check('54 shift-drag measures the time between the two starts (6.0000ms)', s.measure === '6.0000ms', [s.measure, s.annotations]);
+  await page.screenshot({ path: path.join(shots, 'small_measure.png') });
+
+  // Hover readout.
+  await page.mouse.click(o.x + L.left, o.y + L.bottom);
+  await page.mouse.move(o.x + xw + 40, o.y + cpu0.yc + 3); await page.mouse.move(o.x + xw, o.y + cpu0.yc); await page.waitForTimeout(150); await settle(page);
+  s = await st(page);
+  check('56 hover shows the long text of the span under the pointer', s.hover.includes('bash+hello_world_tra.8292') || s.hover.includes('write'), s.hover);
+
+  // Save / restore / back.
+  await page.evaluate(() => window.kutrace.setWindow(50.001, 50.002));
+  await page.keyboard.down('Shift'); await page.click('#view1'); await page.keyboard.up('Shift');
+  await page.evaluate(() => window.kutrace.setWindow(50.005, 50.009));
+  await page.click('#view1'); await settle(page);
+  s = await st(page);
+  check('59 shift-click ① saves, click ① restores view A', near(s.t0, 50.001, 1e-12) && near(s.t1, 50.002, 1e-12) && s.views[1].set, [s.t0, s.t1]);
+  await page.click('#view0'); await settle(page);
+  s = await st(page);
+  check('59 ⇐ goes back to view B', near(s.t0, 50.005, 1e-12) && near(s.t1, 50.009, 1e-12), [s.t0, s.t1]);
+  await page.click('#viewadd'); await settle(page);
+  s = await st(page);
+  check('61 ⊕ adds a named view', dialogs.length === 1 && s.views.some(v => v.label === 'myview' && v.set), s.views);
+  const exp = await page.evaluate(() => window.kutrace.exportText());
+  let expOK = false; try { const j = JSON.parse('{"events":[' + exp.slice(0)); expOK = Array.isArray(j.savedview) && Array.isArray(j.extra) && j.savedview.some(v => v[0] === 'myview'); } catch (e) { expOK = String(e); }
+  check('63 export text parses as the tail of the JSON with extra and savedview', expOK === true, expOK);
+
+  // localStorage keyed by randomid: reload, ⇐ set but not applied.
+  await page.evaluate(() => window.kutrace.setWindow(50.003, 50.004));
+  await page.reload(); await page.waitForFunction(() => window.kutraceReady);
+  s = await st(page);
+  const key = await page.evaluate(() => Object.keys(localStorage));
+  check('62 view stored under the randomid key', key.includes('kutrace:941008671'), key);
+  check('62 after reload ⇐ is set but the view is the full range', s.views[0].set && near(s.t0, 50.0, 1e-12) && near(s.t1, 50.01, 1e-12), [s.views[0], s.t0, s.t1]);
+  await page.click('#view0'); await settle(page);
+  s = await st(page);
+  check('62 clicking ⇐ applies the stored view', near(s.t0, 50.003, 1e-12) && near(s.t1, 50.004, 1e-12), [s.t0, s.t1]);
+
+  // Legend.
+  await page.click('#legendbtn'); await settle(page);
+  s = await st(page);
+  await page.screenshot({ path: path.join(shots, 'legend.png') });
+  await page.click('#legendbtn'); await settle(page);
+  const s2 = await st(page);
+  check('65 legend shown and the view kept afterwards', s.legend === 1 && s2.legend === 0 && near(s2.t0, 50.003, 1e-12), [s.legend, s2.legend, s2.t0]);
+
+  // Buttons: IPC legend and CB.
+  await page.click('#b_ipc'); await settle(page);
+  s = await st(page);
+  check('32 IPC button turns on (value 3)', s.buttons.ipc === 3, s.buttons);
+  await page.click('#b_cb'); await settle(page);
+  await page.screenshot({ path: path.join(shots, 'small_ipc_cb.png') });
+  check('34 CB turns the red dot cyan', await countColor(page, [0x80, 0xFF, 0xFF], { x: L.left - 6, y: L.bottom - 6, w: 12, h: 12 }) > 10);
+
+  // User / All.
+  await page.mouse.click(o.x + L.left, o.y + L.bottom); await settle(page);
+  await page.click('#b_user'); await settle(page);
+  s = await st(page);
+  check('36 User labels the first user span of each thread', s.annotations.length >= 4 && s.annotations.includes('sshd.1562') && s.annotations.includes('bash+he~2'), s.annotations);
+  await page.click('#b_all'); await settle(page);
+  s = await st(page);
+  check('37 All labels many spans, never idle', s.annotations.length > 8 && !s.annotations.some(a => a.startsWith('-idle')), s.annotations.length);
+  await page.mouse.move(o.x + 700, o.y + 300); await page.mouse.wheel(0, 200); await page.waitForTimeout(100);
+  s = await st(page);
+  check('37 All goes off after zoom, one kept annotation at most', s.buttons.all === 0 && s.annotations.length <= 1, s.annotations);
+
+  // Window resize keeps the time window.
+  await page.evaluate(() => window.kutrace.setWindow(50.002, 50.004));
+  await page.setViewportSize({ width: 1200, height: 800 }); await page.waitForTimeout(200); await settle(page);
+  s = await st(page);
+  check('70 window resize keeps t0/t1', near(s.t0, 50.002, 1e-12) && near(s.t1, 50.004, 1e-12), [s.t0, s.t1]);
+  await page.setViewportSize({ width: 1600, height: 1000 });
+  check('74 no page errors in the whole session', errors.length === 0, errors);
+}
+
+async function testUnsafe(ctx) {
+  const { page, errors } = await open(ctx, path.join(dir, 'unsafe.html'));
+  const dialogs = []; page.on('dialog', d => { dialogs.push(d.message()); d.dismiss(); });
+  await page.evaluate(() => window.kutrace.toggleGroup('PID'));
+  const s = await st(page);
+  const want = ["it's.101", 'back\\slash.102', '</script><script>alert(1)</script>.103', 'naïve-日本語-😀.104', 'ctl\u0001\ttab.105'];
+  check('2 names with quote, backslash, </script>, non-ASCII shown exactly', JSON.stringify(s.rows.filter(r => r.group === 'PID').map(r => r.label)) === JSON.stringify(want), s.rows.map(r => r.label));
+  check('2 title with quotes and </script> shown exactly', s.title === 'quote \' and " backslash \\ </script><!-- é', s.title);
+  check('2 no script injected, no errors', dialogs.length === 0 && errors.length === 0, [dialogs, errors]);
+  const sum = await search(page, 'wr"ite');
+  check('2 search finds wr"ite', sum.startsWith('Matches: 1,'), sum);
+  const sum2 = await search(page, 'back\\\\slash');
+  check('2 search finds back\\slash on both rows', sum2.startsWith('Matches: 2,'), sum2);
+  await page.screenshot({ path: path.join(shots, 'unsafe_names.png') });
+}
+
+async function testOrig(ctx) {
+  const { page, errors } = await open(ctx, path.join(dir, 'orig.html'));
+  let s = await st(page);
+  check('orig: page from original-tool JSON opens', s.spans === 12 && errors.length === 0, [s.spans, errors]);
+  check('orig: savedview buttons from the JSON (② empty, ① set)', s.views.length === 3 && s.views[1].set && !s.views[2].set, s.views);
+  await page.click('#view1'); await settle(page);
+  s = await st(page);
+  check('60 original-format saved view restores its time window', near(s.t0, 49.4189, 1e-9) && near(s.t1, 49.4191, 1e-9), [s.t0, s.t1]);
+  await page.click('#b_samp'); await page.evaluate(() => window.kutrace.setWindow(49.421, 49.428)); await settle(page);
+  await page.screenshot({ path: path.join(shots, 'orig_samples.png') });
+  check('orig: no errors', errors.length === 0, errors);
+}
+
+async function testTemplate(ctx) {
+  const { page, errors } = await open(ctx, path.join(dir, 'template.html'));
+  const ready = await page.evaluate(() => window.kutraceReady);
+  check('bare template shows the file opener', ready === 'empty');
+  const json = JSON.parse(fs.readFileSync(path.join(dir, 'orig.json'), 'utf8'));
+  await page.evaluate(o => window.kutraceLoadJSON(o), json);
+  const s = await st(page);
+  check('bare template loads original JSON (10-field rows) from a file', s.spans === 12 && s.visibleRows.length === 4 && errors.length === 0, [s.spans, s.visibleRows, errors]);
+}
+
+async function testGen(ctx) {
+  const { page, errors } = await open(ctx, path.join(dir, 'gen.html'));
+  let s = await st(page);
+  check('synthetic trace loads (' + s.spans + ' spans, ' + Math.round(s.perf.load) + ' ms)', s.spans > 10000 && errors.length === 0, errors);
+  await page.screenshot({ path: path.join(shots, 'gen_full.png') });
+  await page.evaluate(() => window.kutrace.toggleGroup('PID'));
+  await page.evaluate(() => window.kutrace.setWindow(10.01, 10.012)); await settle(page);
+  await page.screenshot({ path: path.join(shots, 'gen_pid_zoom.png') });
+  await page.evaluate(() => window.kutrace.prefixHighlight('mysqld.1000'));
+  s = await st(page);
+  check('73 prefix highlight on a generated trace marks every mysqld row', s.rows.filter(r => r.highlighted).every(r => r.label.startsWith('mysqld')) && s.rows.filter(r => r.highlighted).length >= 5);
+  await page.screenshot({ path: path.join(shots, 'gen_highlight.png') });
+  check('generated: no errors', errors.length === 0, errors);
+}
+
+(async () => {
+  const { ctx, cleanup } = await launch();
+  try {
+    for (const t of [testSmall, testUnsafe, testOrig, testTemplate, testGen]) {
+      try { await t(ctx); } catch (e) { check(t.name + ' ran to the end', false, String(e && e.stack || e)); }
+    }
+  } finally { await cleanup(); }
+  process.exit(failed() ? 1 : 0);
+})();

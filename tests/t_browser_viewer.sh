@@ -1,0 +1,25 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# The timeline viewer in headless Chromium (playwright-core, Debian's
+# /usr/bin/chromium): pages made by makeself from tests/data/viewer/ and a
+# synthetic trace; rows, labels, search, pan/zoom, highlight, save/restore,
+# screenshots in build/screenshots/ (VIEWER.md section 6).
+. tests/lib.sh
+MS=$KT_BIN/makeself
+TPL=postprocess/viewer/viewer.html
+if [ ! -x /usr/bin/chromium ] && [ -z "${KT_CHROMIUM:-}" ]; then skip "viewer browser tests: no /usr/bin/chromium"; exit 0; fi
+if ! command -v node >/dev/null; then skip "viewer browser tests: no node"; exit 0; fi
+if [ ! -d tests/browser/node_modules/playwright-core ]; then sh tests/deps/viewer.sh || true; fi
+if [ ! -d tests/browser/node_modules/playwright-core ]; then skip "viewer browser tests: playwright-core not installed"; exit 0; fi
+for f in small unsafe orig; do
+	$MS $TPL tests/data/viewer/$f.json $TMP/$f.html || nok "makeself $f.json"
+done
+cp tests/data/viewer/orig.json $TMP/
+# The bare template with its sources next to it (no embedded data).
+cp postprocess/viewer/viewer.js postprocess/viewer/viewer.css $TMP/ && cp $TPL $TMP/template.html
+node tests/browser/gen_trace.js 50000 4 60 > $TMP/gen.json && $MS $TPL $TMP/gen.json $TMP/gen.html || nok "synthetic page"
+mkdir -p build/screenshots
+timeout 600 node tests/browser/viewer.test.js $TMP build/screenshots
+rc=$?
+[ $rc = 0 ] || [ $rc = 1 ] || nok "viewer.test.js exited with status $rc"
+exit 0
