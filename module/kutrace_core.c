@@ -162,6 +162,11 @@ static inline unsigned int kt_ipc_code(struct kt_cpu *c, u64 now)
 /*
  * Append len words (w[0] without timestamp).  Returns words written
  * (0 if tracing is off or the buffer is full).
+ *
+ * The counter is read with interrupts off, just before the claim, so no
+ * entry of this CPU can slip in between: there are no late stores, and
+ * time never steps backward within a CPU's blocks even when a virtual
+ * CPU is descheduled for milliseconds.  The cmpxchg claim stays for NMIs.
  */
 static int kt_put(const u64 *w, unsigned int len, bool forced, bool ipc)
 {
@@ -169,10 +174,11 @@ static int kt_put(const u64 *w, unsigned int len, bool forced, bool ipc)
 	u64 now, delta = 0, ts, step, *p;
 	unsigned int i, ntsd = 0, code = 0;
 	bool force = false;
+	unsigned long fl = 0;
 
 	if (unlikely(len < 1 || len > KUTRACE_MAX_ENTRY_WORDS))
 		return 0;
-	kt_env_preempt_off();
+	kt_env_irq_save(fl);
 	if (unlikely(!READ_ONCE(kt_tracing) && !forced))
 		goto out;
 	c = KT_THIS();
@@ -209,10 +215,10 @@ static int kt_put(const u64 *w, unsigned int len, bool forced, bool ipc)
 		p[i] = w[i];
 	if (ipc && (kt_st.flags & KUTRACE_RESET_IPC))
 		*kt_side_byte(p) = code;
-	kt_env_preempt_on();
+	kt_env_irq_restore(fl);
 	return len;
 out:
-	kt_env_preempt_on();
+	kt_env_irq_restore(fl);
 	return 0;
 }
 
@@ -258,9 +264,11 @@ void kt_trace_1(unsigned int event, u64 arg)
 		bool done = false;
 
 		if (((u64)(ret + 128) & ~0xFFULL) == 0) {
-			kt_env_preempt_off();
+			unsigned long fl = 0;
+
+			kt_env_irq_save(fl);
 			done = kt_fuse(event, ret);
-			kt_env_preempt_on();
+			kt_env_irq_restore(fl);
 		}
 		if (done)
 			return;

@@ -30,8 +30,8 @@ static __always_inline u64 kt_env_now(void)
 #define kt_env_cpu_id()		smp_processor_id()
 #define kt_env_pid()		((u32)current->pid)
 #define kt_env_comm()		(current->comm)
-#define kt_env_preempt_off()	preempt_disable_notrace()
-#define kt_env_preempt_on()	preempt_enable_notrace()
+#define kt_env_irq_save(fl)	local_irq_save(fl)
+#define kt_env_irq_restore(fl)	local_irq_restore(fl)
 #define kt_env_cmpxchg(p, o, n)	cmpxchg_local((p), (o), (n))
 #define KT_ENV_LOCK(name)	static DEFINE_RAW_SPINLOCK(name)
 #define kt_env_lock(l, fl)	raw_spin_lock_irqsave((l), (fl))
@@ -67,8 +67,8 @@ static inline u64 kt_env_now(void)
 int kt_env_cpu_id(void);
 u32 kt_env_pid(void);
 const char *kt_env_comm(void);
-#define kt_env_preempt_off()	do { } while (0)
-#define kt_env_preempt_on()	do { } while (0)
+#define kt_env_irq_save(fl)	((void)(fl))
+#define kt_env_irq_restore(fl)	((void)(fl))
 #define kt_env_cmpxchg(p, o, n)	__sync_val_compare_and_swap((p), (o), (n))
 #define KT_ENV_LOCK(name)	static pthread_mutex_t name = \
 					PTHREAD_MUTEX_INITIALIZER

@@ -41,10 +41,27 @@ static bool kt_is_control_ioctl(struct pt_regs *regs, long id)
 	       _IOC_TYPE((unsigned int)regs->si) == KUTRACE_IOC_MAGIC;
 }
 
+/* A fault entry on this CPU waiting for handle_mm_fault to claim it. */
+static DEFINE_PER_CPU(bool, kt_pf_pending);
+
+/*
+ * A fault that never reached handle_mm_fault (bad area, exception-table
+ * fixup, spurious) has no exit: close it at the CPU's next syscall, fault
+ * or context switch (HOOKS.md 2.5 E).
+ */
+static __always_inline void kt_pf_close(void)
+{
+	if (unlikely(this_cpu_read(kt_pf_pending))) {
+		this_cpu_write(kt_pf_pending, false);
+		kt_trace_1(KUTRACE_TRAPRET + KUTRACE_TRAP_PAGEFAULT, 0);
+	}
+}
+
 static void kt_sys_enter(void *d, struct pt_regs *regs, long id)
 {
 	if (!READ_ONCE(kt_tracing) || id < 0)
 		return;
+	kt_pf_close();
 	if (in_ia32_syscall()) {
 		if (id < 512)
 			kt_trace_1(KUTRACE_SYSCALL32 + id,
@@ -125,14 +142,12 @@ static void kt_softirq_exit(void *d, unsigned int vec_nr)
 	kt_trace_1(KUTRACE_IRQRET + KUTRACE_IRQ_BH, 0);
 }
 
-/* A fault entry on this CPU waiting for handle_mm_fault to claim it. */
-static DEFINE_PER_CPU(bool, kt_pf_pending);
-
 static void kt_page_fault(void *d, unsigned long address,
 			  struct pt_regs *regs, unsigned long error_code)
 {
 	if (!READ_ONCE(kt_tracing))
 		return;
+	kt_pf_close();
 	kt_trace_1(KUTRACE_TRAP + KUTRACE_TRAP_PAGEFAULT,
 		   address & KUTRACE_ARG0_MASK);
 	this_cpu_write(kt_pf_pending, true);
@@ -171,6 +186,7 @@ static void kt_sched_switch(void *d, bool preempt, struct task_struct *prev,
 {
 	if (!READ_ONCE(kt_tracing))
 		return;
+	kt_pf_close();
 	kt_trace_1(KUTRACE_SCHED_CALL, 0);
 	kt_pidname(next->pid, next->comm, false);
 	kt_trace_1(KUTRACE_USERPID, next->pid);
@@ -363,7 +379,7 @@ static int kt_tp_attach(void)
 const struct kt_backend kt_tp_backend = {
 	.name		= "tracepoint",
 	.id		= KUTRACE_BACKEND_TRACEPOINT,
-	.reconstructed	= "tracepoint: synth sched span; pf exit via kretprobe",
+	.reconstructed	= "tracepoint: synth sched span; pf exit kretprobe+heur",
 	.attach		= kt_tp_attach,
 	.detach		= kt_tp_detach,
 };

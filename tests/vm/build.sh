@@ -15,7 +15,7 @@ make -s BUILD="$SB" LDFLAGS=-static $SB/bin/kutrace_control \
 mkdir -p "$SB/vm"
 for w in tests/vm/*.c; do
 	b=$SB/vm/$(basename "$w" .c)
-	[ "$b" -nt "$w" ] || cc -O2 -static -Wall -Iinclude -o "$b" "$w"
+	[ "$b" -nt "$w" ] || cc -O2 -static -Wall -Werror -Iinclude -o "$b" "$w"
 done
 
 rm -rf "$W/root"

@@ -9,8 +9,12 @@
  *   workload mixed N M K   all three, in that order
  *   workload spin MS       busy loop in user mode for MS milliseconds
  *
+ * PIN=CPU in the environment pins the ping-pong pair to that CPU.
+ *
  * Prints "pid P" and, for ping-pong, "child C" on stdout.
  */
+#define _GNU_SOURCE
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,12 +37,22 @@ static void do_sleep(long m)
 		nanosleep(&ts, NULL);
 }
 
+static int pin = -1;
+
 static void do_pingpong(long k)
 {
 	int ab[2], ba[2];
 	char c = 'x';
 	pid_t child;
 
+	/* Both on one CPU: every round trip blocks and switches. */
+	if (pin >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(pin, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+	}
 	if (pipe(ab) || pipe(ba)) {
 		perror("pipe");
 		exit(1);
@@ -82,11 +96,15 @@ int main(int argc, char **argv)
 {
 	long a = argc > 2 ? atol(argv[2]) : 0;
 
+	if (getenv("PIN"))
+		pin = atoi(getenv("PIN"));
+
 	if (argc < 3) {
 		fprintf(stderr, "usage: workload getpid|sleep|pingpong|spin N | mixed N M K\n");
 		return 2;
 	}
-	printf("pid %d\n", (int)getpid());
+	/* not getpid(): the test counts those exactly */
+	printf("pid %ld\n", (long)syscall(SYS_gettid));
 	fflush(stdout);
 	if (!strcmp(argv[1], "getpid"))
 		do_getpid(a);

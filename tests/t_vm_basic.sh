@@ -1,0 +1,93 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# kutrace.ko on stock Debian cloud kernels (6.1 and 6.12) in QEMU (TCG,
+# 2 vCPUs): the vertical slice, scenario 1 "nothing missing" and
+# scenario 5 "permissions and bad ioctls".  Guest side:
+# tests/vm/scenarios/basic.sh.  Facts come from tests/vm/host/ktcheck.c
+# (independent of the postprocessor) and from kutrace_postproc's JSON.
+# KT_VM_KERNELS="6.1 6.12" selects kernels; outputs stay in build/vm/.
+. tests/lib.sh
+. tests/vm/lib.sh
+vm_ready || exit 0
+N=100000 M=100 K=1000
+for k in ${KT_VM_KERNELS:-6.1 6.12}; do
+	out=$KT_ROOT/build/vm/basic-$k
+	rm -rf "$out"
+	if ! tests/vm/vm.sh -k "$k" tests/vm/scenarios/basic.sh "$out" 2>"$TMP/vm.err"; then
+		nok "$k: guest ran the scenario"; sed 's/^/#   /' "$TMP/vm.err" | tail -20
+		continue
+	fi
+	ok "$k: guest booted, loaded kutrace.ko and ran the scenario ($(grep -o 'after [0-9]* s' "$TMP/vm.err"))"
+	eq "$k: insmod kutrace.ko" "insmod=0" "$(cat "$out/insmod.status")"
+	check "$k: hello_world_trace wrote its trace" grep -q "hello=0" "$out/scenario.log"
+	check "$k: kutrace_control record succeeded" grep -q "record=0" "$out/scenario.log"
+	check "$k: record says where the file is and how big" \
+		grep -q "wrote mixed.trace, [0-9]* blocks, [0-9]* bytes" "$out/record.err" "$out/workload.out"
+	check "$k: no oops in the guest" test ! -s "$out/oops.txt"
+
+	ktcheck "$out/hello.trace" > "$TMP/hello.f"
+	check "$k: hello trace has the backend name entry" \
+		grep -q "^backend tracepoint: synth sched span" "$TMP/hello.f"
+
+	ktcheck "$out/mixed.trace" > "$TMP/mixed.f" || nok "$k: ktcheck"
+	pid=$(awk '$1 == "pid" { print $2; exit }' "$out/workload.out")
+	child=$(awk '$1 == "child" { print $2 }' "$out/workload.out")
+	eq "$k: exactly N getpid calls for the workload pid" "calls $N fused" \
+		"$(fact "$TMP/mixed.f" pid $pid sys 39 | cut -d' ' -f1-3)"
+	eq "$k: every getpid call returns" "rets $N" \
+		"$(fact "$TMP/mixed.f" pid $pid sys 39 | awk '{print $5, $6}')"
+	eq "$k: exactly M clock_nanosleep calls" "calls $M" \
+		"$(fact "$TMP/mixed.f" pid $pid sys 230 | cut -d' ' -f1-2)"
+	eq "$k: ping-pong parent: K reads" "calls $K" \
+		"$(fact "$TMP/mixed.f" pid $pid sys 0 | cut -d' ' -f1-2)"
+	eq "$k: ping-pong child: K reads" "calls $K" \
+		"$(fact "$TMP/mixed.f" pid $child sys 0 | cut -d' ' -f1-2)"
+	eq "$k: ping-pong child: K writes" "calls $K" \
+		"$(fact "$TMP/mixed.f" pid $child sys 1 | cut -d' ' -f1-2)"
+	sw_p=$(fact "$TMP/mixed.f" pid $pid switchin | cut -d' ' -f1)
+	sw_c=$(fact "$TMP/mixed.f" pid $child switchin | cut -d' ' -f1)
+	wk_p=$(fact "$TMP/mixed.f" pid $pid switchin | cut -d' ' -f3)
+	# Pinned to one CPU, each round trip switches to the child and back
+	# once; the parent also wakes after each of its M sleeps.  Whether a
+	# reader blocks (and so is woken) depends on wakeup preemption (6.1
+	# CFS: always; 6.12 EEVDF: about half the time), so wakeups are a range.
+	between "$k: context switches into the child ~K" $K $((K + 20)) "$sw_c"
+	between "$k: context switches into the parent ~K+M" $((K + M)) $((K + M + 20)) "$sw_p"
+	between "$k: wakeups naming the parent" $((M + 1)) $((K + M + 20)) "$wk_p"
+	pf=$(fact "$TMP/mixed.f" pid $pid switchin | awk '{print $5}')
+	pfr=$(fact "$TMP/mixed.f" pid $pid switchin | awk '{print $7}')
+	eq "$k: every page fault of the workload has an exit" "$pf" "$pfr"
+	eq "$k: TSDELTAs agree with the following timestamps" "0" \
+		"$(awk '$1 == "cpu" { s += $8 } END { print s + 0 }' "$TMP/mixed.f")"
+	eq "$k: no block goes back in time on its CPU" "0" \
+		"$(awk '$1 == "cpu" { s += $10 } END { print s + 0 }' "$TMP/mixed.f")"
+	check "$k: PC samples present" test "$(fact "$TMP/mixed.f" pcsamples)" -gt 0
+	if [ -x "$KT_BIN/kutrace_postproc" ]; then
+		cp "$out/mixed.trace" "$TMP/mixed.trace"
+		if "$KT_BIN/kutrace_postproc" "$TMP/mixed.trace" --no-html >/dev/null 2>&1; then
+			ok "$k: kutrace_postproc turns the trace into JSON"
+			if python3 tests/vm/host/tile.py "$TMP/mixed.json" > "$TMP/tile.out"; then
+				ok "$k: every CPU's timeline tiles without gaps ($(tr '\n' ';' < "$TMP/tile.out"))"
+			else
+				nok "$k: every CPU's timeline tiles without gaps"; sed 's/^/#   /' "$TMP/tile.out"
+			fi
+		else
+			nok "$k: kutrace_postproc turns the trace into JSON"
+		fi
+	else
+		skip "$k: postprocessing: no $KT_BIN/kutrace_postproc"
+	fi
+
+	# scenario 5
+	check "$k: /dev/kutrace is mode 0600" grep -q '^crw-------' "$out/devnode.txt"
+	check "$k: vmcheck security ran clean" grep -q "vmcheck=0" "$out/scenario.log"
+	while read -r line; do
+		case $line in
+		"ok - "*) ok "$k: ${line#ok - }" ;;
+		"not ok - "*) nok "$k: ${line#not ok - }" ;;
+		esac
+	done < "$out/security.out"
+	check "$k: rmmod kutrace" grep -q "rmmod=0" "$out/scenario.log"
+	check "$k: without the module kutrace_control says so" \
+		grep -q "module not loaded" "$out/nomod.out"
+done

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * ktcheck - exact facts from a raw kutrace file, for the VM tests.
+ * Independent of the postprocessor on purpose.
+ *
+ *   ktcheck FILE
+ *
+ * Prints "key value..." lines:
+ *   blocks N / wrapped 0|1 / flags F / backend TEXT
+ *   cpu C entries N tsdelta N tsdelta_bad N backsteps N span_ticks N
+ *   pid P sys NR calls N fused N rets N     (rets include fused ones)
+ *   pid P switchin N wakeup N pfault N pfret N
+ *   pcsamples N names N
+ *   gap C MAXTICKS                          (largest gap between entries)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <stdint.h>
+#include <string.h>
+#include "kutrace/format.h"
+
+#define MAXPID 65536
+#define MAXCPU 64
+static uint32_t calls[MAXPID][8], fused[MAXPID][8], rets[MAXPID][8];
+static int watch[8] = { 39, 0, 1, 35, 230, -1, -1, -1 };
+static uint32_t swin[MAXPID], wake[MAXPID], pf[MAXPID], pfr[MAXPID];
+
+struct cpu {
+	long entries, tsd, tsd_bad, back;
+	uint64_t first, last, maxgap;
+	int seen;
+};
+static struct cpu cpus[MAXCPU];
+
+static int widx(int nr)
+{
+	for (int i = 0; i < 8; i++)
+		if (watch[i] == nr)
+			return i;
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	FILE *f = fopen(argc > 1 ? argv[1] : "", "rb");
+	static uint64_t w[KUTRACE_BLOCK_WORDS];
+	static uint8_t side[KUTRACE_SIDE_BYTES];
+	long blocks = 0, pcs = 0, names = 0;
+	int side_blocks = 0, wrapped = 0;
+	unsigned int flags0 = 0;
+	char backend[64] = "";
+
+	if (!f) {
+		perror("ktcheck");
+		return 1;
+	}
+	while (fread(w, sizeof(w), 1, f) == 1) {
+		unsigned int flags = w[1] >> 56;
+		unsigned int cpu = w[0] >> 56;
+		int first = blocks == 0 ? KUTRACE_HDR0_WORDS : KUTRACE_HDRN_WORDS;
+		uint32_t cur = (uint32_t)(blocks == 0 ? w[8] : w[2]);
+		uint64_t t = w[0] & KUTRACE_HDR_LOW56, pending = 0;
+		int have_pending = 0;
+		struct cpu *c = &cpus[cpu % MAXCPU];
+
+		if (blocks == 0) {
+			flags0 = flags;
+			side_blocks = (flags & KUTRACE_FLAG_SIDE) != 0;
+			wrapped = (flags & KUTRACE_FLAG_WRAP) != 0;
+		}
+		if (side_blocks && fread(side, sizeof(side), 1, f) != 1)
+			break;
+		blocks++;
+		if (c->seen && t + KUTRACE_LATE_STORE_WINDOW < c->last && !wrapped)
+			c->back++;
+		if (!c->seen || t < c->first)
+			c->first = t;
+		c->seen = 1;
+		for (int i = first; i < KUTRACE_BLOCK_WORDS; i++) {
+			uint64_t x = w[i];
+			unsigned int ev = kutrace_word_event(x);
+			uint32_t ts = kutrace_word_ts(x);
+			uint32_t arg = x & 0xFFFFFFFF;
+			unsigned int n = kutrace_entry_words(ev);
+			uint64_t d;
+
+			if (x == 0)
+				continue;
+			if (x == KUTRACE_WORD_END)
+				break;
+			/* extend time */
+			d = (ts - (t & KUTRACE_TS_MASK)) & KUTRACE_TS_MASK;
+			if (have_pending) {
+				if (((t + pending) & KUTRACE_TS_MASK) != ts)
+					c->tsd_bad++;
+				t += pending;
+				have_pending = 0;
+				pending = 0;
+			} else if (d > KUTRACE_TS_PERIOD - KUTRACE_LATE_STORE_WINDOW) {
+				t -= KUTRACE_TS_PERIOD - d;
+			} else {
+				if (d > c->maxgap && i > first)
+					c->maxgap = d;
+				t += d;
+			}
+			c->entries++;
+			if (t > c->last)
+				c->last = t;
+			if (ev == KUTRACE_TSDELTA) {
+				c->tsd++;
+				/* chain: following TSDELTAs add up */
+				pending += arg;
+				have_pending = 1;
+				/* undo: the TSDELTA's own ts equals the next entry's */
+				while (i + 1 < KUTRACE_BLOCK_WORDS &&
+				       kutrace_word_event(w[i + 1]) == KUTRACE_TSDELTA) {
+					i++;
+					c->tsd++;
+					pending += w[i] & 0xFFFFFFFF;
+				}
+				t -= d;	/* TSDELTA carried the whole step */
+				if (pending > c->maxgap)
+					c->maxgap = pending;
+				continue;
+			}
+			if (kutrace_is_varlen(ev)) {
+				names++;
+				if ((ev & KUTRACE_TYPE_MASK) == KUTRACE_BACKEND_NAME) {
+					memcpy(backend, &w[i + 1], (n - 1) * 8 < 63 ? (n - 1) * 8 : 63);
+				}
+				i += n - 1;
+				continue;
+			}
+			if (ev == KUTRACE_PC_U) {
+				pcs++;
+				i++;
+				continue;
+			}
+			if (ev == KUTRACE_USERPID) {
+				cur = arg;
+				swin[cur & 0xFFFF]++;
+				continue;
+			}
+			if (ev == KUTRACE_RUNNABLE) {
+				wake[arg & 0xFFFF]++;
+				continue;
+			}
+			if (ev == KUTRACE_TRAP + KUTRACE_TRAP_PAGEFAULT) {
+				pf[cur & 0xFFFF]++;
+				if ((x >> KUTRACE_DELTA_SHIFT) & 0xFF)
+					pfr[cur & 0xFFFF]++;	/* fused */
+			}
+			if (ev == KUTRACE_TRAPRET + KUTRACE_TRAP_PAGEFAULT)
+				pfr[cur & 0xFFFF]++;
+			if (ev >= KUTRACE_SYSCALL64 && ev < KUTRACE_SYSCALL64 + 512) {
+				int k = widx(ev - KUTRACE_SYSCALL64);
+
+				if (k >= 0) {
+					calls[cur & 0xFFFF][k]++;
+					if ((x >> KUTRACE_DELTA_SHIFT) & 0xFF) {
+						fused[cur & 0xFFFF][k]++;
+						rets[cur & 0xFFFF][k]++;
+					}
+				}
+			}
+			if (ev >= KUTRACE_SYSRET64 && ev < KUTRACE_SYSRET64 + 512) {
+				int k = widx(ev - KUTRACE_SYSRET64);
+
+				if (k >= 0)
+					rets[cur & 0xFFFF][k]++;
+			}
+		}
+	}
+	printf("blocks %ld\nwrapped %d\nflags %u\nbackend %s\n", blocks,
+	       wrapped, flags0, backend[0] ? backend : "-");
+	printf("pcsamples %ld\nnames %ld\n", pcs, names);
+	for (int i = 0; i < MAXCPU; i++)
+		if (cpus[i].seen)
+			printf("cpu %d entries %ld tsdelta %ld tsdelta_bad %ld "
+			       "backsteps %ld span_ticks %llu maxgap %llu\n", i,
+			       cpus[i].entries, cpus[i].tsd, cpus[i].tsd_bad,
+			       cpus[i].back,
+			       (unsigned long long)(cpus[i].last - cpus[i].first),
+			       (unsigned long long)cpus[i].maxgap);
+	for (int p = 0; p < MAXPID; p++) {
+		for (int k = 0; k < 8; k++)
+			if (calls[p][k] || rets[p][k])
+				printf("pid %d sys %d calls %u fused %u rets %u\n",
+				       p, watch[k], calls[p][k], fused[p][k],
+				       rets[p][k]);
+		if (swin[p] || wake[p] || pf[p])
+			printf("pid %d switchin %u wakeup %u pfault %u pfret %u\n",
+			       p, swin[p], wake[p], pf[p], pfr[p]);
+	}
+	return 0;
+}
