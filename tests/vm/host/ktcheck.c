@@ -22,7 +22,7 @@
 #define MAXPID 65536
 #define MAXCPU 64
 static uint32_t calls[MAXPID][8], fused[MAXPID][8], rets[MAXPID][8];
-static int watch[8] = { 39, 0, 1, 35, 230, -1, -1, -1 };
+static int watch[8] = { 39, 0, 1, 35, 230, 231, 59, -1 };
 static uint32_t swin[MAXPID], wake[MAXPID], pf[MAXPID], pfr[MAXPID];
 
 struct cpu {

@@ -12,5 +12,5 @@ echo "vmcheck=$?"
 # no kutrace device without the module, clear message
 rmmod kutrace; echo "rmmod=$?"
 kutrace_control stat > nomod.out 2>&1; echo "nomod=$?"
-dmesg | grep -iE "oops|bug:|general protection|call trace" > oops.txt
+dmesg | grep -E "Oops|BUG:|general protection|Call Trace|WARNING:" > oops.txt
 true

@@ -1,0 +1,58 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Scenarios 3 and 4 in QEMU (Debian 6.1 cloud kernel by default):
+# invalid tracemb, buffer full stops cleanly and says so, wraparound keeps
+# the newest data and still postprocesses, rmmod while tracing, rmmod
+# refused while /dev/kutrace is open, reload and trace again.
+. tests/lib.sh
+. tests/vm/lib.sh
+vm_ready || exit 0
+for k in ${KT_VM_KERNELS_LIFECYCLE:-6.1}; do
+	out=$KT_ROOT/build/vm/lifecycle-$k
+	rm -rf "$out"
+	if ! tests/vm/vm.sh -k "$k" tests/vm/scenarios/lifecycle.sh "$out" 2>"$TMP/vm.err"; then
+		nok "$k: guest ran the scenario"; sed 's/^/#   /' "$TMP/vm.err" | tail -20
+		continue
+	fi
+	ok "$k: guest ran the lifecycle scenario ($(grep -o 'after [0-9]* s' "$TMP/vm.err"))"
+	L=$out/scenario.log
+	check "$k: insmod tracemb=0 fails" grep -q "badparam=[1-9]" "$L"
+	check "$k: ... with a clear message" grep -q "tracemb=0 is invalid" "$out/badparam.dmesg"
+	check "$k: insmod tracemb=1" grep -q "insmod1=0" "$L"
+	check "$k: full buffer: record still writes the trace" grep -q "full=0" "$L"
+	check "$k: full buffer: says so" grep -q "buffer filled up" "$out/full.err"
+	eq "$k: full buffer: 16 blocks of 64 KB" 1048576 "$(stat -c %s "$out/full.trace")"
+	ktcheck "$out/full.trace" > "$TMP/full.f"
+	pid=$(awk '$1 == "pid" { print $2; exit }' "$out/full.out")
+	c=$(fact "$TMP/full.f" pid $pid sys 39 | cut -d' ' -f2)
+	between "$k: full buffer: the first getpid calls are kept" 1000 399999 "$c"
+	check "$k: wraparound: record succeeded" grep -q "wrap=0" "$L"
+	check "$k: wraparound: says so" grep -q "wrapped around" "$out/wrap.err"
+	ktcheck "$out/wrap.trace" > "$TMP/wrap.f"
+	eq "$k: wraparound: WRAP flag in block 0" "1" "$(fact "$TMP/wrap.f" wrapped)"
+	wpid=$(awk '$1 == "pid" { print $2; exit }' "$out/wrap.out")
+	eq "$k: wraparound: the newest data (exit_group) is kept" "calls 1" \
+		"$(fact "$TMP/wrap.f" pid $wpid sys 231 | cut -d' ' -f1-2)"
+	check "$k: wraparound: names from block 0 survive" \
+		grep -q "^backend tracepoint" "$TMP/wrap.f"
+	if [ -x "$KT_BIN/kutrace_postproc" ]; then
+		cp "$out/wrap.trace" "$out/full.trace" "$TMP/"
+		check "$k: wraparound trace postprocesses" \
+			"$KT_BIN/kutrace_postproc" "$TMP/wrap.trace" --no-html -o "$TMP/wrap.json"
+		check "$k: full trace postprocesses" \
+			"$KT_BIN/kutrace_postproc" "$TMP/full.trace" --no-html -o "$TMP/full.json"
+	else
+		skip "$k: postprocessing: no $KT_BIN/kutrace_postproc"
+	fi
+	check "$k: 'kutrace_control go' leaves tracing on" grep -q "tracing on" "$out/test.out"
+	check "$k: rmmod refused while /dev/kutrace is open" grep -q "rmmod_busy=[1-9]" "$L"
+	check "$k: rmmod while tracing" grep -q "rmmod_tracing=0" "$L"
+	check "$k: reload" grep -q "reinsmod=0" "$L"
+	check "$k: trace again after reload" grep -q "again=0" "$L"
+	ktcheck "$out/again.trace" > "$TMP/again.f"
+	apid=$(awk '$1 == "pid" { print $2; exit }' "$out/again.out")
+	eq "$k: after reload: exactly 1000 getpid calls" "calls 1000" \
+		"$(fact "$TMP/again.f" pid $apid sys 39 | cut -d' ' -f1-2)"
+	check "$k: final rmmod" grep -q "rmmod_end=0" "$L"
+	check "$k: no oops in the guest" test ! -s "$out/oops.txt"
+done

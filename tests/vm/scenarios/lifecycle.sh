@@ -1,0 +1,28 @@
+# Guest part of tests/t_vm_lifecycle.sh: scenario 3 (buffer full,
+# wraparound) and 4 (rmmod while tracing, reload, trace again).
+KO=/lib/modules/kutrace.ko
+# bad parameter
+rmmod kutrace
+insmod $KO tracemb=0 2> badparam.err; echo "badparam=$?"
+dmesg | grep "kutrace: tracemb" > badparam.dmesg
+# scenario 3: a 1 MiB buffer (16 blocks)
+insmod $KO tracemb=1; echo "insmod1=$?"
+kutrace_control record -o full.trace -- workload getpid 400000 > full.out 2> full.err
+echo "full=$?"
+kutrace_control record --wrap -o wrap.trace -- workload getpid 400000 > wrap.out 2> wrap.err
+echo "wrap=$?"
+# scenario 4: rmmod while tracing, reload, trace again
+kutrace_control go > go.out 2>&1; echo "go=$?"
+workload getpid 1000 > /dev/null
+kutrace_control test > test.out 2>&1
+sleep 10 | kutrace_control > holder.out 2>&1 &
+sleep 2
+rmmod kutrace 2> busy.err; echo "rmmod_busy=$?"
+wait
+rmmod kutrace; echo "rmmod_tracing=$?"
+insmod $KO tracemb=8; echo "reinsmod=$?"
+kutrace_control record -o again.trace -- workload getpid 1000 > again.out 2>&1
+echo "again=$?"
+rmmod kutrace; echo "rmmod_end=$?"
+dmesg | grep -E "Oops|BUG:|general protection|Call Trace|WARNING:" > oops.txt
+true
