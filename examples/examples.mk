@@ -6,3 +6,17 @@ PROGS    += $(EX_PROGS)
 $(EX_PROGS): $(BIN)/%: $(OBJ)/examples/%.o $(LIBKT)
 	@mkdir -p $(BIN)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# `make demo`: try kutrace without touching your own kernel.  Boots a
+# Debian cloud kernel in QEMU (installing QEMU and the kernel on first
+# use, cached in /var/cache/kutrace), traces hello_world_trace and a small
+# mixed workload, and leaves demo/*.trace, demo/*.json (and demo/*.html
+# when the viewer is built).
+.PHONY: demo
+demo: $(BIN)/kutrace_postproc
+	tests/vm/vm.sh -k $(or $(DEMO_KERNEL),6.1) tests/vm/scenarios/demo.sh $(BUILD)/vm/demo
+	@mkdir -p demo
+	cp $(BUILD)/vm/demo/*.trace demo/
+	for t in demo/*.trace; do $(BIN)/kutrace_postproc $$t || exit 1; done
+	@ls -l demo
+	@echo "demo: open demo/*.html in a browser (or load demo/*.json in the viewer)"
