@@ -53,8 +53,8 @@ function b64bytes(s) {
 
 async function inflate(bytes) {
   const ds = new DecompressionStream('deflate');
-  const stream = new Blob([bytes]).stream().pipeThrough(ds);
-  return new Uint8Array(await new Response(stream).arrayBuffer());
+  const w = ds.writable.getWriter(); w.write(bytes); w.close();
+  return new Uint8Array(await new Response(ds.readable).arrayBuffer());
 }
 
 function decodeBlob(u) {
@@ -72,11 +72,21 @@ function decodeBlob(u) {
     if (c >= 10) { p = end; continue; }
     const out = new typed[c](n);
     let q = p, acc = 0;
+    const scale = c <= 1 ? 1e-8 : 1;
     for (let i = 0; i < n; i++) {
-      let b = u[q++], v = b & 127, sh = 7;
-      while (b & 128) { b = u[q++]; v += (b & 127) * Math.pow(2, sh); sh += 7; }
-      const s = (v % 2) ? -(v + 1) / 2 : v / 2; // zig-zag
-      if (c === 0) { acc += s; out[i] = acc * 1e-8; } else if (c === 1) out[i] = s * 1e-8; else out[i] = s;
+      let b = u[q++], v = b & 127;
+      if (b & 128) {
+        b = u[q++]; v |= (b & 127) << 7;
+        if (b & 128) {
+          b = u[q++]; v |= (b & 127) << 14;
+          if (b & 128) {
+            b = u[q++]; v = (v | ((b & 127) << 21)) >>> 0; let sh = 28;
+            while (b & 128) { b = u[q++]; v += (b & 127) * Math.pow(2, sh); sh += 7; }
+          }
+        }
+      }
+      const s = (v & 1) ? -(v + 1) / 2 : v / 2; // zig-zag
+      if (c === 0) { acc += s; out[i] = acc * scale; } else if (c === 1) out[i] = s * scale; else out[i] = s;
     }
     cols.push(out); p = end;
   }
@@ -134,7 +144,7 @@ let ROWS = [];
 
 function buildRows() {
   const n = D.n, ts = D.ts, dur = D.dur, cpu = D.cpu, pid = D.pid, rpc = D.rpc, ev = D.ev, arg = D.arg, nm = D.nm;
-  const cpuMap = new Map(), pidMap = new Map(), rpcMap = new Map();
+  const cpuMap = new Map(), cpuSeen = new Uint8Array(4096), pidSeen = new Uint8Array(1 << 22);
   const pidLabel = new Map(), rpcLabel = new Map(), rpcOrder = [];
   let arcs = 0, ipis = 0;
   let fmin = Infinity, fmax = -Infinity;
@@ -147,9 +157,13 @@ function buildRows() {
     if (e === EV_ARC) { arcs++; continue; }
     if (e === EV_IPI) { ipis++; continue; }
     if (e < 0) continue;
-    if (cpu[k] >= 0 && !cpuMap.has(cpu[k])) cpuMap.set(cpu[k], null);
+    const c = cpu[k];
+    if (c >= 0) { if (c < 4096) { if (!cpuSeen[c]) { cpuSeen[c] = 1; cpuMap.set(c, null); } } else if (!cpuMap.has(c)) cpuMap.set(c, null); }
     const p = pid[k];
-    if (p > 0 && (isUser(e) || e === EV_LEFT || e === EV_RIGHT) && !pidLabel.has(p)) pidLabel.set(p, D.names[nm[k]]);
+    if (p > 0 && ((e > EV_IDLE && e < EV_CEXIT) || e === EV_LEFT || e === EV_RIGHT)) {
+      if (p < pidSeen.length) { if (!pidSeen[p]) { pidSeen[p] = 1; pidLabel.set(p, D.names[nm[k]]); } }
+      else if (!pidLabel.has(p)) pidLabel.set(p, D.names[nm[k]]);
+    }
     if ((e >= EV_RPCREQ && e <= EV_RPCMID) || ((e === EV_LEFT || e === EV_RIGHT) && rpc[k] > 0)) {
       const id = e === EV_LEFT || e === EV_RIGHT ? rpc[k] : arg[k];
       const name = D.names[nm[k]];
@@ -178,33 +192,39 @@ function buildRows() {
   const pids = [...pidLabel.keys()].sort((a, b) => a - b);
   mk('PID', pids.map(p => [p, pidLabel.get(p)]));
   mk('RPC', rpcOrder.map(id => [id, rpcLabel.get(id)]));
-  for (const r of G[0].rows) cpuMap.set(r.id, r);
-  for (const r of G[1].rows) pidMap.set(r.id, r);
-  for (const r of G[2].rows) rpcMap.set(r.id, r);
-  // Row of each span per group (or null), as indices for speed.
-  const cr = new Int32Array(n).fill(-1), pr = new Int32Array(n).fill(-1), rr = new Int32Array(n).fill(-1);
+  // id -> row index lookups: a typed table for small ids, a Map beyond.
+  const lookup = rows => {
+    let mx = 0; for (const r of rows) if (r.id > mx) mx = r.id;
+    if (mx < (1 << 22)) { const t = new Int32Array(mx + 2).fill(-1); for (const r of rows) if (r.id >= 0) t[r.id] = r.idx;
+      return id => (id >= 0 && id <= mx ? t[id] : -1); }
+    const m = new Map(rows.map(r => [r.id, r.idx])); return id => { const v = m.get(id); return v === undefined ? -1 : v; };
+  };
+  const cL = lookup(G[0].rows), pL = lookup(G[1].rows), rL = lookup(G[2].rows);
+  // Row of each span per group (-1 = none), and per-row counts (exec, overlay).
+  const cr = new Int32Array(n), pr = new Int32Array(n), rr = new Int32Array(n), exf = new Uint8Array(n);
+  const nR = ROWS.length, cEx = new Int32Array(nR), cOv = new Int32Array(nR);
   for (let k = 0; k < n; k++) {
     const e = ev[k];
-    if (e < 0 || e === EV_LEFT || e === EV_RIGHT) continue;
-    const ex = isExec(e);
-    let r;
-    if (cpu[k] >= 0 && (r = cpuMap.get(cpu[k]))) { cr[k] = r.idx; if (ex) r.nEx++; else r.nOv++; }
-    if (pid[k] > 0 && (r = pidMap.get(pid[k]))) { pr[k] = r.idx; if (ex) r.nEx++; else r.nOv++; }
-    if (rpc[k] > 0 && (r = rpcMap.get(rpc[k]))) { rr[k] = r.idx; if (ex) r.nEx++; else r.nOv++; }
+    if (e < 0 || e === EV_LEFT || e === EV_RIGHT) { cr[k] = pr[k] = rr[k] = -1; continue; }
+    const ex = (e >= 0 && e < 0x200) || (e >= 0x400 && e < 0x1000) || e >= EV_IDLE; exf[k] = ex ? 1 : 0;
+    const cnt = ex ? cEx : cOv;
+    let a = cpu[k] >= 0 ? cL(cpu[k]) : -1; cr[k] = a; if (a >= 0) cnt[a]++;
+    a = pid[k] > 0 ? pL(pid[k]) : -1; pr[k] = a; if (a >= 0) cnt[a]++;
+    a = rpc[k] > 0 ? rL(rpc[k]) : -1; rr[k] = a; if (a >= 0) cnt[a]++;
   }
-  for (const r of ROWS) { r.ex = new Int32Array(r.nEx); r.ov = new Int32Array(r.nOv); r.nEx = 0; r.nOv = 0; }
-  const put = (r, k, ex) => { if (ex) r.ex[r.nEx++] = k; else r.ov[r.nOv++] = k;
-    const s = ts[k], e = s + dur[k]; if (s < r.tmin) r.tmin = s; if (e > r.tmax) r.tmax = e; };
+  const exA = [], ovA = [], fEx = new Int32Array(nR), fOv = new Int32Array(nR);
+  for (let i = 0; i < nR; i++) { exA.push(new Int32Array(cEx[i])); ovA.push(new Int32Array(cOv[i])); }
   for (let k = 0; k < n; k++) {
-    const e = ev[k]; if (e < 0 || e === EV_LEFT || e === EV_RIGHT) continue;
-    const ex = isExec(e);
-    if (cr[k] >= 0) put(ROWS[cr[k]], k, ex);
-    if (pr[k] >= 0) put(ROWS[pr[k]], k, ex);
-    if (rr[k] >= 0) put(ROWS[rr[k]], k, ex);
+    const a = cr[k], b = pr[k], c = rr[k]; if (a < 0 && b < 0 && c < 0) continue;
+    if (exf[k]) { if (a >= 0) exA[a][fEx[a]++] = k; if (b >= 0) exA[b][fEx[b]++] = k; if (c >= 0) exA[c][fEx[c]++] = k; }
+    else { if (a >= 0) ovA[a][fOv[a]++] = k; if (b >= 0) ovA[b][fOv[b]++] = k; if (c >= 0) ovA[c][fOv[c]++] = k; }
   }
+  for (let i = 0; i < nR; i++) { const r = ROWS[i]; r.ex = exA[i]; r.ov = ovA[i]; }
   D.cpuRow = cr; D.pidRow = pr; D.rpcRow = rr;
   for (const r of ROWS) {
     r.exEnd = endMax(r.ex); r.ovEnd = endMax(r.ov);
+    const fe = r.ex.length ? ts[r.ex[0]] : Infinity, fo = r.ov.length ? ts[r.ov[0]] : Infinity;
+    r.tmin = Math.min(fe, fo); r.tmax = Math.max(r.exEnd.length ? r.exEnd[r.exEnd.length - 1] : -Infinity, r.ovEnd.length ? r.ovEnd[r.ovEnd.length - 1] : -Infinity);
     const m = r.ex.length; r.cI = new Float64Array(m + 1); r.cU = new Float64Array(m + 1); r.cK = new Float64Array(m + 1);
     let a = 0, b = 0, c = 0;
     for (let i = 0; i < m; i++) {
@@ -315,7 +335,16 @@ function colB(e) { return pal().B[((e * 7 + 6) % 15 + 15) % 15]; }
 function fastKernelColor(e) { const h = e >> 8; if (h === 4 || h === 6) return '#FF6060'; if (h === 5 || h === 7) return '#6060FF'; if (h >= 8) return '#70FF70'; return '#FFFF70'; }
 
 // ---------------------------------------------------------------- drawing
-function fr(x0, x1, yc, w, c) { ctx.fillStyle = c; ctx.fillRect(x0, yc - w / 2, Math.max(x1 - x0, 0.6), w); perf.prims++; }
+// Horizontal strokes are batched: a stroke that continues the previous one
+// (same colour, same band, touching) extends it instead of a new fillRect.
+const RUN = { c: null, x0: 0, x1: 0, y: 0, h: 0 };
+function flushRun() { if (RUN.c !== null) { ctx.fillStyle = RUN.c; ctx.fillRect(RUN.x0, RUN.y, RUN.x1 - RUN.x0, RUN.h); perf.prims++; RUN.c = null; } }
+function fr(x0, x1, yc, w, c) {
+  if (x1 - x0 < 0.6) x1 = x0 + 0.6;
+  const y = yc - w / 2;
+  if (RUN.c === c && RUN.y === y && RUN.h === w && x0 <= RUN.x1 + 0.05 && x0 >= RUN.x0) { if (x1 > RUN.x1) RUN.x1 = x1; return; }
+  flushRun(); RUN.c = c; RUN.x0 = x0; RUN.x1 = x1; RUN.y = y; RUN.h = w;
+}
 
 function drawFast(k, x0, x1, yc, E, grey) {
   const e = D.ev[k];
@@ -330,13 +359,14 @@ function drawSpan(k, x0, x1, yc, E, ipcOK) {
   if (E < 7) return drawFast(k, x0, x1, yc, E, grey);
   if (e === EV_IDLE) {
     if (D.arg[k] === 1) { // low-power: dashed 8 on 1 off
+      flushRun();
       ctx.strokeStyle = grey ? GREY : '#000'; ctx.lineWidth = Math.max(1, 0.07 * E); ctx.setLineDash([8, 1]);
       ctx.beginPath(); ctx.moveTo(x0, yc); ctx.lineTo(x1, yc); ctx.stroke(); ctx.setLineDash([]); perf.prims++;
     } else fr(x0, x1, yc, Math.max(1, 0.105 * E), grey ? GREY : '#000');
     return;
   }
   if (e === EV_CEXIT) {
-    ctx.strokeStyle = grey ? GREY : '#C00000'; ctx.lineWidth = Math.max(1, 0.07 * E); ctx.beginPath();
+    flushRun(); ctx.strokeStyle = grey ? GREY : '#C00000'; ctx.lineWidth = Math.max(1, 0.07 * E); ctx.beginPath();
     const w = x1 - x0, steps = Math.max(4, Math.min(40, Math.round(w / 2)));
     for (let i = 0; i <= steps; i++) { const x = x0 + w * i / steps, y = yc - Math.sin(i / steps * 2 * Math.PI) * E / 2; if (i) ctx.lineTo(x, y); else ctx.moveTo(x, y); }
     ctx.stroke(); perf.prims++; return;
@@ -361,12 +391,13 @@ function drawSpan(k, x0, x1, yc, E, ipcOK) {
   }
   if (S.overheadHatch && x1 - x0 > 8) {
     const ov = (D.meta.flags & 0xA0 ? 50e-9 : 20e-9) / (S.t1 - S.t0) * L.pw;
-    if (ov >= 8) { ctx.strokeStyle = '#fff'; ctx.lineWidth = 2; ctx.beginPath();
+    if (ov >= 8) { flushRun(); ctx.strokeStyle = '#fff'; ctx.lineWidth = 2; ctx.beginPath();
       for (let i = 0; i < 5; i++) { const x = x0 + ov * i / 5; ctx.moveTo(x, yc + E / 2); ctx.lineTo(x + ov / 5, yc - E / 2); } ctx.stroke(); }
   }
 }
 
 function drawIpc(x, yc, size, v) {
+  flushRun();
   const ang = Math.PI - v * Math.PI / 16, r = size / 2;
   ctx.beginPath(); ctx.moveTo(x + Math.cos(ang) * r, yc - Math.sin(ang) * r);
   ctx.lineTo(x + Math.cos(ang + 2.6) * r * 0.4, yc - Math.sin(ang + 2.6) * r * 0.4);
@@ -387,12 +418,15 @@ function drawExec(r, g) {
     if (e <= t0) { i++; continue; }
     if (d >= P) { drawSpan(k, xOf(s), xOf(e), yc, E, true); i++; continue; }
     const px = Math.floor((Math.max(s, t0) - t0) / P); const b = t0 + (px + 1) * P;
-    let j = firstTsAtLeast(list, i + 1, n, b);
+    // galloping search: the next pixel's first span is usually close
+    let lo = i + 1, step = 1, hi = lo;
+    while (hi < n && ts[list[hi]] < b) { lo = hi + 1; hi += step; step <<= 1; }
+    let j = firstTsAtLeast(list, lo, Math.min(hi, n), b);
     if (j - 1 > i && dur[list[j - 1]] >= P) j--;
     const tI = r.cI[j] - r.cI[i], tU = 10 * (r.cU[j] - r.cU[i]), tK = 10 * (r.cK[j] - r.cK[i]);
     let want = 0; if (tU >= tI && tU >= tK) want = 1; if (tK > tU && tK >= tI) want = 2;
     let pick = list[j - 1];
-    for (let q = j - 1, lim = Math.max(i, j - 32); q >= lim; q--) {
+    for (let q = j - 1, lim = Math.max(i, j - 12); q >= lim; q--) {
       const kk = list[q], ee = ev[kk];
       const kind = (ee === EV_IDLE || ee === EV_CEXIT) ? 0 : ee > EV_IDLE ? 1 : 2;
       if (kind === want) { pick = kk; break; }
@@ -656,10 +690,10 @@ function render() {
   ctx.save(); ctx.beginPath(); ctx.rect(L.left, L.top, L.pw + L.legW / 2, L.ph); ctx.clip();
   const slots = new Map();
   for (const it of L.items) {
-    if (!it.row) continue; const r = it.row; const g = rowGeom(r);
+    if (!it.row) continue; const r = it.row; if (r.tmax < S.t0 || r.tmin > S.t1) continue; const g = rowGeom(r);
     if (g.top > L.bottom || g.top + g.px < L.top) continue;
     if (S.btn.freq) drawOverlaysFreqOnly(r, g);
-    drawExec(r, g); drawOverlays(r, g, slots);
+    drawExec(r, g); flushRun(); drawOverlays(r, g, slots); flushRun();
   }
   drawArcs();
   drawCallouts();
@@ -783,7 +817,8 @@ function drawLegend() {
     const xa = x0 + 10, xb = x0 + 200, yc = y;
     if (ev >= 0) { D.ev[0] = ev; D.arg[0] = 0; drawSpan(0, xa, xb, yc, E, false); }
     else if (ev === -10) { D.ev[0] = EV_IDLE; D.arg[0] = 1; drawSpan(0, xa, xb, yc, E, false); }
-    else if (ev === -20) { let x = xa; for (const l of [2, 3, 11, 12, 13, 15, 19]) { morse(x + 60, yc, 60, l, WAIT_COLOR[l], E); x += 30; } }
+    flushRun();
+    if (ev < 0 && ev === -20) { let x = xa; for (const l of [2, 3, 11, 12, 13, 15, 19]) { morse(x + 60, yc, 60, l, WAIT_COLOR[l], E); x += 30; } }
     else if (ev === -30) { ctx.strokeStyle = '#0080FF'; ctx.lineWidth = 2; ctx.setLineDash([3, 3]); ctx.beginPath(); ctx.moveTo(xa, yc + 8); ctx.quadraticCurveTo((xa + xb) / 2, yc - 20, xb, yc + 8); ctx.stroke(); ctx.setLineDash([]); }
     else if (ev === -40) { const c = ['#E00000', '#E0C000', '#00C000']; for (let i = 0; i < 3; i++) { ctx.globalAlpha = [0.5, 0.3, 0.2][i]; ctx.fillStyle = c[i]; ctx.fillRect(xa + i * 64, yc - 12, 60, 24); } ctx.globalAlpha = 1; }
     else if (ev === -50) { ctx.strokeStyle = PAL_B[3]; ctx.lineWidth = 2; ctx.beginPath(); ctx.moveTo(xa, yc + 4); ctx.lineTo(xb, yc - 2); ctx.stroke(); ctx.strokeStyle = '#000'; ctx.lineWidth = 1; ctx.beginPath(); ctx.moveTo(xb - 3, yc - 5); ctx.lineTo(xb, yc - 2); ctx.lineTo(xb + 3, yc - 5); ctx.stroke(); }
@@ -791,6 +826,7 @@ function drawLegend() {
     ctx.fillStyle = '#000'; ctx.font = '15px sans-serif'; ctx.fillText(label, xb + 20, y); y += E + 8;
     col.push(label);
   }
+  flushRun();
   for (const [key, v] of tmp) D[key] = v;
   anyHL = saved.anyHL;
   L.legendShown = true;
@@ -1152,7 +1188,7 @@ function state() {
     searchError: S.searchErr, annotations: S.anns.map(a => (a.long ? longText(a.k) : shortText(a.k))), measure: S.measureText && S.measure ? S.measureText : '',
     hover: S.hover, status: document.getElementById('status').textContent,
     views: views.map(v => ({ label: v.label, set: !!v.view })), legend: S.legend, spans: D.n, title: D.meta.title,
-    perf: { lastDraw: perf.lastDraw, draws: perf.draws, prims: perf.prims, load: perf.load, ready: perf.ready, decode: perf.decode, rows: perf.rows },
+    perf: { lastDraw: perf.lastDraw, draws: perf.draws, prims: perf.prims, load: perf.load, ready: perf.ready, decode: perf.decode, rows: perf.rows, script: perf.script, b64: perf.b64, inflate: perf.inflate, first: perf.first },
     names: null,
   };
 }
@@ -1175,9 +1211,12 @@ async function load() {
   const metaEl = document.getElementById('ktmeta'), dataEl = document.getElementById('ktdata');
   if (!dataEl) { showOpener(); return; }
   const meta = JSON.parse(metaEl.textContent);
+  perf.script = t0;
   let bytes = b64bytes(dataEl.textContent);
   dataEl.textContent = '';
+  perf.b64 = performance.now() - t0;
   if (dataEl.dataset.enc === 'deflate') bytes = await inflate(bytes);
+  perf.inflate = performance.now() - t0 - perf.b64;
   const td = performance.now();
   const b = decodeBlob(bytes);
   perf.decode = performance.now() - td;
@@ -1193,7 +1232,7 @@ function start(meta, n, cols, names, t0) {
   try { const s = localStorage.getItem(storageKey()); if (s) views[0].view = JSON.parse(s); } catch (e) { /* ignore */ }
   setWindow(D.t0, D.t1); recomputeHL(); syncButtons(); renderViews();
   document.getElementById('loading').style.display = 'none';
-  render();
+  const tf = performance.now(); render(); perf.first = performance.now() - tf;
   perf.load = performance.now() - t0;
   const sz = L.W + 'x' + L.H; S.sizeMsg = sz; updateStatus(); setTimeout(() => { S.sizeMsg = ''; updateStatus(); }, 4000);
   perf.ready = performance.now();

@@ -26,7 +26,7 @@ const f = x => x.toFixed(1);
     const s = await page.evaluate(() => window.kutraceState());
     const heap = await page.evaluate(() => performance.memory ? performance.memory.usedJSHeapSize / 1e6 : 0);
     console.log(`${spans} spans: HTML ${(bytes / 1e6).toFixed(1)} MB = ${(bytes / spans).toFixed(2)} bytes/span`);
-    console.log(`  load to first full draw: ${f(s.perf.ready)} ms (navigation start -> drawn; decode ${f(s.perf.decode)} ms, rows ${f(s.perf.rows)} ms; wall ${wall} ms; JS heap ${heap.toFixed(0)} MB)`);
+    console.log(`  load to first full draw: ${f(s.perf.ready)} ms (navigation start -> drawn; script starts ${f(s.perf.script)}, base64 ${f(s.perf.b64)}, inflate ${f(s.perf.inflate)}, columns ${f(s.perf.decode)}, rows ${f(s.perf.rows)}, first draw ${f(s.perf.first)} ms; wall ${wall} ms; JS heap ${heap.toFixed(0)} MB)`);
     const t0 = s.t0, t1 = s.t1, W = t1 - t0, c = (t0 + t1) / 2;
     // Redraws after zoom (full view, x10, x100, x1000 ... ) and pans.
     const js = [], fr = [];
