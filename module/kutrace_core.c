@@ -14,7 +14,7 @@
 
 struct kt_state kt_st;
 bool kt_tracing;
-KT_ENV_LOCK(kt_lock);
+static KT_ENV_LOCK_TYPE kt_lock = KT_ENV_LOCK_INIT(kt_lock);
 
 #ifdef __KERNEL__
 static DEFINE_PER_CPU(struct kt_cpu, kt_cpus);

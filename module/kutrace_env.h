@@ -33,7 +33,8 @@ static __always_inline u64 kt_env_now(void)
 #define kt_env_irq_save(fl)	local_irq_save(fl)
 #define kt_env_irq_restore(fl)	local_irq_restore(fl)
 #define kt_env_cmpxchg(p, o, n)	cmpxchg_local((p), (o), (n))
-#define KT_ENV_LOCK(name)	static DEFINE_RAW_SPINLOCK(name)
+#define KT_ENV_LOCK_TYPE	raw_spinlock_t
+#define KT_ENV_LOCK_INIT(l)	__RAW_SPIN_LOCK_UNLOCKED(l)
 #define kt_env_lock(l, fl)	raw_spin_lock_irqsave((l), (fl))
 #define kt_env_unlock(l, fl)	raw_spin_unlock_irqrestore((l), (fl))
 #define kt_env_for_each_cpu(c)	for_each_possible_cpu(c)
@@ -41,41 +42,8 @@ static __always_inline u64 kt_env_now(void)
 /* Instructions retired on this CPU; false if there is no counter. */
 bool kt_env_read_inst(u64 *val);
 
-#else /* userspace harness */
-#include <stdint.h>
-#include <stdbool.h>
-#include <string.h>
-#include <pthread.h>
-#include <x86intrin.h>
-
-typedef uint64_t u64;
-typedef uint32_t u32;
-typedef uint8_t u8;
-#ifndef READ_ONCE
-#define READ_ONCE(x)		(*(volatile __typeof__(x) *)&(x))
-#define WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
-#endif
-#define likely(x)		__builtin_expect(!!(x), 1)
-#define unlikely(x)		__builtin_expect(!!(x), 0)
-#define KT_ENV_NR_CPUS		256
-
-static inline u64 kt_env_now(void)
-{
-	return __rdtsc() >> KUTRACE_TSC_SHIFT;
-}
-
-int kt_env_cpu_id(void);
-u32 kt_env_pid(void);
-const char *kt_env_comm(void);
-#define kt_env_irq_save(fl)	((void)(fl))
-#define kt_env_irq_restore(fl)	((void)(fl))
-#define kt_env_cmpxchg(p, o, n)	__sync_val_compare_and_swap((p), (o), (n))
-#define KT_ENV_LOCK(name)	static pthread_mutex_t name = \
-					PTHREAD_MUTEX_INITIALIZER
-#define kt_env_lock(l, fl)	do { (void)(fl); pthread_mutex_lock(l); } while (0)
-#define kt_env_unlock(l, fl)	do { (void)(fl); pthread_mutex_unlock(l); } while (0)
-#define kt_env_for_each_cpu(c)	for ((c) = 0; (c) < KT_ENV_NR_CPUS; (c)++)
-bool kt_env_read_inst(u64 *val);
+#else
+#include "user/kutrace_env_user.h"
 #endif
 
 #endif /* KUTRACE_ENV_H */

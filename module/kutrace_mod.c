@@ -20,7 +20,6 @@
 #include <linux/security.h>
 #include <linux/perf_event.h>
 #include <linux/delay.h>
-#include <linux/version.h>
 #include <asm/tsc.h>
 #include <asm/cpufeature.h>
 
@@ -302,7 +301,7 @@ static int kt_mmap(struct file *f, struct vm_area_struct *vma)
 	if (vma->vm_pgoff > (tracemb << 20) >> PAGE_SHIFT ||
 	    size > (tracemb << 20) - (vma->vm_pgoff << PAGE_SHIFT))
 		return -EINVAL;
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+#ifdef KT_HAVE_VM_FLAGS_MOD
 	vm_flags_mod(vma, VM_DONTEXPAND, VM_MAYWRITE);
 #else
 	vma->vm_flags &= ~VM_MAYWRITE;

@@ -16,7 +16,6 @@
 #include <linux/interrupt.h>
 #include <linux/ptrace.h>
 #include <linux/string.h>
-#include <linux/version.h>
 #include <asm/syscall.h>
 #include <asm/irq_regs.h>
 #include <asm/hw_irq.h>
@@ -28,7 +27,7 @@
 #include <trace/events/task.h>
 #include <asm/trace/irq_vectors.h>
 #include <asm/trace/exceptions.h>
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+#ifdef KT_HAVE_IPI_TRACEPOINTS
 #include <trace/events/ipi.h>
 #endif
 
@@ -231,7 +230,7 @@ static void kt_cpu_freq(void *d, unsigned int khz, unsigned int cpu)
 		kt_trace_1(KUTRACE_PSTATE, khz / 1000);
 }
 
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+#ifdef KT_HAVE_IPI_TRACEPOINTS
 static void kt_ipi_cpu(void *d, const unsigned int cpu, unsigned long site,
 		       void *callback)
 {
@@ -255,24 +254,32 @@ struct kt_tp {
 };
 
 #define KT_TP(n, p)	{ .name = n, .probe = (void *)(p) }
-#define KT_VEC(n)	KT_TP(n "_entry", kt_vec_entry), \
-			KT_TP(n "_exit", kt_vec_exit)
 
 static struct kt_tp kt_tps[] = {
 	KT_TP("sys_enter", kt_sys_enter),
 	KT_TP("sys_exit", kt_sys_exit),
 	KT_TP("local_timer_entry", kt_vec_entry),
 	KT_TP("local_timer_exit", kt_timer_exit),
-	KT_VEC("reschedule"),
-	KT_VEC("call_function"),
-	KT_VEC("call_function_single"),
-	KT_VEC("irq_work"),
-	KT_VEC("x86_platform_ipi"),
-	KT_VEC("spurious_apic"),
-	KT_VEC("error_apic"),
-	KT_VEC("thermal_apic"),
-	KT_VEC("threshold_apic"),
-	KT_VEC("deferred_error_apic"),
+	KT_TP("reschedule_entry", kt_vec_entry),
+	KT_TP("reschedule_exit", kt_vec_exit),
+	KT_TP("call_function_entry", kt_vec_entry),
+	KT_TP("call_function_exit", kt_vec_exit),
+	KT_TP("call_function_single_entry", kt_vec_entry),
+	KT_TP("call_function_single_exit", kt_vec_exit),
+	KT_TP("irq_work_entry", kt_vec_entry),
+	KT_TP("irq_work_exit", kt_vec_exit),
+	KT_TP("x86_platform_ipi_entry", kt_vec_entry),
+	KT_TP("x86_platform_ipi_exit", kt_vec_exit),
+	KT_TP("spurious_apic_entry", kt_vec_entry),
+	KT_TP("spurious_apic_exit", kt_vec_exit),
+	KT_TP("error_apic_entry", kt_vec_entry),
+	KT_TP("error_apic_exit", kt_vec_exit),
+	KT_TP("thermal_apic_entry", kt_vec_entry),
+	KT_TP("thermal_apic_exit", kt_vec_exit),
+	KT_TP("threshold_apic_entry", kt_vec_entry),
+	KT_TP("threshold_apic_exit", kt_vec_exit),
+	KT_TP("deferred_error_apic_entry", kt_vec_entry),
+	KT_TP("deferred_error_apic_exit", kt_vec_exit),
 	KT_TP("irq_handler_entry", kt_irq_entry),
 	KT_TP("irq_handler_exit", kt_irq_exit),
 	KT_TP("softirq_entry", kt_softirq_entry),
@@ -287,7 +294,7 @@ static struct kt_tp kt_tps[] = {
 	KT_TP("task_rename", kt_rename),
 	KT_TP("cpu_idle", kt_cpu_idle),
 	KT_TP("cpu_frequency", kt_cpu_freq),
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+#ifdef KT_HAVE_IPI_TRACEPOINTS
 	KT_TP("ipi_send_cpu", kt_ipi_cpu),
 	KT_TP("ipi_send_cpumask", kt_ipi_mask),
 #endif
@@ -312,7 +319,7 @@ static void __maybe_unused kt_tp_typecheck(void)
 	check_trace_callback_type_task_rename(kt_rename);
 	check_trace_callback_type_cpu_idle(kt_cpu_idle);
 	check_trace_callback_type_cpu_frequency(kt_cpu_freq);
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+#ifdef KT_HAVE_IPI_TRACEPOINTS
 	check_trace_callback_type_ipi_send_cpu(kt_ipi_cpu);
 	check_trace_callback_type_ipi_send_cpumask(kt_ipi_mask);
 #endif

@@ -8,6 +8,16 @@
 # KT_VM_KERNELS="6.1 6.12" selects kernels; outputs stay in build/vm/.
 . tests/lib.sh
 . tests/vm/lib.sh
+if [ -x /var/cache/kutrace/checkpatch/checkpatch.pl ] || tests/vm/get-checkpatch.sh >/dev/null 2>&1; then
+	if /var/cache/kutrace/checkpatch/checkpatch.pl --strict --no-tree --terse \
+		-f module/*.c module/*.h > "$TMP/cp.out" 2>&1; then
+		ok "module passes checkpatch.pl --strict"
+	else
+		nok "module passes checkpatch.pl --strict"; sed 's/^/#   /' "$TMP/cp.out" | head -20
+	fi
+else
+	skip "checkpatch.pl: cannot fetch linux-source-6.1"
+fi
 vm_ready || exit 0
 N=100000 M=100 K=1000
 for k in ${KT_VM_KERNELS:-6.1 6.12}; do

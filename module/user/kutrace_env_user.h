@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * kutrace_env_user.h - userspace stand-ins for kutrace_env.h, so that
+ * kutrace_core.c builds unchanged in a benchmark or unit-test harness.
+ * The harness defines kt_env_cpu_id(), kt_env_pid(), kt_env_comm() and
+ * kt_env_read_inst().  Not kernel code: not checked by checkpatch.
+ */
+#ifndef KUTRACE_ENV_USER_H
+#define KUTRACE_ENV_USER_H
+#include <stdint.h>
+#include <stdbool.h>
+#include <string.h>
+#include <pthread.h>
+#include <x86intrin.h>
+
+typedef uint64_t u64;
+typedef uint32_t u32;
+typedef uint8_t u8;
+#ifndef READ_ONCE
+#define READ_ONCE(x)		(*(volatile __typeof__(x) *)&(x))
+#define WRITE_ONCE(x, v)	(*(volatile __typeof__(x) *)&(x) = (v))
+#endif
+#define likely(x)		__builtin_expect(!!(x), 1)
+#define unlikely(x)		__builtin_expect(!!(x), 0)
+#define KT_ENV_NR_CPUS		256
+
+static inline u64 kt_env_now(void)
+{
+	return __rdtsc() >> KUTRACE_TSC_SHIFT;
+}
+
+int kt_env_cpu_id(void);
+u32 kt_env_pid(void);
+const char *kt_env_comm(void);
+#define kt_env_irq_save(fl)	((void)(fl))
+#define kt_env_irq_restore(fl)	((void)(fl))
+#define kt_env_cmpxchg(p, o, n)	__sync_val_compare_and_swap((p), (o), (n))
+#define KT_ENV_LOCK_TYPE	pthread_mutex_t
+#define KT_ENV_LOCK_INIT(l)	PTHREAD_MUTEX_INITIALIZER
+#define kt_env_lock(l, fl)	do { (void)(fl); pthread_mutex_lock(l); } while (0)
+#define kt_env_unlock(l, fl)	do { (void)(fl); pthread_mutex_unlock(l); } while (0)
+#define kt_env_for_each_cpu(c)	for ((c) = 0; (c) < KT_ENV_NR_CPUS; (c)++)
+bool kt_env_read_inst(u64 *val);
+#endif /* KUTRACE_ENV_USER_H */
