@@ -330,13 +330,19 @@ static const char *event_name(struct kt_decoder *d, unsigned int ev,
 }
 
 /*
- * Extend a 20-bit timestamp (FORMATS.md 4.2).  A backward step shorter
- * than the late-store window is a late store; anything else is a wrap.
+ * Extend a 20-bit timestamp (FORMATS.md 4.2, 3.6).  A backward step
+ * (modulo 2^20) shorter than the late-store window is a late store, even
+ * when it crosses a rollover (the original missed that case); anything
+ * else is a forward step.
  */
 static uint64_t extend(uint64_t *hi, uint64_t *prior, uint64_t t)
 {
-	if (t < *prior && *prior - t >= KUTRACE_LATE_STORE_WINDOW)
-		*hi += KUTRACE_TS_PERIOD;
+	uint64_t back = (*prior - t) & KUTRACE_TS_MASK;
+
+	if (t < *prior && back >= KUTRACE_LATE_STORE_WINDOW)
+		*hi += KUTRACE_TS_PERIOD;	/* forward across a rollover */
+	else if (t > *prior && back != 0 && back < KUTRACE_LATE_STORE_WINDOW)
+		*hi -= KUTRACE_TS_PERIOD;	/* late store across a rollover */
 	*prior = t;
 	return *hi | t;
 }

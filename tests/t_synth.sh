@@ -87,6 +87,8 @@ run slowclock -s 208 -c 2 -d 0.05 -r 1.5
 run fastclock -s 209 -c 2 -d 0.05 -r 100
 run busy -s 210 -c 4 -d 0.05 -x 60,20,15,5
 run idle -s 211 -c 6 -t 3 -d 0.2 -x 10,5,40,2 --gaps
+# Regression: late stores crossing a 20-bit rollover (found by this suite).
+run lateroll -s 2024 -c 8 -m 4 -x 35,10,10,2 --late
 for s in 1 2 3 4 5 6; do
 	run "seed$s" -s $((300 + s)) -c $((1 + s % 8)) -d 0.04 --late \
 		$([ $((s % 2)) = 0 ] && echo --ipc)
