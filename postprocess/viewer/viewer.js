@@ -355,7 +355,7 @@ function drawFast(k, x0, x1, yc, E, grey) {
 
 function drawSpan(k, x0, x1, yc, E, ipcOK) {
   const e = D.ev[k]; const grey = anyHL && !hlSpan[k];
-  if (x0 < L.left - 20) x0 = L.left - 20; if (x1 > L.right + 20) x1 = L.right + 20;
+  if (!S.legend) { if (x0 < L.left - 20) x0 = L.left - 20; if (x1 > L.right + 20) x1 = L.right + 20; }
   if (E < 7) return drawFast(k, x0, x1, yc, E, grey);
   if (e === EV_IDLE) {
     if (D.arg[k] === 1) { // low-power: dashed 8 on 1 off
