@@ -6,4 +6,4 @@ PROGS    += $(PP_PROGS)
 $(BIN)/%: $(OBJ)/postprocess/%.o $(LIBKT)
 	@mkdir -p $(BIN)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-$(BIN)/kutrace_postproc: LDLIBS += -lz
+$(BIN)/kutrace_postproc: LDLIBS += $(KT_HTML_LIBS)
