@@ -406,10 +406,6 @@ int kt_ctl_dump(const char *fname, struct kt_dump_info *info)
 	info->wrapped = wrapped;
 	if (nblocks == 0)
 		return -ENODATA;
-	if (!start_ctr) {
-		/* Another process started the trace: use block 0's time. */
-		start_ctr = 0;
-	}
 	mb = module_tracemb();
 	if (ctl_via == KT_CTL_DEVICE && mb > 0) {
 		s.size = (size_t)mb << 20;
@@ -434,14 +430,26 @@ int kt_ctl_dump(const char *fname, struct kt_dump_info *info)
 		if (i == 0) {
 			uint64_t c0 = w[KUTRACE_HDR_CPU_TIME] & KUTRACE_HDR_LOW56;
 
-			if (!start_ctr) {
-				/* started elsewhere: approximate pair */
-				start_ctr = c0;
-				start_usec = kt_ctl_usec() -
-					(uint64_t)((kt_ctl_now() - c0) / 50.0);
-			}
 			if (!stop_ctr)
 				time_pair(&stop_ctr, &stop_usec);
+			if (!start_ctr) {
+				/*
+				 * Tracing was started by another process
+				 * (kutrace_control 1): derive the start pair
+				 * from the CPU clock, ticks = cycles >> 6.
+				 */
+				char mhz[64];
+				double tpu;
+
+				first_line_after("/proc/cpuinfo", "cpu MHz", mhz,
+						 sizeof(mhz));
+				tpu = atof(mhz) / (1 << KUTRACE_TSC_SHIFT);
+				if (tpu < 1)
+					tpu = 50;
+				start_ctr = c0;
+				start_usec = stop_usec -
+					(uint64_t)((double)(stop_ctr - c0) / tpu);
+			}
 		}
 		flags = (unsigned int)(w[KUTRACE_HDR_FLAGS_USEC] >>
 				       KUTRACE_HDR_FLAGS_SHIFT);

@@ -88,6 +88,12 @@ for k in ${KT_VM_KERNELS:-6.1 6.12}; do
 		skip "$k: postprocessing: no $KT_BIN/kutrace_postproc"
 	fi
 
+	check "$k: interactive prompt: go, stat, stop FILE" grep -q "wrote prompt.trace" "$out/prompt.out"
+	check "$k: interactive prompt shows 'control> '" grep -q "^control> " "$out/prompt.out"
+	check "$k: time_getpid reports off/on/on+IPC" \
+		test "$(grep -c '^getpid, tracing' "$out/time_getpid.out")" = 3
+	sed 's/^/#   /' "$out/time_getpid.out"
+
 	# scenario 5
 	check "$k: /dev/kutrace is mode 0600" grep -q '^crw-------' "$out/devnode.txt"
 	check "$k: vmcheck security ran clean" grep -q "vmcheck=0" "$out/scenario.log"

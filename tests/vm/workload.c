@@ -8,6 +8,10 @@
  *                          and a child over two pipes
  *   workload mixed N M K   all three, in that order
  *   workload spin MS       busy loop in user mode for MS milliseconds
+ *   workload idle S...     on CPU $PIN: a marker, sleep S seconds, a marker,
+ *                          ...; marker i is close(1000 + i) (fails with
+ *                          EBADF) and prints "mark i USEC TICKS" (CLOCK_REALTIME,
+ *                          and the trace counter TSC >> 6 read right after)
  *
  * PIN=CPU in the environment pins the ping-pong pair to that CPU.
  *
@@ -22,6 +26,8 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <x86intrin.h>
+#include "kutrace/format.h"
 
 static void do_getpid(long n)
 {
@@ -80,6 +86,31 @@ static void do_pingpong(long k)
 	waitpid(child, NULL, 0);
 }
 
+static void do_idle(int n, char **secs)
+{
+	struct timespec ts;
+
+	if (pin >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(pin, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+	}
+	for (int i = 0; i <= n; i++) {
+		unsigned long long tsc;
+
+		syscall(SYS_close, 1000 + i);
+		tsc = __rdtsc() >> KUTRACE_TSC_SHIFT;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		printf("mark %d %lld %llu\n", i,
+		       (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000, tsc);
+		fflush(stdout);
+		if (i < n)
+			sleep((unsigned int)atoi(secs[i]));
+	}
+}
+
 static void do_spin(long ms)
 {
 	struct timespec a, b;
@@ -112,6 +143,8 @@ int main(int argc, char **argv)
 		do_sleep(a);
 	else if (!strcmp(argv[1], "pingpong"))
 		do_pingpong(a);
+	else if (!strcmp(argv[1], "idle"))
+		do_idle(argc - 2, argv + 2);
 	else if (!strcmp(argv[1], "spin"))
 		do_spin(a);
 	else if (!strcmp(argv[1], "mixed") && argc == 5) {

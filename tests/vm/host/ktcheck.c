@@ -11,7 +11,8 @@
  *   pid P sys NR calls N fused N rets N     (rets include fused ones)
  *   pid P switchin N wakeup N pfault N pfret N
  *   pcsamples N names N
- *   gap C MAXTICKS                          (largest gap between entries)
+ *   rate TICKS_PER_USEC                     (from block 0's time pairs)
+ *   closemark ARG CPU TICKS                 (close(fd >= 1000) calls)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +65,9 @@ int main(int argc, char **argv)
 		struct cpu *c = &cpus[cpu % MAXCPU];
 
 		if (blocks == 0) {
+			if (w[5] > w[3])
+				printf("rate %.6f\n", (double)(w[4] - w[2]) /
+				       (double)(w[5] - w[3]));
 			flags0 = flags;
 			side_blocks = (flags & KUTRACE_FLAG_SIDE) != 0;
 			wrapped = (flags & KUTRACE_FLAG_WRAP) != 0;
@@ -88,11 +92,20 @@ int main(int argc, char **argv)
 				continue;
 			if (x == KUTRACE_WORD_END)
 				break;
-			/* extend time */
+			if (ev == KUTRACE_TSDELTA) {
+				/* a chain of TSDELTAs: the sum is the step to the next entry */
+				c->tsd++;
+				c->entries++;
+				pending += arg;
+				have_pending = 1;
+				continue;
+			}
 			d = (ts - (t & KUTRACE_TS_MASK)) & KUTRACE_TS_MASK;
 			if (have_pending) {
 				if (((t + pending) & KUTRACE_TS_MASK) != ts)
 					c->tsd_bad++;
+				if (pending > c->maxgap)
+					c->maxgap = pending;
 				t += pending;
 				have_pending = 0;
 				pending = 0;
@@ -106,23 +119,6 @@ int main(int argc, char **argv)
 			c->entries++;
 			if (t > c->last)
 				c->last = t;
-			if (ev == KUTRACE_TSDELTA) {
-				c->tsd++;
-				/* chain: following TSDELTAs add up */
-				pending += arg;
-				have_pending = 1;
-				/* undo: the TSDELTA's own ts equals the next entry's */
-				while (i + 1 < KUTRACE_BLOCK_WORDS &&
-				       kutrace_word_event(w[i + 1]) == KUTRACE_TSDELTA) {
-					i++;
-					c->tsd++;
-					pending += w[i] & 0xFFFFFFFF;
-				}
-				t -= d;	/* TSDELTA carried the whole step */
-				if (pending > c->maxgap)
-					c->maxgap = pending;
-				continue;
-			}
 			if (kutrace_is_varlen(ev)) {
 				names++;
 				if ((ev & KUTRACE_TYPE_MASK) == KUTRACE_BACKEND_NAME) {
@@ -155,6 +151,11 @@ int main(int argc, char **argv)
 			if (ev >= KUTRACE_SYSCALL64 && ev < KUTRACE_SYSCALL64 + 512) {
 				int k = widx(ev - KUTRACE_SYSCALL64);
 
+				if (ev == KUTRACE_SYSCALL64 + 3 &&
+				    (x & 0xFFFF) >= 1000)
+					printf("closemark %u %u %llu\n",
+					       (unsigned int)(x & 0xFFFF), cpu,
+					       (unsigned long long)t);
 				if (k >= 0) {
 					calls[cur & 0xFFFF][k]++;
 					if ((x >> KUTRACE_DELTA_SHIFT) & 0xFF) {

@@ -6,6 +6,11 @@ echo "hello=$?"
 PIN=1 kutrace_control record -o mixed.trace -- workload mixed $N $M $K \
 	> workload.out 2> record.err
 echo "record=$?"
+# the interactive prompt, and time_getpid (off / on / on+IPC)
+printf 'go\nstat\nwait 1\nstop prompt\n' | kutrace_control > prompt.out 2>&1
+echo "prompt=$?"
+time_getpid 20000 > time_getpid.out 2>&1
+echo "time_getpid=$?"
 ls -l /dev/kutrace > devnode.txt
 vmcheck security > security.out 2>&1
 echo "vmcheck=$?"

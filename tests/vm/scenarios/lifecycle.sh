@@ -23,6 +23,10 @@ rmmod kutrace; echo "rmmod_tracing=$?"
 insmod $KO tracemb=8; echo "reinsmod=$?"
 kutrace_control record -o again.trace -- workload getpid 1000 > again.out 2>&1
 echo "again=$?"
+# go and stop from two separate kutrace_control runs
+kutrace_control 1 > one.out 2>&1; echo "one=$?"
+workload getpid 500 > split.out
+kutrace_control 0 > zero.out 2>&1; echo "zero=$?"
 rmmod kutrace; echo "rmmod_end=$?"
 dmesg | grep -E "Oops|BUG:|general protection|Call Trace|WARNING:" > oops.txt
 true
