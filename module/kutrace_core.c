@@ -57,7 +57,8 @@ static u64 *kt_new_block(struct kt_cpu *c, u64 now)
 	bool first = kt_st.next_block == kt_st.high;
 	unsigned int flags = 0;
 	unsigned int tries = 0;
-	const char *comm = kt_env_comm();
+	const char *comm = c->sw_comm ? c->sw_comm : kt_env_comm();
+	u32 pid = c->sw_comm ? c->sw_pid : kt_env_pid();
 
 	blk = kt_st.next_block - KT_WORDS;
 	while (blk < kt_st.limit || (kt_st.wrapped && kt_block_in_use(blk))) {
@@ -95,7 +96,7 @@ static u64 *kt_new_block(struct kt_cpu *c, u64 now)
 	} else {
 		hdr = blk + KUTRACE_HDRN_PID;
 	}
-	hdr[0] = kt_env_pid();
+	hdr[0] = pid;
 	hdr[1] = 0;
 	memset(&hdr[2], 0, KUTRACE_HDR_COMM_BYTES);
 	memcpy(&hdr[2], comm, strnlen(comm, KUTRACE_HDR_COMM_BYTES));
@@ -367,6 +368,7 @@ unsigned int kt_core_reset(unsigned int flags)
 		c->first = NULL;
 		c->prior = 0;
 		c->prior_inst = 0;
+		c->sw_comm = NULL;
 	}
 	return flags;
 }
@@ -412,6 +414,19 @@ u8 *kt_core_side(u64 i)
 	if (!(kt_st.flags & KUTRACE_RESET_IPC) || i >= kt_core_blocks())
 		return NULL;
 	return kt_side_byte(kt_core_block(i));
+}
+
+void kt_switch_begin(u32 pid, const char *comm)
+{
+	struct kt_cpu *c = KT_THIS();
+
+	c->sw_pid = pid;
+	WRITE_ONCE(c->sw_comm, comm);
+}
+
+void kt_switch_end(void)
+{
+	WRITE_ONCE(KT_THIS()->sw_comm, NULL);
 }
 
 void kt_cpu_set_ipc(unsigned int cpu, bool on)

@@ -20,6 +20,8 @@ struct kt_cpu {
 	u64 prior;		/* full counter of the last entry, 0 = none */
 	u64 prior_inst;		/* instructions at the last entry (IPC) */
 	int ipc_ok;		/* this CPU has an instruction counter */
+	u32 sw_pid;		/* task switched to, while sw_comm is set */
+	const char *sw_comm;
 };
 
 struct kt_state {
@@ -44,6 +46,12 @@ int kt_core_init(unsigned long bytes, u64 *buf, u64 *pid_filter);
 unsigned int kt_core_reset(unsigned int flags);
 /* Words zeroed at the end of the CPUs' current blocks. */
 u64 kt_core_flush(void);
+/*
+ * Inside a context switch: new block headers name the next task, so that
+ * the entries after the switch are not attributed to the previous one.
+ */
+void kt_switch_begin(u32 pid, const char *comm);
+void kt_switch_end(void);
 /* Whether this CPU's instruction counter may be read. */
 void kt_cpu_set_ipc(unsigned int cpu, bool on);
 /* Blocks in use (all of them once wrapped). */

@@ -187,9 +187,11 @@ static void kt_sched_switch(void *d, bool preempt, struct task_struct *prev,
 		return;
 	kt_pf_close();
 	kt_trace_1(KUTRACE_SCHED_CALL, 0);
+	kt_switch_begin(next->pid, next->comm);
 	kt_pidname(next->pid, next->comm, false);
 	kt_trace_1(KUTRACE_USERPID, next->pid);
 	kt_trace_1(KUTRACE_SCHED_RET, 0);
+	kt_switch_end();
 }
 
 static void kt_waking(void *d, struct task_struct *p)
