@@ -11,6 +11,8 @@
  * line as the original writes it, or everything on one line as unmakeself
  * prints it), and has no line or name length limits (bug 27).
  */
+#include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -577,4 +579,15 @@ unsigned int kt_name_hash16(const char *s)
 	h ^= h >> 32;
 	h ^= h >> 16;
 	return (unsigned int)(h & 0xFFFF);
+}
+
+int kt_parse_pc(const char *name, uint64_t *pc)
+{
+	char *end;
+
+	if (strncmp(name, "PC=", 3) != 0 || !isxdigit((unsigned char)name[3]))
+		return 0;
+	errno = 0;
+	*pc = strtoull(name + 3, &end, 16);
+	return *end == '\0' && errno == 0;
 }

@@ -120,18 +120,6 @@ static long lookup(uint64_t pc)
 	return i;
 }
 
-/* "PC=<hex>" -> pc; 0 if the name is not of that form. */
-static int parse_pc(const char *name, uint64_t *pc)
-{
-	char *end;
-
-	if (strncmp(name, "PC=", 3) != 0 || !isxdigit((unsigned char)name[3]))
-		return 0;
-	errno = 0;
-	*pc = strtoull(name + 3, &end, 16);
-	return *end == '\0' && errno == 0;
-}
-
 int main(int argc, char **argv)
 {
 	kt_set_progname(argv[0]);
@@ -155,7 +143,7 @@ int main(int argc, char **argv)
 		uint64_t pc;
 		long i;
 
-		if (w.event == KUTRACE_PC_K && parse_pc(w.name, &pc) &&
+		if (w.event == KUTRACE_PC_K && kt_parse_pc(w.name, &pc) &&
 		    (i = lookup(pc)) >= 0) {
 			nb.len = 0;
 			kt_buf_printf(&nb, "PC=%s", syms[i].name);

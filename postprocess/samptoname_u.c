@@ -296,17 +296,6 @@ static const char *symbolize(const struct mapping *m, uint64_t pc)
 	return s->name;
 }
 
-static int parse_pc(const char *name, uint64_t *pc)
-{
-	char *end;
-
-	if (strncmp(name, "PC=", 3) != 0 || !isxdigit((unsigned char)name[3]))
-		return 0;
-	errno = 0;
-	*pc = strtoull(name + 3, &end, 16);
-	return *end == '\0' && errno == 0;
-}
-
 int main(int argc, char **argv)
 {
 	kt_set_progname(argv[0]);
@@ -332,7 +321,7 @@ int main(int argc, char **argv)
 		uint64_t pc;
 		const struct mapping *m;
 
-		if (w.event == KUTRACE_PC_U && w.pid >= 0 && parse_pc(w.name, &pc) &&
+		if (w.event == KUTRACE_PC_U && w.pid >= 0 && kt_parse_pc(w.name, &pc) &&
 		    (m = find_map((uint64_t)w.pid, pc)) != NULL) {
 			char *fn = kt_xstrdup(symbolize(m, pc));
 

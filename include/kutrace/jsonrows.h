@@ -109,5 +109,7 @@ void kt_progress_end(void);
 
 /* H(s) of samptoname_k/u (FORMATS.md 6.7): 16-bit colour hash of a name. */
 unsigned int kt_name_hash16(const char *s);
+/* A PC-sample row name "PC=<hex>" -> pc; 0 if the name is not of that form. */
+int kt_parse_pc(const char *name, uint64_t *pc);
 
 #endif /* KUTRACE_JSONROWS_H */
