@@ -447,7 +447,8 @@ int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
 		 */
 		if (ev > KUTRACE_NOP && ev < KUTRACE_VARLEN_LO)
 			len = 0;	/* a name type with length nibble 0 */
-		if ((ev > KUTRACE_LOCK_TRY && ev < KUTRACE_CALL_LO) ||
+		if (ev == KUTRACE_NOP ||	/* a NOP is an all-zero word */
+		    (ev > KUTRACE_LOCK_TRY && ev < KUTRACE_CALL_LO) ||
 		    ev == KUTRACE_LOCK_HELD || ev == KUTRACE_LOCK_TRY) {
 			snprintf(d->err, sizeof(d->err),
 				 "block %ld word %d: garbage word %016" PRIx64

@@ -93,6 +93,9 @@ bad "CPU number out of range" "$TMP/cpu.trace" 'cpu.trace: block 0 word 0: CPU n
 cp $G/basic.trace "$TMP/garb.trace"
 head -c 32768 /dev/urandom | dd of="$TMP/garb.trace" bs=8 seek=40 conv=notrunc status=none
 bad "garbage words" "$TMP/garb.trace" 'garb.trace: block 0 word [0-9]+: (garbage word|name entry|.*crosses)'
+# Event 0 in a non-zero word (found by the sanitizer run on random garbage).
+cp $G/basic.trace "$TMP/ev0.trace"; patch_word "$TMP/ev0.trace" 40 0000100000000001
+bad "non-zero word with event 0" "$TMP/ev0.trace" 'ev0.trace: block 0 word 40: garbage word 0000100000000001'
 cp $G/basic.trace "$TMP/cross.trace"; patch_word "$TMP/cross.trace" 8190 0000003200000000
 bad "entry crossing the block end" "$TMP/cross.trace" 'cross.trace: block 0 word 8190: 3-word entry 0x032 crosses the block end'
 cp $G/basic.trace "$TMP/nib0.trace"; patch_word "$TMP/nib0.trace" 40 0000000200000000
