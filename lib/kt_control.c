@@ -100,7 +100,7 @@ const char *kt_ctl_strerror(int err)
 	switch (-err) {
 	case ENOENT:
 		return "kutrace module not loaded (no " KUTRACE_DEVICE
-		       "; insmod kutrace.ko)";
+		       "; insmod kutrace_mod.ko)";
 	case EACCES:
 	case EPERM:
 		return "no permission: controlling kutrace needs root "
@@ -314,7 +314,7 @@ int kt_ctl_off(void)
 
 static long module_tracemb(void)
 {
-	FILE *f = fopen("/sys/module/kutrace/parameters/tracemb", "r");
+	FILE *f = fopen("/sys/module/kutrace_mod/parameters/tracemb", "r");
 	long mb = 0;
 
 	if (f) {

@@ -3,7 +3,7 @@
  * kutrace_env.h - what kutrace_core.c needs from its environment.
  *
  * In the kernel these map to per-CPU data, rdtsc, raw spinlocks and the
- * perf counters of kutrace_mod.c.  Without __KERNEL__ a userspace harness
+ * perf counters of kutrace_main.c.  Without __KERNEL__ a userspace harness
  * (benchmarks, unit tests) provides the same names: it defines
  * kt_env_cpu_id(), kt_env_pid() and kt_env_comm() and links
  * kutrace_core.c unchanged.

@@ -1,17 +1,17 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# kutrace.ko, built out of tree against every installed Debian header set
+# kutrace_mod.ko, built out of tree against every installed Debian header set
 # (or KVERS=...).  Not part of plain `make`: `make module` builds it when
 # kernel headers exist and says so when they do not.
-# Output: $(BUILD)/module/<kernel-release>/kutrace.ko
+# Output: $(BUILD)/module/<kernel-release>/kutrace_mod.ko
 KVERS ?= $(notdir $(wildcard /usr/src/linux-headers-*-cloud-amd64))
 KVERS := $(patsubst linux-headers-%,%,$(KVERS))
 MOD_SRCS := $(wildcard module/*.c module/*.h) module/Kbuild include/kutrace/format.h
 
 .PHONY: module checkpatch
-module: $(foreach k,$(KVERS),$(BUILD)/module/$(k)/kutrace.ko)
+module: $(foreach k,$(KVERS),$(BUILD)/module/$(k)/kutrace_mod.ko)
 	@[ -n "$(KVERS)" ] || echo "module: no kernel headers in /usr/src (apt-get install linux-headers-cloud-amd64)"
 
-$(BUILD)/module/%/kutrace.ko: $(MOD_SRCS)
+$(BUILD)/module/%/kutrace_mod.ko: $(MOD_SRCS)
 	@mkdir -p $(dir $@)include/kutrace
 	cp module/*.c module/*.h module/Kbuild $(dir $@)
 	cp include/kutrace/format.h $(dir $@)include/kutrace/

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# kutrace.ko on stock Debian cloud kernels (6.1 and 6.12) in QEMU (TCG,
+# kutrace_mod.ko on stock Debian cloud kernels (6.1 and 6.12) in QEMU (TCG,
 # 2 vCPUs): the vertical slice, scenario 1 "nothing missing" and
 # scenario 5 "permissions and bad ioctls".  Guest side:
 # tests/vm/scenarios/basic.sh.  Facts come from tests/vm/host/ktcheck.c
@@ -27,8 +27,8 @@ for k in ${KT_VM_KERNELS:-6.1 6.12}; do
 		nok "$k: guest ran the scenario"; sed 's/^/#   /' "$TMP/vm.err" | tail -20
 		continue
 	fi
-	ok "$k: guest booted, loaded kutrace.ko and ran the scenario ($(grep -o 'after [0-9]* s' "$TMP/vm.err"))"
-	eq "$k: insmod kutrace.ko" "insmod=0" "$(cat "$out/insmod.status")"
+	ok "$k: guest booted, loaded kutrace_mod.ko and ran the scenario ($(grep -o 'after [0-9]* s' "$TMP/vm.err"))"
+	eq "$k: insmod kutrace_mod.ko" "insmod=0" "$(cat "$out/insmod.status")"
 	check "$k: hello_world_trace wrote its trace" grep -q "hello=0" "$out/scenario.log"
 	check "$k: kutrace_control record succeeded" grep -q "record=0" "$out/scenario.log"
 	check "$k: record says where the file is and how big" \
@@ -103,7 +103,7 @@ for k in ${KT_VM_KERNELS:-6.1 6.12}; do
 		"not ok - "*) nok "$k: ${line#not ok - }" ;;
 		esac
 	done < "$out/security.out"
-	check "$k: rmmod kutrace" grep -q "rmmod=0" "$out/scenario.log"
+	check "$k: rmmod kutrace_mod" grep -q "rmmod=0" "$out/scenario.log"
 	check "$k: without the module kutrace_control says so" \
 		grep -q "module not loaded" "$out/nomod.out"
 done

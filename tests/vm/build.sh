@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Builds kutrace.ko for kernel RELEASE and the static guest programs, and
+# Builds kutrace_mod.ko for kernel RELEASE and the static guest programs, and
 # prepares the initramfs tree in /var/cache/kutrace/vm/RELEASE/root.
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -24,7 +24,7 @@ cp /bin/busybox "$W/root/bin/busybox"
 for a in $(/bin/busybox --list); do
 	[ -e "$W/root/bin/$a" ] || ln -s busybox "$W/root/bin/$a"
 done
-cp "$SB/module/$rel/kutrace.ko" "$W/root/lib/modules/"
+cp "$SB/module/$rel/kutrace_mod.ko" "$W/root/lib/modules/"
 cp $SB/bin/kutrace_control $SB/bin/hello_world_trace $SB/bin/time_getpid \
 	$SB/vm/* "$W/root/bin/"
 # virtio drivers for the output disk (modules in the cloud kernel)

@@ -4,7 +4,7 @@
 # (6.1 and 6.12 series) with their headers under /var/cache/kutrace:
 #   kernels/<release>/boot/vmlinuz-<release>   the guest kernel
 #   kernels/<release>/lib/modules/...          its modules (virtio for the out disk)
-#   /usr/src/linux-headers-<release>           headers for building kutrace.ko
+#   /usr/src/linux-headers-<release>           headers for building kutrace_mod.ko
 # Kernel images are unpacked with dpkg-deb, not installed on the host.
 # Prints the two releases, one per line.  Safe to run repeatedly.
 set -eu

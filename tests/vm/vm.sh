@@ -1,14 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Boots a Debian cloud kernel in QEMU with a busybox initramfs holding
-# kutrace.ko, kutrace_control, the examples and the test workloads, runs
+# kutrace_mod.ko, kutrace_control, the examples and the test workloads, runs
 # one guest scenario script and copies its /out directory to the host.
 #
 #   tests/vm/vm.sh [-k 6.1|6.12|RELEASE] [-a tcg|kvm] [-s SMP] [-t SECS]
 #                  [-m TRACEMB] SCENARIO.sh OUTDIR
 #
 # The guest runs SCENARIO.sh with /out as working directory after loading
-# kutrace.ko (tracemb=TRACEMB); everything it leaves in /out arrives in
+# kutrace_mod.ko (tracemb=TRACEMB); everything it leaves in /out arrives in
 # OUTDIR (through a raw second virtio disk holding a tar archive), with
 # the serial console log in OUTDIR/console.log.  Exit status 0 if the
 # guest finished the scenario (OUTDIR/status holds its exit code).

@@ -15,7 +15,7 @@ ls -l /dev/kutrace > devnode.txt
 vmcheck security > security.out 2>&1
 echo "vmcheck=$?"
 # no kutrace device without the module, clear message
-rmmod kutrace; echo "rmmod=$?"
+rmmod kutrace_mod; echo "rmmod=$?"
 kutrace_control stat > nomod.out 2>&1; echo "nomod=$?"
 dmesg | grep -E "Oops|BUG:|general protection|Call Trace|WARNING:" > oops.txt
 true

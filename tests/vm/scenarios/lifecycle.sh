@@ -1,8 +1,8 @@
 # Guest part of tests/t_vm_lifecycle.sh: scenario 3 (buffer full,
 # wraparound) and 4 (rmmod while tracing, reload, trace again).
-KO=/lib/modules/kutrace.ko
+KO=/lib/modules/kutrace_mod.ko
 # bad parameter
-rmmod kutrace
+rmmod kutrace_mod
 insmod $KO tracemb=0 2> badparam.err; echo "badparam=$?"
 dmesg | grep "kutrace: tracemb" > badparam.dmesg
 # scenario 3: a 1 MiB buffer (16 blocks)
@@ -17,9 +17,9 @@ workload getpid 1000 > /dev/null
 kutrace_control test > test.out 2>&1
 sleep 10 | kutrace_control > holder.out 2>&1 &
 sleep 2
-rmmod kutrace 2> busy.err; echo "rmmod_busy=$?"
+rmmod kutrace_mod 2> busy.err; echo "rmmod_busy=$?"
 wait
-rmmod kutrace; echo "rmmod_tracing=$?"
+rmmod kutrace_mod; echo "rmmod_tracing=$?"
 insmod $KO tracemb=8; echo "reinsmod=$?"
 kutrace_control record -o again.trace -- workload getpid 1000 > again.out 2>&1
 echo "again=$?"
@@ -27,6 +27,6 @@ echo "again=$?"
 kutrace_control 1 > one.out 2>&1; echo "one=$?"
 workload getpid 500 > split.out
 kutrace_control 0 > zero.out 2>&1; echo "zero=$?"
-rmmod kutrace; echo "rmmod_end=$?"
+rmmod kutrace_mod; echo "rmmod_end=$?"
 dmesg | grep -E "Oops|BUG:|general protection|Call Trace|WARNING:" > oops.txt
 true

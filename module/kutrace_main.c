@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kutrace_mod.c - kutrace loadable module: buffer, /dev/kutrace control
+ * kutrace_main.c - kutrace loadable module: buffer, /dev/kutrace control
  * device (ioctl + read-only mmap), IPC counters through perf, and the
  * choice of backend.  The fast path lives in kutrace_core.c.
  *
