@@ -9,7 +9,10 @@ rel=$1
 W=$CACHE/vm/$rel
 SB=$CACHE/build-static
 cd "$ROOT"
-make -s module KVERS="$rel" BUILD="$SB" >&2
+# KT_KO=/path/kutrace_mod.ko puts that module (e.g. one DKMS built) in
+# the guest instead of the one built from this tree.
+ko=${KT_KO:-$SB/module/$rel/kutrace_mod.ko}
+[ -n "${KT_KO:-}" ] || make -s module KVERS="$rel" BUILD="$SB" >&2
 make -s BUILD="$SB" LDFLAGS=-static $SB/bin/kutrace_control \
 	$SB/bin/hello_world_trace $SB/bin/time_getpid >&2
 mkdir -p "$SB/vm"
@@ -24,7 +27,7 @@ cp /bin/busybox "$W/root/bin/busybox"
 for a in $(/bin/busybox --list); do
 	[ -e "$W/root/bin/$a" ] || ln -s busybox "$W/root/bin/$a"
 done
-cp "$SB/module/$rel/kutrace_mod.ko" "$W/root/lib/modules/"
+cp "$ko" "$W/root/lib/modules/kutrace_mod.ko"
 cp $SB/bin/kutrace_control $SB/bin/hello_world_trace $SB/bin/time_getpid \
 	$SB/vm/* "$W/root/bin/"
 # virtio drivers for the output disk (modules in the cloud kernel)
