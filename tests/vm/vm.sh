@@ -32,21 +32,28 @@ case $kern in
 6.12) rel=$(echo "$rels" | grep '^6\.12\.') ;;
 *) rel=$kern ;;
 esac
-"$ROOT/tests/vm/build.sh" "$rel" >&2
 W=$CACHE/vm/$rel
-mkdir -p "$out"
+mkdir -p "$W" "$out"
 out=$(cd "$out" && pwd)
+# Several test runs may share the cache: the guest tree is rebuilt under a
+# lock, and each run keeps its initramfs and disk in its own directory.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ir=$tmp/root
+(
+	flock 9
+	"$ROOT/tests/vm/build.sh" "$rel" >&2
+	mkdir -p "$ir"
+	cp -a "$W/root/." "$ir/"
+) 9>"$CACHE/vm/.lock"
 
 # initramfs: the prepared tree + this scenario
-ir=$(mktemp -d)
-trap 'rm -rf "$ir"' EXIT
-cp -a "$W/root/." "$ir/"
 cp "$scen" "$ir/scenario.sh"
 echo "$mb" > "$ir/tracemb"
-(cd "$ir" && find . | cpio -o -H newc --quiet | gzip -1) > "$W/initrd.gz"
+(cd "$ir" && find . | cpio -o -H newc --quiet | gzip -1) > "$tmp/initrd.gz"
 
-disk=$W/out.img
-rm -f "$disk"; truncate -s 512M "$disk"
+disk=$tmp/out.img
+truncate -s 512M "$disk"
 case $accel in
 kvm) acc="-accel kvm -cpu host" ;;
 *) acc="-accel tcg" ;;
@@ -54,7 +61,7 @@ esac
 start=$(date +%s)
 set +e
 timeout "$tmo" qemu-system-x86_64 $acc -smp "$smp" -m 1G -nographic -no-reboot \
-	-kernel "$CACHE/kernels/$rel/boot/vmlinuz-$rel" -initrd "$W/initrd.gz" \
+	-kernel "$CACHE/kernels/$rel/boot/vmlinuz-$rel" -initrd "$tmp/initrd.gz" \
 	-append "console=ttyS0 loglevel=4 panic=-1 ${KT_APPEND:-}" \
 	-drive file="$disk",format=raw,if=virtio \
 	</dev/null >"$out/console.log" 2>&1
