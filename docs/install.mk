@@ -1,0 +1,152 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# `make install` / `make uninstall` and the DKMS targets.
+#
+#   make install [PREFIX=/usr/local] [DESTDIR=]   programs, libkutrace (static
+#                                  and shared), headers, kutrace.pc, the viewer
+#                                  template, man pages, docs and examples
+#   make uninstall                 removes exactly what install put there
+#   make dkms-install              module source to /usr/src/kutrace-VERSION,
+#                                  dkms add + install for DKMS_KERNELS (default:
+#                                  the running kernel); rebuilt on kernel upgrades
+#   make dkms-uninstall            dkms remove --all, source tree removed
+#
+# Everything installed is listed here, so uninstall can remove the same set
+# (no install manifest to lose).  The layout keeps the viewer template at
+# $(PREFIX)/share/kutrace/viewer.html, which is where kutrace_postproc and
+# makeself look for it relative to their own binary (lib/html.c).
+
+KT_VERSION    := 0.1.0
+KT_SOVERSION  := 0
+PREFIX        ?= /usr/local
+BINDIR        ?= $(PREFIX)/bin
+LIBDIR        ?= $(PREFIX)/lib
+INCLUDEDIR    ?= $(PREFIX)/include
+DATADIR       ?= $(PREFIX)/share
+MANDIR        ?= $(DATADIR)/man
+DOCDIR        ?= $(DATADIR)/doc/kutrace
+PKGCONFIGDIR  ?= $(LIBDIR)/pkgconfig
+INSTALL       ?= install
+
+# User-facing programs (the test tools in tests/tools and the examples,
+# whose names are generic, are not installed as commands).
+INST_PROGS := kutrace_control kutrace_postproc kutrace_synth rawtoevent \
+              eventtospan spantotrim spantospan spantoprof samptoname_k \
+              samptoname_u makeself unmakeself checktrace kutrace_dump \
+              kutrace_export
+INST_HDRS  := $(notdir $(wildcard include/kutrace/*.h))
+INST_MAN   := $(wildcard man/man*/*.[0-9])
+INST_VIEW   = $(notdir $(VIEWER_SRCS))
+INST_DOCS  := README.md $(wildcard docs/*.md)
+INST_EX    := $(wildcard examples/*.c examples/*.md examples/*/*)
+KT_SONAME  := libkutrace.so.$(KT_SOVERSION)
+KT_SOREAL  := libkutrace.so.$(KT_VERSION)
+
+# ---------------------------------------------------------------- shared lib
+# Position-independent copies of the library objects, kept apart from the
+# static objects so that nobody else's build flags change.
+PIC_OBJ  := $(BUILD)/pic
+PIC_OBJS := $(LIB_SRCS:%.c=$(PIC_OBJ)/%.o) $(PIC_OBJ)/gen/kt_tables.o
+LIBKT_SO := $(BUILD)/$(KT_SOREAL)
+# What libkutrace itself needs (jsonrows.c: jansson, html.c: zlib when
+# its header exists); the same list goes to kutrace.pc's Libs.private.
+KT_LIB_DEPS = $(sort -ljansson $(KT_HTML_LIBS)) -lm
+
+$(PIC_OBJ)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -c -o $@ $<
+
+$(PIC_OBJ)/gen/kt_tables.o: $(BUILD)/gen/kt_tables.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -c -o $@ $<
+
+$(LIBKT_SO): $(PIC_OBJS)
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,$(KT_SONAME) -Wl,--no-undefined \
+		-o $@ $^ $(KT_LIB_DEPS)
+
+.PHONY: lib-shared install uninstall dkms-src dkms-install dkms-uninstall
+lib-shared: $(LIBKT_SO)
+
+# ------------------------------------------------------------------ install
+KT_D := $(DESTDIR)
+install: $(INST_PROGS:%=$(BIN)/%) $(LIBKT) $(LIBKT_SO)
+	$(INSTALL) -d $(KT_D)$(BINDIR) $(KT_D)$(LIBDIR) $(KT_D)$(PKGCONFIGDIR) \
+		$(KT_D)$(INCLUDEDIR)/kutrace $(KT_D)$(DATADIR)/kutrace \
+		$(KT_D)$(DOCDIR)/examples
+	$(INSTALL) -m 755 $(INST_PROGS:%=$(BIN)/%) $(KT_D)$(BINDIR)/
+	$(INSTALL) -m 644 $(LIBKT) $(KT_D)$(LIBDIR)/libkutrace.a
+	$(INSTALL) -m 755 $(LIBKT_SO) $(KT_D)$(LIBDIR)/$(KT_SOREAL)
+	ln -sf $(KT_SOREAL) $(KT_D)$(LIBDIR)/$(KT_SONAME)
+	ln -sf $(KT_SONAME) $(KT_D)$(LIBDIR)/libkutrace.so
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \
+	  'Name: kutrace' \
+	  'Description: libkutrace: KUtrace user library (marks, control) and trace readers' \
+	  'Version: $(KT_VERSION)' \
+	  'Libs: -L$${libdir} -lkutrace' \
+	  'Libs.private: $(KT_LIB_DEPS)' \
+	  'Cflags: -I$${includedir}' > $(KT_D)$(PKGCONFIGDIR)/kutrace.pc
+	chmod 644 $(KT_D)$(PKGCONFIGDIR)/kutrace.pc
+	$(INSTALL) -m 644 $(INST_HDRS:%=include/kutrace/%) $(KT_D)$(INCLUDEDIR)/kutrace/
+	$(INSTALL) -m 644 $(VIEWER_SRCS) $(KT_D)$(DATADIR)/kutrace/
+	for m in $(INST_MAN); do \
+		s=$${m##*.}; $(INSTALL) -d $(KT_D)$(MANDIR)/man$$s && \
+		$(INSTALL) -m 644 $$m $(KT_D)$(MANDIR)/man$$s/ || exit 1; \
+	done
+	$(INSTALL) -m 644 $(INST_DOCS) $(KT_D)$(DOCDIR)/
+	for f in $(INST_EX); do \
+		d=$(KT_D)$(DOCDIR)/$$(dirname $$f); $(INSTALL) -d $$d && \
+		$(INSTALL) -m 644 $$f $$d/ || exit 1; \
+	done
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then \
+		ldconfig; fi
+	@echo "install: kutrace $(KT_VERSION) in $(KT_D)$(PREFIX)"
+
+# Removes the listed files only, then the kutrace-owned directories and
+# any directory left empty by that (never a non-empty shared one).
+uninstall:
+	rm -f $(INST_PROGS:%=$(KT_D)$(BINDIR)/%)
+	rm -f $(KT_D)$(LIBDIR)/libkutrace.a $(KT_D)$(LIBDIR)/$(KT_SOREAL) \
+		$(KT_D)$(LIBDIR)/$(KT_SONAME) $(KT_D)$(LIBDIR)/libkutrace.so \
+		$(KT_D)$(PKGCONFIGDIR)/kutrace.pc
+	rm -f $(INST_HDRS:%=$(KT_D)$(INCLUDEDIR)/kutrace/%)
+	rm -f $(INST_VIEW:%=$(KT_D)$(DATADIR)/kutrace/%)
+	for m in $(INST_MAN); do rm -f $(KT_D)$(MANDIR)/man$${m##*.}/$$(basename $$m); done
+	rm -rf $(KT_D)$(DOCDIR)
+	-rmdir $(KT_D)$(INCLUDEDIR)/kutrace $(KT_D)$(DATADIR)/kutrace 2>/dev/null
+	-for d in $(KT_D)$(MANDIR)/man* $(KT_D)$(MANDIR) $(KT_D)$(PKGCONFIGDIR) \
+		$(KT_D)$(DATADIR)/doc $(KT_D)$(BINDIR) $(KT_D)$(LIBDIR) $(KT_D)$(INCLUDEDIR) \
+		$(KT_D)$(DATADIR) $(KT_D)$(PREFIX); do \
+		[ -d $$d ] && rmdir --ignore-fail-on-non-empty $$d; done; true
+	@echo "uninstall: kutrace removed from $(KT_D)$(PREFIX)"
+
+# --------------------------------------------------------------------- DKMS
+# The DKMS source tree is the module as built out of tree: module/*.c,
+# module/*.h, Kbuild and include/kutrace/format.h (the one header the
+# module shares with userland), plus dkms.conf with the version filled in.
+DKMS_SRC     := $(KT_D)/usr/src/kutrace-$(KT_VERSION)
+DKMS_KERNELS ?= $(shell uname -r)
+
+dkms-src:
+	rm -rf $(DKMS_SRC)
+	$(INSTALL) -d $(DKMS_SRC)/include/kutrace
+	$(INSTALL) -m 644 module/*.c module/*.h module/Kbuild $(DKMS_SRC)/
+	$(INSTALL) -m 644 include/kutrace/format.h $(DKMS_SRC)/include/kutrace/
+	sed 's/@VERSION@/$(KT_VERSION)/' module/dkms.conf > $(DKMS_SRC)/dkms.conf
+
+# dkms add registers the tree (AUTOINSTALL=yes: rebuilt whenever a kernel's
+# headers are installed); dkms install builds and installs it for each
+# kernel named.  A kernel without headers is reported, not fatal: the
+# registration stays and the next header install builds it.
+dkms-install: dkms-src
+	@command -v dkms >/dev/null || { echo "dkms-install: dkms is not installed (apt-get install dkms)"; exit 1; }
+	dkms status -m kutrace -v $(KT_VERSION) | grep -q . || dkms add -m kutrace -v $(KT_VERSION)
+	@for k in $(DKMS_KERNELS); do \
+		if [ ! -e /lib/modules/$$k/build ]; then \
+			echo "dkms-install: no headers for $$k (apt-get install linux-headers-$$k); kutrace will be built when they are installed"; \
+			continue; fi; \
+		echo "dkms install -m kutrace -v $(KT_VERSION) -k $$k"; \
+		dkms install -m kutrace -v $(KT_VERSION) -k $$k || exit 1; \
+	done
+
+dkms-uninstall:
+	-dkms remove -m kutrace -v $(KT_VERSION) --all
+	rm -rf $(DKMS_SRC)
