@@ -16,15 +16,10 @@ struct kt_state kt_st;
 bool kt_tracing;
 static KT_ENV_LOCK_TYPE kt_lock = KT_ENV_LOCK_INIT(kt_lock);
 
-#ifdef __KERNEL__
+/* Userspace: kutrace_env_user.h gives each "CPU" its own cache line. */
 static DEFINE_PER_CPU(struct kt_cpu, kt_cpus);
 #define KT_THIS()	this_cpu_ptr(&kt_cpus)
 #define KT_CPU(c)	per_cpu_ptr(&kt_cpus, (c))
-#else
-static struct kt_cpu kt_cpus[KT_ENV_NR_CPUS];
-#define KT_THIS()	(&kt_cpus[kt_env_cpu_id()])
-#define KT_CPU(c)	(&kt_cpus[(c)])
-#endif
 
 #define KT_WORDS	KUTRACE_BLOCK_WORDS
 

@@ -24,6 +24,17 @@ typedef uint8_t u8;
 #define unlikely(x)		__builtin_expect(!!(x), 0)
 #define KT_ENV_NR_CPUS		256
 
+/*
+ * Per-CPU data is per thread here (kt_env_cpu_id() is the harness's
+ * thread index).  Each slot gets its own cache line, as each CPU's area
+ * does in the kernel: packed slots would make two threads writing their
+ * own next pointers fight over one line and measure false sharing.
+ */
+#define DEFINE_PER_CPU(type, name) \
+	struct __attribute__((aligned(64))) { type v; } name[KT_ENV_NR_CPUS]
+#define this_cpu_ptr(p)		(&(*(p))[kt_env_cpu_id()].v)
+#define per_cpu_ptr(p, c)	(&(*(p))[(c)].v)
+
 static inline u64 kt_env_now(void)
 {
 	return __rdtsc() >> KUTRACE_TSC_SHIFT;
