@@ -23,6 +23,13 @@ const PALS = [
   { A: PAL_A, B: PAL_B, A2: PAL_A.map(lighten), B2: PAL_B.map(lighten) },
   { A: PAL_A.map(rotate), B: PAL_B.map(rotate), A2: PAL_A.map(rotate).map(lighten), B2: PAL_B.map(rotate).map(lighten) }];
 const GREY = '#E8E8E8';
+const RGBA = new Map();
+function rgba(c) { // '#RRGGBB' -> little-endian ABGR word
+  let v = RGBA.get(c); if (v !== undefined) return v;
+  const n = parseInt(c.slice(1), 16); v = (0xFF000000 | ((n & 255) << 16) | (n & 0xFF00) | ((n >> 16) & 255)) >>> 0;
+  RGBA.set(c, v); return v;
+}
+
 const WAIT_COLOR = { 2: '#FFC000', 3: '#55AA55', 11: '#FF4040', 12: '#AA5500', 13: '#8080FF', 15: '#555555', 19: '#E0E0E0' };
 const MORSE = ['.-', '-...', '-.-.', '-..', '.', '..-.', '--.', '....', '..', '.---', '-.-', '.-..', '--', '-.', '---',
   '.--.', '--.-', '.-.', '...', '-', '..-', '...-', '.--', '-..-', '-.--', '--..'];
@@ -138,7 +145,9 @@ function ensureSorted() {
 }
 
 // ---------------------------------------------------------------- rows
-// A row: {label, group, id, ex (exec span idx), ov (overlay idx), exEnd, ovEnd, cI, cU, cK, tmin, tmax, hl}
+// A row: {label, group, id, ex (exec span idx), ov (overlay idx), exEnd, ovEnd, ts/du/ev (row-local copies),
+//   bI/bU/bK/bMax/bLU/bLK (block summaries), tmin, tmax, hl}
+const BLK_SH = 5, BLK = 1 << BLK_SH, BLK_SH2 = 10, BLK2 = 1 << BLK_SH2;
 const G = []; // groups: {name, rows, open: 'open'|'hl'|'closed', hasHL}
 let ROWS = [];
 
@@ -222,16 +231,17 @@ function buildRows() {
   for (let i = 0; i < nR; i++) { const r = ROWS[i]; r.ex = exA[i]; r.ov = ovA[i]; }
   D.cpuRow = cr; D.pidRow = pr; D.rpcRow = rr;
   for (const r of ROWS) {
-    r.exEnd = endMax(r.ex); r.ovEnd = endMax(r.ov);
+    r.exEnd = endMax(r.ex); splitOverlays(r);
     const fe = r.ex.length ? ts[r.ex[0]] : Infinity, fo = r.ov.length ? ts[r.ov[0]] : Infinity;
-    r.tmin = Math.min(fe, fo); r.tmax = Math.max(r.exEnd.length ? r.exEnd[r.exEnd.length - 1] : -Infinity, r.ovEnd.length ? r.ovEnd[r.ovEnd.length - 1] : -Infinity);
-    const m = r.ex.length; r.cI = new Float64Array(m + 1); r.cU = new Float64Array(m + 1); r.cK = new Float64Array(m + 1);
-    let a = 0, b = 0, c = 0;
-    for (let i = 0; i < m; i++) {
-      const k = r.ex[i], e = ev[k], d = dur[k];
-      if (e === EV_IDLE || e === EV_CEXIT) a += d; else if (e > EV_IDLE) b += d; else c += d;
-      r.cI[i + 1] = a; r.cU[i + 1] = b; r.cK[i + 1] = c;
-    }
+    r.tmin = Math.min(fe, fo); r.tmax = Math.max(r.exEnd.length ? r.exEnd[r.exEnd.length - 1] : -Infinity, r.ovMax);
+    // Row-local contiguous copies for the per-pixel walk (drawExec), and
+    // summaries of blocks of BLK entries so that runs of spans inside one
+    // pixel are skipped a block at a time.
+    const m = r.ex.length;
+    const rts = new Float64Array(m), rdu = new Float32Array(m), rev = new Int32Array(m);
+    for (let i = 0; i < m; i++) { const k = r.ex[i]; rts[i] = ts[k]; rdu[i] = dur[k]; rev[i] = ev[k]; }
+    r.blk = [BLK_SH, BLK_SH2].map(sh => blockSums(r.ex, sh));
+    r.ts = rts; r.du = rdu; r.ev = rev;
   }
   D.arcs = new Int32Array(arcs); D.ipis = new Int32Array(ipis); arcs = 0; ipis = 0;
   for (let k = 0; k < n; k++) { if (ev[k] === EV_ARC) D.arcs[arcs++] = k; else if (ev[k] === EV_IPI) D.ipis[ipis++] = k; }
@@ -241,6 +251,52 @@ function buildRows() {
   D.extra = (D.meta.extra || []).filter(r => Array.isArray(r) && r[5] === EV_CALLOUT);
 }
 
+// Overlays of a row split by duration: level L holds spans of 2^L..2^(L+1)
+// ns, so a redraw only visits the levels that can be a pixel or more wide.
+// Marks, packets and RPC messages are drawn at any width (ovPt).
+function isPointOverlay(e) { return (e >= EV_MARKA && e <= EV_MARKD) || e === EV_RXPKT || e === EV_TXPKT || e === EV_RPCRX || e === EV_RPCTX; }
+function splitOverlays(r) {
+  const list = r.ov, n = list.length, ts = D.ts, dur = D.dur, ev = D.ev;
+  const lv = new Int8Array(n), cnt = new Int32Array(41); let np = 0, mx = -Infinity;
+  for (let i = 0; i < n; i++) {
+    const k = list[i], d = dur[k]; if (ts[k] + d > mx) mx = ts[k] + d;
+    if (isPointOverlay(ev[k])) { lv[i] = -1; np++; continue; }
+    const L = d > 1e-9 ? Math.min(40, Math.floor(Math.log2(d * 1e9))) : 0; lv[i] = L; cnt[L]++;
+  }
+  r.ovMax = mx;
+  r.ovPt = new Int32Array(np); r.ovLv = []; const fill = new Int32Array(41); np = 0;
+  for (let L = 0; L <= 40; L++) r.ovLv.push(cnt[L] ? new Int32Array(cnt[L]) : null);
+  for (let i = 0; i < n; i++) { const L = lv[i]; if (L < 0) r.ovPt[np++] = list[i]; else r.ovLv[L][fill[L]++] = list[i]; }
+  r.ovLvEnd = r.ovLv.map(a => (a ? endMax(a) : null));
+}
+// Overlay spans of a row that may be visible at the current scale, in ts order.
+function overlayCands(r, P) {
+  const out = [], t0 = S.t0, t1 = S.t1, ts = D.ts;
+  let srcs = 0; const allW = S.btn.freq === 1 && D.hasFreq && r.group.name === 'CPU'; // bold Freq draws every band
+  const take = (list, i) => { let any = false; for (; i < list.length; i++) { const k = list[i]; if (ts[k] >= t1) break; out.push(k); any = true; } if (any) srcs++; };
+  // RPC messages reach up to 9 ms before their event (rx)
+  if (r.ovPt.length) take(r.ovPt, firstTsAtLeast(r.ovPt, 0, r.ovPt.length, t0 - 0.01));
+  for (let L = 0; L <= 40; L++) {
+    const a = r.ovLv[L]; if (!a) continue;
+    if (Math.pow(2, L + 1) * 1e-9 < 0.5 * P && !allW) continue;
+    take(a, firstAbove(r.ovLvEnd[L], t0));
+  }
+  if (srcs > 1) { const t = Int32Array.from(out); t.sort(); return t; }
+  return out;
+}
+// Per block of 2^sh entries: idle/user/kernel time, longest span, last
+// user and last kernel span (index into the row's list, or -1).
+function blockSums(list, sh) {
+  const m = list.length, nb = (m + (1 << sh) - 1) >> sh, ev = D.ev, dur = D.dur;
+  const I = new Float64Array(nb), U = new Float64Array(nb), K = new Float64Array(nb), M = new Float64Array(nb);
+  const LU = new Int32Array(nb).fill(-1), LK = new Int32Array(nb).fill(-1);
+  for (let i = 0; i < m; i++) {
+    const k = list[i], e = ev[k], d = dur[k], b = i >> sh;
+    if (e === EV_IDLE || e === EV_CEXIT) I[b] += d; else if (e > EV_IDLE) { U[b] += d; LU[b] = i; } else { K[b] += d; LK[b] = i; }
+    if (d > M[b]) M[b] = d;
+  }
+  return { I, U, K, M, LU, LK };
+}
 function endMax(list) {
   const m = list.length, out = new Float64Array(m); let mx = -Infinity;
   for (let i = 0; i < m; i++) { const k = list[i]; const e = D.ts[k] + D.dur[k]; if (e > mx) mx = e; out[i] = mx; }
@@ -267,7 +323,7 @@ let L = {}; // layout
 const cv = document.getElementById('cv');
 const ctx = cv.getContext('2d');
 let dpr = 1;
-const perf = { lastDraw: 0, draws: 0, prims: 0 };
+const perf = { lastDraw: 0, draws: 0, prims: 0, tri: 0 };
 
 function recomputeHL() {
   const n = D.n; anyHL = false;
@@ -335,19 +391,59 @@ function colB(e) { return pal().B[((e * 7 + 6) % 15 + 15) % 15]; }
 function fastKernelColor(e) { const h = e >> 8; if (h === 4 || h === 6) return '#FF6060'; if (h === 5 || h === 7) return '#6060FF'; if (h >= 8) return '#70FF70'; return '#FFFF70'; }
 
 // ---------------------------------------------------------------- drawing
-// Horizontal strokes are batched: a stroke that continues the previous one
-// (same colour, same band, touching) extends it instead of a new fillRect.
+// Span strokes are axis-aligned rectangles.  While the rows are drawn they
+// go straight into a pixel buffer (PB) covering the plot area, which is put
+// on the canvas in one call; everything with paths (dashes, curves,
+// triangles) is queued in PB.later and drawn on top afterwards.  Outside
+// that pass (the legend) strokes are batched into fillRect calls: a stroke
+// that continues the previous one (same colour, same band, touching)
+// extends it.
+const PB = { on: false, img: null, u32: null, w: 0, h: 0, x0: 0, y0: 0, later: [] };
+function pbBegin(x, y, w, h) {
+  x = Math.round(x * dpr); y = Math.round(y * dpr); w = Math.max(1, Math.round(w * dpr)); h = Math.max(1, Math.round(h * dpr));
+  if (!PB.img || PB.w !== w || PB.h !== h) { PB.img = ctx.createImageData(w, h); PB.u32 = new Uint32Array(PB.img.data.buffer); PB.w = w; PB.h = h; }
+  PB.u32.fill(0xFFFFFFFF); PB.x0 = x; PB.y0 = y; PB.on = true; PB.later.length = 0;
+}
+function pbEnd() {
+  PB.on = false; ctx.putImageData(PB.img, PB.x0, PB.y0);
+  const later = PB.later; PB.later = [];
+  for (const f of later) f();
+}
+function pbRect(x0, x1, y0, y1, c) { pbRectW(x0, x1, y0, y1, rgba(c)); } // CSS px, colour string
+function pbRectW(x0, x1, y0, y1, v) { // CSS px, colour word
+  const w = PB.w; let a = Math.round(x0 * dpr) - PB.x0, b = Math.round(x1 * dpr) - PB.x0;
+  if (b <= a) b = a + 1; if (a < 0) a = 0; if (b > w) b = w; if (b <= a) return;
+  let p = Math.round(y0 * dpr) - PB.y0, q = Math.round(y1 * dpr) - PB.y0;
+  if (q <= p) q = p + 1; if (p < 0) p = 0; if (q > PB.h) q = PB.h; if (q <= p) return;
+  const u = PB.u32;
+  if (b - a === 1) { for (let i = p * w + a, end = q * w; i < end; i += w) u[i] = v; }
+  else for (let y = p; y < q; y++) u.fill(v, y * w + a, y * w + b);
+  perf.prims++;
+}
+// Run a path-drawing function now, or after the pixel buffer is put.
+function later(f) { if (PB.on) PB.later.push(f); else f(); }
 const RUN = { c: null, x0: 0, x1: 0, y: 0, h: 0 };
 function flushRun() { if (RUN.c !== null) { ctx.fillStyle = RUN.c; ctx.fillRect(RUN.x0, RUN.y, RUN.x1 - RUN.x0, RUN.h); perf.prims++; RUN.c = null; } }
 function fr(x0, x1, yc, w, c) {
+  if (PB.on) return pbRect(x0, x1, yc - w / 2, yc + w / 2, c);
   if (x1 - x0 < 0.6) x1 = x0 + 0.6;
   const y = yc - w / 2;
   if (RUN.c === c && RUN.y === y && RUN.h === w && x0 <= RUN.x1 + 0.05 && x0 >= RUN.x0) { if (x1 > RUN.x1) RUN.x1 = x1; return; }
   flushRun(); RUN.c = c; RUN.x0 = x0; RUN.x1 = x1; RUN.y = y; RUN.h = w;
 }
 
-function drawFast(k, x0, x1, yc, E, grey) {
-  const e = D.ev[k];
+const W_GREY = rgba(GREY), W_BLACK = rgba('#000000'), W_FASTK = ['#FFFF70', '#FF6060', '#6060FF', '#70FF70'].map(rgba);
+const W_PAL = PALS.map(p => p.A.map(rgba));
+function drawFast(k, x0, x1, yc, E, grey) { drawFastE(D.ev[k], x0, x1, yc, E, grey); }
+function drawFastE(e, x0, x1, yc, E, grey) {
+  grey = grey || S.fade;
+  if (PB.on) { // straight to the pixel buffer
+    let w, v;
+    if (e === EV_IDLE || e === EV_CEXIT) { w = Math.max(1, 0.07 * E); v = grey ? W_GREY : W_BLACK; }
+    else if (e > EV_IDLE) { w = Math.max(1, 0.38 * E); v = grey ? W_GREY : W_PAL[S.btn.cb][((e * 4) % 17 + 17) % 17]; }
+    else { w = Math.max(1, 0.93 * E); const h = e >> 8; v = grey ? W_GREY : W_FASTK[h === 4 || h === 6 ? 1 : h === 5 || h === 7 ? 2 : h >= 8 ? 3 : 0]; }
+    return pbRectW(x0, x1, yc - w / 2, yc + w / 2, v);
+  }
   if (e === EV_IDLE || e === EV_CEXIT) fr(x0, x1, yc, Math.max(1, 0.07 * E), grey ? GREY : '#000');
   else if (e > EV_IDLE) fr(x0, x1, yc, Math.max(1, 0.38 * E), grey ? GREY : colA(e));
   else fr(x0, x1, yc, Math.max(1, 0.93 * E), grey ? GREY : fastKernelColor(e));
@@ -359,18 +455,21 @@ function drawSpan(k, x0, x1, yc, E, ipcOK) {
   if (E < 7) return drawFast(k, x0, x1, yc, E, grey);
   if (e === EV_IDLE) {
     if (D.arg[k] === 1) { // low-power: dashed 8 on 1 off
-      flushRun();
-      ctx.strokeStyle = grey ? GREY : '#000'; ctx.lineWidth = Math.max(1, 0.07 * E); ctx.setLineDash([8, 1]);
-      ctx.beginPath(); ctx.moveTo(x0, yc); ctx.lineTo(x1, yc); ctx.stroke(); ctx.setLineDash([]); perf.prims++;
+      const col = grey ? GREY : '#000';
+      later(() => { flushRun(); ctx.strokeStyle = col; ctx.lineWidth = Math.max(1, 0.07 * E); ctx.setLineDash([8, 1]);
+        ctx.beginPath(); ctx.moveTo(x0, yc); ctx.lineTo(x1, yc); ctx.stroke(); ctx.setLineDash([]); perf.prims++; });
     } else fr(x0, x1, yc, Math.max(1, 0.105 * E), grey ? GREY : '#000');
     return;
   }
   if (e === EV_CEXIT) {
-    flushRun(); ctx.strokeStyle = grey ? GREY : '#C00000'; ctx.lineWidth = Math.max(1, 0.07 * E); ctx.beginPath();
-    const w = x1 - x0, steps = Math.max(4, Math.min(40, Math.round(w / 2)));
-    for (let i = 0; i <= steps; i++) { const x = x0 + w * i / steps, y = yc - Math.sin(i / steps * 2 * Math.PI) * E / 2; if (i) ctx.lineTo(x, y); else ctx.moveTo(x, y); }
-    ctx.stroke(); perf.prims++; return;
+    const col = grey ? GREY : '#C00000';
+    later(() => { flushRun(); ctx.strokeStyle = col; ctx.lineWidth = Math.max(1, 0.07 * E); ctx.beginPath();
+      const w = x1 - x0, steps = Math.max(4, Math.min(40, Math.round(w / 2)));
+      for (let i = 0; i <= steps; i++) { const x = x0 + w * i / steps, y = yc - Math.sin(i / steps * 2 * Math.PI) * E / 2; if (i) ctx.lineTo(x, y); else ctx.moveTo(x, y); }
+      ctx.stroke(); perf.prims++; });
+    return;
   }
+  if (S.fade) { fr(x0, x1, yc, e > EV_IDLE ? 0.38 * E : 0.93 * E, GREY); return; }
   if (e > EV_IDLE) { // user
     fr(x0, x1, yc - 0.075 * E, 0.23 * E, grey ? GREY : colA(e));
     fr(x0, x1, yc + 0.115 * E, 0.15 * E, grey ? GREY : colB(e));
@@ -387,55 +486,87 @@ function drawSpan(k, x0, x1, yc, E, ipcOK) {
   }
   if (S.btn.ipc && ipcOK && !grey && x1 - x0 >= 4) {
     const want = S.btn.ipc === 3 || (S.btn.ipc === 2 && e < EV_IDLE) || (S.btn.ipc === 1 && e > EV_IDLE);
-    if (want) drawIpc((x0 + x1) / 2, yc, 0.67 * E, D.ipc[k]);
+    if (want) { const v = D.ipc[k], w = x1 - x0; later(() => drawIpcSpan(x0, w, yc, E, v)); }
   }
   if (S.overheadHatch && x1 - x0 > 8) {
     const ov = (D.meta.flags & 0xA0 ? 50e-9 : 20e-9) / (S.t1 - S.t0) * L.pw;
-    if (ov >= 8) { flushRun(); ctx.strokeStyle = '#fff'; ctx.lineWidth = 2; ctx.beginPath();
-      for (let i = 0; i < 5; i++) { const x = x0 + ov * i / 5; ctx.moveTo(x, yc + E / 2); ctx.lineTo(x + ov / 5, yc - E / 2); } ctx.stroke(); }
+    if (ov >= 8) later(() => { flushRun(); ctx.strokeStyle = '#fff'; ctx.lineWidth = 2; ctx.beginPath();
+      for (let i = 0; i < 5; i++) { const x = x0 + ov * i / 5; ctx.moveTo(x, yc + E / 2); ctx.lineTo(x + ov / 5, yc - E / 2); } ctx.stroke(); });
   }
 }
 
-function drawIpc(x, yc, size, v) {
+// IPC / LLC-miss decoration of one span (VIEWER.md 3.6.11).  flags 0x80:
+// 4-bit IPC; 0x20: 4-bit LLC-miss bucket; both: 2 bits each (IPC high).
+const LLC_US = [0, 1, 2, 5, 10, 20, 40, 60, 80, 100, 150, 200, 300, 400, 500, 660];
+function ipcMode() { const f = D.meta.flags & 0xA0; return f === 0xA0 ? 'both' : f === 0x80 ? 'ipc' : f === 0x20 ? 'llc' : ''; }
+function ipcParts(v) { // {ipc: 0..15 or -1, llc: 0..15 or -1}
+  const m = ipcMode();
+  if (m === 'ipc') return { ipc: v & 15, llc: -1 };
+  if (m === 'llc') return { ipc: -1, llc: v & 15 };
+  if (m === 'both') return { ipc: ((v >> 2) & 3) * 4 + 1, llc: (v & 3) * 5 };
+  return { ipc: -1, llc: -1 };
+}
+function drawIpcSpan(x0, w, yc, E, v) {
+  const p = ipcParts(v), x = x0 + w / 2;
+  if (p.ipc >= 0) drawIpc(x, yc, 0.67 * E, p.ipc);
+  if (p.llc >= 0) {
+    drawIpc(x + (p.ipc >= 0 ? 0.4 * E : 0), yc, 0.75 * 0.67 * E, p.llc, '#FFC080');
+    const len = LLC_US[p.llc] * 1e-6 / (S.t1 - S.t0) * L.pw; // estimated memory time
+    if (len >= 1) { ctx.strokeStyle = len > w ? '#FF4060' : '#FF8000'; ctx.lineWidth = 2; ctx.beginPath(); ctx.moveTo(x0, yc + E / 2 - 1); ctx.lineTo(x0 + Math.min(len, w + 40), yc + E / 2 - 1); ctx.stroke(); }
+  }
+}
+function drawIpc(x, yc, size, v, fill) {
   flushRun();
   const ang = Math.PI - v * Math.PI / 16, r = size / 2;
   ctx.beginPath(); ctx.moveTo(x + Math.cos(ang) * r, yc - Math.sin(ang) * r);
   ctx.lineTo(x + Math.cos(ang + 2.6) * r * 0.4, yc - Math.sin(ang + 2.6) * r * 0.4);
+  if (v & 1) ctx.lineTo(x, yc); // odd values get a notch
   ctx.lineTo(x + Math.cos(ang - 2.6) * r * 0.4, yc - Math.sin(ang - 2.6) * r * 0.4); ctx.closePath();
-  ctx.fillStyle = '#fff'; ctx.fill(); ctx.strokeStyle = (v >> 2) < 1 ? '#555555' : (v >> 2) < 3 ? '#0000FF' : '#AA0000'; ctx.lineWidth = 1; ctx.stroke();
-  perf.prims++;
+  ctx.fillStyle = fill || '#fff'; ctx.fill(); ctx.strokeStyle = (v >> 2) < 1 ? '#555555' : (v >> 2) < 3 ? '#0000FF' : '#AA0000'; ctx.lineWidth = 1; ctx.stroke();
+  perf.prims++; perf.tri++;
 }
 
-// Execution spans of one row, at most one aggregated glyph per pixel.
+// Execution spans of one row, at most one aggregated glyph per pixel
+// (VIEWER.md 3.4): spans shorter than a pixel are summed per pixel (idle,
+// 10 x user, 10 x kernel) and the winner's colour is drawn; whole blocks of
+// BLK entries that fall inside the pixel are added from their summaries.
 function drawExec(r, g) {
-  const list = r.ex, n = list.length; if (!n) return;
-  const ts = D.ts, dur = D.dur, ev = D.ev, t0 = S.t0, t1 = S.t1;
+  const n = r.ex.length; if (!n) return;
+  const rts = r.ts, rdu = r.du, rev = r.ev, list = r.ex, t0 = S.t0, t1 = S.t1;
+  const B1 = r.blk[0], B2 = r.blk[1];
   const P = (t1 - t0) / L.pw, E = g.E, yc = g.yc;
   let i = firstAbove(r.exEnd, t0);
   while (i < n) {
-    const k = list[i], s = ts[k]; if (s >= t1) break;
-    const d = dur[k], e = s + d;
-    if (e <= t0) { i++; continue; }
-    if (d >= P) { drawSpan(k, xOf(s), xOf(e), yc, E, true); i++; continue; }
+    const s = rts[i]; if (s >= t1) break;
+    const d = rdu[i];
+    if (s + d <= t0) { i++; continue; }
+    if (d >= P) { const k = list[i]; drawSpan(k, xOf(s), xOf(s + d), yc, E, true); i++; continue; }
     const px = Math.floor((Math.max(s, t0) - t0) / P); const b = t0 + (px + 1) * P;
-    // galloping search: the next pixel's first span is usually close
-    let lo = i + 1, step = 1, hi = lo;
-    while (hi < n && ts[list[hi]] < b) { lo = hi + 1; hi += step; step <<= 1; }
-    let j = firstTsAtLeast(list, lo, Math.min(hi, n), b);
-    if (j - 1 > i && dur[list[j - 1]] >= P) j--;
-    const tI = r.cI[j] - r.cI[i], tU = 10 * (r.cU[j] - r.cU[i]), tK = 10 * (r.cK[j] - r.cK[i]);
-    let want = 0; if (tU >= tI && tU >= tK) want = 1; if (tK > tU && tK >= tI) want = 2;
-    let pick = list[j - 1];
-    for (let q = j - 1, lim = Math.max(i, j - 12); q >= lim; q--) {
-      const kk = list[q], ee = ev[kk];
-      const kind = (ee === EV_IDLE || ee === EV_CEXIT) ? 0 : ee > EV_IDLE ? 1 : 2;
-      if (kind === want) { pick = kk; break; }
+    let tI = 0, tU = 0, tK = 0, lU = -1, lK = -1, lI = -1, j = i;
+    while (j < n) {
+      if ((j & (BLK - 1)) === 0 && j + BLK <= n && rts[j + BLK - 1] < b) {
+        let B = B1, sh = BLK_SH;
+        if ((j & (BLK2 - 1)) === 0 && j + BLK2 <= n && rts[j + BLK2 - 1] < b && B2.M[j >> BLK_SH2] < P) { B = B2; sh = BLK_SH2; }
+        const q = j >> sh;
+        if (B.M[q] < P) { tI += B.I[q]; tU += B.U[q]; tK += B.K[q]; if (B.LU[q] >= 0) lU = B.LU[q]; if (B.LK[q] >= 0) lK = B.LK[q]; if (B.I[q] > 0) lI = -2; j += 1 << sh; continue; }
+      }
+      if (rts[j] >= b) break;
+      const dd = rdu[j]; if (dd >= P && j > i) break;
+      const e = rev[j];
+      if (e === EV_IDLE || e === EV_CEXIT) { tI += dd; lI = j; } else if (e > EV_IDLE) { tU += dd; lU = j; } else { tK += dd; lK = j; }
+      j++;
     }
+    tU *= 10; tK *= 10;
+    let pick;
+    if (tU >= tI && tU >= tK && lU >= 0) pick = lU; else if (tK > tU && tK >= tI && lK >= 0) pick = lK; else pick = -1;
     const x = L.left + px;
-    drawFast(pick, x, x + 1, yc, E, anyHL && !hlSpan[pick]);
+    if (pick < 0) pick = lI >= 0 ? lI : idleIn(rev, i, j);
+    drawFastE(rev[pick], x, x + 1, yc, E, anyHL && !hlSpan[list[pick]]);
     i = j;
   }
 }
+// an idle span (row-local index) between i and j, else the last one
+function idleIn(rev, i, j) { for (let q = j - 1; q >= i; q--) { const e = rev[q]; if (e === EV_IDLE || e === EV_CEXIT) return q; } return j - 1; }
 
 function morse(x1, y, w, letter, color, E) {
   const code = MORSE[letter] || '';
@@ -451,12 +582,12 @@ function morse(x1, y, w, letter, color, E) {
 
 // Overlays: waits, samples, locks, frequency, marks, specials, packets.
 function drawOverlays(r, g, markSlots) {
-  const list = r.ov, n = list.length; if (!n) return;
+  if (!r.ov.length) return;
   const ts = D.ts, dur = D.dur, ev = D.ev, arg = D.arg, t0 = S.t0, t1 = S.t1;
   const P = (t1 - t0) / L.pw, E = g.E, yc = g.yc;
-  let i = firstAbove(r.ovEnd, t0);
+  const list = overlayCands(r, P), n = list.length;
   let lockStack = [];
-  for (; i < n; i++) {
+  for (let i = 0; i < n; i++) {
     const k = list[i], s = ts[k]; if (s >= t1) break;
     const e = ev[k], d = dur[k]; if (s + d <= t0) continue;
     const w = d / P;
@@ -671,7 +802,7 @@ function redraw() { if (!pending) { pending = true; requestAnimationFrame(render
 
 function render() {
   pending = false;
-  const t0p = performance.now(); perf.prims = 0;
+  const t0p = performance.now(); perf.prims = 0; perf.tri = 0;
   layout();
   S.overheadHatch = (S.t1 - S.t0) < 8e-6;
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
@@ -688,13 +819,16 @@ function render() {
     for (let v = 0; v < 16; v++) { const y = L.top + 28 + v * Math.min(24, (L.ph - 40) / 16); drawIpc(L.right + L.legW / 2 + 10, y, 14, v); ctx.fillStyle = '#000'; ctx.fillText(vals[v], L.right + L.legW / 2 + 20, y); } }
   // rows
   ctx.save(); ctx.beginPath(); ctx.rect(L.left, L.top, L.pw + L.legW / 2, L.ph); ctx.clip();
-  const slots = new Map();
+  const slots = new Map(), vis = [];
   for (const it of L.items) {
     if (!it.row) continue; const r = it.row; if (r.tmax < S.t0 || r.tmin > S.t1) continue; const g = rowGeom(r);
     if (g.top > L.bottom || g.top + g.px < L.top) continue;
-    if (S.btn.freq) drawOverlaysFreqOnly(r, g);
-    drawExec(r, g); flushRun(); drawOverlays(r, g, slots); flushRun();
+    vis.push([r, g]);
   }
+  pbBegin(L.left, L.top, L.pw + L.legW / 2, L.ph);
+  for (const [r, g] of vis) drawExec(r, g);
+  pbEnd();
+  for (const [r, g] of vis) { drawOverlays(r, g, slots); flushRun(); }
   drawArcs();
   drawCallouts();
   drawAnnotations();
@@ -723,7 +857,6 @@ function render() {
 }
 function finish(t0p) { perf.lastDraw = performance.now() - t0p; perf.draws++; updateStatus(); }
 
-function drawOverlaysFreqOnly() { /* frequency bands are drawn by drawOverlays in ts order */ }
 
 function drawLabels() {
   ctx.font = L.base + 'px sans-serif'; ctx.textBaseline = 'middle'; ctx.textAlign = 'right';
