@@ -150,3 +150,8 @@ dkms-install: dkms-src
 dkms-uninstall:
 	-dkms remove -m kutrace -v $(KT_VERSION) --all
 	rm -rf $(DKMS_SRC)
+
+# For tests/t_man.sh: the programs install puts in $(BINDIR).
+.PHONY: print-install-progs
+print-install-progs:
+	@echo $(INST_PROGS)

@@ -1,0 +1,106 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# make install / uninstall (docs/install.mk): the staged layout with
+# DESTDIR, a program built against the installed library through
+# pkg-config (shared and static) and run, the installed tools finding the
+# installed viewer and man pages, and uninstall leaving nothing behind.
+. tests/lib.sh
+eq() { if [ "$2" = "$3" ]; then ok "$1"; else nok "$1 (expected '$2', got '$3')"; fi; }
+MK="make -s --no-print-directory"
+progs=$($MK print-install-progs)
+
+# ---- staged install (DESTDIR), as a package build does
+D=$TMP/stage
+if $MK install DESTDIR="$D" PREFIX=/usr > "$TMP/inst.log" 2>&1; then
+	ok "make install DESTDIR=... PREFIX=/usr"
+else
+	nok "make install DESTDIR=... PREFIX=/usr"; tail -20 "$TMP/inst.log" | sed 's/^/#   /'
+fi
+missing=""
+for f in lib/libkutrace.a lib/libkutrace.so lib/libkutrace.so.0 lib/pkgconfig/kutrace.pc \
+	include/kutrace/control.h include/kutrace/format.h include/kutrace/kutrace.h \
+	share/kutrace/viewer.html share/kutrace/viewer.js share/kutrace/viewer.css \
+	share/man/man7/kutrace.7 share/man/man4/kutrace_mod.4 share/man/man3/libkutrace.3 \
+	share/doc/kutrace/README.md share/doc/kutrace/examples/client_server.c; do
+	[ -e "$D/usr/$f" ] || missing="$missing $f"
+done
+eq "installed layout: library, header, pkg-config file, viewer, man pages, docs" "" "$missing"
+nobin="" noman=""
+for p in $progs; do
+	[ -x "$D/usr/bin/$p" ] || nobin="$nobin $p"
+	[ -f "$D/usr/share/man/man1/$p.1" ] || noman="$noman $p"
+done
+eq "every program installed ($(echo $progs | wc -w))" "" "$nobin"
+eq "every installed program has a man page" "" "$noman"
+extra=$(cd "$D/usr/bin" && for f in *; do echo "$progs" | grep -qw "$f" || echo "$f"; done)
+eq "nothing else in bin (no test tools, no examples)" "" "$extra"
+check "kutrace.pc has the real prefix, not DESTDIR" grep -qx 'prefix=/usr' "$D/usr/lib/pkgconfig/kutrace.pc"
+check "libkutrace.so.0 has its soname" sh -c "objdump -p '$D/usr/lib/libkutrace.so.0' | grep -q 'SONAME *libkutrace.so.0'"
+echo "# install size: $(du -sk "$D" | cut -f1) KB, $(find "$D" -type f | wc -l) files"
+$MK uninstall DESTDIR="$D" PREFIX=/usr > "$TMP/uninst.log" 2>&1 || nok "make uninstall exit status"
+left=$(find "$D" -mindepth 1 | head -5)
+eq "make uninstall leaves nothing behind" "" "$left"
+
+# ---- real prefix: build a program against it, run the installed tools
+P=$TMP/prefix
+if $MK install PREFIX="$P" > "$TMP/inst2.log" 2>&1; then
+	ok "make install PREFIX=$P"
+else
+	nok "make install PREFIX=$P"; tail -20 "$TMP/inst2.log" | sed 's/^/#   /'
+fi
+export PKG_CONFIG_PATH=$P/lib/pkgconfig
+eq "pkg-config --modversion kutrace" "0.1.0" "$(pkg-config --modversion kutrace 2>&1)"
+cat > "$TMP/marks.c" <<'EOF'
+#include <stdio.h>
+#include <string.h>
+#include <kutrace/kutrace.h>
+#include <kutrace/control.h>
+
+/* Uses the library without the module: base-40 labels, names, and
+ * kutrace_test() failing cleanly where there is no /dev/kutrace. */
+int main(void)
+{
+	char b[8];
+	const char *s = kt_syscall_name(39);
+
+	kt_base40_decode(kt_base40_encode("hello"), b);
+	printf("%s %s %d\n", b, s ? s : "?", kutrace_test());
+	return 0;
+}
+EOF
+if cc -Wall -Werror -o "$TMP/marks" "$TMP/marks.c" $(pkg-config --cflags --libs kutrace) 2> "$TMP/cc.err"; then
+	ok "cc \$(pkg-config --cflags --libs kutrace) links against the shared library"
+	check "the program needs libkutrace.so.0" sh -c "objdump -p '$TMP/marks' | grep -q 'NEEDED *libkutrace.so.0'"
+	out=$(LD_LIBRARY_PATH=$P/lib "$TMP/marks" 2>/dev/null)
+	eq "it runs and the library works (base-40, names, kutrace_test)" "hello getpid 0" "$out"
+else
+	nok "cc against the installed library"; sed 's/^/#   /' "$TMP/cc.err" | head
+fi
+if cc -static -o "$TMP/marks_s" "$TMP/marks.c" $(pkg-config --static --cflags --libs kutrace) 2> "$TMP/cc.err"; then
+	eq "static link with pkg-config --static, and it runs" "hello getpid 0" "$("$TMP/marks_s" 2>/dev/null)"
+else
+	# A static libjansson/libz is needed; Debian ships both.
+	nok "static link with pkg-config --static"; sed 's/^/#   /' "$TMP/cc.err" | head
+fi
+cp tests/golden/basic.trace "$TMP/basic.trace"
+if "$P/bin/kutrace_postproc" "$TMP/basic.trace" > "$TMP/pp.log" 2>&1 && [ -s "$TMP/basic.html" ]; then
+	ok "installed kutrace_postproc finds the installed viewer ($P/share/kutrace)"
+else
+	nok "installed kutrace_postproc finds the installed viewer"; sed 's/^/#   /' "$TMP/pp.log"
+fi
+check "installed makeself - finds the viewer too" sh -c "'$P/bin/makeself' - '$TMP/basic.json' > '$TMP/b2.html' && test -s '$TMP/b2.html'"
+check "man finds the installed pages (man -M ... kutrace_control)" \
+	sh -c "MANWIDTH=80 man -M '$P/share/man' kutrace_control 2>/dev/null | grep -q 'record'"
+check "man -M ... 4 kutrace_mod" sh -c "MANWIDTH=80 man -M '$P/share/man' 4 kutrace_mod 2>/dev/null | grep -q tracemb"
+$MK uninstall PREFIX="$P" > "$TMP/uninst2.log" 2>&1 || nok "make uninstall PREFIX exit status"
+eq "make uninstall PREFIX=... leaves nothing behind" "" "$(find "$P" -mindepth 1 2>/dev/null | head -5)"
+
+# ---- DKMS source tree (staged; the real dkms build is t_vm_dkms)
+if $MK dkms-src DESTDIR="$TMP/dk" > "$TMP/dk.log" 2>&1; then
+	v=$(ls "$TMP/dk/usr/src")
+	eq "dkms-src stages /usr/src/kutrace-VERSION" "kutrace-0.1.0" "$v"
+	check "the DKMS tree has Kbuild, the sources, format.h and a dkms.conf with the version" \
+		sh -c "cd '$TMP/dk/usr/src/$v' && test -f Kbuild -a -f kutrace_main.c -a -f include/kutrace/format.h && grep -q 'PACKAGE_VERSION=\"0.1.0\"' dkms.conf"
+else
+	nok "make dkms-src"; sed 's/^/#   /' "$TMP/dk.log"
+fi
