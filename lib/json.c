@@ -117,9 +117,49 @@ static char *fmt_int(char *p, int64_t v)
 	return p;
 }
 
-void kt_json_row(FILE *f, const struct kt_row *r)
+/* Append the escaped name; returns the new end (room checked by caller). */
+static char *esc_name(char *p, const char *s)
 {
-	char buf[256], *p = buf;
+	static const char hex[] = "0123456789abcdef";
+
+	for (const unsigned char *q = (const unsigned char *)s; *q; q++) {
+		unsigned char ch = *q;
+
+		if (ch >= 0x20 && ch != '"' && ch != '\\' && ch != '<' && ch != 0x7F) {
+			*p++ = (char)ch;
+			continue;
+		}
+		*p++ = '\\';
+		switch (ch) {
+		case '"':
+		case '\\':
+			*p++ = (char)ch;
+			break;
+		case '\n':
+			*p++ = 'n';
+			break;
+		case '\t':
+			*p++ = 't';
+			break;
+		default:	/* '<' keeps "</script>" harmless when embedded */
+			*p++ = 'u';
+			*p++ = '0';
+			*p++ = '0';
+			*p++ = hex[ch >> 4];
+			*p++ = hex[ch & 15];
+		}
+	}
+	return p;
+}
+
+size_t kt_json_format_row(char *buf, size_t cap, const struct kt_row *r)
+{
+	size_t nlen = strlen(r->name);
+
+	/* 2 * 12 + 7 * 21 + separators: < 200 bytes before the name. */
+	if (cap < 200 + 6 * nlen + 8)
+		return 0;
+	char *p = buf;
 
 	*p++ = '[';
 	p = fmt_sec(p, r->start, 12);
@@ -136,9 +176,25 @@ void kt_json_row(FILE *f, const struct kt_row *r)
 	*p++ = ',';
 	*p++ = ' ';
 	*p++ = '"';
-	fwrite(buf, 1, (size_t)(p - buf), f);
-	kt_json_escape(f, r->name);
-	fputs("\"],\n", f);
+	p = esc_name(p, r->name);
+	memcpy(p, "\"],\n", 4);
+	return (size_t)(p + 4 - buf);
+}
+
+void kt_json_row(FILE *f, const struct kt_row *r)
+{
+	char buf[1024];
+	size_t n = kt_json_format_row(buf, sizeof(buf), r);
+
+	if (n) {
+		fwrite(buf, 1, n, f);
+		return;
+	}
+	char *big = kt_xmalloc(200 + 6 * strlen(r->name) + 8);
+
+	n = kt_json_format_row(big, 200 + 6 * strlen(r->name) + 8, r);
+	fwrite(big, 1, n, f);
+	free(big);
 }
 
 void kt_json_footer(FILE *f)
@@ -146,9 +202,9 @@ void kt_json_footer(FILE *f)
 	fputs("[999.0, 0.0, 0, 0, 0, 0, 0, 0, 0, \"\"]\n]}\n", f);
 }
 
-/* ---- sorting ---------------------------------------------------------- */
+/* ---- row order --------------------------------------------------------- */
 
-static int row_cmp(const struct kt_row *a, const struct kt_row *b)
+int kt_row_cmp(const struct kt_row *a, const struct kt_row *b)
 {
 #define CMP(x) if (a->x != b->x) return a->x < b->x ? -1 : 1
 	CMP(start);
@@ -162,124 +218,4 @@ static int row_cmp(const struct kt_row *a, const struct kt_row *b)
 	CMP(ipc);
 #undef CMP
 	return strcmp(a->name, b->name);
-}
-
-static int row_qcmp(const void *a, const void *b)
-{
-	return row_cmp(a, b);
-}
-
-struct run {
-	long offset;	/* in rows */
-	long count;
-	long pos;
-	struct kt_row *buf;	/* read-ahead */
-	long bufn, bufi;
-};
-
-struct kt_rowsort {
-	struct kt_row *rows;
-	size_t n, cap;
-	FILE *spill;
-	struct run *runs;
-	size_t nruns;
-	long spilled;
-};
-
-struct kt_rowsort *kt_rowsort_new(size_t run_rows)
-{
-	struct kt_rowsort *rs = kt_xcalloc(1, sizeof(*rs));
-
-	rs->cap = run_rows ? run_rows : 1;
-	rs->rows = kt_xmalloc(rs->cap * sizeof(*rs->rows));
-	return rs;
-}
-
-/*
- * Spilled rows keep their name pointers: names are interned for the life
- * of the process, and the spill file is private to it.
- */
-static void spill(struct kt_rowsort *rs)
-{
-	if (!rs->spill) {
-		rs->spill = tmpfile();
-		if (!rs->spill)
-			kt_die("cannot create a temporary file for sorting");
-	}
-	qsort(rs->rows, rs->n, sizeof(*rs->rows), row_qcmp);
-	if (fwrite(rs->rows, sizeof(*rs->rows), rs->n, rs->spill) != rs->n)
-		kt_die("write error on the temporary sort file (disk full?)");
-	rs->runs = kt_xrealloc(rs->runs, (rs->nruns + 1) * sizeof(*rs->runs));
-	memset(&rs->runs[rs->nruns], 0, sizeof(*rs->runs));
-	rs->runs[rs->nruns].offset = rs->spilled;
-	rs->runs[rs->nruns].count = (long)rs->n;
-	rs->nruns++;
-	rs->spilled += (long)rs->n;
-	rs->n = 0;
-}
-
-void kt_rowsort_add(struct kt_rowsort *rs, const struct kt_row *r)
-{
-	if (rs->n == rs->cap)
-		spill(rs);
-	rs->rows[rs->n++] = *r;
-}
-
-#define RUN_BUF 4096
-
-static const struct kt_row *run_peek(struct kt_rowsort *rs, struct run *r)
-{
-	if (r->bufi < r->bufn)
-		return &r->buf[r->bufi];
-	if (r->pos >= r->count)
-		return NULL;
-	long want = r->count - r->pos < RUN_BUF ? r->count - r->pos : RUN_BUF;
-
-	fseek(rs->spill, (r->offset + r->pos) * (long)sizeof(struct kt_row), SEEK_SET);
-	if (fread(r->buf, sizeof(struct kt_row), (size_t)want, rs->spill) != (size_t)want)
-		kt_die("read error on the temporary sort file");
-	r->pos += want;
-	r->bufn = want;
-	r->bufi = 0;
-	return &r->buf[0];
-}
-
-void kt_rowsort_finish(struct kt_rowsort *rs, kt_row_fn fn, void *ctx)
-{
-	if (!rs->spill) {
-		qsort(rs->rows, rs->n, sizeof(*rs->rows), row_qcmp);
-		for (size_t i = 0; i < rs->n; i++)
-			fn(ctx, &rs->rows[i]);
-	} else {
-		if (rs->n)
-			spill(rs);
-		free(rs->rows);
-		rs->rows = NULL;
-		for (size_t i = 0; i < rs->nruns; i++)
-			rs->runs[i].buf = kt_xmalloc(RUN_BUF * sizeof(struct kt_row));
-		/* Few runs: a linear scan for the minimum is fast enough. */
-		for (;;) {
-			const struct kt_row *best = NULL;
-			struct run *br = NULL;
-
-			for (size_t i = 0; i < rs->nruns; i++) {
-				const struct kt_row *r = run_peek(rs, &rs->runs[i]);
-
-				if (r && (!best || row_cmp(r, best) < 0)) {
-					best = r;
-					br = &rs->runs[i];
-				}
-			}
-			if (!best)
-				break;
-			fn(ctx, best);
-			br->bufi++;
-		}
-		for (size_t i = 0; i < rs->nruns; i++)
-			free(rs->runs[i].buf);
-		fclose(rs->spill);
-	}
-	free(rs->runs);
-	free(rs->rows);
-	free(rs);
 }

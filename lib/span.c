@@ -902,6 +902,54 @@ void kt_spans_finish(struct kt_spans *s)
 	}
 }
 
+/*
+ * Every row still to come starts at or after the returned time: the open
+ * span of each CPU, its pending PC-sample, frequency, IPI and switch
+ * times, each thread's pending wait and wakeup, each pending lock try or
+ * hold, and `now` (the earliest time of an event not yet fed).  Row labels
+ * (LEFTMARK) of renamed threads are the exception: kt_spans_finish writes
+ * them at the thread's first time, so the caller must accept rows before
+ * the bound there.  With cpus_only the threads and locks are left out,
+ * for a caller that has to move on past a long sleeper.
+ */
+int64_t kt_spans_low(const struct kt_spans *s, int64_t now, int cpus_only)
+{
+	int64_t low = now;
+
+#define LOW(x) do { if ((x) != NO_TIME && (x) < low) low = (x); } while (0)
+	for (int i = 0; i < KUTRACE_MAX_CPUS; i++) {
+		const struct cpu *c = &s->cpu[i];
+
+		if (!c->st)
+			continue;
+		if (c->sp.valid)
+			LOW(c->sp.start);
+		LOW(c->last_pc_t);
+		LOW(c->last_freq_t);
+		LOW(c->ipi_t);
+		LOW(c->switch_t);
+	}
+	if (cpus_only)
+		return low;
+	for (size_t i = 0; i < s->tcap; i++) {
+		const struct thread *t = s->th[i];
+
+		if (!t)
+			continue;
+		if (t->prior_end != NO_TIME)
+			LOW(t->prior_end + 1);
+		LOW(t->wake_t);
+	}
+	for (size_t i = 0; i < s->lcap; i++) {
+		if (!s->locks[i].used)
+			continue;
+		LOW(s->locks[i].try_t);
+		LOW(s->locks[i].hold_t);
+	}
+#undef LOW
+	return low;
+}
+
 void kt_spans_free(struct kt_spans *s)
 {
 	if (!s)

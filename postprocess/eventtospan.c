@@ -18,18 +18,24 @@
 #include "kutrace/kutrace.h"
 
 struct ctx {
-	struct kt_rowsort *sort;
-	FILE *out;
+	struct kt_jsonout *out;
 };
 
 static void on_row(void *p, const struct kt_row *r)
 {
-	kt_rowsort_add(((struct ctx *)p)->sort, r);
+	kt_jsonout_row(((struct ctx *)p)->out, r);
 }
 
-static void write_row(void *p, const struct kt_row *r)
+/* Header facts: name records may come at any time, so read them late. */
+static void meta(struct kt_json_meta *m, const struct kt_spans *s,
+		 unsigned int flags, int version)
 {
-	kt_json_row(((struct ctx *)p)->out, r);
+	m->kernel = kt_spans_kernel(s);
+	m->model = kt_spans_model(s);
+	m->host = kt_spans_host(s);
+	m->mbit = kt_spans_mbit(s);
+	m->flags = flags;
+	m->version = version;
 }
 
 static void usage(FILE *f)
@@ -42,7 +48,8 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	struct ctx c = { .out = stdout };
+	struct ctx c = { 0 };
+	struct kt_json_meta m = { .version = KUTRACE_EVENT_TEXT_VERSION };
 	const char *title = "";
 	char tracebase[32] = "";
 	unsigned int flags = 0;
@@ -67,7 +74,18 @@ int main(int argc, char **argv)
 	}
 	struct kt_spans *spans = kt_spans_new(on_row, &c);
 
-	c.sort = kt_rowsort_new(1 << 20);
+	/*
+	 * Rows are written in order to a temporary file as soon as nothing
+	 * can come before them, then copied to stdout (which cannot seek).
+	 */
+	FILE *work = tmpfile();
+
+	if (!work)
+		kt_die("cannot create a temporary file");
+	c.out = kt_jsonout_new(work);
+	m.title = title;
+	m.tracebase = tracebase;
+	m.randomid = (uint32_t)(time(NULL) ^ ((uint32_t)getpid() * 12345678u));
 	while (getline(&line, &cap, stdin) > 0) {
 		lineno++;
 		line[strcspn(line, "\r\n")] = '\0';
@@ -123,21 +141,22 @@ int main(int argc, char **argv)
 		e.retval = ret;
 		e.ipc = ipc;
 		e.name = kt_intern(strcmp(name, "-") ? name : "");
+		int due = kt_jsonout_due(c.out);
+
+		if (due) {
+			meta(&m, spans, flags, version);
+			kt_jsonout_advance(c.out, kt_spans_low(spans, e.t, due == 2), &m);
+		}
 		kt_spans_event(spans, &e);
 	}
 	free(line);
 	kt_spans_finish(spans);
-	struct kt_json_meta m = {
-		.title = title, .tracebase = tracebase,
-		.kernel = kt_spans_kernel(spans), .model = kt_spans_model(spans),
-		.host = kt_spans_host(spans), .flags = flags,
-		.mbit = kt_spans_mbit(spans), .version = version,
-		.randomid = (uint32_t)(time(NULL) ^ ((uint32_t)getpid() * 12345678u)),
-	};
-	kt_json_header(c.out, &m);
-	kt_rowsort_finish(c.sort, write_row, &c);
-	kt_json_footer(c.out);
-	fprintf(stderr, "eventtospan: %" PRIu64 " spans\n", kt_spans_rows(spans));
+	meta(&m, spans, flags, version);
+	kt_jsonout_finish(c.out, &m);
+	kt_jsonout_copy(c.out, stdout);
+	fclose(work);
+	fprintf(stderr, "eventtospan: %" PRIu64 " spans\n", kt_jsonout_rows(c.out));
+	kt_jsonout_free(c.out);
 	kt_spans_free(spans);
 	if (fflush(stdout) != 0 || ferror(stdout))
 		kt_die("write error on stdout");

@@ -22,23 +22,38 @@
 #include "kutrace/kutrace.h"
 #include "kutrace/html.h"
 
+/*
+ * Events wait in one FIFO per CPU until they are released in time order.
+ * A CPU's entries are already in time order apart from late stores, which
+ * are slightly early and found by a short insertion from the tail, so the
+ * merge costs a scan of the CPU heads per event instead of a heap of every
+ * buffered event.
+ */
 struct item {
 	struct kt_event e;
-	uint64_t seq;
+	uint64_t seq;		/* arrival order: ties stay in decode order */
+};
+
+struct fifo {
+	struct item *q;
+	size_t head, n, cap;	/* ring buffer, cap a power of two */
 };
 
 struct ctx {
 	struct kt_raw raw;
 	struct kt_decoder *dec;
 	struct kt_spans *spans;
-	struct kt_rowsort *sort;
-	struct item *heap;
-	size_t n, cap;
+	struct kt_jsonout *jo;
+	struct kt_json_meta meta;
+	struct fifo fifo[KUTRACE_MAX_CPUS];
+	int ncpu;		/* highest CPU seen + 1 */
+	size_t buffered;
 	uint64_t seq;
 	int64_t window;		/* nsec10 */
 	int64_t released;	/* highest time handed on */
 	uint64_t disorder;	/* events that came after the watermark */
 	FILE *out;
+	char tracebase[32];
 };
 
 static int less(const struct item *a, const struct item *b)
@@ -48,58 +63,77 @@ static int less(const struct item *a, const struct item *b)
 	return a->seq < b->seq;
 }
 
-static void heap_push(struct ctx *c, const struct kt_event *e)
+static struct item *at(struct fifo *f, size_t i)
 {
-	if (c->n == c->cap) {
-		c->cap = c->cap ? c->cap * 2 : 65536;
-		c->heap = kt_xrealloc(c->heap, c->cap * sizeof(*c->heap));
-	}
-	size_t i = c->n++;
-
-	c->heap[i].e = *e;
-	c->heap[i].seq = c->seq++;
-	while (i > 0) {
-		size_t p = (i - 1) / 2;
-
-		if (!less(&c->heap[i], &c->heap[p]))
-			break;
-		struct item t = c->heap[i];
-
-		c->heap[i] = c->heap[p];
-		c->heap[p] = t;
-		i = p;
-	}
+	return &f->q[(f->head + i) & (f->cap - 1)];
 }
 
-static void heap_pop(struct ctx *c)
+static void fifo_push(struct ctx *c, const struct kt_event *e)
 {
-	c->heap[0] = c->heap[--c->n];
-	size_t i = 0;
+	struct fifo *f = &c->fifo[e->cpu];
 
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
+	if (f->n == f->cap) {
+		size_t nc = f->cap ? f->cap * 2 : 4096;
+		struct item *q = kt_xmalloc(nc * sizeof(*q));
 
-		if (l < c->n && less(&c->heap[l], &c->heap[m]))
-			m = l;
-		if (r < c->n && less(&c->heap[r], &c->heap[m]))
-			m = r;
-		if (m == i)
-			break;
-		struct item t = c->heap[i];
-
-		c->heap[i] = c->heap[m];
-		c->heap[m] = t;
-		i = m;
+		for (size_t i = 0; i < f->n; i++)
+			q[i] = *at(f, i);
+		free(f->q);
+		f->q = q;
+		f->head = 0;
+		f->cap = nc;
 	}
+	struct item it = { .e = *e, .seq = c->seq++ };
+	size_t i = f->n++;
+
+	while (i > 0 && less(&it, at(f, i - 1))) {
+		*at(f, i) = *at(f, i - 1);
+		i--;
+	}
+	*at(f, i) = it;
+	if (e->cpu >= c->ncpu)
+		c->ncpu = e->cpu + 1;
+	c->buffered++;
+}
+
+/* Header facts: name records may come at any time, so read them late. */
+static void set_meta(struct ctx *c)
+{
+	c->meta.kernel = kt_spans_kernel(c->spans);
+	c->meta.model = kt_spans_model(c->spans);
+	c->meta.host = kt_spans_host(c->spans);
+	c->meta.mbit = kt_spans_mbit(c->spans);
+	c->meta.flags = kt_decoder_flags(c->dec);
 }
 
 static void release(struct ctx *c, int64_t upto)
 {
-	while (c->n && c->heap[0].e.t < upto) {
-		if (c->heap[0].e.t > c->released)
-			c->released = c->heap[0].e.t;
-		kt_spans_event(c->spans, &c->heap[0].e);
-		heap_pop(c);
+	while (c->buffered) {
+		struct fifo *best = NULL;
+
+		for (int i = 0; i < c->ncpu; i++) {
+			struct fifo *f = &c->fifo[i];
+
+			if (f->n && (!best || less(at(f, 0), at(best, 0))))
+				best = f;
+		}
+		struct item *it = at(best, 0);
+
+		if (it->e.t >= upto)
+			break;
+		int due = kt_jsonout_due(c->jo);
+
+		if (due) {
+			set_meta(c);
+			kt_jsonout_advance(c->jo, kt_spans_low(c->spans, it->e.t, due == 2),
+					   &c->meta);
+		}
+		if (it->e.t > c->released)
+			c->released = it->e.t;
+		kt_spans_event(c->spans, &it->e);
+		best->head = (best->head + 1) & (best->cap - 1);
+		best->n--;
+		c->buffered--;
 	}
 }
 
@@ -114,17 +148,12 @@ static void on_event(void *p, const struct kt_event *e)
 	}
 	if (e->t < c->released)
 		c->disorder++;	/* cross-CPU clock drift beyond the window */
-	heap_push(c, e);
+	fifo_push(c, e);
 }
 
 static void on_row(void *p, const struct kt_row *r)
 {
-	kt_rowsort_add(((struct ctx *)p)->sort, r);
-}
-
-static void write_row(void *p, const struct kt_row *r)
-{
-	kt_json_row(((struct ctx *)p)->out, r);
+	kt_jsonout_row(((struct ctx *)p)->jo, r);
 }
 
 static int on_block(void *p, const struct kt_block *b)
@@ -139,6 +168,8 @@ static int on_block(void *p, const struct kt_block *b)
 		const struct kt_timebase *tb = kt_decoder_timebase(c->dec);
 
 		/* Late-store window plus the first-entry slack, in nsec10. */
+		kt_timebase_string(tb, c->tracebase, sizeof(c->tracebase));
+		c->meta.tracebase = c->tracebase;
 		c->window = (int64_t)((double)(KUTRACE_LATE_STORE_WINDOW + 8192) *
 				      tb->slope_us * 100.0) + 1;
 	}
@@ -212,41 +243,60 @@ int main(int argc, char **argv)
 
 	if (kt_raw_open(&c.raw, path) < 0)
 		kt_die("%s", c.raw.err);
-	c.spans = kt_spans_new(on_row, &c);
-	c.sort = kt_rowsort_new(1 << 20);
-	if (kt_raw_each(&c.raw, on_block, &c) < 0)
-		kt_die("%s", c.raw.err);
-	release(&c, INT64_MAX);
-	kt_spans_finish(c.spans);
-
 	/* Write to a temporary name, rename when complete: no half files. */
 	char *tmp = kt_xmalloc(strlen(json_path) + 8);
 
 	sprintf(tmp, "%s.tmp", json_path);
-	c.out = fopen(tmp, "w");
+	c.out = fopen(tmp, "w+");
 	if (!c.out)
 		kt_die("cannot create %s", tmp);
-	char tracebase[32];
+	setvbuf(c.out, NULL, _IOFBF, 1 << 20);
+	c.meta.title = title;
+	c.meta.tracebase = "";
+	c.meta.version = KUTRACE_EVENT_TEXT_VERSION;
+	c.meta.randomid = (uint32_t)(time(NULL) ^ ((uint32_t)getpid() * 12345678u));
+	c.spans = kt_spans_new(on_row, &c);
+	c.jo = kt_jsonout_new(c.out);
+	if (kt_raw_each(&c.raw, on_block, &c) < 0) {
+		unlink(tmp);
+		kt_die("%s", c.raw.err);
+	}
+	release(&c, INT64_MAX);
+	kt_spans_finish(c.spans);
+	set_meta(&c);
+	if (kt_jsonout_finish(c.jo, &c.meta)) {
+		/* Late rows or a changed header: one more copy, mostly by the kernel. */
+		char *tmp2 = kt_xmalloc(strlen(json_path) + 8);
 
-	kt_timebase_string(kt_decoder_timebase(c.dec), tracebase, sizeof(tracebase));
-	struct kt_json_meta m = {
-		.title = title, .tracebase = tracebase,
-		.kernel = kt_spans_kernel(c.spans), .model = kt_spans_model(c.spans),
-		.host = kt_spans_host(c.spans), .flags = kt_decoder_flags(c.dec),
-		.mbit = kt_spans_mbit(c.spans), .version = KUTRACE_EVENT_TEXT_VERSION,
-		.randomid = (uint32_t)(time(NULL) ^ ((uint32_t)getpid() * 12345678u)),
-	};
-	kt_json_header(c.out, &m);
-	uint64_t rows = kt_spans_rows(c.spans);
+		sprintf(tmp2, "%s.tmp2", json_path);
+		FILE *f2 = fopen(tmp2, "w");
 
-	kt_rowsort_finish(c.sort, write_row, &c);
-	kt_json_footer(c.out);
-	if (fflush(c.out) != 0 || ferror(c.out) || fclose(c.out) != 0) {
+		if (!f2) {
+			unlink(tmp);
+			kt_die("cannot create %s", tmp2);
+		}
+		kt_jsonout_copy(c.jo, f2);
+		if (fclose(f2) != 0) {
+			unlink(tmp);
+			unlink(tmp2);
+			kt_die("write error on %s (disk full?)", tmp2);
+		}
+		unlink(tmp);
+		strcpy(tmp, tmp2);
+		free(tmp2);
+	}
+	if (fclose(c.out) != 0) {
 		unlink(tmp);
 		kt_die("write error on %s (disk full?)", tmp);
 	}
 	if (rename(tmp, json_path) != 0)
 		kt_die("cannot rename %s to %s", tmp, json_path);
+	uint64_t rows = kt_jsonout_rows(c.jo);
+
+	if (kt_jsonout_late(c.jo))
+		fprintf(stderr, "kutrace_postproc: %zu rows placed late (one more copy of %s)\n",
+			kt_jsonout_late(c.jo), json_path);
+
 	fprintf(stderr, "kutrace_postproc: %" PRIu64 " events, %" PRIu64 " spans -> %s\n",
 		kt_decoder_events(c.dec), rows, json_path);
 	if (c.disorder)
@@ -284,7 +334,9 @@ int main(int argc, char **argv)
 	}
 	free(tmp);
 	free(json_path);
-	free(c.heap);
+	for (int i = 0; i < KUTRACE_MAX_CPUS; i++)
+		free(c.fifo[i].q);
+	kt_jsonout_free(c.jo);
 	kt_spans_free(c.spans);
 	kt_decoder_free(c.dec);
 	kt_raw_close(&c.raw);

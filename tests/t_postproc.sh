@@ -21,6 +21,27 @@ same_file "kutrace_postproc golden JSON" $G/basic.json "$TMP/basic.nr.json"
 same_file "rawtoevent | sort -n | eventtospan gives the same JSON" \
 	$G/basic.json "$TMP/pipe.json"
 
+# Rows are written while the trace is read, as soon as nothing can come
+# before them.  A tiny memory budget forces the writer past sleeping
+# threads, so waits and wakeups come after their place was written and
+# are merged in by the final copy: the JSON must not change by a byte.
+"$B/kutrace_synth" -s 7 -c 4 -d 0.1 -x 30,10,25,3 -o "$TMP/late.trace" >/dev/null 2>&1
+"$B/kutrace_postproc" "$TMP/late.trace" late --no-html -o "$TMP/late.json" 2>"$TMP/late0.err"
+KT_JSONOUT_STEP=5 KT_JSONOUT_BUDGET=40 "$B/kutrace_postproc" "$TMP/late.trace" late \
+	--no-html -o "$TMP/late2.json" 2>"$TMP/late.err"
+check "tiny budget: rows really came late (and were placed)" \
+	grep -q "rows placed late" "$TMP/late.err"
+check "default budget: no row came late on a small trace" \
+	bash -c '! grep -q "rows placed late" "$1"' _ "$TMP/late0.err"
+same_file "tiny budget gives the same JSON as the default" \
+	<(grep -v randomid "$TMP/late.json") <(grep -v randomid "$TMP/late2.json")
+"$B/rawtoevent" "$TMP/late.trace" 2>/dev/null | LC_ALL=C sort -n |
+	KT_JSONOUT_STEP=3 KT_JSONOUT_BUDGET=20 "$B/eventtospan" late 2>/dev/null |
+	grep -v randomid > "$TMP/late3.json"
+same_file "eventtospan with a tiny budget gives the same JSON too" \
+	<(grep -v randomid "$TMP/late.json") "$TMP/late3.json"
+check "no work file is left behind" bash -c '! ls "$1"/late*.tmp* 2>/dev/null' _ "$TMP"
+
 # Facts of the golden trace, reasoned from FORMATS.md, asserted one by one.
 J=$G/basic.json
 row() { grep -qF -- "$1" $J; }

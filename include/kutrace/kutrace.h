@@ -254,6 +254,8 @@ const char *kt_spans_model(const struct kt_spans *s);
 const char *kt_spans_host(const struct kt_spans *s);
 int kt_spans_mbit(const struct kt_spans *s);
 uint64_t kt_spans_rows(const struct kt_spans *s);
+/* No row still to come starts before this (see span.c for the exception). */
+int64_t kt_spans_low(const struct kt_spans *s, int64_t now, int cpus_only);
 
 /* ---------------------------------------------------------------------- */
 /* JSON output (FORMATS.md 5.10) and time-sorting of rows                  */
@@ -278,14 +280,30 @@ void kt_json_footer(FILE *f);
 /* Write s as a JSON string body (no quotes) with full escaping. */
 void kt_json_escape(FILE *f, const char *s);
 
+/* One row line into buf; 0 if cap is too small (then retry larger). */
+size_t kt_json_format_row(char *buf, size_t cap, const struct kt_row *r);
+/* The row order of the JSON: time first (byte order of the start field). */
+int kt_row_cmp(const struct kt_row *a, const struct kt_row *b);
+
 /*
- * Rows arrive nearly but not exactly in time order (a span is written
- * when it ends).  The sorter keeps at most run_rows rows in memory and
- * spills sorted runs to an anonymous temporary file, merging them at the
- * end: exact order, memory bounded whatever the trace size.
+ * Writes the JSON rows in exact order while the trace is read (jsonout.c).
+ * Feed rows in any nearly-sorted order; tell it from time to time that no
+ * future row starts before `low` (kt_spans_low) and it writes those rows
+ * to the work file, writing the header first.  finish() writes the rest
+ * and the footer and returns 1 if the work file is not yet final (rows
+ * that came after their place was written, or a header that changed):
+ * then kt_jsonout_copy() writes the final JSON to another file.
  */
-struct kt_rowsort;
-struct kt_rowsort *kt_rowsort_new(size_t run_rows);
-void kt_rowsort_add(struct kt_rowsort *rs, const struct kt_row *r);
-/* Emit all rows in order through fn, then free everything. */
-void kt_rowsort_finish(struct kt_rowsort *rs, kt_row_fn fn, void *ctx);
+struct kt_jsonout;
+struct kt_jsonout *kt_jsonout_new(FILE *work);
+void kt_jsonout_row(struct kt_jsonout *o, const struct kt_row *r);
+/* Time to advance: 0 no, 1 yes, 2 yes and over the memory budget (then
+ * pass kt_spans_low(..., cpus_only = 1) to move on past long sleepers). */
+int kt_jsonout_due(const struct kt_jsonout *o);
+void kt_jsonout_advance(struct kt_jsonout *o, int64_t low,
+			const struct kt_json_meta *m);
+int kt_jsonout_finish(struct kt_jsonout *o, const struct kt_json_meta *m);
+void kt_jsonout_copy(struct kt_jsonout *o, FILE *dst);
+uint64_t kt_jsonout_rows(const struct kt_jsonout *o);
+size_t kt_jsonout_late(const struct kt_jsonout *o);
+void kt_jsonout_free(struct kt_jsonout *o);

@@ -1,0 +1,439 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * jsonout.c - the timespan JSON written in exact row order while the
+ * trace is still being read, with bounded memory (FORMATS.md 5.10, 8.20).
+ *
+ * Rows come from the span builder nearly in time order: a span is written
+ * when it ends, so rows of one CPU come in order and rows of different
+ * CPUs interleave, while waits, wakeup arcs and lock spans come late.  The
+ * writer keeps rows in a few ascending "lanes" (a row joins a lane whose
+ * last row is not greater, else the unsorted spare lane) and, whenever the
+ * caller says no future row can start before time `low`, merges the lanes
+ * and writes every row that starts before it.  Nothing is sorted twice and
+ * nothing is spilled.
+ *
+ * A caller that must move on while a long sleeper pins `low` (memory
+ * budget) may pass a later `low`; rows that still arrive before it are
+ * "late".  They are kept (at most one per sleeping thread, CPU or lock)
+ * and merged in by one copy of the file at the end, found through
+ * checkpoints (file offset, all rows before it start before time T), so
+ * only the neighbourhood of each late row is parsed again; the rest is
+ * copied by the kernel (copy_file_range).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kutrace/kutrace.h"
+
+#define NLANES 16		/* lane NLANES is the unsorted spare */
+#define STEP	(1 << 16)	/* rows between two looks at the bound */
+#define BUDGET	(1 << 20)	/* rows held before moving past sleepers */
+
+struct lane {
+	struct kt_row *r;
+	size_t head, n, cap;	/* rows r[head .. head+n) */
+};
+
+struct checkpoint {
+	long off;
+	int64_t below;		/* every row before off starts before this */
+};
+
+struct kt_jsonout {
+	FILE *f;
+	struct lane lane[NLANES + 1];
+	size_t buffered, next_look;
+	size_t step, budget;
+	int64_t below;		/* every written row starts before this */
+	char *header;		/* as written, NULL before the first write */
+	long rows_start, rows_end;
+	struct checkpoint *cp;
+	size_t ncp, cpcap;
+	struct kt_row *late;
+	size_t nlate, latecap;
+	uint64_t written;
+	char *buf;		/* formatting */
+	size_t bufcap;
+};
+
+struct kt_jsonout *kt_jsonout_new(FILE *work)
+{
+	struct kt_jsonout *o = kt_xcalloc(1, sizeof(*o));
+
+	o->f = work;
+	o->below = INT64_MIN;
+	/* Test knobs: tiny values force the late-row path on small traces. */
+	const char *e = getenv("KT_JSONOUT_STEP");
+
+	o->step = e && atol(e) > 0 ? (size_t)atol(e) : STEP;
+	e = getenv("KT_JSONOUT_BUDGET");
+	o->budget = e && atol(e) > 0 ? (size_t)atol(e) : BUDGET;
+	o->next_look = o->step;
+	o->bufcap = 4096;
+	o->buf = kt_xmalloc(o->bufcap);
+	return o;
+}
+
+static void lane_push(struct lane *l, const struct kt_row *r)
+{
+	if (l->head + l->n == l->cap) {
+		if (l->head > l->cap / 2) {
+			memmove(l->r, l->r + l->head, l->n * sizeof(*l->r));
+			l->head = 0;
+		} else {
+			l->cap = l->cap ? l->cap * 2 : 1024;
+			l->r = kt_xrealloc(l->r, l->cap * sizeof(*l->r));
+		}
+	}
+	l->r[l->head + l->n++] = *r;
+}
+
+static const struct kt_row *lane_tail(const struct lane *l)
+{
+	return l->n ? &l->r[l->head + l->n - 1] : NULL;
+}
+
+void kt_jsonout_row(struct kt_jsonout *o, const struct kt_row *r)
+{
+	if (r->start < o->below) {
+		if (o->nlate == o->latecap) {
+			o->latecap = o->latecap ? o->latecap * 2 : 64;
+			o->late = kt_xrealloc(o->late, o->latecap * sizeof(*o->late));
+		}
+		o->late[o->nlate++] = *r;
+		return;
+	}
+	/* The CPU's own lane first: that is where it almost always fits. */
+	int hint = (r->cpu + 1) & (NLANES - 1);
+
+	for (int k = 0; k < NLANES; k++) {
+		struct lane *l = &o->lane[(hint + k) & (NLANES - 1)];
+		const struct kt_row *t = lane_tail(l);
+
+		if (!t || kt_row_cmp(t, r) <= 0) {
+			lane_push(l, r);
+			o->buffered++;
+			return;
+		}
+	}
+	lane_push(&o->lane[NLANES], r);
+	o->buffered++;
+}
+
+int kt_jsonout_due(const struct kt_jsonout *o)
+{
+	if (o->buffered < o->next_look)
+		return 0;
+	return o->buffered >= o->budget ? 2 : 1;
+}
+
+static void put_row(struct kt_jsonout *o, FILE *f, const struct kt_row *r)
+{
+	size_t n;
+
+	while (!(n = kt_json_format_row(o->buf, o->bufcap, r))) {
+		o->bufcap *= 2;
+		o->buf = kt_xrealloc(o->buf, o->bufcap);
+	}
+	fwrite(o->buf, 1, n, f);
+}
+
+static char *header_text(const struct kt_json_meta *m)
+{
+	char *s = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&s, &n);
+
+	if (!f)
+		kt_die("out of memory");
+	kt_json_header(f, m);
+	fclose(f);
+	return s;
+}
+
+static int row_qcmp(const void *a, const void *b)
+{
+	return kt_row_cmp(a, b);
+}
+
+/* Min-heap of lanes by their head row. */
+static const struct kt_row *head(const struct kt_jsonout *o, int k)
+{
+	return &o->lane[k].r[o->lane[k].head];
+}
+
+static void sift(const struct kt_jsonout *o, int *h, int n, int i)
+{
+	for (;;) {
+		int l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < n && kt_row_cmp(head(o, h[l]), head(o, h[m])) < 0)
+			m = l;
+		if (r < n && kt_row_cmp(head(o, h[r]), head(o, h[m])) < 0)
+			m = r;
+		if (m == i)
+			return;
+		int t = h[i];
+
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
+void kt_jsonout_advance(struct kt_jsonout *o, int64_t low,
+			const struct kt_json_meta *m)
+{
+	if (!o->header) {
+		o->header = header_text(m);
+		fputs(o->header, o->f);
+		o->rows_start = ftell(o->f);
+	}
+	if (low <= o->below) {
+		o->next_look = o->buffered + o->step;
+		return;
+	}
+	if (o->ncp == o->cpcap) {
+		o->cpcap = o->cpcap ? o->cpcap * 2 : 256;
+		o->cp = kt_xrealloc(o->cp, o->cpcap * sizeof(*o->cp));
+	}
+	o->cp[o->ncp].off = ftell(o->f);
+	o->cp[o->ncp].below = o->below;
+	o->ncp++;
+	o->below = low;
+
+	struct lane *spare = &o->lane[NLANES];
+
+	if (spare->n > 1)
+		qsort(spare->r + spare->head, spare->n, sizeof(*spare->r), row_qcmp);
+	int h[NLANES + 1], n = 0;
+
+	for (int k = 0; k <= NLANES; k++)
+		if (o->lane[k].n && head(o, k)->start < low)
+			h[n++] = k;
+	for (int i = n / 2 - 1; i >= 0; i--)
+		sift(o, h, n, i);
+	while (n) {
+		struct lane *l = &o->lane[h[0]];
+		const struct kt_row *r = &l->r[l->head];
+
+		if (r->start >= low)
+			break;
+		put_row(o, o->f, r);
+		o->written++;
+		o->buffered--;
+		l->head++;
+		l->n--;
+		if (!l->n) {
+			l->head = 0;
+			h[0] = h[--n];
+		} else if (l->r[l->head].start >= low) {
+			h[0] = h[--n];
+		}
+		sift(o, h, n, 0);
+	}
+	o->next_look = o->buffered + o->step;
+}
+
+/* ---- the end: late rows and a changed header -------------------------- */
+
+int kt_jsonout_finish(struct kt_jsonout *o, const struct kt_json_meta *m)
+{
+	kt_jsonout_advance(o, INT64_MAX, m);
+	o->rows_end = ftell(o->f);
+	kt_json_footer(o->f);
+	if (fflush(o->f) != 0 || ferror(o->f))
+		kt_die("write error on the JSON output (disk full?): %s", strerror(errno));
+	if (o->nlate)
+		qsort(o->late, o->nlate, sizeof(*o->late), row_qcmp);
+	char *h = header_text(m);
+	int same = !strcmp(h, o->header);
+
+	free(o->header);
+	o->header = h;
+	return o->nlate || !same;
+}
+
+uint64_t kt_jsonout_rows(const struct kt_jsonout *o)
+{
+	return o->written + o->nlate;
+}
+
+size_t kt_jsonout_late(const struct kt_jsonout *o)
+{
+	return o->nlate;
+}
+
+/* Copy bytes [*pos, end) of the work file to dst, by the kernel if it can. */
+static void copy_range(struct kt_jsonout *o, FILE *dst, long *pos, long end)
+{
+	if (end <= *pos)
+		return;
+	if (fflush(dst) != 0)
+		kt_die("write error on the JSON output: %s", strerror(errno));
+	int in = fileno(o->f), out = fileno(dst);
+	loff_t off = *pos;
+	long left = end - *pos;
+
+	while (left > 0) {
+		ssize_t k = copy_file_range(in, &off, out, NULL, (size_t)left, 0);
+
+		if (k <= 0)
+			break;
+		left -= k;
+	}
+	if (left > 0) {
+		char buf[1 << 16];
+
+		if (fseek(o->f, (long)off, SEEK_SET) != 0)
+			kt_die("cannot seek in the JSON work file");
+		while (left > 0) {
+			size_t want = left < (long)sizeof(buf) ? (size_t)left : sizeof(buf);
+
+			if (fread(buf, 1, want, o->f) != want)
+				kt_die("read error on the JSON work file");
+			if (fwrite(buf, 1, want, dst) != want)
+				kt_die("write error on the JSON output: %s", strerror(errno));
+			left -= (long)want;
+		}
+		if (fflush(dst) != 0)
+			kt_die("write error on the JSON output: %s", strerror(errno));
+	}
+	*pos = end;
+}
+
+/* Our own row syntax back into a row (only what kt_json_format_row writes). */
+static int64_t parse_fixed8(const char **pp)
+{
+	const char *p = *pp;
+	int neg = 0;
+	int64_t v = 0;
+
+	while (*p == ' ')
+		p++;
+	if (*p == '-')
+		neg = 1, p++;
+	while (*p >= '0' && *p <= '9')
+		v = v * 10 + (*p++ - '0');
+	if (*p == '.') {
+		p++;
+		for (int i = 0; i < 8; i++)
+			v = v * 10 + (*p++ - '0');
+	}
+	*pp = p;
+	return neg ? -v : v;
+}
+
+static int64_t parse_int(const char **pp)
+{
+	const char *p = *pp;
+	int neg = 0;
+	int64_t v = 0;
+
+	if (*p == '-')
+		neg = 1, p++;
+	while (*p >= '0' && *p <= '9')
+		v = v * 10 + (*p++ - '0');
+	*pp = p;
+	return neg ? -v : v;
+}
+
+static void parse_row(const char *line, struct kt_row *r, struct kt_buf *name)
+{
+	const char *p = line + 1;
+	int64_t v[7];
+
+	r->start = parse_fixed8(&p);
+	p += 2;
+	r->dur = parse_fixed8(&p);
+	for (int i = 0; i < 7; i++) {
+		p += 2;
+		v[i] = parse_int(&p);
+	}
+	r->cpu = (int)v[0];
+	r->pid = (int)v[1];
+	r->rpc = (int)v[2];
+	r->event = (int)v[3];
+	r->arg = v[4];
+	r->retval = v[5];
+	r->ipc = (int)v[6];
+	p += 3;		/* , " */
+	name->len = 0;
+	kt_buf_add(name, "", 0);
+	while (*p && *p != '"') {
+		char ch = *p++;
+
+		if (ch == '\\') {
+			ch = *p++;
+			if (ch == 'n')
+				ch = '\n';
+			else if (ch == 't')
+				ch = '\t';
+			else if (ch == 'u') {
+				ch = (char)strtol((char[]){ p[0], p[1], p[2], p[3], 0 }, NULL, 16);
+				p += 4;
+			}
+		}
+		kt_buf_add(name, &ch, 1);
+	}
+	r->name = name->p;
+}
+
+void kt_jsonout_copy(struct kt_jsonout *o, FILE *dst)
+{
+	long pos = o->rows_start;
+	size_t c = 0;
+	char *line = NULL;
+	size_t cap = 0;
+	struct kt_buf name = { 0 };
+
+	fputs(o->header, dst);
+	for (size_t i = 0; i < o->nlate; i++) {
+		const struct kt_row *late = &o->late[i];
+
+		/* Skip ahead by checkpoints: rows before cp[c].off precede it. */
+		while (c + 1 < o->ncp && o->cp[c + 1].below <= late->start)
+			c++;
+		if (c < o->ncp && o->cp[c].off > pos)
+			copy_range(o, dst, &pos, o->cp[c].off);
+		if (fseek(o->f, pos, SEEK_SET) != 0)
+			kt_die("cannot seek in the JSON work file");
+		for (;;) {
+			if (pos >= o->rows_end)
+				break;
+			ssize_t n = getline(&line, &cap, o->f);
+			struct kt_row r;
+
+			if (n <= 0)
+				kt_die("read error on the JSON work file");
+			parse_row(line, &r, &name);
+			if (kt_row_cmp(&r, late) > 0)
+				break;
+			fwrite(line, 1, (size_t)n, dst);
+			pos += n;
+		}
+		put_row(o, dst, late);
+	}
+	copy_range(o, dst, &pos, o->rows_end);
+	kt_json_footer(dst);
+	free(line);
+	kt_buf_free(&name);
+	if (fflush(dst) != 0 || ferror(dst))
+		kt_die("write error on the JSON output (disk full?): %s", strerror(errno));
+}
+
+void kt_jsonout_free(struct kt_jsonout *o)
+{
+	if (!o)
+		return;
+	for (int k = 0; k <= NLANES; k++)
+		free(o->lane[k].r);
+	free(o->header);
+	free(o->cp);
+	free(o->late);
+	free(o->buf);
+	free(o);
+}
