@@ -13,8 +13,9 @@ cd "$ROOT"
 # the guest instead of the one built from this tree.
 ko=${KT_KO:-$SB/module/$rel/kutrace_mod.ko}
 [ -n "${KT_KO:-}" ] || make -s module KVERS="$rel" BUILD="$SB" >&2
-make -s BUILD="$SB" LDFLAGS=-static $SB/bin/kutrace_control \
-	$SB/bin/hello_world_trace $SB/bin/time_getpid >&2
+# Every example program (examples/*.c) goes into the guest.
+EX=$(for f in examples/*.c; do echo "$SB/bin/$(basename "$f" .c)"; done)
+make -s BUILD="$SB" LDFLAGS=-static $SB/bin/kutrace_control $EX >&2
 mkdir -p "$SB/vm"
 for w in tests/vm/*.c; do
 	b=$SB/vm/$(basename "$w" .c)
@@ -28,8 +29,7 @@ for a in $(/bin/busybox --list); do
 	[ -e "$W/root/bin/$a" ] || ln -s busybox "$W/root/bin/$a"
 done
 cp "$ko" "$W/root/lib/modules/kutrace_mod.ko"
-cp $SB/bin/kutrace_control $SB/bin/hello_world_trace $SB/bin/time_getpid \
-	$SB/vm/* "$W/root/bin/"
+cp $SB/bin/kutrace_control $EX $SB/vm/* "$W/root/bin/"
 # virtio drivers for the output disk (modules in the cloud kernel)
 md=$CACHE/kernels/$rel/lib/modules/$rel/kernel
 n=0
