@@ -41,6 +41,7 @@ static const char *prog_name = "kutrace_control";
 static int fail(const char *what, int e)
 {
 	fprintf(stderr, "%s: %s: %s\n", prog_name, what, kt_ctl_strerror(e));
+	kt_ctl_explain(e, stderr);
 	return e ? e : -1;
 }
 

@@ -59,11 +59,14 @@ static uint64_t syscall_ctl(uint64_t cmd, uint64_t arg)
 
 int kt_ctl_open(void)
 {
+	char dev[4096];
 	int err;
 
 	if (ctl_via != KT_CTL_NONE)
 		return 0;
-	ctl_fd = open(KUTRACE_DEVICE, O_RDONLY | O_CLOEXEC);
+	/* Under $KUTRACE_SYSROOT only in tests (see kt_diag.c). */
+	snprintf(dev, sizeof(dev), "%s%s", kt_sysroot(), KUTRACE_DEVICE);
+	ctl_fd = open(dev, O_RDONLY | O_CLOEXEC);
 	if (ctl_fd >= 0) {
 		ctl_via = KT_CTL_DEVICE;
 		return 0;
@@ -549,6 +552,7 @@ int kutrace_test(void)
 
 	if (e) {
 		fprintf(stderr, "kutrace: %s\n", kt_ctl_strerror(e));
+		kt_ctl_explain(e, stderr);
 		return 0;
 	}
 	if (v < 3 || v > 255) {

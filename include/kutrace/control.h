@@ -18,6 +18,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <stdio.h>
 #include "kutrace/format.h"
 
 #ifdef __cplusplus
@@ -38,6 +39,15 @@ enum kt_ctl_via kt_ctl_via(void);
 int kt_ctl_cmd(unsigned int nr, uint64_t arg, uint64_t *result);
 /* User-facing text for an error from kt_ctl_open/kt_ctl_cmd. */
 const char *kt_ctl_strerror(int err);
+/*
+ * For errors that keep kutrace from being reached (ENOENT, EPERM/EACCES,
+ * EBUSY): look at the machine and print to f why, with the command that
+ * fixes it ("  why: ..." / "  fix: ..." lines).  Nothing for other errors.
+ * Files are read under $KUTRACE_SYSROOT (tests), see kt_sysroot().
+ */
+void kt_ctl_explain(int err, FILE *f);
+/* $KUTRACE_SYSROOT or "": prefix of /dev/kutrace and the files read. */
+const char *kt_sysroot(void);
 
 /* The trace time counter (x86: TSC >> 6), as the module uses. */
 uint64_t kt_ctl_now(void);
