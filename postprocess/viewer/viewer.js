@@ -313,7 +313,8 @@ const S = {
   btn: { annot: 0, user: 0, all: 0, mark: 3, arc: 2, lock: 2, freq: 2, ipc: 0, samp: 0, cb: 0 },
   search: { text: '', not: false, units: 1, min: '', max: '' },
   summary: '', searchErr: '', hlEv: [], anns: [], measure: null, hover: '', relative: false,
-  showHeader: true, legend: 0, sizeMsg: '', kept: -1,
+  showHeader: true, legend: 0, sizeMsg: '', kept: -1, fade: false, menu: false, lastExport: '',
+  cfg: { aspect: '0:0', ychars: 18, ypx: 18, txt: 3, spn: 3 },
 };
 const UNITS = [['nsec', 1e-9], ['µsec', 1e-6], ['msec', 1e-3]];
 let hlSpan = null; let anyHL = false;
@@ -323,7 +324,7 @@ let L = {}; // layout
 const cv = document.getElementById('cv');
 const ctx = cv.getContext('2d');
 let dpr = 1;
-const perf = { lastDraw: 0, draws: 0, prims: 0, tri: 0 };
+const perf = { lastDraw: 0, draws: 0, prims: 0, tri: 0, msgs: 0 };
 
 function recomputeHL() {
   const n = D.n; anyHL = false;
@@ -352,15 +353,22 @@ function rowTracks(r) {
 }
 
 function layout() {
-  const W = Math.max(300, window.innerWidth - 16), H = Math.max(240, window.innerHeight - (document.getElementById('bar').offsetHeight + document.getElementById('foot').offsetHeight) - 12);
+  const aw = Math.max(300, window.innerWidth - 16), ah = Math.max(240, window.innerHeight - (document.getElementById('bar').offsetHeight + document.getElementById('foot').offsetHeight) - 12);
+  let W = aw, H = ah;
+  const asp = /^([1-9]):([1-9])$/.exec(S.cfg.aspect);
+  if (S.legend === 1) { W = 900; H = 600; } else if (S.legend === 2) { W = 650; H = 900; }
+  else if (asp) { // height a multiple of 100 px, width = height x h / v
+    H = Math.max(100, Math.floor(ah / 100) * 100); W = Math.round(H * +asp[1] / +asp[2]);
+    while (W > aw && H > 100) { H -= 100; W = Math.round(H * +asp[1] / +asp[2]); }
+  }
   dpr = window.devicePixelRatio || 1;
   if (cv.width !== Math.round(W * dpr) || cv.height !== Math.round(H * dpr)) {
     cv.width = Math.round(W * dpr); cv.height = Math.round(H * dpr); cv.style.width = W + 'px'; cv.style.height = H + 'px';
   }
-  const base = 18;
+  const base = S.cfg.ypx;
   const titleH = 6 + 2 * base, axisH = 6 + 2 * base + 10;
-  const labW = Math.round(18 * 0.6 * base), legW = Math.max(20, Math.min(80, Math.round(W * 0.05)));
-  L = { labelsShown: L.labelsShown, tickLabels: L.tickLabels, baseText: L.baseText, axisTitle: L.axisTitle, W, H, base, top: titleH, bottom: H - axisH, left: labW, right: W - legW, legW };
+  const labW = Math.round(S.cfg.ychars * 0.6 * base), legW = Math.max(20, Math.min(80, Math.round(W * 0.05)));
+  L = { legendItems: L.legendItems, labelsShown: L.labelsShown, tickLabels: L.tickLabels, baseText: L.baseText, axisTitle: L.axisTitle, W, H, base, top: titleH, bottom: H - axisH, left: labW, right: W - legW, legW };
   L.pw = L.right - L.left; L.ph = L.bottom - L.top;
   // tracks
   let tr = 0; const items = [];
@@ -377,9 +385,9 @@ function xOf(t) { return L.left + (t - S.t0) / (S.t1 - S.t0) * L.pw; }
 function tOf(x) { return S.t0 + (x - L.left) / L.pw * (S.t1 - S.t0); }
 function rowGeom(r) { // top, event band E, centre, text band lines & font
   const top = yOf(r.y), px = r.h * L.ppt;
-  let txt = 3; const spn = 3;
+  let txt = S.cfg.txt; const spn = S.cfg.spn;
   while (txt > 0 && px * txt / (spn + txt) / txt < 12) txt--;
-  let E = px * spn / (spn + txt); if (txt === 0) E = Math.max(E, Math.min(px, 12));
+  const E = px * spn / (spn + txt);
   const font = txt ? Math.max(12, Math.min(30, (px - E) / txt)) : 12;
   return { top, px, E, yc: top + E / 2, txt, font };
 }
@@ -462,7 +470,7 @@ function drawSpan(k, x0, x1, yc, E, ipcOK) {
     return;
   }
   if (e === EV_CEXIT) {
-    const col = grey ? GREY : '#C00000';
+    const col = grey || S.fade ? GREY : '#C00000';
     later(() => { flushRun(); ctx.strokeStyle = col; ctx.lineWidth = Math.max(1, 0.07 * E); ctx.beginPath();
       const w = x1 - x0, steps = Math.max(4, Math.min(40, Math.round(w / 2)));
       for (let i = 0; i <= steps; i++) { const x = x0 + w * i / steps, y = yc - Math.sin(i / steps * 2 * Math.PI) * E / 2; if (i) ctx.lineTo(x, y); else ctx.moveTo(x, y); }
@@ -498,6 +506,12 @@ function drawSpan(k, x0, x1, yc, E, ipcOK) {
 // IPC / LLC-miss decoration of one span (VIEWER.md 3.6.11).  flags 0x80:
 // 4-bit IPC; 0x20: 4-bit LLC-miss bucket; both: 2 bits each (IPC high).
 const LLC_US = [0, 1, 2, 5, 10, 20, 40, 60, 80, 100, 150, 200, 300, 400, 500, 660];
+const IPC_TXT = ['0', '0.125', '0.25', '0.375', '0.5', '0.625', '0.75', '0.875', '1.0', '1.25', '1.5', '1.75', '2.0', '2.5', '3.0', '3.5'];
+function ipcText(k) { // ' ipc=1.25', ' llc=3' or both, as the trace has them
+  const p = ipcParts(D.ipc[k]); let s = '';
+  if (p.ipc >= 0) s += ' ipc=' + IPC_TXT[p.ipc]; if (p.llc >= 0) s += ' llc=' + p.llc;
+  return s;
+}
 function ipcMode() { const f = D.meta.flags & 0xA0; return f === 0xA0 ? 'both' : f === 0x80 ? 'ipc' : f === 0x20 ? 'llc' : ''; }
 function ipcParts(v) { // {ipc: 0..15 or -1, llc: 0..15 or -1}
   const m = ipcMode();
@@ -514,6 +528,19 @@ function drawIpcSpan(x0, w, yc, E, v) {
     const len = LLC_US[p.llc] * 1e-6 / (S.t1 - S.t0) * L.pw; // estimated memory time
     if (len >= 1) { ctx.strokeStyle = len > w ? '#FF4060' : '#FF8000'; ctx.lineWidth = 2; ctx.beginPath(); ctx.moveTo(x0, yc + E / 2 - 1); ctx.lineTo(x0 + Math.min(len, w + 40), yc + E / 2 - 1); ctx.stroke(); }
   }
+}
+function drawIpcLegend() { // region 4: IPC, LLC or IPC + Miss values
+  const m = ipcMode(), x = L.right + 14; ctx.font = '12px sans-serif'; ctx.textBaseline = 'middle'; ctx.textAlign = 'left';
+  const ent = [];
+  if (m === 'ipc') { ent.push(['IPC']); for (let v = 0; v < 16; v++) ent.push([IPC_TXT[v], v]); }
+  else if (m === 'llc') { ent.push(['LLC']); for (let v = 0; v < 16; v++) ent.push([LLC_US[v] + 'u', v, '#FFC080']); }
+  else { ent.push(['IPC']); for (const v of [1, 5, 9, 13]) ent.push([IPC_TXT[v], v]); ent.push(['Miss']); for (const v of [0, 5, 10, 15]) ent.push([LLC_US[v] + 'u', v, '#FFC080']); }
+  const step = Math.min(24, (L.ph - 20) / ent.length); let y = L.top + 10;
+  for (const [t, v, fill] of ent) {
+    if (v === undefined) { ctx.fillStyle = '#000'; ctx.fillText(t, x - 8, y); } else { drawIpc(x, y, 14, v, fill); ctx.fillStyle = '#000'; ctx.fillText(t, x + 10, y); }
+    y += step;
+  }
+  L.ipcLegend = ent.map(e => e[0]);
 }
 function drawIpc(x, yc, size, v, fill) {
   flushRun();
@@ -589,13 +616,13 @@ function drawOverlays(r, g, markSlots) {
   let lockStack = [];
   for (let i = 0; i < n; i++) {
     const k = list[i], s = ts[k]; if (s >= t1) break;
-    const e = ev[k], d = dur[k]; if (s + d <= t0) continue;
+    const e = ev[k], d = dur[k]; if (s + d <= t0 && e !== EV_RPCTX && e !== EV_RPCRX) continue;
     const w = d / P;
     const grey = anyHL && !hlSpan[k];
     const x0 = Math.max(xOf(s), L.left - 5), x1 = Math.min(xOf(s + d), L.right + 5);
     if (e >= EV_WAIT && e < EV_WAIT + 32) {
       if (w < 2 || r.group.name === 'CPU') continue;
-      const letter = e - EV_WAIT; const col = grey ? GREY : (WAIT_COLOR[letter] || '#808080'); const y = yc - E / 4;
+      const letter = e - EV_WAIT; const col = grey || S.fade ? GREY : (WAIT_COLOR[letter] || '#808080'); const y = yc - E / 4;
       const xm = morse(x1, y, x1 - x0, letter, col, E);
       ctx.fillStyle = col; ctx.fillRect(x0, y - 0.0375 * E, Math.max(0, xm - x0), Math.max(1, 0.075 * E)); perf.prims++;
     } else if (e === EV_PSTATE || e === EV_PSTATE2) {
@@ -627,6 +654,8 @@ function drawOverlays(r, g, markSlots) {
       const m = S.btn.mark; const t = e - EV_MARKA;
       if (m === 0 || (m === 2 && (t === 1 || t === 3)) || (m === 1 && (t === 0 || t === 2))) continue;
       drawMark(k, r, g, markSlots);
+    } else if (e === EV_RPCRX || e === EV_RPCTX) {
+      if (!grey) drawMessage(k);
     } else if (e === EV_RXPKT || e === EV_TXPKT) {
       const x = xOf(s); if (x < L.left || x > L.right) continue;
       ctx.strokeStyle = '#000'; ctx.lineWidth = 1; ctx.beginPath();
@@ -651,18 +680,38 @@ function drawMark(k, r, g, slots) {
   const text = markText(k), close = text[0] === '/';
   const key = r.idx * 16 + t * 2 + (close ? 1 : 0);
   const last = slots.get(key); if (last !== undefined && Math.abs(x - last) < 3) return; slots.set(key, x);
-  const font = Math.min(g.font, 18); ctx.font = font + 'px sans-serif';
+  markGlyph(x, g.yc, g.E, t, text, Math.min(g.font, 18));
+}
+function markGlyph(x, yc, E, t, text, font) { // VIEWER.md 3.6.8
+  const close = text[0] === '/';
+  ctx.font = font + 'px sans-serif';
   const col = ['#FF0000', '#0000FF', '#008000', '#000000'][t];
-  const yTxt = g.yc + g.E / 2 + font * (t === 1 ? 2 : 1);
-  ctx.strokeStyle = col; ctx.lineWidth = 1; ctx.beginPath(); ctx.moveTo(x, g.yc); ctx.lineTo(x, yTxt); ctx.stroke();
+  const yTxt = yc + E / 2 + font * (t === 1 ? 2 : 1);
+  ctx.strokeStyle = col; ctx.lineWidth = 1; ctx.beginPath(); ctx.moveTo(x, yc); ctx.lineTo(x, yTxt); ctx.stroke();
   const tw = ctx.measureText(text).width;
   let bx = close ? x - tw - 8 : x; if (t === 2) bx = x - tw / 2 - 4;
   if (t !== 3) {
     const h = font + 4, y0 = yTxt - h / 2;
     ctx.beginPath(); ctx.moveTo(bx, y0 + h / 2); ctx.lineTo(bx + 4, y0); ctx.lineTo(bx + tw + 4, y0); ctx.lineTo(bx + tw + 8, y0 + h / 2);
     ctx.lineTo(bx + tw + 4, y0 + h); ctx.lineTo(bx + 4, y0 + h); ctx.closePath(); ctx.fillStyle = 'rgba(255,255,255,0.9)'; ctx.fill(); ctx.stroke();
-  }
+  } else { ctx.fillStyle = col; ctx.beginPath(); ctx.moveTo(x, yTxt - 4); ctx.lineTo(x + 4, yTxt); ctx.lineTo(x, yTxt + 4); ctx.fill(); bx = x + 2; }
   ctx.fillStyle = col; ctx.textBaseline = 'middle'; ctx.fillText(text, bx + 4, yTxt); perf.prims++;
+}
+
+// RPC message (0x204 rx, 0x205 tx): the time on the wire as a line at the
+// top of the diagram, cut into 1500-byte packets when wide enough.
+function drawMessage(k) {
+  const e = D.ev[k], len = Math.max(0, D.arg[k]); let s = D.ts[k], d = D.dur[k];
+  if (d <= 1e-8) { d = (len + 88) * 8 / (1000 * 1e6); if (e === EV_RPCRX) s -= d; } // old style: point at the kernel time
+  const x0 = xOf(s), x1 = xOf(s + d), w = x1 - x0; if (w < 0.1 || x1 < L.left || x0 > L.right) return;
+  const rx = e === EV_RPCRX, y = L.top + 22, col = rx ? '#800000' : '#008080';
+  const ya = rx ? y : y + 6, yb = rx ? y + 6 : y;
+  ctx.strokeStyle = col; ctx.lineWidth = 2;
+  if (w >= 15 && len > 0) { const pk = w * 1500 / (len + 88); if (pk >= 3) ctx.setLineDash([Math.max(1, pk - 2), 2]); }
+  ctx.beginPath(); ctx.moveTo(x0, ya); ctx.lineTo(x1, yb); ctx.stroke(); ctx.setLineDash([]);
+  ctx.lineWidth = 1; ctx.beginPath(); ctx.moveTo(x0, ya - 3); ctx.lineTo(x0, ya + 3); ctx.moveTo(x1, yb - 3); ctx.lineTo(x1, yb + 3); ctx.stroke();
+  if (w >= 15) { const id = String(D.rpc[k] > 0 ? D.rpc[k] : D.names[D.nm[k]]); ctx.font = '11px sans-serif'; ctx.fillStyle = col; ctx.textBaseline = 'middle'; ctx.fillText(id, x1 + 3, y + 3); }
+  perf.prims++; perf.msgs++;
 }
 
 function drawArcs() {
@@ -746,7 +795,7 @@ function shortText(k) {
 function longText(k) {
   const rel = D.ts[k] - axisBase().sec;
   let s = fmtStart(rel) + ' ' + nameArg(k, true) + '; ' + fmtSI(D.dur[k]);
-  if ((D.meta.flags & 0xA0) && D.ev[k] >= 0x400) s += ' ipc=' + D.ipc[k];
+  if ((D.meta.flags & 0xA0) && D.ev[k] >= 0x400) s += ipcText(k);
   return s;
 }
 
@@ -802,7 +851,7 @@ function redraw() { if (!pending) { pending = true; requestAnimationFrame(render
 
 function render() {
   pending = false;
-  const t0p = performance.now(); perf.prims = 0; perf.tri = 0;
+  const t0p = performance.now(); perf.prims = 0; perf.tri = 0; perf.msgs = 0;
   layout();
   S.overheadHatch = (S.t1 - S.t0) < 8e-6;
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
@@ -813,23 +862,27 @@ function render() {
   ctx.fillText(String(D.meta.title || ''), (L.left + L.right) / 2, L.top / 2);
   ctx.textAlign = 'left';
   // region 4 (IPC legend)
-  ctx.fillStyle = S.btn.ipc ? '#EEEEEE' : '#F8F8F8'; ctx.fillRect(L.right + L.legW / 2, L.top, L.legW / 2, L.ph);
-  if (S.btn.ipc) { ctx.fillStyle = '#000'; ctx.font = '12px sans-serif'; ctx.fillText('IPC', L.right + L.legW / 2 + 2, L.top + 10);
-    const vals = ['0', '⅛', '¼', '⅜', '½', '⅝', '¾', '⅞', '1', '1¼', '1½', '1¾', '2', '2½', '3', '3½'];
-    for (let v = 0; v < 16; v++) { const y = L.top + 28 + v * Math.min(24, (L.ph - 40) / 16); drawIpc(L.right + L.legW / 2 + 10, y, 14, v); ctx.fillStyle = '#000'; ctx.fillText(vals[v], L.right + L.legW / 2 + 20, y); } }
+  const over = S.btn.ipc ? 4 : L.legW / 2; // spans may run into region 4 unless its legend is shown
+  ctx.fillStyle = S.btn.ipc ? '#EEEEEE' : '#F8F8F8'; ctx.fillRect(L.right + over, L.top, L.legW - over, L.ph);
+  if (S.btn.ipc) drawIpcLegend();
   // rows
-  ctx.save(); ctx.beginPath(); ctx.rect(L.left, L.top, L.pw + L.legW / 2, L.ph); ctx.clip();
+  ctx.save(); ctx.beginPath(); ctx.rect(L.left, L.top, L.pw + over, L.ph); ctx.clip();
   const slots = new Map(), vis = [];
   for (const it of L.items) {
-    if (!it.row) continue; const r = it.row; if (r.tmax < S.t0 || r.tmin > S.t1) continue; const g = rowGeom(r);
+    if (!it.row) continue; const r = it.row; const sh = S.relative && isFinite(r.tmin) ? r.tmin - D.t0 : 0;
+    if (r.tmax < S.t0 + sh || r.tmin > S.t1 + sh) continue; const g = rowGeom(r);
     if (g.top > L.bottom || g.top + g.px < L.top) continue;
-    vis.push([r, g]);
+    vis.push([r, g, sh]);
   }
-  pbBegin(L.left, L.top, L.pw + L.legW / 2, L.ph);
-  for (const [r, g] of vis) drawExec(r, g);
+  // Relative mode (base-time click): each row's time starts at its first span.
+  const T0 = S.t0, T1 = S.t1;
+  pbBegin(L.left, L.top, L.pw + over, L.ph);
+  for (const [r, g, sh] of vis) { S.t0 = T0 + sh; S.t1 = T1 + sh; drawExec(r, g); }
+  S.t0 = T0; S.t1 = T1;
   pbEnd();
-  for (const [r, g] of vis) { drawOverlays(r, g, slots); flushRun(); }
-  drawArcs();
+  for (const [r, g, sh] of vis) { S.t0 = T0 + sh; S.t1 = T1 + sh; drawOverlays(r, g, slots); flushRun(); }
+  S.t0 = T0; S.t1 = T1;
+  if (!S.relative) drawArcs();
   drawCallouts();
   drawAnnotations();
   ctx.restore();
@@ -855,7 +908,7 @@ function render() {
   if (S.hover) { ctx.font = '18px sans-serif'; const w = ctx.measureText(S.hover).width; ctx.fillStyle = 'rgba(255,255,255,0.9)'; ctx.fillRect(L.left + 2, L.bottom - 24, w + 6, 22); ctx.fillStyle = '#000'; ctx.textBaseline = 'middle'; ctx.fillText(S.hover, L.left + 5, L.bottom - 13); }
   finish(t0p);
 }
-function finish(t0p) { perf.lastDraw = performance.now() - t0p; perf.draws++; updateStatus(); }
+function finish(t0p) { perf.lastDraw = performance.now() - t0p; perf.draws++; updateStatus(); updateReadouts(); }
 
 
 function drawLabels() {
@@ -916,53 +969,86 @@ function drawMeasure() {
   const xm = (xa + xb) / 2 - w / 2; ctx.fillStyle = '#fff'; ctx.fillRect(xm - 2, y - 22, w + 4, 18); ctx.fillStyle = '#600090'; ctx.textBaseline = 'middle'; ctx.fillText(text, xm, y - 13);
   S.measureText = text;
 }
+// Callouts (ev -4, in D.extra): the tip at (ts, top of the event band of the
+// first visible row among cpu, pid, rpc); the bubble offset by arg px and
+// retval rows.  S.coHit keeps the boxes for dragging.
+function calloutRow(c) {
+  const look = [[0, c[2], c[2] >= 0], [1, c[3], c[3] > 0], [2, c[4], c[4] > 0]];
+  for (const [gi, id, ok] of look) { if (!ok || !G[gi]) continue; const r = G[gi].rows.find(q => q.id === id); if (r && r.h) return r; }
+  return null;
+}
 function drawCallouts() {
-  for (const c of D.extra) {
-    const x = xOf(c[0]); if (x < L.left || x > L.right) continue;
-    const r = G[0].rows.find(q => q.id === c[2] && q.h) || null; if (!r) continue;
-    const g = rowGeom(r); const y = g.yc - g.E / 2; const bx = x + (c[6] || 0), by = y + (c[7] || 0) * g.px;
-    ctx.strokeStyle = '#000'; ctx.lineWidth = 2; ctx.beginPath(); ctx.moveTo(x, y); ctx.lineTo(bx + 10, by); ctx.stroke();
-    const f = Math.min(27, g.font * 1.5); ctx.font = f + 'px sans-serif'; const w = ctx.measureText(String(c[9])).width;
-    ctx.fillStyle = '#fff'; ctx.beginPath(); ctx.roundRect ? ctx.roundRect(bx, by - f, w + 12, f + 8, 6) : ctx.rect(bx, by - f, w + 12, f + 8); ctx.fill(); ctx.stroke();
-    ctx.fillStyle = '#0000AA'; ctx.textBaseline = 'middle'; ctx.fillText(String(c[9]), bx + 6, by - f / 2 + 4);
-  }
+  S.coHit = [];
+  D.extra.forEach((c, i) => {
+    const x = xOf(c[0]); if (x < L.left - 2 || x > L.right + 2) return;
+    const r = calloutRow(c); if (!r) return;
+    const g = rowGeom(r); const y = g.yc - g.E / 2; const bx = x + (+c[6] || 0), by = y + (+c[7] || 0) * g.px;
+    const f = Math.max(12, Math.min(27, (g.txt ? g.font : 12) * 1.5)); ctx.font = f + 'px sans-serif'; const text = String(c[9]); const w = ctx.measureText(text).width;
+    const bw = w + 12, bh = f + 8, bt = by - bh / 2;
+    ctx.strokeStyle = '#000'; ctx.lineWidth = 2; ctx.fillStyle = '#fff';
+    ctx.beginPath(); ctx.moveTo(x, y); ctx.lineTo(bx + Math.min(bw / 2, 14) - 5, by); ctx.lineTo(bx + Math.min(bw / 2, 14) + 5, by); ctx.closePath(); ctx.fill(); ctx.stroke();
+    ctx.beginPath(); if (ctx.roundRect) ctx.roundRect(bx, bt, bw, bh, 6); else ctx.rect(bx, bt, bw, bh); ctx.fill(); ctx.stroke();
+    ctx.fillStyle = '#0000AA'; ctx.textBaseline = 'middle'; ctx.fillText(text, bx + 6, by + 1);
+    S.coHit.push({ i, x: bx, y: bt, w: bw, h: bh, tx: x, ty: y, rowPx: g.px });
+  });
 }
 
 // ---------------------------------------------------------------- legend
+// The legend page (VIEWER.md 4.6): landscape 900x600 (two columns) or
+// portrait 650x900, drawn with the real glyph code on a scratch span.
 function drawLegend() {
-  const x0 = 40, E = 30; let y = 70;
-  ctx.fillStyle = '#0000AA'; ctx.font = 'bold 28px serif'; ctx.fillText('KUtrace HTML Legend', x0, 35);
-  ctx.font = '15px sans-serif'; ctx.textBaseline = 'middle';
-  const saved = { anyHL }; anyHL = false;
-  const fake = (ev, arg, name) => { const k = D.n; return { ev, arg, name, k }; };
+  const land = S.legend === 1, rh = land ? 29 : 26.5, E = land ? 20 : 18, colW = land ? 450 : 620;
+  ctx.fillStyle = '#0000AA'; ctx.font = 'bold 26px serif'; ctx.textBaseline = 'middle'; ctx.textAlign = 'left';
+  ctx.fillText('KUtrace HTML Legend', 20, 24);
+  const saved = { anyHL, fade: S.fade, ov: S.overheadHatch, ipc: S.btn.ipc }; anyHL = false; S.fade = false; S.overheadHatch = false; S.btn.ipc = 0;
+  const tmp = ['ev', 'arg', 'ts', 'dur', 'ipc', 'pid', 'nm'].map(key => [key, D[key]]);
+  D.ev = new Int32Array([0]); D.arg = new Int32Array([0]); D.ts = new Float64Array([0]); D.dur = new Float64Array([1]); D.ipc = new Uint8Array([8]); D.pid = new Int32Array([1]); D.nm = new Uint32Array([0]);
+  const span = (ev, arg, xa, xb, yc) => { D.ev[0] = ev; D.arg[0] = arg || 0; drawSpan(0, xa, xb, yc, E, false); flushRun(); };
+  const line = (xa, ya, xb, yb, col, w, dash) => { ctx.strokeStyle = col; ctx.lineWidth = w; ctx.setLineDash(dash || []); ctx.beginPath(); ctx.moveTo(xa, ya); ctx.lineTo(xb, yb); ctx.stroke(); ctx.setLineDash([]); };
+  const IPCV = [2, 8, 13];
   const items = [
-    ['Execution', null], ['syscall (write)', 0x801], ['interrupt (local_timer_vector)', 0x5EC], ['fault (page_fault)', 0x40E],
-    ['scheduler (-sched-)', 0xDFF], ['user process (two colours per thread)', 0x10000 + 1234], ['idle', 0x10000], ['low-power idle', -10],
-    ['c-exit (power-state exit latency)', 0x20000], ['Non-execution (PID rows)', null], ['wait cpu / disk / lock / mem / net / pipe / time', -20],
-    ['Time-aligned data', null], ['wakeup arc', -30], ['CPU frequency slow / medium / fast', -40], ['PC sample', -50],
-    ['Manually inserted', null], ['mark_a / mark_b / mark_c / mark_d', -60]];
-  const col = [];
-  // Draw glyphs with the real drawing code on a scratch copy of one span.
-  const tmp = ['ev', 'arg', 'ts', 'dur', 'ipc', 'pid'].map(key => [key, D[key]]);
-  D.ev = new Int32Array([0]); D.arg = new Int32Array([0]); D.ts = new Float64Array([0]); D.dur = new Float64Array([1]); D.ipc = new Uint8Array([8]); D.pid = new Int32Array([1]);
-  for (const [label, ev] of items) {
-    if (ev === null) { ctx.fillStyle = '#0000AA'; ctx.font = 'bold 17px sans-serif'; ctx.fillText(label, x0, y); y += 26; continue; }
-    const xa = x0 + 10, xb = x0 + 200, yc = y;
-    if (ev >= 0) { D.ev[0] = ev; D.arg[0] = 0; drawSpan(0, xa, xb, yc, E, false); }
-    else if (ev === -10) { D.ev[0] = EV_IDLE; D.arg[0] = 1; drawSpan(0, xa, xb, yc, E, false); }
-    flushRun();
-    if (ev < 0 && ev === -20) { let x = xa; for (const l of [2, 3, 11, 12, 13, 15, 19]) { morse(x + 60, yc, 60, l, WAIT_COLOR[l], E); x += 30; } }
-    else if (ev === -30) { ctx.strokeStyle = '#0080FF'; ctx.lineWidth = 2; ctx.setLineDash([3, 3]); ctx.beginPath(); ctx.moveTo(xa, yc + 8); ctx.quadraticCurveTo((xa + xb) / 2, yc - 20, xb, yc + 8); ctx.stroke(); ctx.setLineDash([]); }
-    else if (ev === -40) { const c = ['#E00000', '#E0C000', '#00C000']; for (let i = 0; i < 3; i++) { ctx.globalAlpha = [0.5, 0.3, 0.2][i]; ctx.fillStyle = c[i]; ctx.fillRect(xa + i * 64, yc - 12, 60, 24); } ctx.globalAlpha = 1; }
-    else if (ev === -50) { ctx.strokeStyle = PAL_B[3]; ctx.lineWidth = 2; ctx.beginPath(); ctx.moveTo(xa, yc + 4); ctx.lineTo(xb, yc - 2); ctx.stroke(); ctx.strokeStyle = '#000'; ctx.lineWidth = 1; ctx.beginPath(); ctx.moveTo(xb - 3, yc - 5); ctx.lineTo(xb, yc - 2); ctx.lineTo(xb + 3, yc - 5); ctx.stroke(); }
-    else if (ev === -60) { const c = ['#FF0000', '#0000FF', '#008000', '#000000']; for (let i = 0; i < 4; i++) { ctx.fillStyle = c[i]; ctx.fillRect(xa + i * 48, yc - 10, 2, 20); ctx.fillText(['a', 'b', 'c', '9'][i], xa + i * 48 + 6, yc); } }
-    ctx.fillStyle = '#000'; ctx.font = '15px sans-serif'; ctx.fillText(label, xb + 20, y); y += E + 8;
-    col.push(label);
-  }
-  flushRun();
+    ['Execution'],
+    ['syscall (write)', (a, b, y) => span(0x801, 0, a, b, y)],
+    ['interrupt (local_timer_vector)', (a, b, y) => span(0x5EC, 0, a, b, y)],
+    ['fault (page_fault)', (a, b, y) => span(0x40E, 0, a, b, y)],
+    ['scheduler (-sched-)', (a, b, y) => span(0xDFF, 0, a, b, y)],
+    ['user code (two colours per thread)', (a, b, y) => { span(0x10000 + 1234, 0, a, (a + b) / 2 - 2, y); span(0x10000 + 4321, 0, (a + b) / 2 + 2, b, y); }],
+    ['idle, low-power idle', (a, b, y) => { span(EV_IDLE, 0, a, (a + b) / 2 - 4, y); span(EV_IDLE, 1, (a + b) / 2 + 4, b, y); }],
+    ['IPC ¼, 1, 2½ (IPC button)', (a, b, y) => { const w = (b - a) / 3; IPCV.forEach((v, i) => { span(0x10000 + 1234, 0, a + i * w, a + (i + 1) * w - 3, y); drawIpc(a + i * w + w / 2, y, 0.9 * E, v); }); }],
+    ['wakeup arc (Arc button)', (a, b, y) => { line(a, y + 6, a, y + 6, '#000', 1); ctx.strokeStyle = '#0080FF'; ctx.lineWidth = 2; ctx.setLineDash([3, 3]); ctx.beginPath(); ctx.moveTo(a, y + 8); ctx.quadraticCurveTo((a + b) / 2, y - 16, b, y + 8); ctx.stroke(); ctx.setLineDash([]); ctx.beginPath(); ctx.moveTo(b - 7, y + 1); ctx.lineTo(b, y + 8); ctx.lineTo(b - 9, y + 8); ctx.stroke(); }],
+    ['Non-execution (PID and RPC rows)'],
+    ...[[2, 'cpu'], [3, 'disk'], [11, 'lock'], [12, 'memory'], [13, 'network'], [15, 'pipe'], [19, 'timer']].map(([l, nm]) =>
+      ['wait for ' + nm + ' (' + String.fromCharCode(97 + l) + ': ' + MORSE[l] + ')', (a, b, y) => { const xm = morse(b, y, b - a, l, WAIT_COLOR[l], E); ctx.fillStyle = WAIT_COLOR[l]; ctx.fillRect(a, y - 0.0375 * E, xm - a, Math.max(1, 0.075 * E)); }]),
+    ['queued RPC', (a, b, y) => line(a, y, b, y, PAL_B[(1 * 7 + 6) % 15], 0.19 * E, [3, 5])],
+    ['Synthesized'],
+    ['c-exit: leaving a deep power state', (a, b, y) => span(EV_CEXIT, 0, a, a + 40, y)],
+    ['tracing overhead (window < 8 µs)', (a, b, y) => { span(0x801, 0, a, b, y); line(a, y, a, y, '#fff', 0); ctx.strokeStyle = '#fff'; ctx.lineWidth = 2; ctx.beginPath(); for (let i = 0; i < 5; i++) { const x = a + 30 * i / 5; ctx.moveTo(x, y + E / 2); ctx.lineTo(x + 6, y - E / 2); } ctx.stroke(); }],
+    ['Time-aligned data'],
+    ['frequency: slow, medium, fast (Freq)', (a, b, y) => { const c = ['#E00000', '#E0C000', '#00C000'], al = [0.5, 0.3, 0.1]; const w = (b - a) / 3; for (let i = 0; i < 3; i++) { ctx.globalAlpha = al[i]; ctx.fillStyle = c[i]; ctx.fillRect(a + i * w, y - E / 2, w - 2, E); } ctx.globalAlpha = 1; }],
+    ['PC sample, user and kernel (Samp)', (a, b, y) => { const m = (a + b) / 2; [[a, m - 6, [5, 10], 1.5], [m + 6, b, [8, 8], 3]].forEach(([p, q, d, lw]) => { line(p, y + 4, q, y - 2, PALS[0].B2[3], 1.5); line(p, y + 4, q, y - 2, PALS[0].A2[5], lw, d); line(q - 3, y - 5, q, y - 2, '#000', 1); line(q, y - 2, q + 3, y - 5, '#000', 1); }); }],
+    ['RPC message received, sent', (a, b, y) => { const m = (a + b) / 2; line(a, y - 3, m - 6, y + 3, '#800000', 2, [12, 2]); line(m + 6, y + 3, b, y - 3, '#008080', 2, [12, 2]); }],
+    ['packets rx \\, tx /', (a, b, y) => { line(a + 20, y - 4, a + 26, y + 4, '#000', 1); line(a + 60, y + 4, a + 66, y - 4, '#000', 1); }],
+    ['lock held, lock wait (PID rows)', (a, b, y) => { const m = (a + b) / 2; line(a, y, m - 6, y, PAL_B[4], 2); line(m + 6, y, b, y, PAL_B[9], 2, [3, 3]); }],
+    ['Manually inserted'],
+    ['callout', (a, b, y) => { ctx.strokeStyle = '#000'; ctx.lineWidth = 2; ctx.fillStyle = '#fff'; ctx.beginPath(); ctx.moveTo(a, y + 9); ctx.lineTo(a + 20, y); ctx.lineTo(a + 30, y); ctx.closePath(); ctx.fill(); ctx.stroke(); ctx.beginPath(); ctx.rect(a + 14, y - 10, 90, 18); ctx.fill(); ctx.stroke(); ctx.fillStyle = '#0000AA'; ctx.font = '14px sans-serif'; ctx.fillText('look here', a + 20, y); }],
+    ['marks a, b, c, d', (a, b, y) => { const w = (b - a) / 4; ['hello', 'b', 'c', '99'].forEach((t, i) => markGlyph(a + i * w + 6, y - 8, 6, i, t, 12)); }],
+    ['Annotations'],
+    ['search match, annotated span', (a, b, y) => { line(a + 4, y - E / 2, a + 4, y + E / 2, '#600090', 1.5); ctx.fillStyle = '#600090'; ctx.font = '14px sans-serif'; ctx.fillText('write(3)', a + 8, y); }],
+    ['grid: light lines at the time ticks', (a, b, y) => { for (let x = a + 10; x < b; x += 40) line(x + 0.5, y - E / 2, x + 0.5, y + E / 2, '#C8C8C8', 1); }],
+  ];
+  const drawn = [];
+  let col = 0, y = 60; const perCol = land ? Math.ceil(items.length / 2) : items.length;
+  items.forEach((it, n) => {
+    if (land && n === perCol) { col = 1; y = 60; }
+    const x0 = 20 + col * colW, xa = x0 + 8, xb = x0 + (land ? 150 : 230);
+    if (it.length === 1) { ctx.fillStyle = '#0000AA'; ctx.font = 'bold 16px sans-serif'; ctx.textBaseline = 'middle'; ctx.fillText(it[0], x0, y); y += rh * 0.9; return; }
+    it[1](xa, xb, y); flushRun();
+    ctx.fillStyle = '#000'; ctx.font = '14px sans-serif'; ctx.textBaseline = 'middle'; ctx.textAlign = 'left'; ctx.fillText(it[0], xb + 14, y);
+    drawn.push(it[0]); y += rh;
+  });
   for (const [key, v] of tmp) D[key] = v;
-  anyHL = saved.anyHL;
-  L.legendShown = true;
+  anyHL = saved.anyHL; S.fade = saved.fade; S.overheadHatch = saved.ov; S.btn.ipc = saved.ipc;
+  L.legendItems = drawn;
 }
 
 // ---------------------------------------------------------------- search
@@ -1008,14 +1094,14 @@ function doSearch(fromEnter) {
   if (text === '' && (mn === null || mn < 1) && (mx === null || mx < 1)) { syncButtons(); redraw(); return; }
   let re;
   try { re = new RegExp(text); } catch (e) { S.searchErr = 'bad regex: ' + e.message.replace(/^Invalid regular expression: /, ''); el.classList.add('bad'); S.summary = S.searchErr; syncButtons(); redraw(); return; }
-  const r = runSearch(re, text[0] === '-', mn === null ? 0 : mn * unit, mx === null ? Infinity : mx * unit, S.search.not, true);
+  const r = runSearch(re, text[0] === '-', mn === null ? 0 : mn * unit, mx === null ? Infinity : mx * unit, S.search.not, true, text[3] === '=' && !!(D.meta.flags & 0xA0));
   S.summary = r.summary; syncButtons(); redraw();
 }
 function visibleRowSpan(k) {
   const a = D.cpuRow[k], b = D.pidRow[k], c = D.rpcRow[k];
   return (a >= 0 && ROWS[a].h > 0) || (b >= 0 && ROWS[b].h > 0) || (c >= 0 && ROWS[c].h > 0);
 }
-function runSearch(re, dashOK, mn, mx, not, annotate) {
+function runSearch(re, dashOK, mn, mx, not, annotate, ipcS) {
   const ts = D.ts, dur = D.dur, ev = D.ev, nm = D.names, nmi = D.nm;
   layout();
   const t0 = S.t0, t1 = S.t1; const lo = firstGlobal(t0 - 5); // PC samples use end time
@@ -1033,7 +1119,9 @@ function runSearch(re, dashOK, mn, mx, not, annotate) {
     if (!visibleRowSpan(k)) continue;
     const d = dur[k];
     let ok = d >= mn && d <= mx;
-    if (ok) {
+    if (ok && ipcS) { // 'ipc=3\.': match ' ipc=<v> llc=<v>' of spans with IPC data
+      ok = D.ipc[k] > 0 && d > 1e-8 && re.test(ipcText(k));
+    } else if (ok) {
       const name = nm[nmi[k]];
       if (name[0] === '-' && !dashOK) ok = false;
       else {
@@ -1106,8 +1194,19 @@ cv.addEventListener('contextmenu', ev => ev.preventDefault());
 cv.addEventListener('mousedown', ev => {
   const r = cv.getBoundingClientRect(); const x = ev.clientX - r.left, y = ev.clientY - r.top;
   lastMouse.x = x; lastMouse.y = y; lastMouse.t = tOf(x);
-  if (Math.hypot(x - L.left, y - L.bottom) <= 8 && !S.legend) { if (ev.shiftKey) return; saveView(0); resetView(); return; }
+  if (Math.hypot(x - L.left, y - L.bottom) <= 8 && !S.legend) { if (ev.shiftKey) toggleMenu(); else { saveView(0); resetView(); } return; }
   if (S.legend) { toggleLegend(); return; }
+  for (const h of (S.coHit || []).slice().reverse()) { // callouts: drag the bubble, or the spike's tip
+    const tip = Math.hypot(x - h.tx, y - h.ty) <= 6, box = x >= h.x && x <= h.x + h.w && y >= h.y && y <= h.y + h.h;
+    if (!tip && !box) continue;
+    const c = D.extra[h.i]; drag = { kind: box ? 'bubble' : 'spike', i: h.i, x0: x, y0: y, a0: +c[6] || 0, r0: +c[7] || 0, rowPx: h.rowPx || 1 };
+    return;
+  }
+  if (x < L.left && y > L.bottom + L.base * 0.6) { // the base time: relative mode; shift-click clears localStorage
+    if (ev.shiftKey) { try { localStorage.clear(); } catch (e) { /* storage off */ } S.summary = 'localStorage cleared'; updateStatus(); }
+    else { S.relative = !S.relative; redraw(); }
+    return;
+  }
   if (x < L.left) { // labels
     for (const it of L.items) if (it.header && Math.abs(y - (yOf(it.y) + 5 * L.ppt)) < L.base / 2 + 2 && x < L.left * 0.75) { toggleGroup(it.header); return; }
     const row = rowAtY(y);
@@ -1133,6 +1232,12 @@ window.addEventListener('mousemove', ev => {
     const dt = (x - drag.x0) / L.pw * (drag.t1 - drag.t0); setWindow(drag.t0 - dt, drag.t1 - dt); drag.moved = true; redraw(); return;
   }
   if (drag && drag.kind === 'y') { S.ypan = drag.pan0 + (y - drag.y0); redraw(); return; }
+  if (drag && drag.kind === 'bubble') { const c = D.extra[drag.i]; c[6] = Math.round(drag.a0 + x - drag.x0); c[7] = Math.round((drag.r0 + (y - drag.y0) / drag.rowPx) * 10) / 10; redraw(); return; }
+  if (drag && drag.kind === 'spike') { // snap the tip to the start of the nearest span on the row under the mouse
+    const row = rowAtY(y); const k = nearestSpan(row, tOf(x), y);
+    if (k >= 0 && row) { const c = D.extra[drag.i]; c[0] = D.ts[k]; const gn = row.group.name; c[2] = gn === 'CPU' ? row.id : -1; c[3] = gn === 'PID' ? row.id : 0; c[4] = gn === 'RPC' ? row.id : 0; redraw(); }
+    return;
+  }
   if (drag && drag.kind === 'shift' && Math.abs(x - drag.x0) >= 5) {
     const row = rowAtY(y); const k = nearestSpan(row, tOf(x), y);
     if (drag.k0 >= 0 && k >= 0) {
@@ -1200,6 +1305,8 @@ function syncButtons() {
   }
   if (!D.meta.flags || !(D.meta.flags & 0xA0)) {} else document.getElementById('b_ipc').textContent = (D.meta.flags & 0xA0) === 0xA0 ? 'Both' : (D.meta.flags & 0x80) ? 'IPC' : 'LLC';
   document.getElementById('b_not').className = S.search.not ? 'on' : '';
+  document.getElementById('m_fade').className = S.fade ? 'on' : '';
+  document.getElementById('m_legend').className = S.legend ? 'on' : '';
   document.getElementById('annot').textContent = S.btn.annot ? 'annot:' : 'Annot:';
   document.getElementById('units').textContent = UNITS[S.search.units][0] + ':';
   updateStatus();
@@ -1256,12 +1363,65 @@ function hideRecent() { document.getElementById('recent').style.display = 'none'
 document.getElementById('search').addEventListener('blur', () => setTimeout(hideRecent, 100));
 document.getElementById('more').addEventListener('click', () => { const m = document.getElementById('morehelp'); m.hidden = !m.hidden; document.getElementById('more').textContent = m.hidden ? '[more]' : '[less]'; redraw(); });
 document.getElementById('legendbtn').addEventListener('click', () => toggleLegend());
-function toggleLegend() { S.legend = S.legend ? 0 : 1; redraw(); }
+function toggleLegend() { S.legend = (S.legend + 1) % 3; syncButtons(); redraw(); } // landscape -> portrait -> off
+
+// ---------------------------------------------------------------- secondary controls (VIEWER.md 4.6)
+const CFG_IN = { aspect: 'm_aspect', ychars: 'm_ychars', ypx: 'm_ypx', txt: 'm_txt', spn: 'm_spn' };
+function setCfg(key, text) { // returns true if accepted
+  text = String(text).trim(); const v = Number(text);
+  let ok = false;
+  if (key === 'aspect') ok = /^\d:\d$/.test(text) && (text === '0:0' || (text[0] !== '0' && text[2] !== '0'));
+  else if (key === 'ychars' || key === 'ypx') ok = Number.isInteger(v) && v > 4 && v <= 200;
+  else if (key === 'txt') ok = Number.isInteger(v) && v >= 0 && v <= 20;
+  else if (key === 'spn') ok = Number.isInteger(v) && v > 0 && v <= 20;
+  if (ok) S.cfg[key] = key === 'aspect' ? text : v;
+  document.getElementById(CFG_IN[key]).value = S.cfg[key];
+  redraw(); return ok;
+}
+for (const key of Object.keys(CFG_IN)) {
+  const el = document.getElementById(CFG_IN[key]);
+  el.addEventListener('change', () => setCfg(key, el.value));
+  el.addEventListener('keyup', ev => { if (ev.key === 'Enter') setCfg(key, el.value); });
+}
+function toggleMenu(on) { S.menu = on === undefined ? !S.menu : !!on; document.getElementById('menu2').hidden = !S.menu; redraw(); }
+document.getElementById('menubtn').addEventListener('click', () => toggleMenu());
+document.getElementById('m_legend').addEventListener('click', () => toggleLegend());
+document.getElementById('m_fade').addEventListener('click', () => { S.fade = !S.fade; syncButtons(); redraw(); });
+document.getElementById('m_callout').addEventListener('click', () => { const t = prompt('New callout name:', ''); if (t) addCallout(t); });
+document.getElementById('m_export').addEventListener('click', () => doExport());
+function addCallout(text) {
+  layout();
+  let k = -1; for (let i = S.anns.length - 1; i >= 0; i--) { const a = S.anns[i]; if (D.ts[a.k] >= S.t0 && D.ts[a.k] <= S.t1) { k = a.k; break; } }
+  const row = k >= 0 ? [D.ts[k], 0, D.cpu[k], D.pid[k], D.rpc[k], EV_CALLOUT, 10, -0.4, 0, String(text)]
+    : [(S.t0 + S.t1) / 2, 0, G[0].rows.length ? G[0].rows[0].id : 0, 0, 0, EV_CALLOUT, 10, -0.4, 0, String(text)];
+  D.extra.push(row); redraw(); return D.extra.length - 1;
+}
+async function doExport() {
+  const text = exportText(); S.lastExport = text;
+  let copied = false;
+  try { if (navigator.clipboard && navigator.clipboard.writeText) { await navigator.clipboard.writeText(text); copied = true; } } catch (e) { /* fall back */ }
+  if (!copied) {
+    const ta = document.createElement('textarea'); ta.value = text; ta.style.position = 'fixed'; ta.style.left = '-9999px'; document.body.appendChild(ta); ta.select();
+    try { copied = document.execCommand('copy'); } catch (e) { copied = false; }
+    ta.remove();
+  }
+  const nv = views.filter(v => v.view).length;
+  alert((copied ? 'Copied ' : 'Could not copy (select and copy from the console) ') + D.extra.length + ' callouts, ' + nv + ' views to clipboard' +
+    (copied ? '. Paste it in place of the last line ( ]} ) of the JSON and run makeself again.' : ''));
+  if (!copied) console.log(text);
+}
+function updateReadouts() {
+  if (!S.menu) return;
+  const x = 'x: ' + S.t0.toFixed(6) + '+' + Math.round((S.t1 - S.t0) * 1e6);
+  const y = 'y: ' + Math.round(-S.ypan / L.ppt) + '+' + Math.round((L.ph - 10) / L.ppt);
+  const ex = document.getElementById('m_x'), ey = document.getElementById('m_y');
+  if (ex.textContent !== x) ex.textContent = x; if (ey.textContent !== y) ey.textContent = y;
+}
 
 // ---------------------------------------------------------------- views
 function getView() {
   return { t0: S.t0, t1: S.t1, yk: S.yk, ypan: S.ypan, btn: Object.assign({}, S.btn), search: Object.assign({}, S.search),
-    groups: G.map(g => g.open), hl: ROWS.filter(r => r.hl).map(r => r.group.name + ':' + r.id), hlEv: S.hlEv.slice(), relative: S.relative,
+    groups: G.map(g => g.open), hl: ROWS.filter(r => r.hl).map(r => r.group.name + ':' + r.id), hlEv: S.hlEv.slice(), relative: S.relative, fade: S.fade,
     kept: S.anns.length ? S.anns[S.anns.length - 1].k : -1 };
 }
 function applyView(v) {
@@ -1274,7 +1434,7 @@ function applyView(v) {
   const hl = new Set(v.hl || []); for (const r of ROWS) r.hl = hl.has(r.group.name + ':' + r.id);
   S.hlEv = (v.hlEv || []).slice(0, 2); recomputeHL();
   if (Array.isArray(v.groups)) G.forEach((g, i) => { if (v.groups[i]) g.open = v.groups[i]; if (g.open === 'hl' && !g.hasHL) g.open = 'open'; });
-  S.relative = !!v.relative; S.anns = v.kept >= 0 && v.kept < D.n ? [{ k: v.kept, long: true }] : []; S.summary = ''; S.measure = null;
+  S.relative = !!v.relative; S.fade = !!v.fade; S.anns = v.kept >= 0 && v.kept < D.n ? [{ k: v.kept, long: true }] : []; S.summary = ''; S.measure = null;
   syncButtons(); redraw();
 }
 function saveView(i) { views[i].view = getView(); renderViews(); }
@@ -1296,7 +1456,7 @@ function resetView() {
   setWindow(D.t0, D.t1); S.yk = 1; S.ypan = 0; G.forEach(g => { g.open = g.name === 'CPU' ? 'open' : 'closed'; }); ROWS.forEach(r => { r.hl = false; });
   S.hlEv = []; recomputeHL(); Object.assign(S.btn, { annot: 0, user: 0, all: 0, mark: 3, arc: 2, lock: 2, freq: 2, ipc: 0, samp: 0, cb: 0 });
   Object.assign(S.search, { text: '', not: false, units: 1, min: '', max: '' }); ['search', 'smin', 'smax'].forEach(id => { document.getElementById(id).value = ''; });
-  S.anns = []; S.summary = ''; S.measure = null; S.showHeader = true; S.relative = false; S.legend = 0;
+  S.anns = []; S.summary = ''; S.measure = null; S.showHeader = true; S.relative = false; S.legend = 0; S.fade = false;
   syncButtons(); renderViews(); redraw();
 }
 function storageKey() { return 'kutrace:' + String(D.meta.randomid || D.meta.tracebase || 'none'); }
@@ -1320,7 +1480,9 @@ function state() {
     buttons: Object.assign({}, S.btn), search: Object.assign({}, S.search), summary: S.summary, last: S.last || null,
     searchError: S.searchErr, annotations: S.anns.map(a => (a.long ? longText(a.k) : shortText(a.k))), measure: S.measureText && S.measure ? S.measureText : '',
     hover: S.hover, status: document.getElementById('status').textContent,
-    views: views.map(v => ({ label: v.label, set: !!v.view })), legend: S.legend, spans: D.n, title: D.meta.title,
+    views: views.map(v => ({ label: v.label, set: !!v.view })), legend: S.legend, legendItems: S.legend ? (L.legendItems || []).slice() : [],
+    canvas: { w: L.W, h: L.H }, cfg: Object.assign({}, S.cfg), fade: S.fade, menu: S.menu, callouts: D.extra.map(c => c.slice()), lastExport: S.lastExport,
+    readout: S.menu ? [document.getElementById('m_x').textContent, document.getElementById('m_y').textContent] : null, spans: D.n, title: D.meta.title,
     perf: { lastDraw: perf.lastDraw, draws: perf.draws, prims: perf.prims, load: perf.load, ready: perf.ready, decode: perf.decode, rows: perf.rows, script: perf.script, b64: perf.b64, inflate: perf.inflate, first: perf.first },
     names: null,
   };

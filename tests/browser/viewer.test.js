@@ -271,13 +271,20 @@ async function testSmall(ctx) {
   s = await st(page);
   check('62 clicking ⇐ applies the stored view', near(s.t0, 50.003, 1e-12) && near(s.t1, 50.004, 1e-12), [s.t0, s.t1]);
 
-  // Legend.
+  // Legend: landscape -> portrait -> off, the view kept.
   await page.click('#legendbtn'); await settle(page);
-  s = await st(page);
-  await page.screenshot({ path: path.join(shots, 'legend.png') });
+  const sl = await st(page);
+  await page.screenshot({ path: path.join(shots, 'legend_landscape.png') });
+  await page.click('#legendbtn'); await settle(page);
+  const sp = await st(page);
+  await page.screenshot({ path: path.join(shots, 'legend_portrait.png') });
   await page.click('#legendbtn'); await settle(page);
   const s2 = await st(page);
-  check('65 legend shown and the view kept afterwards', s.legend === 1 && s2.legend === 0 && near(s2.t0, 50.003, 1e-12), [s.legend, s2.legend, s2.t0]);
+  check('65 legend cycles landscape 900x600 -> portrait 650x900 -> off', sl.legend === 1 && sl.canvas.w === 900 && sl.canvas.h === 600 &&
+    sp.legend === 2 && sp.canvas.w === 650 && sp.canvas.h === 900 && s2.legend === 0 && s2.canvas.w === 1584, [sl.legend, sl.canvas, sp.legend, sp.canvas, s2.legend, s2.canvas]);
+  check('65 legend lists the glyph kinds (27 entries, waits by letter)', sl.legendItems.length === 27 && sl.legendItems.includes('wait for cpu (c: -.-.)') &&
+    JSON.stringify(sl.legendItems) === JSON.stringify(sp.legendItems), sl.legendItems);
+  check('65 after the legend the time window is unchanged', near(s2.t0, 50.003, 1e-12) && near(s2.t1, 50.004, 1e-12), [s2.t0, s2.t1]);
 
   // Buttons: IPC legend and CB.
   await page.click('#b_ipc'); await settle(page);
