@@ -17,6 +17,7 @@
 #include <linux/mm.h>
 #include <linux/uaccess.h>
 #include <linux/capability.h>
+#include <linux/string.h>
 #include <linux/security.h>
 #include <linux/perf_event.h>
 #include <linux/delay.h>
@@ -31,6 +32,11 @@ module_param(tracemb, long, 0444);
 MODULE_PARM_DESC(tracemb, "trace buffer size in MiB (1..4096, default 2)");
 
 #define KT_MAX_MB	4096
+
+static char *backend = "auto";
+module_param(backend, charp, 0444);
+MODULE_PARM_DESC(backend,
+		 "auto (patched kernel hooks when the kernel has them), patched or tracepoint");
 
 static const struct kt_backend *kt_backend = &kt_tp_backend;
 static u64 *kt_buf;
@@ -268,6 +274,39 @@ static long kt_do_cmd(unsigned int nr, u64 arg, u64 *result)
 	return 0;
 }
 
+/* Run one command; the kernel's hook flag follows the module's. */
+static long kt_cmd_locked(unsigned int nr, u64 arg, u64 *result)
+{
+	long ret;
+
+	mutex_lock(&kt_ctl_mutex);
+	ret = kt_do_cmd(nr, arg, result);
+	if (kt_backend->set_tracing)
+		kt_backend->set_tracing(READ_ONCE(kt_tracing));
+	mutex_unlock(&kt_ctl_mutex);
+	return ret;
+}
+
+u64 kt_control_call(u64 cmd, u64 arg)
+{
+	unsigned int nr;
+	u64 result;
+
+	if (cmd == KUTRACE_CMD_INSERT1_FORCED)
+		nr = KUTRACE_IOC_INSERT1_FORCED_NR;
+	else if (cmd == KUTRACE_CMD_INSERTN_FORCED)
+		nr = KUTRACE_IOC_INSERTN_FORCED_NR;
+	else if (cmd <= KUTRACE_CMD_MAX)
+		nr = cmd;
+	else
+		return KUTRACE_CMD_ERROR;
+	if (kt_state_changing(nr) && !kt_allowed())
+		return KUTRACE_CMD_ERROR;
+	if (kt_cmd_locked(nr, arg, &result))
+		return KUTRACE_CMD_ERROR;
+	return result;
+}
+
 static long kt_ioctl(struct file *f, unsigned int cmd, unsigned long uarg)
 {
 	struct kutrace_ioc io;
@@ -280,9 +319,7 @@ static long kt_ioctl(struct file *f, unsigned int cmd, unsigned long uarg)
 		return -EPERM;
 	if (copy_from_user(&io, (void __user *)uarg, sizeof(io)))
 		return -EFAULT;
-	mutex_lock(&kt_ctl_mutex);
-	ret = kt_do_cmd(nr, io.arg, &io.result);
-	mutex_unlock(&kt_ctl_mutex);
+	ret = kt_cmd_locked(nr, io.arg, &io.result);
 	if (ret)
 		return ret;
 	if (copy_to_user((void __user *)uarg, &io, sizeof(io)))
@@ -342,9 +379,35 @@ static struct miscdevice kt_misc = {
 	.mode	= 0600,
 };
 
+static int kt_pick_backend(void)
+{
+#ifdef KT_HAVE_KUTRACE_PATCH
+	if (sysfs_streq(backend, "auto") || sysfs_streq(backend, "patched")) {
+		kt_backend = &kt_patched_backend;
+		return 0;
+	}
+#else
+	if (sysfs_streq(backend, "auto"))
+		return 0;
+	if (sysfs_streq(backend, "patched")) {
+		pr_err("kutrace: backend=patched: this module was built for a kernel without the kutrace patch\n");
+		return -EINVAL;
+	}
+#endif
+	if (sysfs_streq(backend, "tracepoint"))
+		return 0;
+	pr_err("kutrace: backend=%s is invalid: use auto, patched or tracepoint\n",
+	       backend);
+	return -EINVAL;
+}
+
 static int __init kt_init(void)
 {
 	int ret;
+
+	ret = kt_pick_backend();
+	if (ret)
+		return ret;
 
 	if (tracemb < 1 || tracemb > KT_MAX_MB) {
 		pr_err("kutrace: tracemb=%ld is invalid: use 1..%d (MiB)\n",

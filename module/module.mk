@@ -7,7 +7,7 @@ KVERS ?= $(notdir $(wildcard /usr/src/linux-headers-*-cloud-amd64))
 KVERS := $(patsubst linux-headers-%,%,$(KVERS))
 MOD_SRCS := $(wildcard module/*.c module/*.h) module/Kbuild include/kutrace/format.h
 
-.PHONY: module checkpatch
+.PHONY: module module-kdir checkpatch
 module: $(foreach k,$(KVERS),$(BUILD)/module/$(k)/kutrace_mod.ko)
 	@[ -n "$(KVERS)" ] || echo "module: no kernel headers in /usr/src (apt-get install linux-headers-cloud-amd64)"
 
@@ -16,6 +16,16 @@ $(BUILD)/module/%/kutrace_mod.ko: $(MOD_SRCS)
 	cp module/*.c module/*.h module/Kbuild $(dir $@)
 	cp include/kutrace/format.h $(dir $@)include/kutrace/
 	$(MAKE) -C /usr/src/linux-headers-$* M=$(abspath $(dir $@)) modules
+
+# Against any configured kernel tree, e.g. a kutrace-patched one built by
+# tests/vm/kbuild.sh:  make module-kdir KDIR=<tree> [KOUT=<dir>]
+KOUT ?= $(BUILD)/module/kdir
+module-kdir:
+	@test -n "$(KDIR)" || { echo "module-kdir: give KDIR=<kernel build tree>"; exit 1; }
+	@mkdir -p $(KOUT)/include/kutrace
+	cp module/*.c module/*.h module/Kbuild $(KOUT)/
+	cp include/kutrace/format.h $(KOUT)/include/kutrace/
+	$(MAKE) -C $(KDIR) M=$(abspath $(KOUT)) modules
 
 # Kernel style check with checkpatch.pl from the kernel source (cached).
 checkpatch:

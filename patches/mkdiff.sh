@@ -1,0 +1,27 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# For porters: writes the unified diff of a kernel tree edited in place,
+# where every changed file FOO has its original beside it as FOO.kt-orig
+# (new files: none).  The kutrace core files come from patches/common/.
+#
+#   patches/mkdiff.sh TREE > patches/linux-X.Y/kutrace.patch
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+tree=$1
+cd "$tree"
+mkdir -p kernel/kutrace
+cp "$here/common/kutrace.h" include/linux/kutrace.h
+cp "$here/common/kutrace.c" kernel/kutrace/kutrace.c
+printf '# SPDX-License-Identifier: GPL-2.0\nobj-y := kutrace.o\n' > kernel/kutrace/Makefile
+{
+	find . -name '*.kt-orig' | sed 's/\.kt-orig$//; s|^\./||'
+	echo include/linux/kutrace.h
+	echo kernel/kutrace/Makefile
+	echo kernel/kutrace/kutrace.c
+} | LC_ALL=C sort -u | while read -r f; do
+	if [ -f "$f.kt-orig" ]; then
+		diff -up --label "a/$f" --label "b/$f" "$f.kt-orig" "$f" || true
+	else
+		diff -up --label /dev/null --label "b/$f" /dev/null "$f" || true
+	fi
+done
