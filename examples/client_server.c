@@ -9,11 +9,13 @@
  *
  *   lookup   takes the table lock, ~20 us of work, releases it
  *   update   takes the table lock, ~100 us of work, releases it; every
- *            SLOW-th update also "writes its log" (sleeps 2 ms) while
- *            holding the lock: the bug the user guide hunts down
+ *            SLOW-th update also "writes its log" (sleeps HOLD ms, default
+ *            2) while holding the lock: the bug the user guide hunts down
  *
  * Both sides mark each RPC the way KUtrace's RPC library does:
- *   addname(METHODNAME, id, "lookup")  once, so the id gets a name
+ *   addname(METHODNAME, id, "lookup")  so the id gets a name; each side
+ *                                      names what it handles, as a real
+ *                                      server on another machine must
  *   addevent(RPCIDREQ, id)             this thread now works for rpc id
  *   addevent(RPCIDRESP, id)            the response is sent / received
  *   addevent(RPCIDREQ, 0)              back to no rpc
@@ -28,8 +30,8 @@
  * A single process because /dev/kutrace is opened exclusively: every
  * thread marks through the one file descriptor of its process.
  *
- *   client_server [-n REQUESTS] [-c CLIENTS] [-s SLOW] [-o FILE.trace]
- *                 [--no-trace]
+ *   client_server [-n REQUESTS] [-c CLIENTS] [-s SLOW] [-l HOLD]
+ *                 [-o FILE.trace] [--no-trace]
  *
  * Prints per-method latency (median, 99th percentile, max) and the id of
  * the slowest request of each method, to look up in the timeline.  Needs the kutrace
@@ -60,6 +62,7 @@ struct msg {
 
 static int tracing = 1;
 static int slow_every = 25;
+static int hold_ms = 2;
 static const uint32_t table_lock_hash = 0x7AB1E;	/* any 32-bit number */
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t table[1024];
@@ -159,6 +162,9 @@ static void *server(void *p)
 	snprintf(name, sizeof(name), "server%d", a->index);
 	pthread_setname_np(pthread_self(), name);
 	while (read_full(a->fd, &m, sizeof(m)) == 0) {
+		if (tracing)
+			kutrace_addname(KUTRACE_METHODNAME, m.rpcid,
+					method_name[m.method & 1]);
 		mark(KUTRACE_RPCIDREQ, m.rpcid);
 		table_acquire();
 		if (m.method == M_LOOKUP) {
@@ -167,7 +173,7 @@ static void *server(void *p)
 			table[m.key % 1024] = work(100, m.value);
 			/* The bug: a slow write done while holding the lock. */
 			if (slow_every > 0 && ++updates % (unsigned int)slow_every == 0)
-				usleep(2000);
+				usleep((useconds_t)hold_ms * 1000);
 		}
 		table_release();
 		mark(KUTRACE_RPCIDRESP, m.rpcid);
@@ -246,14 +252,15 @@ static void report(const char *what, double *v, int n)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: client_server [-n REQUESTS] [-c CLIENTS] [-s SLOW] [-o FILE.trace]\n"
-		"                     [--no-trace]\n"
+		"usage: client_server [-n REQUESTS] [-c CLIENTS] [-s SLOW] [-l HOLD]\n"
+		"                     [-o FILE.trace] [--no-trace]\n"
 		"Runs CLIENTS (default 3) client threads, each sending REQUESTS (default\n"
 		"200) lookup/update RPCs to its own server thread; a server holds the\n"
-		"table lock for each request and sleeps 2 ms while holding it on every\n"
-		"SLOW-th update (default 25, 0 = never).  Traces the run into FILE.trace\n"
-		"(default client_server.trace) with RPC and lock marks, and prints the\n"
-		"latencies and the slowest RPC id.  --no-trace: run without kutrace.\n");
+		"table lock for each request and sleeps HOLD ms (default 2) while\n"
+		"holding it on every SLOW-th update (default 25, 0 = never).  Traces\n"
+		"the run into FILE.trace (default client_server.trace) with RPC and\n"
+		"lock marks, and prints the latencies and the slowest RPC ids.\n"
+		"--no-trace: run without kutrace.\n");
 }
 
 int main(int argc, char **argv)
@@ -271,6 +278,8 @@ int main(int argc, char **argv)
 			nc = atoi(argv[++i]);
 		} else if (!strcmp(argv[i], "-s") && i + 1 < argc) {
 			slow_every = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "-l") && i + 1 < argc) {
+			hold_ms = atoi(argv[++i]);
 		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
 			out = argv[++i];
 		} else if (!strcmp(argv[i], "--no-trace")) {
@@ -281,9 +290,10 @@ int main(int argc, char **argv)
 		}
 	}
 	/* RPC ids are 16 bits in the trace, and 0 means "no RPC". */
-	if (n < 1 || nc < 1 || nc > 64 || (long)n * nc > 65535) {
-		fprintf(stderr, "client_server: need 1 <= CLIENTS <= 64 and "
-			"1 <= REQUESTS * CLIENTS <= 65535\n");
+	if (n < 1 || nc < 1 || nc > 64 || (long)n * nc > 65535 ||
+	    hold_ms < 0 || hold_ms > 10000) {
+		fprintf(stderr, "client_server: need 1 <= CLIENTS <= 64, "
+			"1 <= REQUESTS * CLIENTS <= 65535, 0 <= HOLD <= 10000\n");
 		return 2;
 	}
 

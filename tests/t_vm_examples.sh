@@ -1,0 +1,125 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# The examples (examples/*.c) run in the QEMU guest and their traces show
+# what each README says: hello_world_trace's marks around its printf,
+# time_getpid's getpid loop, client_server's RPCs on both sides, the table
+# lock's hold and wait spans, and the slowest lookup waiting for the lock
+# (the user guide's worked example).  Also the diagnostics for a non-root
+# user and for a machine without the module, on a real kernel.
+# Guest side: tests/vm/scenarios/examples.sh.  KT_VM_KERNELS selects kernels.
+. tests/lib.sh
+. tests/vm/lib.sh
+vm_ready || exit 0
+PP=$KT_BIN/kutrace_postproc
+for k in ${KT_VM_KERNELS:-6.1 6.12}; do
+	out=$KT_ROOT/build/vm/examples-$k
+	rm -rf "$out"
+	if ! tests/vm/vm.sh -k "$k" tests/vm/scenarios/examples.sh "$out" 2>"$TMP/vm.err"; then
+		nok "$k: guest ran the scenario"; sed 's/^/#   /' "$TMP/vm.err" | tail -20
+		continue
+	fi
+	ok "$k: guest ran the examples ($(grep -o 'after [0-9]* s' "$TMP/vm.err"))"
+	for p in hello time_getpid client_server help_hello_world_trace help_time_getpid help_client_server; do
+		eq "$k: $p exit status" "$p=0" "$(grep "^$p=" "$out/scenario.log")"
+	done
+	check "$k: no oops" test ! -s "$out/oops.txt"
+
+	# hello_world_trace: its printf (a write) between the two marks.
+	cp "$out/hello.trace" "$TMP/hello.trace" 2>/dev/null
+	if "$PP" "$TMP/hello.trace" --no-html > /dev/null 2>&1; then
+		r=$(python3 - "$TMP/hello.json" <<'PY'
+import json, sys
+ev = json.load(open(sys.argv[1]))["events"]
+a = [r[0] for r in ev if r[9] == "mark_a=hello"]
+b = [r[0] for r in ev if r[9] == "mark_a=/hello"]
+w = [r for r in ev if a and b and a[0] <= r[0] <= b[0] and r[9] == "write"]
+print(len(a), len(b), len(w) >= 1)
+PY
+)
+		eq "$k: hello trace: mark hello, mark /hello, a write between them" "1 1 True" "$r"
+	else
+		nok "$k: kutrace_postproc hello.trace"
+	fi
+
+	# time_getpid: three lines, and the on-trace has the 20000 getpids.
+	eq "$k: time_getpid prints off/on/on+IPC" 3 "$(grep -c '^getpid, tracing' "$out/time_getpid.out")"
+	sed 's/^/#   /' "$out/time_getpid.out"
+	if [ -f "$out/time_getpid.trace" ] && cp "$out/time_getpid.trace" "$TMP/tg.trace" &&
+		"$PP" "$TMP/tg.trace" --no-html > /dev/null 2>&1; then
+		n=$(grep -c '"getpid"\]' "$TMP/tg.json")
+		between "$k: time_getpid trace: getpid spans of the traced loop" 20000 20100 "$n"
+	else
+		nok "$k: time_getpid.trace postprocessed"
+	fi
+
+	# client_server: RPCs, lock spans, and why the slowest lookup was slow.
+	sed 's/^/#   /' "$out/cs.out"
+	cp "$out/cs.trace" "$TMP/cs.trace" 2>/dev/null
+	if "$PP" "$TMP/cs.trace" --no-html > /dev/null 2>&1; then
+		slow=$(sed -n 's/^slowest lookup: rpc \([0-9]*\) .*/\1/p' "$out/cs.out")
+		python3 - "$TMP/cs.json" "$slow" > "$TMP/cs.facts" <<'PY'
+import json, sys
+ev = json.load(open(sys.argv[1]))["events"]
+slow = int(sys.argv[2] or 0)
+# rows: start dur cpu pid rpc event arg retval ipc name
+req = [r for r in ev if r[5] == 0x201 and r[4] > 0]
+resp = [r for r in ev if r[5] == 0x202 and r[4] > 0]
+ids = {r[4] for r in req}
+sides = {}
+for r in req:
+    sides.setdefault(r[4], set()).add(r[3])
+both = sum(1 for i in ids if len(sides[i]) == 2)
+named = sum(1 for r in req if r[9].split(".")[0] in ("lookup", "update"))
+held = [r for r in ev if r[5] == 0x282 and r[9] == "=tablelock"]
+wait = [r for r in ev if r[5] == 0x283 and r[9] == "~tablelock"]
+marks = [r[9] for r in ev if r[9] in ("mark_a=run", "mark_a=/run")]
+print("rpcs", len(ids))
+print("both_sides", both)
+print("named", named == len(req))
+print("responses", len({r[4] for r in resp}))
+print("held", len(held))
+print("held_long", sum(1 for r in held if r[1] >= 0.1))
+print("waits", len(wait))
+print("marks", " ".join(marks))
+# The slowest lookup on its server thread: from its request to its
+# response, did that thread wait for the table lock, and for how long?
+srv = None
+for r in req:
+    if r[4] == slow and r[9].startswith("lookup"):
+        if srv is None or r[0] > srv[0]:
+            srv = r          # the server side sees the request later
+if srv:
+    end = min([r[0] for r in resp if r[4] == slow and r[3] == srv[3]] or [srv[0]])
+    w = [r for r in wait if r[3] == srv[3] and srv[0] <= r[0] <= end]
+    print("slow_wait_us", int(max([r[1] for r in w] or [0]) * 1e6))
+    print("slow_total_us", int((end - srv[0]) * 1e6))
+PY
+		f() { awk -v k="$1" '$1 == k { $1 = ""; sub(/^ /, ""); print }' "$TMP/cs.facts"; }
+		eq "$k: client_server: 300 RPC ids in the trace" 300 "$(f rpcs)"
+		eq "$k: every RPC marked on both sides (client and server threads)" 300 "$(f both_sides)"
+		eq "$k: every RPC named by its method (lookup.N / update.N)" True "$(f named)"
+		eq "$k: every RPC has its response mark" 300 "$(f responses)"
+		eq "$k: every request holds the table lock (=tablelock spans)" 300 "$(f held)"
+		between "$k: the slow updates hold it >= 100 ms (every 10th update of each server)" 6 6 "$(f held_long)"
+		between "$k: requests waited for the lock (~tablelock spans)" 1 300 "$(f waits)"
+		eq "$k: run marks" "mark_a=run mark_a=/run" "$(f marks)"
+		wt=$(f slow_wait_us) tt=$(f slow_total_us)
+		if [ -n "$wt" ] && [ "$wt" -gt 0 ] && [ $((wt * 2)) -ge "$tt" ]; then
+			ok "$k: slowest lookup (rpc $slow): waited $wt us of its $tt us for the table lock"
+		else
+			nok "$k: slowest lookup (rpc $slow) waited for the table lock (waited ${wt:-?} us of ${tt:-?} us)"
+		fi
+	else
+		nok "$k: kutrace_postproc cs.trace"
+	fi
+
+	# Diagnostics on a real kernel.
+	check "$k: non-root kutrace_control fails" grep -q "^nonroot=1" "$out/scenario.log"
+	check "$k: non-root: says no permission, who you are, and to use sudo" \
+		sh -c "grep -q 'no permission' '$out/nonroot.out' && grep -q 'you are uid 65534' '$out/nonroot.out' && grep -q 'fix: run it as root: sudo kutrace_control' '$out/nonroot.out'"
+	check "$k: non-root client_server (user library) explains too" grep -q 'you are uid 65534' "$out/nonroot_cs.out"
+	rel=$(cat "$out/release.txt")
+	check "$k: without the module: not installed for $rel, fix make dkms-install" \
+		sh -c "grep -q 'no kutrace_mod.ko is installed for kernel $rel' '$out/nomod.out' && grep -q 'sudo make dkms-install' '$out/nomod.out'"
+	sed 's/^/#   /' "$out/nonroot.out"
+done
