@@ -11,7 +11,7 @@ if [ ! -x /usr/bin/chromium ] && [ -z "${KT_CHROMIUM:-}" ]; then skip "viewer br
 if ! command -v node >/dev/null; then skip "viewer browser tests: no node"; exit 0; fi
 if [ ! -d tests/browser/node_modules/playwright-core ]; then sh tests/deps/viewer.sh || true; fi
 if [ ! -d tests/browser/node_modules/playwright-core ]; then skip "viewer browser tests: playwright-core not installed"; exit 0; fi
-for f in small unsafe orig; do
+for f in small unsafe orig misc; do
 	$MS $TPL tests/data/viewer/$f.json $TMP/$f.html || nok "makeself $f.json"
 done
 cp tests/data/viewer/orig.json $TMP/

@@ -368,7 +368,7 @@ function layout() {
   const base = S.cfg.ypx;
   const titleH = 6 + 2 * base, axisH = 6 + 2 * base + 10;
   const labW = Math.round(S.cfg.ychars * 0.6 * base), legW = Math.max(20, Math.min(80, Math.round(W * 0.05)));
-  L = { legendItems: L.legendItems, labelsShown: L.labelsShown, tickLabels: L.tickLabels, baseText: L.baseText, axisTitle: L.axisTitle, W, H, base, top: titleH, bottom: H - axisH, left: labW, right: W - legW, legW };
+  L = { legendItems: L.legendItems, ipcLegend: L.ipcLegend, labelsShown: L.labelsShown, tickLabels: L.tickLabels, baseText: L.baseText, axisTitle: L.axisTitle, W, H, base, top: titleH, bottom: H - axisH, left: labW, right: W - legW, legW };
   L.pw = L.right - L.left; L.ph = L.bottom - L.top;
   // tracks
   let tr = 0; const items = [];
@@ -509,7 +509,7 @@ const LLC_US = [0, 1, 2, 5, 10, 20, 40, 60, 80, 100, 150, 200, 300, 400, 500, 66
 const IPC_TXT = ['0', '0.125', '0.25', '0.375', '0.5', '0.625', '0.75', '0.875', '1.0', '1.25', '1.5', '1.75', '2.0', '2.5', '3.0', '3.5'];
 function ipcText(k) { // ' ipc=1.25', ' llc=3' or both, as the trace has them
   const p = ipcParts(D.ipc[k]); let s = '';
-  if (p.ipc >= 0) s += ' ipc=' + IPC_TXT[p.ipc]; if (p.llc >= 0) s += ' llc=' + p.llc;
+  if (p.ipc >= 0) s += ' ipc=' + IPC_TXT[p.ipc]; if (p.llc >= 0) s += ' llc=' + (ipcMode() === 'both' ? D.ipc[k] & 3 : D.ipc[k] & 15);
   return s;
 }
 function ipcMode() { const f = D.meta.flags & 0xA0; return f === 0xA0 ? 'both' : f === 0x80 ? 'ipc' : f === 0x20 ? 'llc' : ''; }
@@ -753,7 +753,7 @@ function fmtSI(v, digits) { // 3 significant digits (durations)
   if (v === 0) return '0s';
   const P = ['p', 'n', 'u', 'm', '', 'K']; let i = 0; let x = v * 1e12;
   while (Math.abs(x) >= 1000 && i < P.length - 1) { x /= 1000; i++; }
-  return x.toPrecision(digits || 3).replace(/\.?0+$/, m => m.includes('.') ? (m.length > 1 && digits ? m : '') : m) + P[i] + 's';
+  return x.toPrecision(digits || 3) + P[i] + 's'; // 3 significant digits: 37.0us
 }
 function fmt5(v) { // Matches: total
   if (v === 0) return '0';
@@ -1483,7 +1483,8 @@ function state() {
     views: views.map(v => ({ label: v.label, set: !!v.view })), legend: S.legend, legendItems: S.legend ? (L.legendItems || []).slice() : [],
     canvas: { w: L.W, h: L.H }, cfg: Object.assign({}, S.cfg), fade: S.fade, menu: S.menu, callouts: D.extra.map(c => c.slice()), lastExport: S.lastExport,
     readout: S.menu ? [document.getElementById('m_x').textContent, document.getElementById('m_y').textContent] : null, spans: D.n, title: D.meta.title,
-    perf: { lastDraw: perf.lastDraw, draws: perf.draws, prims: perf.prims, load: perf.load, ready: perf.ready, decode: perf.decode, rows: perf.rows, script: perf.script, b64: perf.b64, inflate: perf.inflate, first: perf.first },
+    ipcLegend: S.btn.ipc ? (L.ipcLegend || []).slice() : [], ipcButton: document.getElementById('b_ipc').textContent,
+    perf: { lastDraw: perf.lastDraw, draws: perf.draws, prims: perf.prims, tri: perf.tri, msgs: perf.msgs, load: perf.load, ready: perf.ready, decode: perf.decode, rows: perf.rows, script: perf.script, b64: perf.b64, inflate: perf.inflate, first: perf.first },
     names: null,
   };
 }

@@ -22,6 +22,7 @@ async function launch() {
 
 async function open(ctx, file, opts = {}) {
   const page = ctx.pages()[0] || await ctx.newPage();
+  for (const ev of ['dialog', 'pageerror', 'request']) page.removeAllListeners(ev); // from the previous test
   const errors = [];
   const requests = [];
   page.on('pageerror', e => errors.push(String(e)));

@@ -331,6 +331,144 @@ async function testUnsafe(ctx) {
   await page.screenshot({ path: path.join(shots, 'unsafe_names.png') });
 }
 
+// Secondary controls (VIEWER.md 4.6 and section 6 rows 63-68) and the ipc= search.
+async function testMenu(ctx) {
+  const { page, errors } = await open(ctx, path.join(dir, 'small.html'));
+  const dialogs = []; let answer = 'look here';
+  page.on('dialog', d => { dialogs.push(d.message()); if (d.type() === 'prompt') d.accept(answer); else d.accept(); });
+  const o = await canvasOrigin(page);
+  let L = await page.evaluate(() => window.kutrace.layout());
+  // Shift-click on the red dot shows the menu (once, not twice as in the original).
+  await page.keyboard.down('Shift'); await page.mouse.click(o.x + L.left, o.y + L.bottom); await page.keyboard.up('Shift'); await settle(page);
+  let s = await st(page);
+  check('64 shift-click on the red dot shows the secondary controls', s.menu && await page.isVisible('#menu2') && s.spans === 38 && near(s.t0, 50.0, 1e-12), [s.menu]);
+  check('64 x/y readouts: x: 50.000000+10000, y: 0+110', JSON.stringify(s.readout) === '["x: 50.000000+10000","y: 0+110"]', s.readout);
+  // Aspect 4:3: height a multiple of 100 px, width 4/3 of it; the view is kept.
+  await page.evaluate(() => window.kutrace.setWindow(50.001, 50.003));
+  await page.fill('#m_aspect', '4:3'); await page.press('#m_aspect', 'Enter'); await settle(page);
+  s = await st(page);
+  check('64 Aspect 4:3 -> canvas h multiple of 100, w = 4/3 h, window kept', s.canvas.h % 100 === 0 && s.canvas.h >= 700 && s.canvas.w === Math.round(s.canvas.h * 4 / 3) &&
+    near(s.t0, 50.001, 1e-12) && near(s.t1, 50.003, 1e-12), [s.canvas, s.t0, s.t1]);
+  await page.screenshot({ path: path.join(shots, 'menu_aspect43.png') });
+  await page.fill('#m_aspect', '43'); await page.press('#m_aspect', 'Enter'); await settle(page);
+  check('64 a malformed aspect is refused', (await st(page)).cfg.aspect === '4:3' && await page.inputValue('#m_aspect') === '4:3');
+  await page.fill('#m_aspect', '0:0'); await page.press('#m_aspect', 'Enter'); await settle(page);
+  s = await st(page);
+  check('64 Aspect 0:0 fills the window again', s.canvas.w === 1584, s.canvas);
+  // Ychars and Ypx set the label column width (Ychars x 0.6 x Ypx) and fonts; <= 4 ignored.
+  await page.fill('#m_ychars', '30'); await page.press('#m_ychars', 'Enter'); await settle(page);
+  L = await page.evaluate(() => window.kutrace.layout());
+  check('64 Ychars 30 -> label column 324 px', L.left === 324, L.left);
+  await page.fill('#m_ypx', '12'); await page.press('#m_ypx', 'Enter'); await settle(page);
+  L = await page.evaluate(() => window.kutrace.layout());
+  check('64 Ypx 12 -> label column 216 px, title band 30 px', L.left === 216 && L.top === 30, [L.left, L.top]);
+  await page.fill('#m_ypx', '3'); await page.press('#m_ypx', 'Enter'); await settle(page);
+  check('64 Ypx 3 is ignored', (await st(page)).cfg.ypx === 12 && await page.inputValue('#m_ypx') === '12');
+  await page.fill('#m_ychars', '18'); await page.press('#m_ychars', 'Enter'); await page.fill('#m_ypx', '18'); await page.press('#m_ypx', 'Enter'); await settle(page);
+  // txt / spn: the row splits spn:txt; txt 0 -> spans fill the row.
+  let g = await page.evaluate(() => window.kutrace.rowY('0'));
+  check('64 default txt 3 spn 3: event band is half the row', near(g.E, g.h / 2, 0.01), g);
+  await page.fill('#m_txt', '0'); await page.press('#m_txt', 'Enter'); await settle(page);
+  g = await page.evaluate(() => window.kutrace.rowY('0'));
+  check('64 txt 0: spans fill the row', near(g.E, g.h, 0.01), g);
+  await page.fill('#m_txt', '1'); await page.fill('#m_spn', '5'); await page.press('#m_spn', 'Enter'); await settle(page);
+  g = await page.evaluate(() => window.kutrace.rowY('0'));
+  check('64 txt 1 spn 5: event band 5/6 of the row', near(g.E, g.h * 5 / 6, 0.01), g);
+  await page.fill('#m_txt', '3'); await page.fill('#m_spn', '3'); await page.press('#m_spn', 'Enter'); await settle(page);
+
+  // Fade: spans grey, overlays (the mark) keep their colour.
+  await page.evaluate(() => window.kutrace.setWindow(50.0008, 50.0017)); await settle(page);
+  L = await page.evaluate(() => window.kutrace.layout());
+  const plot = { x: L.left + 10, y: L.top, w: L.right - L.left - 20, h: L.bottom - L.top - 12 };
+  const cpu0 = await page.evaluate(() => window.kutrace.rowY('0'));
+  const band0 = { x: L.left + 10, y: cpu0.yc - cpu0.E / 2, w: L.right - L.left - 20, h: cpu0.E };
+  const user0 = await countColor(page, [0xE8, 0xE8, 0xE8], band0), red0 = await countColor(page, [0xFF, 0, 0], plot);
+  await page.click('#m_fade'); await settle(page);
+  const user1 = await countColor(page, [0xE8, 0xE8, 0xE8], band0), red1 = await countColor(page, [0xFF, 0, 0], plot);
+  check('66 Fade: spans turn #E8E8E8, mark_a stays red', (await st(page)).fade && user1 > user0 + 2000 && red0 > 50 && Math.abs(red1 - red0) < red0 * 0.1, [user0, user1, red0, red1]);
+  await page.screenshot({ path: path.join(shots, 'menu_fade.png') });
+  await page.click('#m_fade'); await settle(page);
+
+  // Callout: prompt, bubble at the kept annotation, drag the bubble, export.
+  const xw = await page.evaluate(() => window.kutrace.xOf(50.00143));
+  await page.keyboard.down('Shift'); await page.mouse.move(o.x + xw + 2, o.y + cpu0.yc); await page.mouse.down(); await page.keyboard.up('Shift'); await page.mouse.up(); await settle(page);
+  await page.click('#m_callout'); await settle(page);
+  s = await st(page);
+  check('67 🗨 prompts and adds a callout at the kept annotation (write at 50.00143, CPU 0)', dialogs.includes('New callout name:') && s.callouts.length === 1 &&
+    s.callouts[0][9] === 'look here' && near(s.callouts[0][0], 50.00143, 1e-9) && s.callouts[0][2] === 0 && s.callouts[0][6] === 10 && s.callouts[0][7] === -0.4, s.callouts);
+  const bubble = await countColor(page, [0, 0, 0xAA], plot);
+  await page.screenshot({ path: path.join(shots, 'menu_callout.png') });
+  const bx = xw + 10 + 20, by = cpu0.yc - cpu0.E / 2 - 0.4 * cpu0.h;
+  await page.mouse.move(o.x + bx, o.y + by); await page.mouse.down(); await page.mouse.move(o.x + bx + 60, o.y + by + cpu0.h * 0.2, { steps: 4 }); await page.mouse.up(); await settle(page);
+  s = await st(page);
+  check('67 the bubble text is drawn (#0000AA) and dragging moves it (+60 px, +0.2 row)', bubble > 30 && s.callouts[0][6] === 70 && near(s.callouts[0][7], -0.2, 1e-9) && near(s.t0, 50.0008, 1e-12), [bubble, s.callouts[0], s.t0]);
+  // Drag the spike's tip onto the mysqld.1205 span on CPU 3 (starts 50.00112, page_fault).
+  const cpu3 = await page.evaluate(() => window.kutrace.rowY('3')); const x3 = await page.evaluate(() => window.kutrace.xOf(50.0013));
+  await page.mouse.move(o.x + xw, o.y + cpu0.yc - cpu0.E / 2); await page.mouse.down(); await page.mouse.move(o.x + x3, o.y + cpu3.yc, { steps: 4 }); await page.mouse.up(); await settle(page);
+  s = await st(page);
+  check('67 dragging the spike snaps it to the start of the span under the mouse', near(s.callouts[0][0], 50.00112, 1e-9) && s.callouts[0][2] === 3, s.callouts[0]);
+  await page.keyboard.down('Shift'); await page.click('#view2'); await page.keyboard.up('Shift');
+  await page.click('#m_export'); await page.waitForTimeout(200);
+  s = await st(page);
+  let ex = null; try { ex = JSON.parse('{"events":[' + s.lastExport); } catch (e) { ex = String(e); }
+  check('63 Export: alert with the counts, text = the JSON tail with the callout and views', dialogs.some(m => /Copied 1 callouts, [1-5] views to clipboard/.test(m)) &&
+    ex && ex.extra && ex.extra.length === 1 && ex.extra[0][9] === 'look here' && ex.extra[0][5] === -4 && ex.savedview.length === 5 && ex.savedview[2][1] && near(ex.savedview[2][1].t0, 50.0008, 1e-12), [dialogs, s.lastExport.slice(0, 200)]);
+
+  // Relative time: a click on the base time.
+  await page.mouse.click(o.x + 40, o.y + L.bottom + L.top / 2 + 14); await settle(page);
+  s = await st(page);
+  check('68 base-time click toggles relative mode', s.baseText === '2021-10-28 relative', s.baseText);
+  await page.mouse.click(o.x + 40, o.y + L.bottom + L.top / 2 + 14); await settle(page);
+  check('68 clicking again turns it off', (await st(page)).baseText.startsWith('2021-10-28 14:01:50'));
+
+  // ipc= search (IPC trace, flags 0x80): ' ipc=<v>' of spans with IPC > 0 and longer than 10 ns.
+  await page.mouse.click(o.x + L.left, o.y + L.bottom); await settle(page);
+  let sum = await search(page, 'ipc=1\\.');
+  check('ipc=1\\. matches the 5 spans with IPC 1.0..1.75 (read 1.0, mysqld.1204 1.25 x2, bash 1.5 x2)', sum === 'Matches: 5, 2.5200ms [20.0us..2.0000ms]' || sum.startsWith('Matches: 5,'), sum);
+  sum = await search(page, 'ipc=2\\.0');
+  check('ipc=2\\.0 matches mysqld.1205 only', sum === 'Matches: 1, 1.0000ms [1.0ms..1.0ms]' || sum.startsWith('Matches: 1,'), sum);
+  sum = await search(page, 'ipc=0$');
+  check('ipc=0$ matches nothing (only spans with IPC > 0 take part)', sum === 'Matches: 0, 0', sum);
+  await search(page, '');
+  const xr = await page.evaluate(() => window.kutrace.xOf(50.00011));
+  const cpu3b = await page.evaluate(() => window.kutrace.rowY('3'));
+  await page.evaluate(() => window.kutrace.setWindow(50.00005, 50.00015)); await settle(page);
+  const xr2 = await page.evaluate(() => window.kutrace.xOf(50.00011)); void xr;
+  await page.keyboard.down('Shift'); await page.mouse.move(o.x + xr2, o.y + cpu3b.yc); await page.mouse.down(); await page.keyboard.up('Shift'); await page.mouse.up(); await settle(page);
+  s = await st(page);
+  check('long text shows the IPC value: read(5)=100; 20.0us ipc=1.0', s.annotations.length === 1 && / read\(5\)=100; 20\.0us ipc=1\.0$/.test(s.annotations[0]), s.annotations);
+  check('menu: no page errors', errors.length === 0, errors);
+}
+
+// IPC+LLC ("Both"), RPC messages, locks, queues: tests/data/viewer/misc.json.
+async function testMisc(ctx) {
+  const { page, errors } = await open(ctx, path.join(dir, 'misc.html'));
+  let s = await st(page);
+  check('flags 160: the IPC button reads Both', s.ipcButton === 'Both', s.ipcButton);
+  check('RPC row from the request events; PID rows for 501, 502', JSON.stringify(s.rows.map(r => r.label)) === '["0","1","2","server.501","client.502","getuser.7"]', s.rows.map(r => r.label));
+  // RPC messages at the top: rx 22.0001 +12 us (dark red), tx 22.00045 +30 us (dark cyan).
+  await page.evaluate(() => window.kutrace.setWindow(22.00005, 22.00055)); await settle(page);
+  s = await st(page);
+  const L = await page.evaluate(() => window.kutrace.layout());
+  const strip = { x: L.left, y: L.top + 15, w: L.right - L.left, h: 16 };
+  const rx = await countColor(page, [0x80, 0, 0], strip), tx = await countColor(page, [0, 0x80, 0x80], strip);
+  check('3.6.7 two RPC messages drawn, rx dark red and tx dark cyan, at the top', s.perf.msgs === 2 && rx > 20 && tx > 60, [s.perf.msgs, rx, tx]);
+  await page.click('#b_ipc'); await settle(page);
+  s = await st(page);
+  check('Both: legend split IPC (1.0-ish 4 levels) and Miss (4 levels)', JSON.stringify(s.ipcLegend) === '["IPC","0.125","0.625","1.25","2.5","Miss","0u","20u","150u","660u"]', s.ipcLegend);
+  check('Both: triangles (IPC + LLC) on the 4 wide non-idle spans with data', s.perf.tri === 10, s.perf.tri);
+  const orange = await countColor(page, [0xFF, 0xC0, 0x80]);
+  check('LLC triangles are orange', orange > 20, orange);
+  await page.evaluate(() => window.kutrace.toggleGroup('PID')); await settle(page);
+  s = await st(page);
+  check('Lock is available; lock lines drawn above the PID rows', s.buttons.lock === 2 && await page.evaluate(() => !document.getElementById('b_lock').classList.contains('na')));
+  await page.screenshot({ path: path.join(shots, 'misc_rpc_llc.png') });
+  await page.evaluate(() => window.kutrace.setWindow(22.0, 22.001));
+  const sum = await search(page, 'llc=3');
+  check('ipc= style search on llc=3 matches write and client.502 (miss bucket 3)', sum.startsWith('Matches: 2,'), sum);
+  check('misc: no page errors', errors.length === 0, errors);
+}
+
 async function testOrig(ctx) {
   const { page, errors } = await open(ctx, path.join(dir, 'orig.html'));
   let s = await st(page);
@@ -372,7 +510,7 @@ async function testGen(ctx) {
 (async () => {
   const { ctx, cleanup } = await launch();
   try {
-    for (const t of [testSmall, testUnsafe, testOrig, testTemplate, testGen]) {
+    for (const t of [testSmall, testMenu, testMisc, testUnsafe, testOrig, testTemplate, testGen]) {
       try { await t(ctx); } catch (e) { check(t.name + ' ran to the end', false, String(e && e.stack || e)); }
     }
   } finally { await cleanup(); }
