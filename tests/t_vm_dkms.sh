@@ -60,6 +60,23 @@ for rel in $rels; do
 		"$KT_BIN/kutrace_postproc" "$TMP/hello-$k.trace" --no-html > /dev/null 2>&1
 		check "$k: the trace has the hello marks" grep -q 'mark_a=hello' "$TMP/hello-$k.json"
 	fi
+	# Secure Boot's lockdown: the kernel refuses a module signed by a key it
+	# does not trust (the DKMS key is not enrolled in the guest), and
+	# kutrace_control says why and how to enroll it.  One kernel is enough.
+	[ "$k" = 6.1 ] || continue
+	lo=$KT_ROOT/build/vm/dkms-lockdown-$k
+	rm -rf "$lo"
+	if ! KT_APPEND="lockdown=integrity" KT_KO="$TMP/kutrace_mod-$k.ko" \
+		tests/vm/vm.sh -k "$k" tests/vm/scenarios/dkms.sh "$lo" 2>"$TMP/vm.err"; then
+		nok "$k lockdown: guest ran the scenario"; sed 's/^/#   /' "$TMP/vm.err" | tail -20
+		continue
+	fi
+	check "$k lockdown: the guest is in integrity lockdown" grep -q '\[integrity\]' "$lo/lockdown.txt"
+	check "$k lockdown: insmod of the DKMS-signed module is refused" sh -c "! grep -q 'insmod=0' '$lo/insmod.status'"
+	sed 's/^/#   insmod: /' "$lo/insmod.err"
+	check "$k lockdown: kutrace_control explains lockdown and the MOK enrollment" \
+		sh -c "grep -q 'integrity lockdown' '$lo/lockdown_diag.out' && grep -q 'mokutil --import /var/lib/dkms/mok.pub' '$lo/lockdown_diag.out'"
+	sed 's/^/#   /' "$lo/lockdown_diag.out"
 done
 $MK dkms-uninstall > "$TMP/rm.log" 2>&1
 check "make dkms-uninstall removes it from dkms" sh -c "! dkms status -m kutrace -v $V | grep -q ."
