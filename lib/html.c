@@ -34,6 +34,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "kutrace/kutrace.h"
 #include "kutrace/html.h"
@@ -180,7 +182,28 @@ struct sc {
 	char *err;
 	size_t errlen;
 	int failed;
+	int mapped;		/* s is a file mapping: drop pages behind us */
+	size_t dropped;
 };
+
+/*
+ * A mapped JSON file of several GB must not stay resident: every 8 MB
+ * the pages already scanned are given back (they are re-read from the
+ * page cache if an error message needs to count lines).
+ */
+static void sc_drop(struct sc *c)
+{
+	size_t pg = 1 << 23;
+
+	if (!c->mapped || c->p - c->dropped < 2 * pg)
+		return;
+	size_t upto = (c->p - pg) & ~(size_t)(pg - 1);
+
+	if (upto > c->dropped) {
+		madvise((char *)c->s + c->dropped, upto - c->dropped, MADV_DONTNEED);
+		c->dropped = upto;
+	}
+}
 
 static long sc_line(struct sc *c)
 {
@@ -783,6 +806,7 @@ static int read_trace(struct sc *c, struct trace *t)
 						t->prefix_end = st;
 					if (read_row(c, t, &prev_ts, &name, &canon, &last_ts))
 						goto out;
+					sc_drop(c);
 					bv_varint(&t->col[10], gl);
 					prev_end = last_end;
 					last_start = st;
@@ -937,26 +961,44 @@ static void put_strtab(struct bv *b, const struct strtab *t, int with_varint_len
 	}
 }
 
-static void build_blob(struct bv *b, struct trace *t, const char *json)
+/*
+ * The blob goes out in pieces through a sink (deflate + base64): the
+ * columns are handed over as they are, never copied into one big blob.
+ */
+struct sink;
+static void sink_add(struct sink *k, const void *p, size_t n);
+
+static void sink_bv(struct sink *k, struct bv *b)
 {
-	bv_add(b, "KTV1", 4);
-	bv_u32(b, t->nrows);
-	bv_u32(b, NCOLS);
+	sink_add(k, b->p, b->len);
+	bv_free(b);
+}
+
+static void emit_blob(struct sink *k, struct trace *t, const char *json, size_t len)
+{
+	struct bv b = { 0 };
+
+	bv_add(&b, "KTV1", 4);
+	bv_u32(&b, t->nrows);
+	bv_u32(&b, NCOLS);
 	for (int i = 0; i < NCOLS; i++)
-		bv_u32(b, (uint32_t)t->col[i].len);
-	for (int i = 0; i < NCOLS; i++) {
-		bv_add(b, t->col[i].p, t->col[i].len);
-		bv_free(&t->col[i]);
-	}
-	put_strtab(b, &t->names, 1);
-	bv_u32(b, (uint32_t)t->prefix_end);
-	bv_add(b, json, t->prefix_end);
-	size_t n = strlen(json + t->suffix_start);
-	bv_u32(b, (uint32_t)n);
-	bv_add(b, json + t->suffix_start, n);
-	put_strtab(b, &t->glue, 0);
-	bv_u32(b, t->nexc);
-	bv_add(b, t->exc.p, t->exc.len);
+		bv_u32(&b, (uint32_t)t->col[i].len);
+	sink_bv(k, &b);
+	for (int i = 0; i < NCOLS; i++)
+		sink_bv(k, &t->col[i]);
+	put_strtab(&b, &t->names, 1);
+	bv_u32(&b, (uint32_t)t->prefix_end);
+	bv_add(&b, json, t->prefix_end);
+	/* The text may not end in a NUL: a mapping, or a NUL in the input. */
+	const char *nul = memchr(json + t->suffix_start, 0, len - t->suffix_start);
+	size_t n = nul ? (size_t)(nul - json) - t->suffix_start : len - t->suffix_start;
+
+	bv_u32(&b, (uint32_t)n);
+	bv_add(&b, json + t->suffix_start, n);
+	put_strtab(&b, &t->glue, 0);
+	bv_u32(&b, t->nexc);
+	bv_add(&b, t->exc.p, t->exc.len);
+	sink_bv(k, &b);
 }
 
 static const char b64[] =
@@ -986,6 +1028,114 @@ static int write_base64(FILE *out, const unsigned char *p, size_t n)
 		buf[k++] = '=';
 	}
 	return fwrite(buf, 1, k, out) == k ? 0 : -1;
+}
+
+/*
+ * The blob, deflated (when zlib is there) and base64-encoded, in pieces:
+ * no second copy of a blob that may be a few hundred MB.
+ */
+struct b64w {
+	FILE *out;
+	unsigned char carry[3];
+	int nc;
+	int bad;
+};
+
+static void b64_feed(struct b64w *w, const unsigned char *p, size_t n)
+{
+	if (w->nc) {
+		while (w->nc < 3 && n) {
+			w->carry[w->nc++] = *p++;
+			n--;
+		}
+		if (w->nc < 3)
+			return;
+		if (write_base64(w->out, w->carry, 3))
+			w->bad = 1;
+		w->nc = 0;
+	}
+	size_t whole = n / 3 * 3;
+
+	if (whole && write_base64(w->out, p, whole))
+		w->bad = 1;
+	for (size_t i = whole; i < n; i++)
+		w->carry[w->nc++] = p[i];
+}
+
+static int b64_end(struct b64w *w)
+{
+	if (w->nc && write_base64(w->out, w->carry, (size_t)w->nc))
+		w->bad = 1;
+	return w->bad ? -1 : 0;
+}
+
+struct sink {
+	struct b64w w;
+#ifdef KT_HAVE_ZLIB
+	z_stream z;
+	unsigned char buf[1 << 16];
+#endif
+	int bad;
+};
+
+static void sink_deflate(struct sink *k, const unsigned char *p, size_t n, int flush)
+{
+#ifdef KT_HAVE_ZLIB
+	do {
+		/* avail_in is 32 bits: at most 1 GB at a time. */
+		size_t chunk = n > (1u << 30) ? (1u << 30) : n;
+		int last = flush && chunk == n;
+
+		k->z.next_in = (unsigned char *)p;
+		k->z.avail_in = (uInt)chunk;
+		p += chunk;
+		n -= chunk;
+		do {
+			k->z.next_out = k->buf;
+			k->z.avail_out = sizeof(k->buf);
+			int zr = deflate(&k->z, last ? Z_FINISH : Z_NO_FLUSH);
+
+			if (zr == Z_STREAM_ERROR) {
+				k->bad = 1;
+				return;
+			}
+			b64_feed(&k->w, k->buf, sizeof(k->buf) - k->z.avail_out);
+		} while (k->z.avail_out == 0);
+	} while (n);
+#else
+	(void)flush;
+	b64_feed(&k->w, p, n);
+#endif
+}
+
+static void sink_add(struct sink *k, const void *p, size_t n)
+{
+	if (n)
+		sink_deflate(k, p, n, 0);
+}
+
+static int write_blob(FILE *out, struct trace *t, const char *json, size_t len)
+{
+	struct sink *k = kt_xcalloc(1, sizeof(*k));
+	int rc = -1;
+
+	k->w.out = out;
+#ifdef KT_HAVE_ZLIB
+	if (deflateInit(&k->z, 6) != Z_OK)
+		goto out;
+#endif
+	emit_blob(k, t, json, len);
+	sink_deflate(k, (const unsigned char *)"", 0, 1);
+#ifdef KT_HAVE_ZLIB
+	deflateEnd(&k->z);
+#endif
+	if (!k->bad && b64_end(&k->w) == 0)
+		rc = 0;
+#ifdef KT_HAVE_ZLIB
+out:
+#endif
+	free(k);
+	return rc;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1072,11 +1222,12 @@ static int inline_file(FILE *out, const char *dir, const char *name,
 	return 0;
 }
 
-int kt_html_write_mem(FILE *out, const char *template_path,
-		      const char *json, size_t len, char *err, size_t errlen)
+static int html_write(FILE *out, const char *template_path, const char *json,
+		      size_t len, int mapped, char *err, size_t errlen)
 {
 	struct trace t;
-	struct sc c = { .s = json, .n = len, .err = err, .errlen = errlen };
+	struct sc c = { .s = json, .n = len, .err = err, .errlen = errlen,
+			.mapped = mapped };
 	size_t tlen;
 	int rc = -1;
 
@@ -1093,7 +1244,8 @@ int kt_html_write_mem(FILE *out, const char *template_path,
 		free(tpl);
 		return -1;
 	}
-	if (memchr(json, 0, len)) {
+	/* (A mapping is not searched: the scanner rejects a NUL anyway.) */
+	if (!mapped && memchr(json, 0, len)) {
 		c.n = (size_t)((const char *)memchr(json, 0, len) - json);
 		c.p = c.n;
 		sc_fail(&c, "NUL byte in the input");
@@ -1102,27 +1254,10 @@ int kt_html_write_mem(FILE *out, const char *template_path,
 	if (read_trace(&c, &t))
 		goto out;
 
-	struct bv blob = { 0 };
-	build_blob(&blob, &t, json);
-	const char *enc = "raw";
-	unsigned char *z = NULL;
-	size_t zlen = 0;
 #ifdef KT_HAVE_ZLIB
-	uLongf zl = compressBound(blob.len);
-	z = kt_xmalloc(zl);
-	if (compress2(z, &zl, blob.p, blob.len, 6) != Z_OK) {
-		snprintf(err, errlen, "zlib compression failed");
-		free(z);
-		bv_free(&blob);
-		goto out;
-	}
-	zlen = zl;
-	enc = "deflate";
-	bv_free(&blob);
+	const char *enc = "deflate";
 #else
-	z = blob.p;
-	zlen = blob.len;
-	blob.p = NULL;
+	const char *enc = "raw";
 #endif
 
 	char dir[4096];
@@ -1149,7 +1284,7 @@ int kt_html_write_mem(FILE *out, const char *template_path,
 			fwrite(t.meta.p, 1, t.meta.len, out);
 			fprintf(out, "</script>\n<script type=\"application/octet-stream\" id=\"ktdata\" "
 				"data-enc=\"%s\" data-rows=\"%u\">", enc, t.nrows);
-			if (write_base64(out, z, zlen))
+			if (write_blob(out, &t, json, len))
 				goto fail;
 			fputs("</script>\n", out);
 		} else {
@@ -1165,17 +1300,38 @@ int kt_html_write_mem(FILE *out, const char *template_path,
 	}
 	rc = 0;
 fail:
-	free(z);
 out:
 	trace_free(&t);
 	free(tpl);
 	return rc;
 }
 
+int kt_html_write_mem(FILE *out, const char *template_path,
+		      const char *json, size_t len, char *err, size_t errlen)
+{
+	return html_write(out, template_path, json, len, 0, err, errlen);
+}
+
 int kt_html_write(FILE *out, const char *template_path, FILE *json_in,
 		  char *err, size_t errlen)
 {
+	struct stat st;
 	size_t len;
+
+	/* A regular file is mapped, not read into memory: it may be GBs. */
+	if (fstat(fileno(json_in), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
+			       fileno(json_in), 0);
+
+		if (m != MAP_FAILED) {
+			madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
+			int rc = html_write(out, template_path, m, (size_t)st.st_size, 1,
+					    err, errlen);
+
+			munmap(m, (size_t)st.st_size);
+			return rc;
+		}
+	}
 	char *json = kt_html_slurp(json_in, &len);
 	if (!json) {
 		snprintf(err, errlen, "read error: %s", strerror(errno));

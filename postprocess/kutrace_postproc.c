@@ -185,10 +185,12 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: kutrace_postproc FILE.trace [\"title\"] [-o OUT.json] [--no-html]\n"
+		"                        [--html-max-spans N]\n"
 		"Turns a raw kutrace/KUtrace trace into timespans: writes FILE.json (rows of\n"
 		"[start, dur, cpu, pid, rpc, event, arg, retval, ipc, name]) and, when the\n"
 		"viewer template is installed, the self-contained timeline FILE.html.\n"
-		"The title defaults to the file name.\n");
+		"The title defaults to the file name.  Traces of more than N spans (default\n"
+		"10000000, 0 = no limit) get no HTML: a browser page cannot hold them well.\n");
 }
 
 static char *replace_ext(const char *path, const char *ext)
@@ -211,6 +213,8 @@ int main(int argc, char **argv)
 	struct ctx c = { .released = INT64_MIN };
 	const char *path = NULL, *title = NULL, *jpath = NULL;
 	int html = 1;
+	/* What one page of the viewer holds well (about 7 s to open 10M). */
+	unsigned long long html_max = 10000000;
 
 	kt_set_progname(argv[0]);
 	for (int i = 1; i < argc; i++) {
@@ -221,6 +225,14 @@ int main(int argc, char **argv)
 			jpath = argv[++i];
 		} else if (!strcmp(argv[i], "--no-html")) {
 			html = 0;
+		} else if (!strcmp(argv[i], "--html-max-spans") && i + 1 < argc) {
+			char *end;
+
+			html_max = strtoull(argv[++i], &end, 10);
+			if (*end || !*argv[i]) {
+				usage(stderr);
+				return 2;
+			}
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			usage(stderr);
 			return 2;
@@ -304,6 +316,20 @@ int main(int argc, char **argv)
 			" events arrived out of order across CPUs (clock drift)\n",
 			c.disorder);
 
+	/* Give the row buffers back before the HTML pass needs memory. */
+	kt_jsonout_free(c.jo);
+	kt_spans_free(c.spans);
+	for (int i = 0; i < KUTRACE_MAX_CPUS; i++) {
+		free(c.fifo[i].q);
+		c.fifo[i].q = NULL;
+	}
+	if (html && html_max && rows > html_max) {
+		fprintf(stderr, "kutrace_postproc: %" PRIu64 " spans are more than one timeline page holds "
+			"(--html-max-spans %llu); no HTML written.\n"
+			"  Cut a time range first: spantotrim START STOP < %s > part.json; makeself - part.json part.html\n",
+			rows, html_max, json_path);
+		html = 0;
+	}
 	if (html) {
 		char *tpl = kt_html_find_template(argv[0]);
 
@@ -336,8 +362,6 @@ int main(int argc, char **argv)
 	free(json_path);
 	for (int i = 0; i < KUTRACE_MAX_CPUS; i++)
 		free(c.fifo[i].q);
-	kt_jsonout_free(c.jo);
-	kt_spans_free(c.spans);
 	kt_decoder_free(c.dec);
 	kt_raw_close(&c.raw);
 	return 0;
