@@ -3,7 +3,8 @@
 # The timeline viewer in headless Chromium (playwright-core, Debian's
 # /usr/bin/chromium): pages made by makeself from tests/data/viewer/ and a
 # synthetic trace; rows, labels, search, pan/zoom, highlight, save/restore,
-# screenshots in build/screenshots/ (VIEWER.md section 6).
+# screenshots in build/screenshots/ (VIEWER.md section 6); then the same
+# pages in Firefox (firefox-esr) when it is installed.
 . tests/lib.sh
 MS=$KT_BIN/makeself
 TPL=postprocess/viewer/viewer.html
@@ -22,4 +23,14 @@ mkdir -p build/screenshots
 timeout 600 node tests/browser/viewer.test.js $TMP build/screenshots
 rc=$?
 [ $rc = 0 ] || [ $rc = 1 ] || nok "viewer.test.js exited with status $rc"
+# Firefox (Debian firefox-esr) over WebDriver BiDi with puppeteer-core.
+FX=${KT_FIREFOX:-/usr/bin/firefox-esr}
+if [ ! -x "$FX" ]; then skip "viewer in Firefox: no $FX (apt-get install firefox-esr)"; exit 0; fi
+if [ ! -d tests/browser/node_modules/puppeteer-core ]; then
+	(cd tests/browser && npm ci --no-audit --no-fund --loglevel=error >/dev/null 2>&1)
+fi
+if [ ! -d tests/browser/node_modules/puppeteer-core ]; then skip "viewer in Firefox: puppeteer-core not installed"; exit 0; fi
+KT_FIREFOX=$FX timeout 300 node tests/browser/firefox.test.js $TMP build/screenshots
+rc=$?
+[ $rc = 0 ] || [ $rc = 1 ] || nok "firefox.test.js exited with status $rc"
 exit 0
