@@ -155,3 +155,11 @@ dkms-uninstall:
 .PHONY: print-install-progs
 print-install-progs:
 	@echo $(INST_PROGS)
+
+# ---------------------------------------------------------------- docs
+# The user guide's screenshots (docs/img/*.png) come from the real viewer
+# on a client_server trace taken in the QEMU guest (tests/t_vm_examples.sh,
+# tests/browser/screenshots.js).  Rerun after changing the viewer.
+.PHONY: doc-screenshots
+doc-screenshots: all
+	KT_VM_KERNELS=6.1 KT_DOC_IMG=$(CURDIR)/docs/img bash tests/t_vm_examples.sh

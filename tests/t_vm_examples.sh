@@ -11,6 +11,24 @@
 . tests/vm/lib.sh
 vm_ready || exit 0
 PP=$KT_BIN/kutrace_postproc
+IMG=${KT_DOC_IMG:-$KT_ROOT/build/doc-img}
+shots() {
+	if { [ ! -x /usr/bin/chromium ] && [ -z "${KT_CHROMIUM:-}" ]; } || ! command -v node >/dev/null ||
+		[ ! -d tests/browser/node_modules/playwright-core ]; then
+		skip "$k: user guide screenshots: no chromium/node/playwright-core (tests/deps/viewer.sh)"
+		return
+	fi
+	if ! "$PP" "$TMP/cs.trace" "client_server" > /dev/null 2>&1 || [ ! -s "$TMP/cs.html" ]; then
+		nok "$k: client_server timeline page"; return
+	fi
+	mkdir -p "$IMG"
+	timeout 300 node tests/browser/screenshots.js "$TMP/cs.html" "$IMG" "$slow" > "$TMP/shots.out" 2>&1
+	sed "s/^ok - /ok - $k: screenshots: /; s/^not ok - /not ok - $k: screenshots: /" "$TMP/shots.out"
+	for f in timeline rpc search legend; do
+		s=$(stat -c %s "$IMG/$f.png" 2>/dev/null || echo 0)
+		between "$k: docs screenshot $f.png written (bytes)" 20000 1000000 "$s"
+	done
+}
 for k in ${KT_VM_KERNELS:-6.1 6.12}; do
 	out=$KT_ROOT/build/vm/examples-$k
 	rm -rf "$out"
@@ -108,6 +126,12 @@ PY
 			ok "$k: slowest lookup (rpc $slow): waited $wt us of its $tt us for the table lock"
 		else
 			nok "$k: slowest lookup (rpc $slow) waited for the table lock (waited ${wt:-?} us of ${tt:-?} us)"
+		fi
+		# The user guide's screenshots, from the real viewer on this trace
+		# (one kernel is enough).  `make doc-screenshots` writes them to
+		# docs/img through KT_DOC_IMG; the test run keeps them in build/.
+		if [ "$k" = "${KT_VM_KERNELS%% *}" ] || [ "$k" = 6.1 ]; then
+			shots
 		fi
 	else
 		nok "$k: kutrace_postproc cs.trace"
