@@ -31,6 +31,7 @@ struct kstack {
 	int top;
 	int ambiguous;		/* index marked at a switch, 0 = none */
 	int rpc;
+	int enq, deq;		/* pending enqueue/dequeue: queue + 1, 0 none */
 };
 
 struct thread {
@@ -47,6 +48,10 @@ struct thread {
 	/* pending wakeup */
 	int64_t wake_t;
 	int wake_cpu, wake_pid, wake_rpc;
+	/* 5.8: received message waiting for its RPC; RPC waiting for its send */
+	int64_t rx_t;
+	int out_rpc, out_lg;
+	const char *out_name;
 	/* locks: try and hold times are kept in the lock table */
 };
 
@@ -79,6 +84,14 @@ struct lock_ent {
 	int used;
 };
 
+/* Packet hash -> kernel time (rx) or sending pid (tx); the newest wins. */
+#define PKT_SLOTS 4096
+struct pkt {
+	uint32_t hash;
+	int used;
+	int64_t v;
+};
+
 struct kt_spans {
 	kt_row_fn fn;
 	void *ctx;
@@ -94,6 +107,10 @@ struct kt_spans {
 	uint64_t rows;
 	const unsigned short *cexit;	/* per-model c-exit table or NULL */
 	int cexit_by_nibble;
+	struct pkt rx[PKT_SLOTS], tx[PKT_SLOTS];
+	int64_t *enq_t;		/* per RPC id, NO_TIME none; allocated on use */
+	const char **qname;	/* QUEUE_NAME per queue number */
+	size_t nq;
 };
 
 /* ---- tables ---------------------------------------------------------- */
@@ -242,6 +259,7 @@ static struct thread *thread(struct kt_spans *s, int64_t pid)
 	t->pid = pid;
 	t->prior_end = NO_TIME;
 	t->wake_t = NO_TIME;
+	t->rx_t = NO_TIME;
 	t->first_t = NO_TIME;
 	t->name = pid == 0 ? kt_intern("-idle-") : NULL;
 	s->th[j] = t;
@@ -439,6 +457,17 @@ static void name_record(struct kt_spans *s, const struct kt_event *e)
 	case KUTRACE_HOST_NAME:
 		s->host = n;
 		break;
+	case KUTRACE_QUEUE_NAME: {
+		size_t q = (uint32_t)e->arg & 0xFFFF;
+
+		if (q >= s->nq) {
+			s->qname = kt_xrealloc(s->qname, (q + 1) * sizeof(*s->qname));
+			memset(s->qname + s->nq, 0, (q + 1 - s->nq) * sizeof(*s->qname));
+			s->nq = q + 1;
+		}
+		s->qname[q] = n;
+		break;
+	}
 	case KUTRACE_PIDNAME: {
 		int64_t pid = (uint32_t)e->arg;
 
@@ -557,8 +586,17 @@ static void resolve_ambiguity(struct kt_spans *s, const struct kt_event *e)
 
 static void point_row(struct kt_spans *s, const struct kt_event *e)
 {
+	const char *name = e->name;
+
+	if (e->event == KUTRACE_ENQUEUE || e->event == KUTRACE_DEQUEUE) {
+		char buf[160];
+
+		snprintf(buf, sizeof(buf), "%s(%" PRId64 ")", name ? name : "",
+			 e->arg & 0xFFFF);
+		name = kt_intern(buf);
+	}
 	put(s, e->t, e->dur > 0 ? e->dur : 1, e->cpu, e->pid,
-	    s->cpu[e->cpu].st->rpc, e->event, e->arg, e->retval, e->ipc, e->name);
+	    s->cpu[e->cpu].st->rpc, e->event, e->arg, e->retval, e->ipc, name);
 }
 
 static void special(struct kt_spans *s, const struct kt_event *e)
@@ -634,6 +672,154 @@ static void special(struct kt_spans *s, const struct kt_event *e)
 	}
 }
 
+static const char *queue_name(struct kt_spans *s, int q)
+{
+	char buf[32];
+
+	if ((size_t)q < s->nq && s->qname[q])
+		return s->qname[q];
+	snprintf(buf, sizeof(buf), "queue%d", q);
+	return kt_intern(buf);
+}
+
+/*
+ * 5.3 step 7.  enq/deq only mark the thread; the next RPC event or
+ * context switch says which RPC went on or came off the queue.
+ */
+static void queue_step(struct kt_spans *s, struct cpu *c, const struct kt_event *e)
+{
+	int ev = e->event;
+	struct kstack *st = c->st;
+
+	if (ev == KUTRACE_ENQUEUE || ev == KUTRACE_DEQUEUE) {
+		int q = (int)(e->arg & 0xFFFF) + 1;
+
+		if (ev == KUTRACE_ENQUEUE)
+			st->enq = q;
+		else
+			st->deq = q;
+		return;
+	}
+	int is_rpc = ev >= KUTRACE_RPCIDREQ && ev <= KUTRACE_RPCIDMID;
+
+	if ((!is_rpc && ev != KUTRACE_USERPID) || (!st->enq && !st->deq))
+		return;
+	int new_rpc;
+
+	if (is_rpc) {
+		new_rpc = (int)(e->arg & 0xFFFF);
+	} else {
+		struct thread *t = thread(s, (uint32_t)e->arg);
+
+		new_rpc = t->have_stack ? t->stack.rpc : 0;
+	}
+	if (!s->enq_t) {
+		s->enq_t = kt_xmalloc(65536 * sizeof(*s->enq_t));
+		for (int i = 0; i < 65536; i++)
+			s->enq_t[i] = NO_TIME;
+	}
+	if (st->enq) {
+		s->enq_t[st->rpc & 0xFFFF] = e->t + 1;
+		st->enq = 0;
+	}
+	if (st->deq) {
+		int q = st->deq - 1;
+		int64_t from = s->enq_t[new_rpc & 0xFFFF];
+
+		if (from != NO_TIME && e->t - 1 - from >= 10)
+			put(s, from, e->t - 1 - from, -1, -1, new_rpc, KUTRACE_ENQUEUE,
+			    q, 0, 0, queue_name(s, q));
+		s->enq_t[new_rpc & 0xFFFF] = NO_TIME;
+		st->deq = 0;
+	}
+}
+
+static struct pkt *pkt_slot(struct pkt *tab, uint32_t hash)
+{
+	return &tab[(hash ^ (hash >> 12) ^ (hash >> 24)) & (PKT_SLOTS - 1)];
+}
+
+/* Approximate message length from lglen8 = 10 * log2(length). */
+static int64_t msg_len(int lg)
+{
+	static const double p[10] = {
+		1.0000, 1.0718, 1.1487, 1.2311, 1.3195,
+		1.4142, 1.5157, 1.6245, 1.7411, 1.8661,
+	};
+
+	return (int64_t)((double)(1ULL << (lg / 10)) * p[lg % 10] + 0.5);
+}
+
+static void msg_row(struct kt_spans *s, int64_t kt, int rx, int rpc, int lg,
+		    const char *name)
+{
+	int64_t len = msg_len(lg);
+	int64_t dur = len * 800 / (s->mbit > 0 ? s->mbit : 1000);
+
+	if (!kt || !rpc || !lg)
+		return;
+	put(s, rx ? kt - dur : kt, dur, 0, 0, rpc,
+	    rx ? KUTRACE_RPCIDRXMSG : KUTRACE_RPCIDTXMSG, len, 0, 0, name);
+}
+
+/* 5.8: packets and RPCs, matched by the hash of the message head. */
+static void rpc_step(struct kt_spans *s, struct cpu *c, const struct kt_event *e)
+{
+	struct thread *th = c->th;
+	uint32_t hash = (uint32_t)e->arg;
+	struct pkt *k;
+
+	switch (e->event) {
+	case KUTRACE_RX_PKT:
+		k = pkt_slot(s->rx, hash);
+		*k = (struct pkt){ .hash = hash, .used = 1, .v = e->t };
+		break;
+	case KUTRACE_RX_USER:
+		k = pkt_slot(s->rx, hash);
+		if (th && k->used && k->hash == hash) {
+			th->rx_t = k->v;
+			k->used = 0;
+		}
+		break;
+	case KUTRACE_RPCIDREQ:
+	case KUTRACE_RPCIDRESP: {
+		int rpc = (int)(e->arg & 0xFFFF);
+		int lg = (int)((e->arg >> 16) & 0xFF);
+
+		if (!th || !rpc)
+			break;
+		if (lg < 64)
+			lg = 64;
+		if (th->rx_t != NO_TIME) {
+			msg_row(s, th->rx_t, 1, rpc, lg, e->name);
+			th->rx_t = NO_TIME;
+		} else {
+			th->out_rpc = rpc;
+			th->out_lg = lg;
+			th->out_name = e->name;
+		}
+		break;
+	}
+	case KUTRACE_TX_USER:
+		k = pkt_slot(s->tx, hash);
+		if (th)
+			*k = (struct pkt){ .hash = hash, .used = 1, .v = th->pid };
+		break;
+	case KUTRACE_TX_PKT:
+		k = pkt_slot(s->tx, hash);
+		if (k->used && k->hash == hash) {
+			struct thread *t = thread(s, k->v);
+
+			k->used = 0;
+			if (t->out_rpc) {
+				msg_row(s, e->t, 0, t->out_rpc, t->out_lg, t->out_name);
+				t->out_rpc = 0;
+			}
+		}
+		break;
+	}
+}
+
 static void process(struct kt_spans *s, const struct kt_event *e)
 {
 	struct cpu *c = &s->cpu[e->cpu];
@@ -701,6 +887,10 @@ static void process(struct kt_spans *s, const struct kt_event *e)
 		if (th->first_t == NO_TIME)
 			th->first_t = t;
 	}
+
+	queue_step(s, c, e);
+	if (ev >= KUTRACE_RPCIDREQ && ev <= KUTRACE_TX_USER)
+		rpc_step(s, c, e);
 
 	/* 5.4 processing. */
 	if (is_sched_ret(ev)) {
@@ -939,7 +1129,14 @@ int64_t kt_spans_low(const struct kt_spans *s, int64_t now, int cpus_only)
 		if (t->prior_end != NO_TIME)
 			LOW(t->prior_end + 1);
 		LOW(t->wake_t);
+		LOW(t->rx_t);
 	}
+	if (s->enq_t)
+		for (int i = 0; i < 65536; i++)
+			LOW(s->enq_t[i]);
+	for (int i = 0; i < PKT_SLOTS; i++)
+		if (s->rx[i].used)
+			LOW(s->rx[i].v);
 	for (size_t i = 0; i < s->lcap; i++) {
 		if (!s->locks[i].used)
 			continue;
@@ -958,6 +1155,8 @@ void kt_spans_free(struct kt_spans *s)
 		free(s->th[i]);
 	free(s->th);
 	free(s->locks);
+	free(s->enq_t);
+	free(s->qname);
 	free(s);
 }
 

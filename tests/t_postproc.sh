@@ -21,6 +21,26 @@ same_file "kutrace_postproc golden JSON" $G/basic.json "$TMP/basic.nr.json"
 same_file "rawtoevent | sort -n | eventtospan gives the same JSON" \
 	$G/basic.json "$TMP/pipe.json"
 
+# RPCs, packets and queues (FORMATS.md 5.8 and 5.3 step 7).
+"$B/mkgolden" rpc "$TMP/rpc.trace"
+same_file "mkgolden regenerates the committed RPC trace byte for byte" \
+	$G/rpc.trace "$TMP/rpc.trace"
+"$B/kutrace_postproc" $G/rpc.trace rpc --no-html -o "$TMP/rpc.json" 2>/dev/null
+grep -v randomid "$TMP/rpc.json" > "$TMP/rpc.nr.json"
+same_file "kutrace_postproc RPC golden JSON" $G/rpc.json "$TMP/rpc.nr.json"
+"$B/rawtoevent" $G/rpc.trace 2>/dev/null | LC_ALL=C sort -n |
+	"$B/eventtospan" rpc 2>/dev/null | grep -v randomid > "$TMP/rpcpipe.json"
+same_file "the pipeline gives the same RPC JSON" $G/rpc.json "$TMP/rpcpipe.json"
+R=$G/rpc.json
+check "rx message: 1024 bytes (lglen8 100) at 1000 Mb/s = 8.19 us, ending at the rx packet" \
+	grep -qF '[ 19.99999381, 0.00000819, 0, 0, 77, 516, 1024, 0, 0, "getData.77"]' $R
+check "tx message: 256 bytes (lglen8 80) = 2.04 us, starting at the tx packet" \
+	grep -qF '[ 20.00001040, 0.00000204, 0, 0, 77, 517, 256, 0, 0, "getData.77"]' $R
+check "queue span of RPC 77 on workq from enqueue+10 ns to the worker's RPC-10 ns" \
+	grep -qF '[ 20.00000421, 0.00000398, -1, -1, 77, 538, 3, 0, 0, "workq"]' $R
+check "enqueue and dequeue points are named with their queue" \
+	grep -qF '"deq(3)"]' $R
+
 # Rows are written while the trace is read, as soon as nothing can come
 # before them.  A tiny memory budget forces the writer past sleeping
 # threads, so waits and wakeups come after their place was written and

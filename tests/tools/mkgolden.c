@@ -12,6 +12,12 @@
  *                                scheduler number 0x9FF and a name entry
  *                                keyed by pid & 0xFFFF (original layout).
  *
+ *   mkgolden rpc OUT.trace       an RPC arrives as a packet, is queued by
+ *                                the server thread and taken off the queue
+ *                                by a worker, whose reply leaves as a
+ *                                packet: message rows (5.8) and a queue
+ *                                span (5.3 step 7).
+ *
  * Every time is an offset in ticks (50 ticks/usec, 1 tick = 2 nsec10) from
  * the start counter; the expected JSON is tests/golden/basic.json.
  */
@@ -81,13 +87,52 @@ static void basic(const char *path)
 	kt_rw_free(w);
 }
 
+static void rpc(const char *path)
+{
+	struct kt_rw_options o = {
+		.ncpu = 2, .ticks_per_usec = 50.0, .start_ctr = C0,
+		.start_usec = 1700000000000000ULL,
+	};
+	struct kt_rw *w = kt_rw_create(path, &o);
+	uint64_t stop_usec;
+
+	kt_rw_set_task(w, 0, 500, "server");
+	kt_rw_set_task(w, 1, 600, "worker");
+	kt_rw_name(w, 0, T(1), KUTRACE_PIDNAME, 500, "server");
+	kt_rw_name(w, 0, T(1), KUTRACE_PIDNAME, 600, "worker");
+	kt_rw_name(w, 0, T(1), KUTRACE_METHODNAME, 77, "getData");
+	kt_rw_name(w, 0, T(1), KUTRACE_QUEUE_NAME, 3, "workq");
+	kt_rw_trace1(w, 0, T(2), KUTRACE_USERPID, 500, 0);
+	kt_rw_trace1(w, 1, T(2), KUTRACE_USERPID, 600, 0);
+	/* Request: packet at T(100), 1024 bytes (lglen8 100) for RPC 77. */
+	kt_rw_trace1(w, 0, T(100), KUTRACE_RX_PKT, 0x12345678, 0);
+	kt_rw_trace1(w, 0, T(150), KUTRACE_RX_USER, 0x12345678, 0);
+	kt_rw_trace1(w, 0, T(160), KUTRACE_RPCIDREQ, 100 << 16 | 77, 0);
+	/* The server queues it on queue 3 and goes back to no RPC. */
+	kt_rw_trace1(w, 0, T(200), KUTRACE_ENQUEUE, 3, 0);
+	kt_rw_trace1(w, 0, T(210), KUTRACE_RPCIDREQ, 0, 0);
+	/* A worker takes it off and works on RPC 77. */
+	kt_rw_trace1(w, 1, T(400), KUTRACE_DEQUEUE, 3, 0);
+	kt_rw_trace1(w, 1, T(410), KUTRACE_RPCIDREQ, 77, 0);
+	/* Reply: 256 bytes (lglen8 80), sent as a packet at T(520). */
+	kt_rw_trace1(w, 1, T(500), KUTRACE_RPCIDRESP, 80 << 16 | 77, 0);
+	kt_rw_trace1(w, 1, T(510), KUTRACE_TX_USER, 0xCAFE0001, 0);
+	kt_rw_trace1(w, 1, T(520), KUTRACE_TX_PKT, 0xCAFE0001, 0);
+	kt_rw_trace1(w, 1, T(530), KUTRACE_RPCIDRESP, 0, 0);
+	kt_rw_close(w, T(1000), &stop_usec);
+	kt_rw_free(w);
+}
+
 int main(int argc, char **argv)
 {
 	kt_set_progname(argv[0]);
-	if (argc != 3 || strcmp(argv[1], "basic") != 0) {
-		fprintf(stderr, "usage: mkgolden basic OUT.trace\n");
+	if (argc == 3 && !strcmp(argv[1], "basic")) {
+		basic(argv[2]);
+	} else if (argc == 3 && !strcmp(argv[1], "rpc")) {
+		rpc(argv[2]);
+	} else {
+		fprintf(stderr, "usage: mkgolden basic|rpc OUT.trace\n");
 		return 2;
 	}
-	basic(argv[2]);
 	return 0;
 }
