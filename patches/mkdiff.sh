@@ -4,11 +4,27 @@
 # where every changed file FOO has its original beside it as FOO.kt-orig
 # (new files: none).  The kutrace core files come from patches/common/.
 #
-#   patches/mkdiff.sh TREE > patches/linux-X.Y/kutrace.patch
+#   patches/mkdiff.sh TREE "Debian 6.1.192" > patches/linux-X.Y/kutrace.patch
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 tree=$1
+what=${2:-Linux}
 cd "$tree"
+cat <<HDR
+From: kutrace developers <kutrace@users.noreply.github.com>
+Subject: [PATCH] kutrace: hooks at every user/kernel transition ($what)
+
+CONFIG_KUTRACE (x86-64, default n) adds one hook at every system call
+(64-bit and ia32), interrupt vector, page fault, the UD, BP, GP, NM
+and DB exceptions, context switch, wakeup, idle entry (mwait, hlt,
+I/O port), exec and rename, and TCP/UDP packet.  The kutrace module
+fills kutrace_global_ops and switches kutrace_tracing on; until then
+each hook is one load and a not-taken branch.  System call 1023 is the
+control call of the KUtrace user library while the module is loaded.
+
+Signed-off-by: kutrace developers <kutrace@users.noreply.github.com>
+---
+HDR
 mkdir -p kernel/kutrace
 cp "$here/common/kutrace.h" include/linux/kutrace.h
 cp "$here/common/kutrace.c" kernel/kutrace/kutrace.c

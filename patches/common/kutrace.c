@@ -110,5 +110,5 @@ bool kutrace_control_call(long nr, u64 command, u64 arg, unsigned long *ret)
 	if (ctl)
 		*ret = ctl(command, arg);
 	atomic_dec(&kutrace_control_active);
-	return ctl != NULL;
+	return ctl;
 }

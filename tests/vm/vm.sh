@@ -4,8 +4,17 @@
 # kutrace_mod.ko, kutrace_control, the examples and the test workloads, runs
 # one guest scenario script and copies its /out directory to the host.
 #
-#   tests/vm/vm.sh [-k 6.1|6.12|RELEASE] [-a tcg|kvm] [-s SMP] [-t SECS]
-#                  [-m TRACEMB] SCENARIO.sh OUTDIR
+#   tests/vm/vm.sh [-k 6.1|6.12|RELEASE|p6.1|p6.12|p6.1-nohz|p6.12-nohz]
+#                  [-a tcg|kvm] [-s SMP] [-t SECS] [-m TRACEMB]
+#                  SCENARIO.sh OUTDIR
+#
+# -k 6.1, 6.12: the Debian cloud kernels (tracepoint backend).
+# -k p6.1, p6.12: kutrace-patched kernels (patches/linux-*/, tinyconfig +
+# patches/kutrace-qemu.config, periodic 1000 Hz tick); p6.1-nohz,
+# p6.12-nohz: the same with NO_HZ_IDLE.  They are built on first use by
+# tests/vm/kbuild.sh and cached under /var/cache/kutrace/kbuild (a build
+# takes minutes); kutrace_mod.ko is built against that tree, so it uses
+# the patched backend.  The guest sees the kernel release in uname -r.
 #
 # The guest runs SCENARIO.sh with /out as working directory after loading
 # kutrace_mod.ko (tracemb=TRACEMB); everything it leaves in /out arrives in
@@ -23,7 +32,7 @@ while getopts k:a:s:t:m: o; do
 	esac
 done
 shift $((OPTIND - 1))
-[ $# = 2 ] || { sed -n '3,14p' "$0"; exit 2; }
+[ $# = 2 ] || { sed -n '3,/^set -eu/p' "$0" | sed '$d'; exit 2; }
 scen=$1 out=$2
 
 rels=$("$ROOT/tests/vm/setup.sh")
@@ -31,6 +40,23 @@ case $kern in
 6.1) rel=$(echo "$rels" | grep '^6\.1\.') ;;
 6.12) rel=$(echo "$rels" | grep '^6\.12\.') ;;
 *) rel=$kern ;;
+esac
+kimg=$CACHE/kernels/$rel/boot/vmlinuz-$rel
+case $kern in
+p6.1|p6.12|p6.1-nohz|p6.12-nohz)
+	series=${kern#p}; series=${series%-nohz}
+	variant=periodic; case $kern in *-nohz) variant=nohz ;; esac
+	kd=$("$ROOT/tests/vm/kbuild.sh" "$series" "$variant")
+	rel=$(basename "$kd")
+	kimg=$kd/bzImage
+	# the module, built against the patched tree
+	ko=$CACHE/build-static/module/$rel
+	(
+		flock 9
+		make -s -C "$ROOT" module-kdir KDIR="$kd/src" KOUT="$ko" >&2
+	) 9>"$CACHE/vm/.lock-ko"
+	export KT_KO=$ko/kutrace_mod.ko
+	;;
 esac
 W=$CACHE/vm/$rel
 mkdir -p "$W" "$out"
@@ -61,7 +87,7 @@ esac
 start=$(date +%s)
 set +e
 timeout "$tmo" qemu-system-x86_64 $acc -smp "$smp" -m 1G -nographic -no-reboot \
-	-kernel "$CACHE/kernels/$rel/boot/vmlinuz-$rel" -initrd "$tmp/initrd.gz" \
+	-kernel "$kimg" -initrd "$tmp/initrd.gz" \
 	-append "console=ttyS0 loglevel=4 panic=-1 ${KT_APPEND:-}" \
 	-drive file="$disk",format=raw,if=virtio \
 	</dev/null >"$out/console.log" 2>&1

@@ -1,0 +1,153 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# kutrace-patched kernels (patches/linux-6.1, patches/linux-6.12) built by
+# tests/vm/kbuild.sh (cached; the first build takes minutes) and booted in
+# QEMU (TCG, 2 vCPUs), with kutrace_mod.ko built against each: the patch
+# applies without fuzz, the module picks the patched backend, scenario 1
+# (nothing missing), every page fault / interrupt / trap has its exact
+# exit and nothing is reconstructed, ia32 syscalls, #UD/#BP/#GP/#DB,
+# prctl renames, packets, system call 1023 (also as kutrace_control's
+# path), scenario 5 (permissions), rmmod while tracing, backend=tracepoint.
+# Guest side: tests/vm/scenarios/kernel.sh.
+# KT_KERNELS="p6.1 p6.12" selects kernels; outputs stay in build/vm/.
+. tests/lib.sh
+. tests/vm/lib.sh
+vm_ready || exit 0
+KTNEST=$TMP/ktnest
+cc -O2 -Wall -I"$KT_ROOT/include" -o "$KTNEST" tests/vm/host/ktnest.c || nok "ktnest builds"
+N=100000 M=100 K=1000 X=200
+for k in ${KT_KERNELS:-p6.1 p6.12}; do
+	series=${k#p}; series=${series%-nohz}
+	src=$(dpkg-query -W -f='${Version}' linux-source-$series 2>/dev/null)
+	t0=$(date +%s)
+	if ! kd=$(tests/vm/kbuild.sh "$series" periodic 2>"$TMP/kb.err"); then
+		nok "$k: patched kernel builds"; sed 's/^/#   /' "$TMP/kb.err" | tail -20
+		continue
+	fi
+	ok "$k: patched kernel $(cat "$kd/release") (linux-source-$series $src) built in $(cat "$kd/seconds") s, cached in $kd"
+	eq "$k: kernel build has no compiler warnings" 0 "$(cat "$kd/warnings")"
+	check "$k: CONFIG_KUTRACE=y" grep -qx CONFIG_KUTRACE=y "$kd/src/.config"
+	out=$KT_ROOT/build/vm/kernel-$k
+	rm -rf "$out"
+	if ! tests/vm/vm.sh -k "$k" tests/vm/scenarios/kernel.sh "$out" 2>"$TMP/vm.err"; then
+		nok "$k: guest ran the scenario"; sed 's/^/#   /' "$TMP/vm.err" | tail -20
+		continue
+	fi
+	ok "$k: guest booted, loaded kutrace_mod.ko and ran the scenario ($(grep -o 'after [0-9]* s' "$TMP/vm.err"), $(( $(date +%s) - t0 )) s in all)"
+	L=$out/scenario.log
+	eq "$k: insmod kutrace_mod.ko" "insmod=0" "$(cat "$out/insmod.status")"
+	check "$k: module chose the patched backend" grep -q "kutrace: patched-kernel backend" "$out/dmesg.txt"
+	check "$k: no oops in the guest" test ! -s "$out/oops.txt"
+
+	# scenario 1 on the patched kernel
+	check "$k: kutrace_control record succeeded" grep -q "record=0" "$L"
+	ktcheck "$out/mixed.trace" > "$TMP/mixed.f" || nok "$k: ktcheck"
+	check "$k: trace says: patched backend, nothing reconstructed" \
+		grep -q "^backend patched: nothing reconstructed" "$TMP/mixed.f"
+	pid=$(awk '$1 == "pid" { print $2; exit }' "$out/workload.out")
+	child=$(awk '$1 == "child" { print $2 }' "$out/workload.out")
+	eq "$k: exactly N getpid calls for the workload pid" "calls $N" \
+		"$(fact "$TMP/mixed.f" pid $pid sys 39 | cut -d' ' -f1-2)"
+	eq "$k: every getpid call returns" "rets $N" \
+		"$(fact "$TMP/mixed.f" pid $pid sys 39 | awk '{print $5, $6}')"
+	eq "$k: exactly M clock_nanosleep calls" "calls $M" \
+		"$(fact "$TMP/mixed.f" pid $pid sys 230 | cut -d' ' -f1-2)"
+	eq "$k: ping-pong child: K reads" "calls $K" \
+		"$(fact "$TMP/mixed.f" pid $child sys 0 | cut -d' ' -f1-2)"
+	eq "$k: ping-pong child: K writes" "calls $K" \
+		"$(fact "$TMP/mixed.f" pid $child sys 1 | cut -d' ' -f1-2)"
+	between "$k: context switches into the child ~K" $K $((K + 20)) \
+		"$(fact "$TMP/mixed.f" pid $child switchin | cut -d' ' -f1)"
+	between "$k: wakeups naming the parent" $((M + 1)) $((K + M + 20)) \
+		"$(fact "$TMP/mixed.f" pid $pid switchin | cut -d' ' -f3)"
+	eq "$k: TSDELTAs agree with the following timestamps" "0" \
+		"$(awk '$1 == "cpu" { s += $8 } END { print s + 0 }' "$TMP/mixed.f")"
+	check "$k: PC samples present" test "$(fact "$TMP/mixed.f" pcsamples)" -gt 0
+	"$KTNEST" "$out/mixed.trace" > "$TMP/nest" 2>"$TMP/nest.err"
+	sed 's/^/#   /' "$TMP/nest"
+	for c in irq trap syscall sched; do
+		eq "$k: every $c return matches the innermost open call" 0 \
+			"$(fact "$TMP/nest" class $c | awk '{print $6}')"
+	done
+	# Interrupts and faults open or closed across the trace's start/stop
+	# on the other CPU: at most one or two each.
+	for c in irq trap; do
+		n=$(fact "$TMP/nest" class $c | awk '{print $2 - $4}')
+		between "$k: every $c call has its exact exit (calls - rets)" -2 2 "$n"
+	done
+	check "$k: page faults traced" test "$(fact "$TMP/nest" event 0x40e | awk '{print $2}')" -gt 0
+	eq "$k: every page fault has its exit" \
+		"$(fact "$TMP/nest" event 0x40e | awk '{print $2}')" \
+		"$(fact "$TMP/nest" event 0x40e | awk '{print $4}')"
+	check "$k: local timer interrupts traced" test "$(fact "$TMP/nest" event 0x5ec | awk '{print $2}')" -gt 0
+	if [ -x "$KT_BIN/kutrace_postproc" ]; then
+		cp "$out/mixed.trace" "$TMP/mixed.trace"
+		if "$KT_BIN/kutrace_postproc" "$TMP/mixed.trace" --no-html >/dev/null 2>&1; then
+			ok "$k: kutrace_postproc turns the trace into JSON"
+			if python3 tests/vm/host/tile.py "$TMP/mixed.json" > "$TMP/tile.out"; then
+				ok "$k: every CPU's timeline tiles without gaps ($(tr '\n' ';' < "$TMP/tile.out"))"
+			else
+				nok "$k: every CPU's timeline tiles without gaps"; sed 's/^/#   /' "$TMP/tile.out"
+			fi
+		else
+			nok "$k: kutrace_postproc turns the trace into JSON"
+		fi
+		if [ -x "$KT_BIN/checktrace" ]; then
+			check "$k: checktrace passes" "$KT_BIN/checktrace" "$TMP/mixed.trace" -q
+		fi
+	else
+		skip "$k: postprocessing: no $KT_BIN/kutrace_postproc"
+	fi
+
+	# what the original patch never saw
+	check "$k: exception workload ran" grep -q "exc=0" "$L"
+	epid=$(awk '$1 == "pid" { print $2; exit }' "$out/exc.out")
+	"$KTNEST" "$out/exc.trace" "$epid" > "$TMP/exc.nest" 2>&1
+	sed 's/^/#   /' "$TMP/exc.nest"
+	ev() { fact "$TMP/exc.nest" event "$1" | awk '{print $2, $4}'; }
+	between "$k: ia32 getpid (int \$0x80) traced as 0xC14, with returns" $X $((X + 5)) \
+		"$(ev 0xc14 | awk '$1 == $2 {print $1}')"
+	between "$k: #UD traced as 0x406, each with its exit" $X $X "$(ev 0x406 | awk '$1 == $2 {print $1}')"
+	between "$k: #BP traced as 0x403, each with its exit" $X $X "$(ev 0x403 | awk '$1 == $2 {print $1}')"
+	between "$k: #GP traced as 0x40D, each with its exit" $X $X "$(ev 0x40d | awk '$1 == $2 {print $1}')"
+	between "$k: #DB (single step) traced as 0x401, each with its exit" $X $X "$(ev 0x401 | awk '$1 == $2 {print $1}')"
+	check "$k: prctl(PR_SET_NAME) rename traced" grep -q "^names $epid kt-renamed" "$TMP/exc.nest"
+	eq "$k: exception trace: no mismatched returns" 0 \
+		"$(awk '$1 == "class" { s += $8 } END { print s + 0 }' "$TMP/exc.nest")"
+
+	check "$k: UDP over loopback ran" grep -q "udp=0" "$L"
+	"$KTNEST" "$out/udp.trace" > "$TMP/udp.nest" 2>&1
+	between "$k: UDP transmits traced (0x215)" $X $((X + 2)) "$(fact "$TMP/udp.nest" point 0x215)"
+	between "$k: UDP receives traced (0x214)" $X $((X + 2)) "$(fact "$TMP/udp.nest" point 0x214)"
+
+	# system call 1023
+	while read -r line; do
+		case $line in
+		"ok - "*) ok "$k: ${line#ok - }" ;;
+		"not ok - "*) nok "$k: ${line#not ok - }" ;;
+		esac
+	done < "$out/sys.out"
+	check "$k: kutrace_control record works through syscall 1023 (no /dev/kutrace)" \
+		grep -q "sysrec=0" "$L"
+	ktcheck "$out/sys.trace" > "$TMP/sys.f" 2>/dev/null
+	spid=$(awk '$1 == "pid" { print $2; exit }' "$out/sysrec.out")
+	eq "$k: ... and its trace has the 1000 getpid calls" "calls 1000" \
+		"$(fact "$TMP/sys.f" pid $spid sys 39 | cut -d' ' -f1-2)"
+
+	# scenario 5, lifecycle, the other backend
+	check "$k: /dev/kutrace is mode 0600" grep -q '^crw-------' "$out/devnode.txt"
+	while read -r line; do
+		case $line in
+		"ok - "*) ok "$k: ${line#ok - }" ;;
+		"not ok - "*) nok "$k: ${line#not ok - }" ;;
+		esac
+	done < "$out/security.out"
+	check "$k: rmmod while tracing" grep -q "rmmod_tracing=0" "$L"
+	check "$k: reload and trace again" grep -q "again=0" "$L"
+	check "$k: backend=tracepoint loads on the patched kernel" grep -q "insmod_tp=0" "$L"
+	ktcheck "$out/tp.trace" > "$TMP/tp.f" 2>/dev/null
+	check "$k: ... and its trace says tracepoint" grep -q "^backend tracepoint" "$TMP/tp.f"
+	check "$k: backend=bogus is refused" grep -q "bogus=[1-9]" "$L"
+	check "$k: without the module kutrace_control says so" \
+		grep -q "module not loaded" "$out/nomod.out"
+done

@@ -1,0 +1,39 @@
+# Guest part of tests/t_kernel_patched.sh, on a kutrace-patched kernel:
+# scenario 1 (nothing missing), the transitions the original patch never
+# saw (ia32 syscalls, #UD/#BP/#GP/#DB, prctl rename), packets, system call
+# 1023, scenario 5 (permissions), rmmod while tracing, backend=tracepoint.
+N=100000 M=100 K=1000 X=200
+KO=/lib/modules/kutrace_mod.ko
+ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
+PIN=1 kutrace_control record -o mixed.trace -- workload mixed $N $M $K \
+	> workload.out 2> record.err
+echo "record=$?"
+kutrace_control record -o exc.trace -- ktexc exc $X > exc.out 2> exc.err
+echo "exc=$?"
+kutrace_control record -o udp.trace -- ktexc udp $X > udp.out 2> udp.err
+echo "udp=$?"
+ktexc sys > sys.out 2>&1; echo "sys=$?"
+# kutrace_control through system call 1023 when there is no /dev/kutrace
+mv /dev/kutrace /dev/kutrace.hidden
+kutrace_control record -o sys.trace -- workload getpid 1000 > sysrec.out 2> sysrec.err
+echo "sysrec=$?"
+mv /dev/kutrace.hidden /dev/kutrace
+ls -l /dev/kutrace > devnode.txt
+vmcheck security > security.out 2>&1; echo "vmcheck=$?"
+# rmmod while tracing, reload, trace again
+kutrace_control go > go.out 2>&1; echo "go=$?"
+workload getpid 1000 > /dev/null
+rmmod kutrace_mod; echo "rmmod_tracing=$?"
+insmod $KO tracemb=8; echo "reinsmod=$?"
+kutrace_control record -o again.trace -- workload getpid 1000 > again.out 2>&1
+echo "again=$?"
+rmmod kutrace_mod; echo "rmmod=$?"
+# the tracepoint backend on the same kernel
+insmod $KO tracemb=8 backend=tracepoint; echo "insmod_tp=$?"
+kutrace_control record -o tp.trace -- workload getpid 1000 > tp.out 2>&1
+echo "tp=$?"
+rmmod kutrace_mod
+insmod $KO backend=bogus 2> bogus.err; echo "bogus=$?"
+kutrace_control stat > nomod.out 2>&1; echo "nomod=$?"
+dmesg | grep -E "Oops|BUG:|general protection|Call Trace|WARNING:" > oops.txt
+true
