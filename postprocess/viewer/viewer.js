@@ -371,14 +371,20 @@ function layout() {
   L = { legendItems: L.legendItems, ipcLegend: L.ipcLegend, labelsShown: L.labelsShown, tickLabels: L.tickLabels, baseText: L.baseText, axisTitle: L.axisTitle, W, H, base, top: titleH, bottom: H - axisH, left: labW, right: W - legW, legW };
   L.pw = L.right - L.left; L.ph = L.bottom - L.top;
   // tracks
-  let tr = 0; const items = [];
-  for (const g of G) {
-    if (!g.rows.length) continue;
-    const hdr = { header: g, y: tr, h: 10 }; items.push(hdr); tr += 10;
-    for (const r of g.rows) { const h = rowTracks(r); r.y = tr; r.h = h; if (h) items.push({ row: r, y: tr, h }); tr += h; }
+  // A header is 10 tracks, or more when that is too low for its label.
+  let hh = 10, tr = 0, items = [];
+  for (let pass = 0; pass < 3; pass++) {
+    tr = 0; items = [];
+    for (const g of G) {
+      if (!g.rows.length) continue;
+      items.push({ header: g, y: tr, h: hh }); tr += hh;
+      for (const r of g.rows) { const h = rowTracks(r); r.y = tr; r.h = h; if (h) items.push({ row: r, y: tr, h }); tr += h; }
+    }
+    L.ppt = (L.ph - 10) / Math.max(tr, 1) * S.yk;
+    const need = Math.min(60, Math.ceil((base + 6) / L.ppt));
+    if (need <= hh) break; hh = need;
   }
-  L.items = items; L.tracks = tr;
-  L.ppt = (L.ph - 10) / Math.max(tr, 1) * S.yk;
+  L.items = items; L.tracks = tr; L.hh = hh;
 }
 function yOf(track) { return L.top + 5 + S.ypan + track * L.ppt; }
 function xOf(t) { return L.left + (t - S.t0) / (S.t1 - S.t0) * L.pw; }
@@ -726,7 +732,7 @@ function drawArcs() {
       const k = list[i]; const s = ts[k]; if (s > S.t1) break; const e = s + dur[k]; if (e < S.t0) continue;
       if (anyHL && !hlSpan[k]) continue;
       const x0 = xOf(s), x1 = xOf(e);
-      if (!bold && win > 5e-3 && Math.abs(x1 - x0) < 0.05 * L.pw) continue;
+      if (!bold && !S.hack && win > 5e-3 && Math.abs(x1 - x0) < 0.05 * L.pw) continue;
       const pairs = [[cpuRows.get(D.cpu[k]), cpuRows.get(D.arg[k])]];
       if (pidRows && !ipi) { const w = D.pidRow[k] >= 0 ? ROWS[D.pidRow[k]] : null; pairs.push([w && w.h ? w : null, pidRows.get(D.ret[k])]); }
       for (const [ra, rb] of pairs) {
@@ -916,7 +922,7 @@ function drawLabels() {
   let lastY = -1e9; let afterHeader = false; L.labelsShown = [];
   for (const it of L.items) {
     if (it.header) {
-      const g = it.header; const y = yOf(it.y) + 5 * L.ppt;
+      const g = it.header; const y = yOf(it.y) + it.h / 2 * L.ppt;
       if (y < L.top - 10 || y > L.bottom + 10) continue;
       ctx.textAlign = 'left'; ctx.font = 'bold ' + L.base + 'px sans-serif'; ctx.fillStyle = g.rows.length ? '#0000AA' : '#C0C0C0';
       const tri = g.open === 'closed' ? '▶' : g.open === 'hl' ? '▷' : '▼';
@@ -1106,6 +1112,9 @@ function runSearch(re, dashOK, mn, mx, not, annotate, ipcS) {
   layout();
   const t0 = S.t0, t1 = S.t1; const lo = firstGlobal(t0 - 5); // PC samples use end time
   const cache = new Map(); const long = S.btn.annot === 0;
+  // A pattern of letters only (alternatives, ^) cannot match across the
+  // '(arg)=ret' digits, so the name alone decides unless ret is an errno name.
+  const byName = /^\^?[A-Za-z_]+(\|\^?[A-Za-z_]+)*$/.test(re.source);
   let count = 0, total = 0, vmin = Infinity, vmax = 0; let lastX = -1;
   const anns = [];
   const P = (t1 - t0) / L.pw;
@@ -1125,7 +1134,8 @@ function runSearch(re, dashOK, mn, mx, not, annotate, ipcS) {
       const name = nm[nmi[k]];
       if (name[0] === '-' && !dashOK) ok = false;
       else {
-        const simple = !long || !(isSyscall(e) || (e >= 0x200 && e < 0x300) || (e >= 0x500 && e < 0x600));
+        const simple = !long || !(isSyscall(e) || (e >= 0x200 && e < 0x300) || (e >= 0x500 && e < 0x600)) ||
+          (byName && !(isSyscall(e) && D.ret[k] > 65408 && D.ret[k] <= 65535));
         if (simple) { let c = cache.get(nmi[k]); if (c === undefined) { c = re.test(name); cache.set(nmi[k], c); } ok = c; }
         else ok = re.test(nameArg(k, true));
       }
@@ -1208,7 +1218,7 @@ cv.addEventListener('mousedown', ev => {
     return;
   }
   if (x < L.left) { // labels
-    for (const it of L.items) if (it.header && Math.abs(y - (yOf(it.y) + 5 * L.ppt)) < L.base / 2 + 2 && x < L.left * 0.75) { toggleGroup(it.header); return; }
+    for (const it of L.items) if (it.header && Math.abs(y - (yOf(it.y) + it.h / 2 * L.ppt)) < L.base / 2 + 2 && x < L.left * 0.75) { toggleGroup(it.header); return; }
     const row = rowAtY(y);
     if (ev.shiftKey && row && x > L.left / 4) {
       if (ev.button === 2) prefixHighlight(row); else { row.hl = !row.hl; recomputeHL(); }
@@ -1321,7 +1331,7 @@ function updateStatus() {
 function clickBtn(name, shift) {
   if (!avail(name)) return;
   if (name === 'user' || name === 'all') { S.btn[name] = S.btn[name] ? 0 : 1; S.btn[name === 'user' ? 'all' : 'user'] = 0; labelAll(name); }
-  else if (name === 'cb') S.btn.cb ^= 1;
+  else if (name === 'cb') { if (shift) S.hack = !S.hack; else S.btn.cb ^= 1; } // shift: hack mode (all arcs)
   else if (name === 'samp') S.btn.samp = shift ? [2, 1, 0][[0, 2, 1].indexOf(S.btn.samp)] : S.btn.samp ? 0 : 2;
   else { const seq = BTN[name]; const i = seq.indexOf(S.btn[name]); S.btn[name] = seq[(i + 1) % seq.length]; }
   syncButtons(); redraw();

@@ -1,21 +1,38 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# make bench-viewer: synthetic traces of 1M and 10M spans (kutrace_synth
-# when it can write JSON, else tests/browser/gen_trace.js), embedded with
-# makeself, measured in headless Chromium by bench.js.
+# make bench-viewer: synthetic traces of about 1M and 10M spans, made by
+# kutrace_synth (8 CPUs, 200 threads, IPC) + kutrace_postproc --no-html, or
+# by tests/browser/gen_trace.js when those are not built (or
+# KT_BENCH_GEN=js); embedded with makeself and measured in headless
+# Chromium by bench.js.  KT_BENCH_SPANS="1000000 10000000" picks the sizes.
 set -eu
 cd "$(dirname "$0")/../.."
 BIN=${KT_BIN:-build/bin}
 out=build/bench-viewer
 mkdir -p $out
+gen=${KT_BENCH_GEN:-synth}
+[ -x $BIN/kutrace_synth ] && [ -x $BIN/kutrace_postproc ] || gen=js
 for n in ${KT_BENCH_SPANS:-1000000 10000000}; do
-	if [ ! -s $out/gen$n.json ]; then
-		node tests/browser/gen_trace.js $n 8 200 > $out/gen$n.json.tmp && mv $out/gen$n.json.tmp $out/gen$n.json
+	if [ $gen = synth ]; then
+		json=$out/synth$n.json
+		if [ ! -s $json ]; then
+			# about 7.2 raw bytes per span with 8 CPUs and 200 threads
+			mb=$(echo "scale=1; $n * 7.2 / 1000000" | bc)
+			$BIN/kutrace_synth -s 7 -c 8 -t 200 -d 1000 -m $mb --ipc -o $out/synth$n.trace >/dev/null
+			$BIN/kutrace_postproc $out/synth$n.trace "kutrace_synth $n" -o $json.tmp --no-html >/dev/null && mv $json.tmp $json
+			rm -f $out/synth$n.trace
+		fi
+	else
+		json=$out/gen$n.json
+		if [ ! -s $json ]; then
+			node tests/browser/gen_trace.js $n 8 200 > $json.tmp && mv $json.tmp $json
+		fi
 	fi
+	html=${json%.json}.html
 	s=$(date +%s.%N)
-	$BIN/makeself postprocess/viewer/viewer.html $out/gen$n.json $out/gen$n.html
+	$BIN/makeself postprocess/viewer/viewer.html $json $html
 	e=$(date +%s.%N)
-	rows=$(grep -c '^\[ ' $out/gen$n.json || true)
-	echo "makeself: $rows rows, $(stat -c %s $out/gen$n.json) bytes of JSON in $(echo "$e - $s" | bc) s"
-	node tests/browser/bench.js $out/gen$n.html $rows
+	rows=$(grep -c '^\[ ' $json || true)
+	echo "makeself ($gen): $rows rows, $(stat -c %s $json) bytes of JSON in $(echo "$e - $s" | bc) s"
+	node tests/browser/bench.js $html $rows
 done

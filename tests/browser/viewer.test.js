@@ -110,6 +110,10 @@ async function testSmall(ctx) {
   await page.screenshot({ path: path.join(shots, 'small_search_write.png') });
   sum = await search(page, 'write\\(1');
   check('42 regex on name(arg): write\\(1 -> 2 matches in Annot: style', sum.startsWith('Matches: 2,'), sum);
+  sum = await search(page, 'enoent');
+  check('42 a letters-only pattern still matches an errno return (openat(65436)=enoent)', sum.startsWith('Matches: 1,'), sum);
+  sum = await search(page, 'read|^openat');
+  check('42 alternatives of names: read|^openat -> 2 matches', sum.startsWith('Matches: 2,'), sum);
   sum = await search(page, 'idle');
   check('39 hyphen rule: idle -> Matches: 0, 0', sum === 'Matches: 0, 0', sum);
   sum = await search(page, '-idle');
