@@ -92,6 +92,8 @@ install: $(INST_PROGS:%=$(BIN)/%) $(LIBKT) $(LIBKT_SO)
 		$(INSTALL) -m 644 $$m $(KT_D)$(MANDIR)/man$$s/ || exit 1; \
 	done
 	$(INSTALL) -m 644 $(INST_DOCS) $(KT_D)$(DOCDIR)/
+	$(INSTALL) -d $(KT_D)$(DOCDIR)/img
+	$(INSTALL) -m 644 $(wildcard docs/img/*.png) $(KT_D)$(DOCDIR)/img/
 	for f in $(INST_EX); do \
 		d=$(KT_D)$(DOCDIR)/$$(dirname $$f); $(INSTALL) -d $$d && \
 		$(INSTALL) -m 644 $$f $$d/ || exit 1; \

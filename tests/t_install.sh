@@ -21,7 +21,8 @@ for f in lib/libkutrace.a lib/libkutrace.so lib/libkutrace.so.0 lib/pkgconfig/ku
 	include/kutrace/control.h include/kutrace/format.h include/kutrace/kutrace.h \
 	share/kutrace/viewer.html share/kutrace/viewer.js share/kutrace/viewer.css \
 	share/man/man7/kutrace.7 share/man/man4/kutrace_mod.4 share/man/man3/libkutrace.3 \
-	share/doc/kutrace/README.md share/doc/kutrace/examples/client_server.c; do
+	share/doc/kutrace/README.md share/doc/kutrace/user-guide.md share/doc/kutrace/img/rpc.png \
+	share/doc/kutrace/examples/client_server.c share/doc/kutrace/examples/client_server.md; do
 	[ -e "$D/usr/$f" ] || missing="$missing $f"
 done
 eq "installed layout: library, header, pkg-config file, viewer, man pages, docs" "" "$missing"
