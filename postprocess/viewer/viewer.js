@@ -683,10 +683,23 @@ function markText(k) { const e = D.ev[k]; if (e === EV_MARKD) return String(D.ar
 
 function drawMark(k, r, g, slots) {
   const e = D.ev[k], t = e - EV_MARKA, x = Math.round(xOf(D.ts[k]));
-  const text = markText(k), close = text[0] === '/';
-  const key = r.idx * 16 + t * 2 + (close ? 1 : 0);
-  const last = slots.get(key); if (last !== undefined && Math.abs(x - last) < 3) return; slots.set(key, x);
-  markGlyph(x, g.yc, g.E, t, text, Math.min(g.font, 18));
+  if (x < L.left - 2 || x > L.right + 2) return;
+  // One mark per 3 px per row and type, and (unlike the original) none whose
+  // box would overlap the last one drawn on the same text line: dense marks
+  // stay legible and cheap.
+  const text = markText(k), close = text[0] === '/', font = Math.min(g.font, 18);
+  const w = t === 3 ? textWidth(text, font) + 8 : textWidth(text, font) + 10;
+  const a = close ? x - w : t === 2 ? x - w / 2 : x, b = a + w;
+  const key = r.idx * 2 + (t === 1 ? 1 : 0), last = slots.get(key); // mark_b has its own text line
+  if (last !== undefined && (Math.abs(x - last.x) < 3 || (a < last.b + 2 && b > last.a - 2))) return;
+  slots.set(key, { x, a, b });
+  markGlyph(x, g.yc, g.E, t, text, font);
+}
+const TW = new Map();
+function textWidth(text, font) { // cached measureText
+  const key = font + '|' + text; let w = TW.get(key);
+  if (w === undefined) { ctx.font = font + 'px sans-serif'; w = ctx.measureText(text).width; if (TW.size > 5000) TW.clear(); TW.set(key, w); }
+  return w;
 }
 function markGlyph(x, yc, E, t, text, font) { // VIEWER.md 3.6.8
   const close = text[0] === '/';
