@@ -57,6 +57,14 @@ struct kt_decoder {
 	uint64_t events;
 	int64_t t_lo, t_hi;
 	char err[256];
+	/*
+	 * Interned names of calls/returns by event number and of context
+	 * switches by pid: building them with snprintf and interning them
+	 * for every event was a fifth of the run time.  Any new name record
+	 * empties both.
+	 */
+	const char *evname[KUTRACE_EVENT_MASK + 1];
+	struct { int64_t pid; const char *name; } swname[1024];
 };
 
 static const char *const special_names[32] = {
@@ -84,6 +92,8 @@ static uint64_t mix(uint64_t k)
 
 static void set_name(struct kt_decoder *d, uint64_t key, const char *name)
 {
+	memset(d->evname, 0, sizeof(d->evname));
+	memset(d->swname, 0, sizeof(d->swname));
 	if (d->ncount * 2 >= d->ncap) {
 		size_t ncap = d->ncap ? d->ncap * 2 : 1024;
 		struct name_slot *n = kt_xcalloc(ncap, sizeof(*n));
@@ -329,6 +339,14 @@ static const char *event_name(struct kt_decoder *d, unsigned int ev,
 	return buf;
 }
 
+static const char *cached_name(struct kt_decoder *d, unsigned int ev,
+			       char *buf, size_t len)
+{
+	if (!d->evname[ev])
+		d->evname[ev] = kt_intern(event_name(d, ev, buf, len));
+	return d->evname[ev];
+}
+
 /*
  * Extend a 20-bit timestamp (FORMATS.md 4.2, 3.6).  A backward step
  * (modulo 2^20) shorter than the late-store window is a late store, even
@@ -519,6 +537,7 @@ int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
 			.ipc = b->side[i],
 		};
 		const char *name = NULL;
+		int interned = 0;
 
 		if (ev == KUTRACE_PC_U || ev == KUTRACE_PC_K || ev == KUTRACE_PC_TEMP) {
 			uint64_t pc = b->w[i + 1];
@@ -549,9 +568,20 @@ int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
 			e.pid = (int)argall;
 			e.arg = argall;
 			e.dur = 1;
-			name = pid_name(d, argall);
-			snprintf(nbuf, sizeof(nbuf), "%s.%u", argall == 0 ? "-idle-" : name ? name : "", argall);
-			name = nbuf;
+			int sw = (int)(argall & 1023);
+
+			if (d->swname[sw].name && d->swname[sw].pid == (int64_t)argall) {
+				name = d->swname[sw].name;
+				interned = 1;
+			} else {
+				name = pid_name(d, argall);
+				snprintf(nbuf, sizeof(nbuf), "%s.%u",
+					 argall == 0 ? "-idle-" : name ? name : "", argall);
+				name = kt_intern(nbuf);
+				interned = 1;
+				d->swname[sw].pid = argall;
+				d->swname[sw].name = name;
+			}
 		} else if (ev >= KUTRACE_RPCIDREQ && ev <= KUTRACE_RPCIDTXMSG) {
 			int64_t rpc = argall & 0xFFFF;
 			const char *m = kt_decoder_name(d, KEY(K_METHOD, rpc));
@@ -607,8 +637,10 @@ int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
 				e.dur = dur < 1 ? 1 : dur;
 				e.retval = (int8_t)((argall >> KUTRACE_RETVAL_SHIFT) & 0xFF) & 0xFFFF;
 			}
-			name = event_name(d, ev, nbuf, sizeof(nbuf));
+			name = cached_name(d, ev, nbuf, sizeof(nbuf));
+			interned = 1;
 			if (ev == KUTRACE_IRQ + KUTRACE_IRQ_BH) {
+				interned = 0;
 				snprintf(nbuf, sizeof(nbuf), "BH:%s", kt_softirq_names[argall & 0xF]);
 				name = nbuf;
 			}
@@ -620,10 +652,11 @@ int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
 				snprintf(nbuf, sizeof(nbuf), "/BH:%s", kt_softirq_names[cs->last_bh & 0xF]);
 				name = nbuf;
 			} else {
-				name = event_name(d, ev, nbuf, sizeof(nbuf));
+				name = cached_name(d, ev, nbuf, sizeof(nbuf));
+				interned = 1;
 			}
 		}
-		e.name = kt_intern(name ? name : "");
+		e.name = interned ? name : kt_intern(name ? name : "");
 		emit(d, &e);
 		if (ev >= KUTRACE_RPCIDREQ && ev <= KUTRACE_RPCIDTXMSG && (argall & 0xFFFF) == 0)
 			cs->rpc = 0;

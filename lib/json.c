@@ -70,51 +70,72 @@ void kt_json_header(FILE *f, const struct kt_json_meta *m)
 	fputs("\"events\" : [\n", f);
 }
 
+static const char digits2[201] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
 /*
  * Seconds with 8 decimals from nsec10, formatted with integers: exactly
- * what "%W.8f" prints for these values, several times faster.
+ * what "%W.8f" prints for these values, several times faster (this and
+ * fmt_int are a quarter of kutrace_postproc's time).
  */
 static char *fmt_sec(char *p, int64_t ns10, int width)
 {
 	char tmp[32];
 	int neg = ns10 < 0;
 	uint64_t v = neg ? (uint64_t)-ns10 : (uint64_t)ns10;
-	uint64_t ip = v / 100000000, fp = v % 100000000;
-	int n = 0;
+	uint64_t ip = v / 100000000;
+	uint32_t fp = (uint32_t)(v % 100000000);
+	int n = 32;
 
-	for (int i = 0; i < 8; i++) {
-		tmp[n++] = (char)('0' + fp % 10);
-		fp /= 10;
+	for (int i = 0; i < 4; i++) {
+		uint32_t d = fp % 100;
+
+		fp /= 100;
+		tmp[--n] = digits2[2 * d + 1];
+		tmp[--n] = digits2[2 * d];
 	}
-	tmp[n++] = '.';
+	tmp[--n] = '.';
 	do {
-		tmp[n++] = (char)('0' + ip % 10);
+		tmp[--n] = (char)('0' + ip % 10);
 		ip /= 10;
 	} while (ip);
 	if (neg)
-		tmp[n++] = '-';
-	for (int i = n; i < width; i++)
+		tmp[--n] = '-';
+	for (int i = 32 - n; i < width; i++)
 		*p++ = ' ';
-	while (n)
-		*p++ = tmp[--n];
-	return p;
+	memcpy(p, tmp + n, (size_t)(32 - n));
+	return p + (32 - n);
 }
 
 static char *fmt_int(char *p, int64_t v)
 {
 	char tmp[24];
-	int n = 0;
+	int n = 24;
 	uint64_t u = v < 0 ? (uint64_t)-v : (uint64_t)v;
 
-	do {
-		tmp[n++] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
 	if (v < 0)
 		*p++ = '-';
-	while (n)
-		*p++ = tmp[--n];
-	return p;
+	if (u < 10) {
+		*p++ = (char)('0' + u);
+		return p;
+	}
+	while (u >= 100) {
+		uint32_t d = (uint32_t)(u % 100);
+
+		u /= 100;
+		tmp[--n] = digits2[2 * d + 1];
+		tmp[--n] = digits2[2 * d];
+	}
+	if (u >= 10) {
+		tmp[--n] = digits2[2 * u + 1];
+		tmp[--n] = digits2[2 * u];
+	} else {
+		tmp[--n] = (char)('0' + u);
+	}
+	memcpy(p, tmp + n, (size_t)(24 - n));
+	return p + (24 - n);
 }
 
 /* Append the escaped name; returns the new end (room checked by caller). */
@@ -152,13 +173,8 @@ static char *esc_name(char *p, const char *s)
 	return p;
 }
 
-size_t kt_json_format_row(char *buf, size_t cap, const struct kt_row *r)
+size_t kt_json_format_head(char *buf, const struct kt_row *r)
 {
-	size_t nlen = strlen(r->name);
-
-	/* 2 * 12 + 7 * 21 + separators: < 200 bytes before the name. */
-	if (cap < 200 + 6 * nlen + 8)
-		return 0;
 	char *p = buf;
 
 	*p++ = '[';
@@ -176,6 +192,23 @@ size_t kt_json_format_row(char *buf, size_t cap, const struct kt_row *r)
 	*p++ = ',';
 	*p++ = ' ';
 	*p++ = '"';
+	return (size_t)(p - buf);
+}
+
+size_t kt_json_escape_buf(char *buf, const char *s)
+{
+	return (size_t)(esc_name(buf, s) - buf);
+}
+
+size_t kt_json_format_row(char *buf, size_t cap, const struct kt_row *r)
+{
+	size_t nlen = strlen(r->name);
+
+	/* 2 * 12 + 7 * 21 + separators: < 200 bytes before the name. */
+	if (cap < KT_JSON_HEAD_MAX + 6 * nlen + 8)
+		return 0;
+	char *p = buf + kt_json_format_head(buf, r);
+
 	p = esc_name(p, r->name);
 	memcpy(p, "\"],\n", 4);
 	return (size_t)(p + 4 - buf);

@@ -63,8 +63,17 @@ struct writer {
 	FILE *f;
 };
 
+/* Escaped names by interned pointer: a trace has few distinct names. */
+#define NCACHE 4096
+struct esc {
+	const char *name;
+	char *esc;		/* escaped, then "\"],\n" */
+	size_t len;
+};
+
 struct kt_jsonout {
 	FILE *f;
+	struct esc cache[NCACHE];
 	struct writer w;
 	long off;		/* bytes written through the writer */
 	char *cur;		/* chunk being filled */
@@ -254,16 +263,45 @@ int kt_jsonout_due(const struct kt_jsonout *o)
 	return o->buffered >= o->budget ? 2 : 1;
 }
 
+static const struct esc *escaped(struct kt_jsonout *o, const char *name)
+{
+	uintptr_t h = (uintptr_t)name;
+	struct esc *e = &o->cache[(h ^ (h >> 12)) & (NCACHE - 1)];
+
+	if (e->name != name) {
+		size_t n = strlen(name);
+
+		free(e->esc);
+		e->esc = kt_xmalloc(6 * n + 5);
+		e->len = kt_json_escape_buf(e->esc, name);
+		memcpy(e->esc + e->len, "\"],\n", 4);
+		e->len += 4;
+		e->name = name;
+	}
+	return e;
+}
+
 /* One row to f (the final copy) or, with f NULL, through the writer. */
 static void put_row(struct kt_jsonout *o, FILE *f, const struct kt_row *r)
 {
 	size_t n;
 
-	if (!f && CHUNK - o->curlen >= 1024 &&
-	    (n = kt_json_format_row(o->cur + o->curlen, CHUNK - o->curlen, r))) {
-		o->curlen += n;	/* the usual case: straight into the chunk */
-		o->off += (long)n;
-		return;
+	if (!f) {
+		/* The usual case: straight into the chunk. */
+		const struct esc *e = escaped(o, r->name);
+
+		if (CHUNK - o->curlen < KT_JSON_HEAD_MAX + e->len)
+			submit(o);
+		if (CHUNK >= KT_JSON_HEAD_MAX + e->len) {
+			char *p = o->cur + o->curlen;
+
+			n = kt_json_format_head(p, r);
+			memcpy(p + n, e->esc, e->len);
+			n += e->len;
+			o->curlen += n;
+			o->off += (long)n;
+			return;
+		}
 	}
 	while (!(n = kt_json_format_row(o->buf, o->bufcap, r))) {
 		o->bufcap *= 2;
@@ -567,6 +605,8 @@ void kt_jsonout_free(struct kt_jsonout *o)
 	stop_writer(o);
 	for (int i = 0; i < NCHUNK; i++)
 		free(o->w.buf[i]);
+	for (int i = 0; i < NCACHE; i++)
+		free(o->cache[i].esc);
 	pthread_mutex_destroy(&o->w.mu);
 	pthread_cond_destroy(&o->w.cv);
 	for (int k = 0; k <= NLANES; k++)

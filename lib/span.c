@@ -40,6 +40,7 @@ struct thread {
 	int have_stack;
 	const char *name;	/* current name */
 	const char *rowname;	/* all names, "a+b" */
+	const char *uname, *uname_of;	/* user_name() and the name it used */
 	int64_t first_t;
 	int have_last;		/* has had an event */
 	int last_rpc;
@@ -108,6 +109,10 @@ struct kt_spans {
 	const unsigned short *cexit;	/* per-model c-exit table or NULL */
 	int cexit_by_nibble;
 	struct pkt rx[PKT_SLOTS], tx[PKT_SLOTS];
+	struct {		/* interned once: these are on every path */
+		const char *idle, *sched, *rsched, *cexit, *freq, *idlelp;
+		const char *wakeup, *ipi;
+	} nm;
 	int64_t *enq_t;		/* per RPC id, NO_TIME none; allocated on use */
 	const char **qname;	/* QUEUE_NAME per queue number */
 	size_t nq;
@@ -261,7 +266,7 @@ static struct thread *thread(struct kt_spans *s, int64_t pid)
 	t->wake_t = NO_TIME;
 	t->rx_t = NO_TIME;
 	t->first_t = NO_TIME;
-	t->name = pid == 0 ? kt_intern("-idle-") : NULL;
+	t->name = pid == 0 ? s->nm.idle : NULL;
 	s->th[j] = t;
 	s->tcount++;
 	return t;
@@ -299,15 +304,19 @@ static struct lock_ent *lock_ent(struct kt_spans *s, uint64_t key)
 	return &s->locks[j];
 }
 
+/* "name.pid", kept per thread until its name changes. */
 static const char *user_name(struct kt_spans *s, struct thread *t)
 {
 	char buf[128];
 
 	if (t->pid == 0)
-		return kt_intern("-idle-");
+		return s->nm.idle;
+	if (t->uname && t->uname_of == t->name)
+		return t->uname;
 	snprintf(buf, sizeof(buf), "%s.%" PRId64, t->name ? t->name : "", t->pid);
-	(void)s;
-	return kt_intern(buf);
+	t->uname = kt_intern(buf);
+	t->uname_of = t->name;
+	return t->uname;
 }
 
 /* ---- rows ------------------------------------------------------------- */
@@ -519,7 +528,7 @@ static void switch_to(struct kt_spans *s, struct cpu *c, int64_t pid)
 		memset(&c->stack, 0, sizeof(c->stack));
 		c->stack.top = 1;
 		c->stack.f[1].event = s->sched_ev;
-		c->stack.f[1].name = kt_intern("-sched-");
+		c->stack.f[1].name = s->nm.sched;
 	} else {
 		c->stack = t->stack;
 	}
@@ -550,10 +559,10 @@ static void put_cexit(struct kt_spans *s, const struct kt_event *e)
 	/* Close idle at the c-exit start, write c-exit, resume idle. */
 	close_span(s, e->cpu, e->t - lat, 0, 0, 0);
 	put(s, e->t - lat, lat, e->cpu, 0, 0, KUTRACE_C_EXIT, 0, 0, 0,
-	    kt_intern("-c-exit-"));
+	    s->nm.cexit);
 	start_top(s, c, e->t, 0, 0);
 	c->sp.arg = 0;
-	c->sp.name = kt_intern("-idle-");
+	c->sp.name = s->nm.idle;
 }
 
 /* 5.5: a kernel-only or user-only event resolves an ambiguous resume. */
@@ -864,7 +873,7 @@ static void process(struct kt_spans *s, const struct kt_event *e)
 			if (c->sp.valid && c->sp.start > at)
 				at = c->sp.start;
 			synth(s, e, at, c->st->f[1].event + KUTRACE_RET_BIT,
-			      kt_intern("/-sched-"));
+			      s->nm.rsched);
 		}
 		if (e->dur == 0 || !is_sched(ev))
 			pop_to_level(s, e, t, level(ev));
@@ -934,7 +943,7 @@ static void process(struct kt_spans *s, const struct kt_event *e)
 		if (c->last_freq_t != NO_TIME)
 			put(s, c->last_freq_t, t - c->last_freq_t, e->cpu, 0, 0,
 			    KUTRACE_PSTATE, ev == KUTRACE_PSTATE ? e->arg : c->freq,
-			    0, 0, kt_intern("-freq-"));
+			    0, 0, s->nm.freq);
 		c->last_freq_t = t;
 		c->freq = e->arg;
 		return;
@@ -945,10 +954,10 @@ static void process(struct kt_spans *s, const struct kt_event *e)
 		point_row(s, e);
 		start_top(s, c, t + (e->dur > 0 ? e->dur : 1), 0, 0);
 		if (ev == KUTRACE_MWAIT && c->st->top == 0) {
-			c->sp.name = kt_intern("-idlelp-");
+			c->sp.name = s->nm.idlelp;
 			c->sp.arg = 1;
 		} else if (ev == KUTRACE_MONITOREXIT && c->st->top == 0) {
-			c->sp.name = kt_intern("-idle-");	/* fixes -idlelp- arg 0 */
+			c->sp.name = s->nm.idle;	/* fixes -idlelp- arg 0 */
 		}
 		return;
 	}
@@ -968,7 +977,7 @@ static void process(struct kt_spans *s, const struct kt_event *e)
 			put(s, th->wake_t, t - th->wake_t > MAX_SPAN ? 1 : t - th->wake_t,
 			    th->wake_cpu, th->wake_pid, th->wake_rpc,
 			    KUTRACE_ARC_WAKEUP, e->cpu, th->pid, 0,
-			    kt_intern("-wakeup-"));
+			    s->nm.wakeup);
 			th->wake_t = NO_TIME;
 		}
 		if (e->pid > 0 && th->prior_end != NO_TIME) {
@@ -978,7 +987,7 @@ static void process(struct kt_spans *s, const struct kt_event *e)
 	}
 	if (c->ipi_t != NO_TIME) {
 		put(s, c->ipi_t, t - c->ipi_t, c->ipi_from, -1, -1, KUTRACE_ARC_IPI,
-		    e->cpu, 0, 0, kt_intern("-ipi-"));
+		    e->cpu, 0, 0, s->nm.ipi);
 		c->ipi_t = NO_TIME;
 	}
 	if (is_kcall(ev)) {
@@ -1043,7 +1052,7 @@ void kt_spans_event(struct kt_spans *s, const struct kt_event *e)
 		c->th = thread(s, 0);
 		c->st = &c->stack;
 		c->st->f[0].event = KUTRACE_IDLE;
-		c->st->f[0].name = kt_intern("-idle-");
+		c->st->f[0].name = s->nm.idle;
 	}
 	if (e->t > s->last_t)
 		s->last_t = e->t;
@@ -1057,6 +1066,14 @@ struct kt_spans *kt_spans_new(kt_row_fn fn, void *ctx)
 
 	s->fn = fn;
 	s->ctx = ctx;
+	s->nm.idle = kt_intern("-idle-");
+	s->nm.sched = kt_intern("-sched-");
+	s->nm.rsched = kt_intern("/-sched-");
+	s->nm.cexit = kt_intern("-c-exit-");
+	s->nm.freq = kt_intern("-freq-");
+	s->nm.idlelp = kt_intern("-idlelp-");
+	s->nm.wakeup = kt_intern("-wakeup-");
+	s->nm.ipi = kt_intern("-ipi-");
 	s->mbit = 1000;
 	s->sched_ev = KUTRACE_SCHED_CALL;
 	for (int i = 0; i < KUTRACE_MAX_CPUS; i++) {
@@ -1076,7 +1093,7 @@ void kt_spans_finish(struct kt_spans *s)
 
 		if (c->last_freq_t != NO_TIME && s->last_t > c->last_freq_t)
 			put(s, c->last_freq_t, s->last_t - c->last_freq_t, i, 0, 0,
-			    KUTRACE_PSTATE, c->freq, 0, 0, kt_intern("-freq-"));
+			    KUTRACE_PSTATE, c->freq, 0, 0, s->nm.freq);
 	}
 	/* Row labels for threads that had several names (exec). */
 	for (size_t i = 0; i < s->tcap; i++) {

@@ -280,6 +280,11 @@ void kt_json_footer(FILE *f);
 /* Write s as a JSON string body (no quotes) with full escaping. */
 void kt_json_escape(FILE *f, const char *s);
 
+/* The row line up to the name's opening quote: at most KT_JSON_HEAD_MAX. */
+#define KT_JSON_HEAD_MAX 200
+size_t kt_json_format_head(char *buf, const struct kt_row *r);
+/* s JSON-escaped into buf (room for 6 * strlen(s)); returns the length. */
+size_t kt_json_escape_buf(char *buf, const char *s);
 /* One row line into buf; 0 if cap is too small (then retry larger). */
 size_t kt_json_format_row(char *buf, size_t cap, const struct kt_row *r);
 /* The row order of the JSON: time first (byte order of the start field). */
