@@ -221,27 +221,25 @@ function buildRows() {
     a = pid[k] > 0 ? pL(pid[k]) : -1; pr[k] = a; if (a >= 0) cnt[a]++;
     a = rpc[k] > 0 ? rL(rpc[k]) : -1; rr[k] = a; if (a >= 0) cnt[a]++;
   }
-  const exA = [], ovA = [], fEx = new Int32Array(nR), fOv = new Int32Array(nR);
-  for (let i = 0; i < nR; i++) { exA.push(new Int32Array(cEx[i])); ovA.push(new Int32Array(cOv[i])); }
+  // One sequential pass scatters each span to its rows: the span index, and
+  // for execution spans row-local copies of start, duration and event.
+  const exA = [], ovA = [], tsA = [], duA = [], evA = [], fEx = new Int32Array(nR), fOv = new Int32Array(nR);
+  for (let i = 0; i < nR; i++) {
+    exA.push(new Int32Array(cEx[i])); ovA.push(new Int32Array(cOv[i]));
+    tsA.push(new Float64Array(cEx[i])); duA.push(new Float32Array(cEx[i])); evA.push(new Int32Array(cEx[i]));
+  }
+  const put = (row, k, s, d, e) => { const p = fEx[row]++; exA[row][p] = k; tsA[row][p] = s; duA[row][p] = d; evA[row][p] = e; };
   for (let k = 0; k < n; k++) {
     const a = cr[k], b = pr[k], c = rr[k]; if (a < 0 && b < 0 && c < 0) continue;
-    if (exf[k]) { if (a >= 0) exA[a][fEx[a]++] = k; if (b >= 0) exA[b][fEx[b]++] = k; if (c >= 0) exA[c][fEx[c]++] = k; }
+    if (exf[k]) { const s = ts[k], d = dur[k], e = ev[k]; if (a >= 0) put(a, k, s, d, e); if (b >= 0) put(b, k, s, d, e); if (c >= 0) put(c, k, s, d, e); }
     else { if (a >= 0) ovA[a][fOv[a]++] = k; if (b >= 0) ovA[b][fOv[b]++] = k; if (c >= 0) ovA[c][fOv[c]++] = k; }
   }
-  for (let i = 0; i < nR; i++) { const r = ROWS[i]; r.ex = exA[i]; r.ov = ovA[i]; }
+  for (let i = 0; i < nR; i++) { const r = ROWS[i]; r.ex = exA[i]; r.ov = ovA[i]; r.ts = tsA[i]; r.du = duA[i]; r.ev = evA[i]; }
   D.cpuRow = cr; D.pidRow = pr; D.rpcRow = rr;
   for (const r of ROWS) {
-    r.exEnd = endMax(r.ex); splitOverlays(r);
+    rowArrays(r); splitOverlays(r);
     const fe = r.ex.length ? ts[r.ex[0]] : Infinity, fo = r.ov.length ? ts[r.ov[0]] : Infinity;
     r.tmin = Math.min(fe, fo); r.tmax = Math.max(r.exEnd.length ? r.exEnd[r.exEnd.length - 1] : -Infinity, r.ovMax);
-    // Row-local contiguous copies for the per-pixel walk (drawExec), and
-    // summaries of blocks of BLK entries so that runs of spans inside one
-    // pixel are skipped a block at a time.
-    const m = r.ex.length;
-    const rts = new Float64Array(m), rdu = new Float32Array(m), rev = new Int32Array(m);
-    for (let i = 0; i < m; i++) { const k = r.ex[i]; rts[i] = ts[k]; rdu[i] = dur[k]; rev[i] = ev[k]; }
-    r.blk = [BLK_SH, BLK_SH2].map(sh => blockSums(r.ex, sh));
-    r.ts = rts; r.du = rdu; r.ev = rev;
   }
   D.arcs = new Int32Array(arcs); D.ipis = new Int32Array(ipis); arcs = 0; ipis = 0;
   for (let k = 0; k < n; k++) { if (ev[k] === EV_ARC) D.arcs[arcs++] = k; else if (ev[k] === EV_IPI) D.ipis[ipis++] = k; }
@@ -284,18 +282,31 @@ function overlayCands(r, P) {
   if (srcs > 1) { const t = Int32Array.from(out); t.sort(); return t; }
   return out;
 }
-// Per block of 2^sh entries: idle/user/kernel time, longest span, last
-// user and last kernel span (index into the row's list, or -1).
-function blockSums(list, sh) {
-  const m = list.length, nb = (m + (1 << sh) - 1) >> sh, ev = D.ev, dur = D.dur;
-  const I = new Float64Array(nb), U = new Float64Array(nb), K = new Float64Array(nb), M = new Float64Array(nb);
-  const LU = new Int32Array(nb).fill(-1), LK = new Int32Array(nb).fill(-1);
+// Execution spans of a row, in one pass: row-local contiguous copies of
+// start, duration and event (for the per-pixel walk in drawExec), the
+// running maximum end (exEnd), and per block of 2^BLK_SH and 2^BLK_SH2
+// entries the idle/user/kernel time, the longest span and the last user
+// and last kernel span (row-local index, or -1), so that runs of spans
+// inside one pixel are skipped a block at a time.
+function blockArrays(m, sh) {
+  const nb = (m + (1 << sh) - 1) >> sh;
+  return { I: new Float64Array(nb), U: new Float64Array(nb), K: new Float64Array(nb), M: new Float64Array(nb),
+    LU: new Int32Array(nb).fill(-1), LK: new Int32Array(nb).fill(-1) };
+}
+function rowArrays(r) {
+  const m = r.ex.length, rts = r.ts, rdu = r.du, rev = r.ev, end = new Float64Array(m);
+  const A = blockArrays(m, BLK_SH), B = blockArrays(m, BLK_SH2);
+  const AI = A.I, AU = A.U, AK = A.K, AM = A.M, ALU = A.LU, ALK = A.LK, BI = B.I, BU = B.U, BK = B.K, BM = B.M, BLU = B.LU, BLK_ = B.LK;
+  let mx = -Infinity;
   for (let i = 0; i < m; i++) {
-    const k = list[i], e = ev[k], d = dur[k], b = i >> sh;
-    if (e === EV_IDLE || e === EV_CEXIT) I[b] += d; else if (e > EV_IDLE) { U[b] += d; LU[b] = i; } else { K[b] += d; LK[b] = i; }
-    if (d > M[b]) M[b] = d;
+    const s = rts[i], d = rdu[i], e = rev[i], a = i >> BLK_SH, b = i >> BLK_SH2;
+    if (s + d > mx) mx = s + d; end[i] = mx;
+    if (e === EV_IDLE || e === EV_CEXIT) { AI[a] += d; BI[b] += d; }
+    else if (e > EV_IDLE) { AU[a] += d; BU[b] += d; ALU[a] = i; BLU[b] = i; }
+    else { AK[a] += d; BK[b] += d; ALK[a] = i; BLK_[b] = i; }
+    if (d > AM[a]) AM[a] = d; if (d > BM[b]) BM[b] = d;
   }
-  return { I, U, K, M, LU, LK };
+  r.exEnd = end; r.blk = [A, B];
 }
 function endMax(list) {
   const m = list.length, out = new Float64Array(m); let mx = -Infinity;
