@@ -616,24 +616,32 @@ function morse(x1, y, w, letter, color, E) {
   const code = MORSE[letter] || '';
   const cw = code.split('').reduce((a, c) => a + (c === '.' ? 6 : 12), 0) + 9;
   let nch = Math.max(0, Math.min(3, Math.floor(w / cw - 0.5)));
-  let x = x1; ctx.fillStyle = color;
+  let x = x1;
   for (let c = 0; c < nch; c++) {
     x -= 9;
-    for (let i = code.length - 1; i >= 0; i--) { const l = code[i] === '.' ? 3 : 9; x -= l; ctx.fillRect(x, y - 0.075 * E, l, 0.15 * E); x -= 3; }
+    for (let i = code.length - 1; i >= 0; i--) { const l = code[i] === '.' ? 3 : 9; x -= l; rectFill(x, y - 0.075 * E, l, 0.15 * E, color); x -= 3; }
   }
   return x;
 }
+function rectFill(x, y, w, h, c) { if (PB.on) pbRect(x, x + w, y, y + h, c); else { ctx.fillStyle = c; ctx.fillRect(x, y, w, h); } }
+// Overlays drawn as plain rectangles (into the pixel buffer, pass 1):
+// waits and the generic specials of 3.6.12.
+function isRectOverlay(e) {
+  if (e >= EV_WAIT && e < EV_WAIT + 32) return true;
+  return e >= 0x200 && e < 0x240 && e !== EV_PSTATE && e !== EV_PSTATE2 && !(e >= EV_MARKA && e <= EV_MARKD) &&
+    e !== EV_RPCRX && e !== EV_RPCTX && e !== EV_RXPKT && e !== EV_TXPKT && e !== EV_ENQ;
+}
 
 // Overlays: waits, samples, locks, frequency, marks, specials, packets.
-function drawOverlays(r, g, markSlots) {
-  if (!r.ov.length) return;
+function drawOverlays(r, g, markSlots, list, pass) {
   const ts = D.ts, dur = D.dur, ev = D.ev, arg = D.arg, t0 = S.t0, t1 = S.t1;
   const P = (t1 - t0) / L.pw, E = g.E, yc = g.yc;
-  const list = overlayCands(r, P), n = list.length;
+  const n = list.length;
   let lockStack = [];
   for (let i = 0; i < n; i++) {
     const k = list[i], s = ts[k]; if (s >= t1) break;
-    const e = ev[k], d = dur[k]; if (s + d <= t0 && e !== EV_RPCTX && e !== EV_RPCRX) continue;
+    const e = ev[k]; if ((pass === 1) !== isRectOverlay(e)) continue;
+    const d = dur[k]; if (s + d <= t0 && e !== EV_RPCTX && e !== EV_RPCRX) continue;
     const w = d / P;
     const grey = anyHL && !hlSpan[k];
     const x0 = Math.max(xOf(s), L.left - 5), x1 = Math.min(xOf(s + d), L.right + 5);
@@ -641,7 +649,7 @@ function drawOverlays(r, g, markSlots) {
       if (w < 2 || r.group.name === 'CPU') continue;
       const letter = e - EV_WAIT; const col = grey || S.fade ? GREY : (WAIT_COLOR[letter] || '#808080'); const y = yc - E / 4;
       const xm = morse(x1, y, x1 - x0, letter, col, E);
-      ctx.fillStyle = col; ctx.fillRect(x0, y - 0.0375 * E, Math.max(0, xm - x0), Math.max(1, 0.075 * E)); perf.prims++;
+      if (xm > x0) rectFill(x0, y - 0.0375 * E, xm - x0, Math.max(1, 0.075 * E), col);
     } else if (e === EV_PSTATE || e === EV_PSTATE2) {
       if (!S.btn.freq || !D.hasFreq || (S.btn.freq === 2 && w < 2)) continue;
       const step = Math.max(1, Math.floor((D.fmax - D.fmin) / 8)); const bk = Math.floor((arg[k] - D.fmin) / step);
@@ -695,13 +703,14 @@ function markText(k) { const e = D.ev[k]; if (e === EV_MARKD) return String(D.ar
 function drawMark(k, r, g, slots) {
   const e = D.ev[k], t = e - EV_MARKA, x = Math.round(xOf(D.ts[k]));
   if (x < L.left - 2 || x > L.right + 2) return;
+  const key = r.idx * 2 + (t === 1 ? 1 : 0), last = slots.get(key); // mark_b has its own text line
+  if (last !== undefined && x < last.b + 2) return; // marks come in ts order: this box would overlap
   // One mark per 3 px per row and type, and (unlike the original) none whose
   // box would overlap the last one drawn on the same text line: dense marks
   // stay legible and cheap.
   const text = markText(k), close = text[0] === '/', font = Math.min(g.font, 18);
   const w = t === 3 ? textWidth(text, font) + 8 : textWidth(text, font) + 10;
   const a = close ? x - w : t === 2 ? x - w / 2 : x, b = a + w;
-  const key = r.idx * 2 + (t === 1 ? 1 : 0), last = slots.get(key); // mark_b has its own text line
   if (last !== undefined && (Math.abs(x - last.x) < 3 || (a < last.b + 2 && b > last.a - 2))) return;
   slots.set(key, { x, a, b });
   markGlyph(x, g.yc, g.E, t, text, font);
@@ -877,7 +886,7 @@ function higherUnit(ab, whole) { // digits of the next unit up at a roll-over ti
 
 // ---------------------------------------------------------------- render
 let pending = false;
-function redraw() { if (!pending) { pending = true; requestAnimationFrame(render); } }
+function redraw() { if (!pending) { pending = true; requestAnimationFrame(() => { if (pending) render(); }); } } // render() clears pending
 
 function render() {
   pending = false;
@@ -907,10 +916,11 @@ function render() {
   // Relative mode (base-time click): each row's time starts at its first span.
   const T0 = S.t0, T1 = S.t1;
   pbBegin(L.left, L.top, L.pw + over, L.ph);
-  for (const [r, g, sh] of vis) { S.t0 = T0 + sh; S.t1 = T1 + sh; drawExec(r, g); }
+  const P = (T1 - T0) / L.pw;
+  for (const v of vis) { const [r, g, sh] = v; S.t0 = T0 + sh; S.t1 = T1 + sh; drawExec(r, g); v.push(r.ov.length ? overlayCands(r, P) : []); drawOverlays(r, g, slots, v[3], 1); }
   S.t0 = T0; S.t1 = T1;
   pbEnd();
-  for (const [r, g, sh] of vis) { S.t0 = T0 + sh; S.t1 = T1 + sh; drawOverlays(r, g, slots); flushRun(); }
+  for (const [r, g, sh, ov] of vis) { S.t0 = T0 + sh; S.t1 = T1 + sh; drawOverlays(r, g, slots, ov, 2); flushRun(); }
   S.t0 = T0; S.t1 = T1;
   if (!S.relative) drawArcs();
   drawCallouts();
