@@ -44,23 +44,31 @@ struct checkpoint {
 };
 
 /*
- * Writing ~70 bytes per row into the page cache is a third of the work,
- * so a second thread does it: the reader fills CHUNK-byte buffers and
- * hands them over, NCHUNK in flight.
+ * Formatting rows (~70 bytes each) and putting them into the page cache
+ * is half of the work, so a second thread does both: the reader hands
+ * over chunks of CHUNK rows, NCHUNK in flight.  A row with a NULL name is
+ * a checkpoint marker: the writer notes the file offset it has reached.
  */
-#define CHUNK	(1 << 20)
+#define CHUNK	16384
 #define NCHUNK	4
+#define TEXT	(1 << 20)
 
 struct writer {
 	pthread_t tid;
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
-	char *buf[NCHUNK];
+	struct kt_row *buf[NCHUNK];
 	size_t len[NCHUNK];
 	uint64_t submitted, done;	/* chunks */
 	int stop, err;
 	int running;
 	FILE *f;
+	/* Writer side only (read by the reader after drain()). */
+	long off;
+	long *marks;		/* offset at each checkpoint marker */
+	size_t nmarks, markcap;
+	char *text;
+	size_t textlen;
 };
 
 /* Escaped names by interned pointer: a trace has few distinct names. */
@@ -73,10 +81,9 @@ struct esc {
 
 struct kt_jsonout {
 	FILE *f;
-	struct esc cache[NCACHE];
+	struct esc cache[NCACHE];	/* the writer's, then the final copy's */
 	struct writer w;
-	long off;		/* bytes written through the writer */
-	char *cur;		/* chunk being filled */
+	struct kt_row *cur;	/* chunk being filled */
 	size_t curlen;
 	struct lane lane[NLANES + 1];
 	size_t buffered, next_look;
@@ -93,9 +100,75 @@ struct kt_jsonout {
 	size_t bufcap;
 };
 
+static const struct esc *escaped(struct esc *cache, const char *name)
+{
+	uintptr_t h = (uintptr_t)name;
+	struct esc *e = &cache[(h ^ (h >> 12)) & (NCACHE - 1)];
+
+	if (e->name != name) {
+		size_t n = strlen(name);
+
+		free(e->esc);
+		e->esc = kt_xmalloc(6 * n + 5);
+		e->len = kt_json_escape_buf(e->esc, name);
+		memcpy(e->esc + e->len, "\"],\n", 4);
+		e->len += 4;
+		e->name = name;
+	}
+	return e;
+}
+
+static void text_flush(struct writer *w)
+{
+	if (w->textlen && fwrite(w->text, 1, w->textlen, w->f) != w->textlen && !w->err)
+		w->err = errno ? errno : EIO;
+	w->textlen = 0;
+}
+
+static void write_rows(struct kt_jsonout *o, const struct kt_row *r, size_t n)
+{
+	struct writer *w = &o->w;
+
+	for (size_t i = 0; i < n; i++, r++) {
+		if (!r->name) {
+			if (w->nmarks == w->markcap) {
+				w->markcap = w->markcap ? w->markcap * 2 : 256;
+				w->marks = kt_xrealloc(w->marks, w->markcap * sizeof(*w->marks));
+			}
+			w->marks[w->nmarks++] = w->off;
+			continue;
+		}
+		const struct esc *e = escaped(o->cache, r->name);
+
+		if (TEXT - w->textlen < KT_JSON_HEAD_MAX + e->len)
+			text_flush(w);
+		if (TEXT < KT_JSON_HEAD_MAX + e->len) {
+			/* A name of more than ~150 KB escaped: on its own. */
+			char *big = kt_xmalloc(KT_JSON_HEAD_MAX + e->len);
+			size_t k = kt_json_format_head(big, r);
+
+			memcpy(big + k, e->esc, e->len);
+			k += e->len;
+			if (fwrite(big, 1, k, w->f) != k && !w->err)
+				w->err = errno ? errno : EIO;
+			free(big);
+			w->off += (long)k;
+			continue;
+		}
+		char *p = w->text + w->textlen;
+		size_t k = kt_json_format_head(p, r);
+
+		memcpy(p + k, e->esc, e->len);
+		k += e->len;
+		w->textlen += k;
+		w->off += (long)k;
+	}
+}
+
 static void *writer_main(void *p)
 {
-	struct writer *w = p;
+	struct kt_jsonout *o = p;
+	struct writer *w = &o->w;
 
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
@@ -106,14 +179,14 @@ static void *writer_main(void *p)
 		size_t i = w->done % NCHUNK;
 
 		pthread_mutex_unlock(&w->mu);
-		int bad = fwrite(w->buf[i], 1, w->len[i], w->f) != w->len[i];
-
+		write_rows(o, w->buf[i], w->len[i]);
+		if (w->done + 1 == w->submitted)
+			text_flush(w);	/* idle next: let the file catch up */
 		pthread_mutex_lock(&w->mu);
-		if (bad && !w->err)
-			w->err = errno ? errno : EIO;
 		w->done++;
 		pthread_cond_broadcast(&w->cv);
 	}
+	text_flush(w);
 	pthread_mutex_unlock(&w->mu);
 	return NULL;
 }
@@ -134,6 +207,13 @@ static void submit(struct kt_jsonout *o)
 	o->cur = w->buf[w->submitted % NCHUNK];
 	pthread_mutex_unlock(&w->mu);
 	o->curlen = 0;
+}
+
+static void to_writer(struct kt_jsonout *o, const struct kt_row *r)
+{
+	o->cur[o->curlen++] = *r;
+	if (o->curlen == CHUNK)
+		submit(o);
 }
 
 /* Wait until everything handed over is in the file. */
@@ -165,21 +245,8 @@ static void stop_writer(struct kt_jsonout *o)
 	pthread_mutex_unlock(&w->mu);
 	pthread_join(w->tid, NULL);
 	w->running = 0;
-}
-
-static void out_add(struct kt_jsonout *o, const char *p, size_t n)
-{
-	while (n) {
-		size_t k = CHUNK - o->curlen < n ? CHUNK - o->curlen : n;
-
-		memcpy(o->cur + o->curlen, p, k);
-		o->curlen += k;
-		o->off += (long)k;
-		p += k;
-		n -= k;
-		if (o->curlen == CHUNK)
-			submit(o);
-	}
+	if (w->err)
+		kt_die("write error on the JSON output (disk full?): %s", strerror(w->err));
 }
 
 struct kt_jsonout *kt_jsonout_new(FILE *work)
@@ -191,12 +258,9 @@ struct kt_jsonout *kt_jsonout_new(FILE *work)
 	pthread_mutex_init(&o->w.mu, NULL);
 	pthread_cond_init(&o->w.cv, NULL);
 	for (int i = 0; i < NCHUNK; i++)
-		o->w.buf[i] = kt_xmalloc(CHUNK);
+		o->w.buf[i] = kt_xmalloc(CHUNK * sizeof(struct kt_row));
+	o->w.text = kt_xmalloc(TEXT);
 	o->cur = o->w.buf[0];
-	o->off = ftell(work);
-	if (pthread_create(&o->w.tid, NULL, writer_main, &o->w) != 0)
-		kt_die("cannot start the JSON writer thread");
-	o->w.running = 1;
 	o->below = INT64_MIN;
 	/* Test knobs: tiny values force the late-row path on small traces. */
 	const char *e = getenv("KT_JSONOUT_STEP");
@@ -263,54 +327,19 @@ int kt_jsonout_due(const struct kt_jsonout *o)
 	return o->buffered >= o->budget ? 2 : 1;
 }
 
-static const struct esc *escaped(struct kt_jsonout *o, const char *name)
-{
-	uintptr_t h = (uintptr_t)name;
-	struct esc *e = &o->cache[(h ^ (h >> 12)) & (NCACHE - 1)];
-
-	if (e->name != name) {
-		size_t n = strlen(name);
-
-		free(e->esc);
-		e->esc = kt_xmalloc(6 * n + 5);
-		e->len = kt_json_escape_buf(e->esc, name);
-		memcpy(e->esc + e->len, "\"],\n", 4);
-		e->len += 4;
-		e->name = name;
-	}
-	return e;
-}
-
-/* One row to f (the final copy) or, with f NULL, through the writer. */
+/* One row to f (the final copy, after the writer is gone). */
 static void put_row(struct kt_jsonout *o, FILE *f, const struct kt_row *r)
 {
-	size_t n;
+	const struct esc *e = escaped(o->cache, r->name);
 
-	if (!f) {
-		/* The usual case: straight into the chunk. */
-		const struct esc *e = escaped(o, r->name);
-
-		if (CHUNK - o->curlen < KT_JSON_HEAD_MAX + e->len)
-			submit(o);
-		if (CHUNK >= KT_JSON_HEAD_MAX + e->len) {
-			char *p = o->cur + o->curlen;
-
-			n = kt_json_format_head(p, r);
-			memcpy(p + n, e->esc, e->len);
-			n += e->len;
-			o->curlen += n;
-			o->off += (long)n;
-			return;
-		}
-	}
-	while (!(n = kt_json_format_row(o->buf, o->bufcap, r))) {
-		o->bufcap *= 2;
+	if (o->bufcap < KT_JSON_HEAD_MAX + e->len) {
+		o->bufcap = KT_JSON_HEAD_MAX + e->len;
 		o->buf = kt_xrealloc(o->buf, o->bufcap);
 	}
-	if (f)
-		fwrite(o->buf, 1, n, f);
-	else
-		out_add(o, o->buf, n);
+	size_t n = kt_json_format_head(o->buf, r);
+
+	memcpy(o->buf + n, e->esc, e->len);
+	fwrite(o->buf, 1, n + e->len, f);
 }
 
 static char *header_text(const struct kt_json_meta *m)
@@ -360,9 +389,16 @@ void kt_jsonout_advance(struct kt_jsonout *o, int64_t low,
 			const struct kt_json_meta *m)
 {
 	if (!o->header) {
+		/* Nothing went to the writer yet: the header goes straight in. */
 		o->header = header_text(m);
-		out_add(o, o->header, strlen(o->header));
-		o->rows_start = o->off;
+		fputs(o->header, o->f);
+		if (fflush(o->f) != 0)
+			kt_die("write error on the JSON output (disk full?): %s", strerror(errno));
+		o->rows_start = ftell(o->f);
+		o->w.off = o->rows_start;
+		if (pthread_create(&o->w.tid, NULL, writer_main, o) != 0)
+			kt_die("cannot start the JSON writer thread");
+		o->w.running = 1;
 	}
 	if (low <= o->below) {
 		o->next_look = o->buffered + o->step;
@@ -372,9 +408,11 @@ void kt_jsonout_advance(struct kt_jsonout *o, int64_t low,
 		o->cpcap = o->cpcap ? o->cpcap * 2 : 256;
 		o->cp = kt_xrealloc(o->cp, o->cpcap * sizeof(*o->cp));
 	}
-	o->cp[o->ncp].off = o->off;
+	/* The writer fills in the offset when it reaches the marker. */
+	o->cp[o->ncp].off = -1;
 	o->cp[o->ncp].below = o->below;
 	o->ncp++;
+	to_writer(o, &(struct kt_row){ .start = o->below });
 	o->below = low;
 
 	struct lane *spare = &o->lane[NLANES];
@@ -394,7 +432,7 @@ void kt_jsonout_advance(struct kt_jsonout *o, int64_t low,
 
 		if (r->start >= low)
 			break;
-		put_row(o, NULL, r);
+		to_writer(o, r);
 		o->written++;
 		o->buffered--;
 		l->head++;
@@ -415,8 +453,13 @@ void kt_jsonout_advance(struct kt_jsonout *o, int64_t low,
 int kt_jsonout_finish(struct kt_jsonout *o, const struct kt_json_meta *m)
 {
 	kt_jsonout_advance(o, INT64_MAX, m);
-	o->rows_end = o->off;
 	stop_writer(o);
+	o->rows_end = o->w.off;
+	if (o->w.nmarks != o->ncp)
+		kt_die("internal error: %zu checkpoints, %zu marks", o->ncp, o->w.nmarks);
+	for (size_t i = 0; i < o->ncp; i++)
+		o->cp[i].off = o->w.marks[i];
+	fseek(o->f, 0, SEEK_END);
 	kt_json_footer(o->f);
 	if (fflush(o->f) != 0 || ferror(o->f))
 		kt_die("write error on the JSON output (disk full?): %s", strerror(errno));
@@ -605,6 +648,8 @@ void kt_jsonout_free(struct kt_jsonout *o)
 	stop_writer(o);
 	for (int i = 0; i < NCHUNK; i++)
 		free(o->w.buf[i]);
+	free(o->w.text);
+	free(o->w.marks);
 	for (int i = 0; i < NCACHE; i++)
 		free(o->cache[i].esc);
 	pthread_mutex_destroy(&o->w.mu);
