@@ -843,9 +843,9 @@ static void write_expected(uint64_t c1, uint64_t u1)
 /* main                                                                    */
 /* ---------------------------------------------------------------------- */
 
-static void usage(void)
+static void usage(FILE *f, int status)
 {
-	fprintf(stderr,
+	fprintf(f,
 "usage: kutrace_synth [options] -o OUT.trace [-e EXPECTED]\n"
 "  -s SEED        random seed (default 1); same seed, same bytes\n"
 "  -c CPUS        number of CPUs 1..64 (default 4)\n"
@@ -861,8 +861,9 @@ static void usage(void)
 "  --gaps         NO_HZ idle gaps longer than 0xE0000 ticks (TSDELTA)\n"
 "  --long-gap S   one CPU silent for S seconds (chained TSDELTA)\n"
 "  --late         late stores (entries stored after later ones)\n"
-"  -e FILE        write the expected CPU timeline\n");
-	exit(2);
+"  -e FILE        write the expected CPU timeline\n"
+"  -h, --help     this text\n");
+	exit(status);
 }
 
 int main(int argc, char **argv)
@@ -873,6 +874,7 @@ int main(int argc, char **argv)
 		{ "gaps", no_argument, 0, 'G' },
 		{ "long-gap", required_argument, 0, 'L' },
 		{ "late", no_argument, 0, 'S' },
+		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
 	int ch;
@@ -904,11 +906,12 @@ int main(int argc, char **argv)
 		case 'G': O.gaps = 1; break;
 		case 'L': O.long_gap = atof(optarg); break;
 		case 'S': O.late = 1; break;
-		default: usage();
+		case 'h': usage(stdout, 0); break;
+		default: usage(stderr, 2);
 		}
 	}
 	if (!O.out || optind != argc)
-		usage();
+		usage(stderr, 2);
 	if (O.ncpu < 1 || O.ncpu > 64)
 		kt_die("CPU count must be 1..64");
 	if (O.rate < 1 || O.rate > 100)
