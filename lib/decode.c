@@ -249,6 +249,49 @@ static void emit(struct kt_decoder *d, struct kt_event *e)
 }
 
 /* A name entry: record it and pass a name record on. */
+/*
+ * RPC method and lock names are inserted by user code at any time, often
+ * in another CPU's block than the events that use them, and blocks are
+ * decoded in file order: a pass over the name entries of every block
+ * first (kt_decoder_prescan) gives every event its name.  Only keys not
+ * yet known are taken, and only these two kinds: thread names must change
+ * at their real time (exec).
+ */
+void kt_decoder_prescan(struct kt_decoder *d, const struct kt_block *b)
+{
+	for (int i = b->first_entry; i < KUTRACE_BLOCK_WORDS; i++) {
+		uint64_t w = b->w[i];
+
+		if (w == KUTRACE_WORD_NOP)
+			continue;
+		if (w == KUTRACE_WORD_END)
+			break;
+		unsigned int ev = kutrace_word_event(w);
+		unsigned int len = kutrace_entry_words(ev);
+
+		if (len == 0 || len > KUTRACE_MAX_ENTRY_WORDS ||
+		    i + (int)len > KUTRACE_BLOCK_WORDS)
+			return;	/* damage: the real pass reports it */
+		unsigned int type = ev & KUTRACE_TYPE_MASK;
+
+		if (kutrace_is_varlen(ev) &&
+		    (type == KUTRACE_METHODNAME || type == KUTRACE_LOCKNAME)) {
+			uint32_t arg = (uint32_t)w;
+			uint64_t key = type == KUTRACE_METHODNAME ?
+				KEY(K_METHOD, arg & 0xFFFF) : KEY(K_LOCK, arg);
+			char raw[KUTRACE_NAME_MAX + 1], clean[KUTRACE_NAME_MAX + 1];
+			size_t n = (len - 1) * 8;
+
+			memcpy(raw, &b->w[i + 1], n);
+			raw[n] = '\0';
+			kt_clean_name(raw, n, clean, sizeof(clean));
+			if (clean[0] && !kt_decoder_name(d, key))
+				set_name(d, key, clean);
+		}
+		i += (int)len - 1;
+	}
+}
+
 static void name_entry(struct kt_decoder *d, int64_t t, int cpu,
 		       unsigned int event, uint32_t arg, const uint64_t *words,
 		       unsigned int len)

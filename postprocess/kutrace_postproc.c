@@ -156,23 +156,39 @@ static void on_row(void *p, const struct kt_row *r)
 	kt_jsonout_row(((struct ctx *)p)->jo, r);
 }
 
+static void setup(struct ctx *c)
+{
+	char err[256];
+
+	if (c->dec)
+		return;
+	c->dec = kt_decoder_new(&c->raw, on_event, c, err, sizeof(err));
+	if (!c->dec)
+		kt_die("%s", err);
+	const struct kt_timebase *tb = kt_decoder_timebase(c->dec);
+
+	kt_timebase_string(tb, c->tracebase, sizeof(c->tracebase));
+	c->meta.tracebase = c->tracebase;
+	/* Late-store window plus the first-entry slack, in nsec10. */
+	c->window = (int64_t)((double)(KUTRACE_LATE_STORE_WINDOW + 8192) *
+			      tb->slope_us * 100.0) + 1;
+}
+
+/* First pass: names that user code may have put in any block. */
+static int on_prescan(void *p, const struct kt_block *b)
+{
+	struct ctx *c = p;
+
+	setup(c);
+	kt_decoder_prescan(c->dec, b);
+	return 0;
+}
+
 static int on_block(void *p, const struct kt_block *b)
 {
 	struct ctx *c = p;
-	char err[256];
 
-	if (b->index == 0) {
-		c->dec = kt_decoder_new(&c->raw, on_event, c, err, sizeof(err));
-		if (!c->dec)
-			kt_die("%s", err);
-		const struct kt_timebase *tb = kt_decoder_timebase(c->dec);
-
-		/* Late-store window plus the first-entry slack, in nsec10. */
-		kt_timebase_string(tb, c->tracebase, sizeof(c->tracebase));
-		c->meta.tracebase = c->tracebase;
-		c->window = (int64_t)((double)(KUTRACE_LATE_STORE_WINDOW + 8192) *
-				      tb->slope_us * 100.0) + 1;
-	}
+	setup(c);
 	if (kt_decode_block(c->dec, b) < 0)
 		kt_die("%s: %s", c->raw.path, kt_decoder_err(c->dec));
 	int64_t t0 = kt_timebase_ns10(kt_decoder_timebase(c->dec), b->base);
@@ -269,7 +285,8 @@ int main(int argc, char **argv)
 	c.meta.randomid = (uint32_t)(time(NULL) ^ ((uint32_t)getpid() * 12345678u));
 	c.spans = kt_spans_new(on_row, &c);
 	c.jo = kt_jsonout_new(c.out);
-	if (kt_raw_each(&c.raw, on_block, &c) < 0) {
+	if (kt_raw_each(&c.raw, on_prescan, &c) < 0 ||
+	    kt_raw_each(&c.raw, on_block, &c) < 0) {
 		unlink(tmp);
 		kt_die("%s", c.raw.err);
 	}

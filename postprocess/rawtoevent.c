@@ -36,18 +36,38 @@ static void print_event(void *p, const struct kt_event *e)
 	       e->retval, e->ipc, e->name[0] ? e->name : "-", e->event);
 }
 
+static void setup(struct ctx *c)
+{
+	char err[256];
+
+	if (c->dec)
+		return;
+	c->dec = kt_decoder_new(&c->raw, print_event, c, err, sizeof(err));
+	if (!c->dec)
+		kt_die("%s", err);
+}
+
+/* A file (not stdin) is read twice: RPC method and lock names first. */
+static int on_prescan(void *p, const struct kt_block *b)
+{
+	struct ctx *c = p;
+
+	if (c->maxblock >= 0 && b->index >= c->maxblock)
+		return 1;
+	setup(c);
+	kt_decoder_prescan(c->dec, b);
+	return 0;
+}
+
 static int on_block(void *p, const struct kt_block *b)
 {
 	struct ctx *c = p;
 	char when[64];
-	char err[256];
 
 	if (c->maxblock >= 0 && b->index >= c->maxblock)
 		return 1;
 	if (b->index == 0) {
-		c->dec = kt_decoder_new(&c->raw, print_event, c, err, sizeof(err));
-		if (!c->dec)
-			kt_die("%s", err);
+		setup(c);
 		/* The base minute of all times (UTC); eventtospan reads it. */
 		char base[32];
 
@@ -104,7 +124,8 @@ int main(int argc, char **argv)
 	if (kt_raw_open(&c.raw, path) < 0)
 		kt_die("%s", c.raw.err);
 	printf("# ## VERSION: %d\n", KUTRACE_EVENT_TEXT_VERSION);
-	if (kt_raw_each(&c.raw, on_block, &c) < 0)
+	if ((path && kt_raw_each(&c.raw, on_prescan, &c) < 0) ||
+	    kt_raw_each(&c.raw, on_block, &c) < 0)
 		kt_die("%s", c.raw.err);
 	int64_t lo, hi;
 

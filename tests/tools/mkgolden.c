@@ -100,7 +100,8 @@ static void rpc(const char *path)
 	kt_rw_set_task(w, 1, 600, "worker");
 	kt_rw_name(w, 0, T(1), KUTRACE_PIDNAME, 500, "server");
 	kt_rw_name(w, 0, T(1), KUTRACE_PIDNAME, 600, "worker");
-	kt_rw_name(w, 0, T(1), KUTRACE_METHODNAME, 77, "getData");
+	/* On the other CPU: its block is decoded after the request uses it. */
+	kt_rw_name(w, 1, T(1), KUTRACE_METHODNAME, 77, "getData");
 	kt_rw_name(w, 0, T(1), KUTRACE_QUEUE_NAME, 3, "workq");
 	kt_rw_trace1(w, 0, T(2), KUTRACE_USERPID, 500, 0);
 	kt_rw_trace1(w, 1, T(2), KUTRACE_USERPID, 600, 0);
