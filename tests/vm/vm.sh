@@ -86,7 +86,9 @@ kvm) acc="-accel kvm -cpu host" ;;
 esac
 start=$(date +%s)
 set +e
-timeout "$tmo" qemu-system-x86_64 $acc -smp "$smp" -m 1G -nographic -no-reboot \
+# KT_VM_MEM: guest RAM (a 1 GB trace buffer needs 3G); KT_QEMU_OPTS: extra
+# QEMU options (make bench: -icount).
+timeout "$tmo" qemu-system-x86_64 $acc ${KT_QEMU_OPTS:-} -smp "$smp" -m "${KT_VM_MEM:-1G}" -nographic -no-reboot \
 	-kernel "$kimg" -initrd "$tmp/initrd.gz" \
 	-append "console=ttyS0 loglevel=4 panic=-1 ${KT_APPEND:-}" \
 	-drive file="$disk",format=raw,if=virtio \
