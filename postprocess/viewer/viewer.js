@@ -241,7 +241,7 @@ function buildRows() {
     const fe = r.ex.length ? ts[r.ex[0]] : Infinity, fo = r.ov.length ? ts[r.ov[0]] : Infinity;
     r.tmin = Math.min(fe, fo); r.tmax = Math.max(r.exEnd.length ? r.exEnd[r.exEnd.length - 1] : -Infinity, r.ovMax);
   }
-  D.arcs = new Int32Array(arcs); D.ipis = new Int32Array(ipis); arcs = 0; ipis = 0;
+  D.arcs = new Int32Array(arcs); D.ipis = new Int32Array(ipis); arcs = 0; ipis = 0; D.arcLv = null;
   for (let k = 0; k < n; k++) { if (ev[k] === EV_ARC) D.arcs[arcs++] = k; else if (ev[k] === EV_IPI) D.ipis[ipis++] = k; }
   D.t0 = n ? ts[0] : 0; let t1 = D.t0 + 1e-6;
   for (let k = 0; k < n; k++) { const e = ts[k] + dur[k]; if (e > t1 && e < 999) t1 = e; }
@@ -253,6 +253,24 @@ function buildRows() {
 // ns, so a redraw only visits the levels that can be a pixel or more wide.
 // Marks, packets and RPC messages are drawn at any width (ovPt).
 function isPointOverlay(e) { return (e >= EV_MARKA && e <= EV_MARKD) || e === EV_RXPKT || e === EV_TXPKT || e === EV_RPCRX || e === EV_RPCTX; }
+// Span indices split by duration level (2^L..2^(L+1) ns), each level with
+// its running maximum end, for visiting only the spans long enough to show.
+function makeLevels(list) {
+  const n = list.length, dur = D.dur, lv = new Int8Array(n), cnt = new Int32Array(41);
+  for (let i = 0; i < n; i++) { const d = dur[list[i]]; const L = d > 1e-9 ? Math.min(40, Math.floor(Math.log2(d * 1e9))) : 0; lv[i] = L; cnt[L]++; }
+  const a = []; for (let L = 0; L <= 40; L++) a.push(cnt[L] ? new Int32Array(cnt[L]) : null);
+  const fill = new Int32Array(41); for (let i = 0; i < n; i++) { const L = lv[i]; a[L][fill[L]++] = list[i]; }
+  return { lv: a, end: a.map(x => (x ? endMax(x) : null)) };
+}
+// Indices of the spans in levels that can last minDur or more and overlap [t0, t1).
+function gatherLevels(levels, minDur, t0, t1, out) {
+  const ts = D.ts;
+  for (let L = 0; L <= 40; L++) {
+    const a = levels.lv[L]; if (!a || Math.pow(2, L + 1) * 1e-9 < minDur) continue;
+    for (let i = firstAbove(levels.end[L], t0); i < a.length; i++) { const k = a[i]; if (ts[k] >= t1) break; out.push(k); }
+  }
+  return out;
+}
 function splitOverlays(r) {
   const list = r.ov, n = list.length, ts = D.ts, dur = D.dur, ev = D.ev;
   const lv = new Int8Array(n), cnt = new Int32Array(41); let np = 0, mx = -Infinity;
@@ -262,25 +280,32 @@ function splitOverlays(r) {
     const L = d > 1e-9 ? Math.min(40, Math.floor(Math.log2(d * 1e9))) : 0; lv[i] = L; cnt[L]++;
   }
   r.ovMax = mx;
-  r.ovPt = new Int32Array(np); r.ovLv = []; const fill = new Int32Array(41); np = 0;
+  const pt = [], mk0 = [], mk1 = []; r.ovLv = []; const fill = new Int32Array(41);
   for (let L = 0; L <= 40; L++) r.ovLv.push(cnt[L] ? new Int32Array(cnt[L]) : null);
-  for (let i = 0; i < n; i++) { const L = lv[i]; if (L < 0) r.ovPt[np++] = list[i]; else r.ovLv[L][fill[L]++] = list[i]; }
-  r.ovLvEnd = r.ovLv.map(a => (a ? endMax(a) : null));
+  for (let i = 0; i < n; i++) {
+    const L = lv[i], k = list[i];
+    if (L >= 0) r.ovLv[L][fill[L]++] = k;
+    else if (ev[k] === EV_MARKA + 1) mk1.push(k); else if (ev[k] >= EV_MARKA && ev[k] <= EV_MARKD) mk0.push(k); else pt.push(k);
+  }
+  // marks by text line (mark_b has its own), other point overlays (packets, messages)
+  r.ovPt = Int32Array.from(pt); r.mk = [Int32Array.from(mk0), Int32Array.from(mk1)];
+  r.ovLvEnd = r.ovLv.map(a => (a ? endMax(a) : null)); r.ovLvTs = r.ovLv.map(a => (a ? Float64Array.from(a, k => ts[k]) : null));
 }
 // Overlay spans of a row that may be visible at the current scale, in ts order.
+// Returns [rectangle kinds (pass 1), the others (pass 2)], each in ts order.
 function overlayCands(r, P) {
-  const out = [], t0 = S.t0, t1 = S.t1, ts = D.ts;
+  const o1 = [], o2 = [], t0 = S.t0, t1 = S.t1, ts = D.ts, ev = D.ev, lts = r.ovLvTs;
   let srcs = 0; const allW = S.btn.freq === 1 && D.hasFreq && r.group.name === 'CPU'; // bold Freq draws every band
-  const take = (list, i) => { let any = false; for (; i < list.length; i++) { const k = list[i]; if (ts[k] >= t1) break; out.push(k); any = true; } if (any) srcs++; };
   // RPC messages reach up to 9 ms before their event (rx)
-  if (r.ovPt.length) take(r.ovPt, firstTsAtLeast(r.ovPt, 0, r.ovPt.length, t0 - 0.01));
+  if (r.ovPt.length) { for (let i = firstTsAtLeast(r.ovPt, 0, r.ovPt.length, t0 - 0.01); i < r.ovPt.length; i++) { const k = r.ovPt[i]; if (ts[k] >= t1) break; o2.push(k); } srcs++; }
   for (let L = 0; L <= 40; L++) {
     const a = r.ovLv[L]; if (!a) continue;
-    if (Math.pow(2, L + 1) * 1e-9 < 0.5 * P && !allW) continue;
-    take(a, firstAbove(r.ovLvEnd[L], t0));
+    if (Math.pow(2, L + 1) * 1e-9 < P && !allW) continue; // nothing under a pixel is drawn
+    const lt = lts[L], n = a.length; let i = firstAbove(r.ovLvEnd[L], t0); if (i < n && lt[i] < t1) srcs++;
+    for (; i < n && lt[i] < t1; i++) { const k = a[i]; if (isRectOverlay(ev[k])) o1.push(k); else o2.push(k); }
   }
-  if (srcs > 1) { const t = Int32Array.from(out); t.sort(); return t; }
-  return out;
+  if (srcs > 1) { const a = Int32Array.from(o1), b = Int32Array.from(o2); a.sort(); b.sort(); return [a, b]; }
+  return [o1, o2];
 }
 // Execution spans of a row, in one pass: row-local contiguous copies of
 // start, duration and event (for the per-pixel walk in drawExec), the
@@ -613,8 +638,7 @@ function drawExec(r, g) {
 function idleIn(rev, i, j) { for (let q = j - 1; q >= i; q--) { const e = rev[q]; if (e === EV_IDLE || e === EV_CEXIT) return q; } return j - 1; }
 
 function morse(x1, y, w, letter, color, E) {
-  const code = MORSE[letter] || '';
-  const cw = code.split('').reduce((a, c) => a + (c === '.' ? 6 : 12), 0) + 9;
+  const code = MORSE[letter] || '', cw = MORSE_W[letter] || 9;
   let nch = Math.max(0, Math.min(3, Math.floor(w / cw - 0.5)));
   let x = x1;
   for (let c = 0; c < nch; c++) {
@@ -623,6 +647,7 @@ function morse(x1, y, w, letter, color, E) {
   }
   return x;
 }
+const MORSE_W = MORSE.map(c => c.split('').reduce((a, x) => a + (x === '.' ? 6 : 12), 0) + 9);
 function rectFill(x, y, w, h, c) { if (PB.on) pbRect(x, x + w, y, y + h, c); else { ctx.fillStyle = c; ctx.fillRect(x, y, w, h); } }
 // Overlays drawn as plain rectangles (into the pixel buffer, pass 1):
 // waits and the generic specials of 3.6.12.
@@ -640,8 +665,7 @@ function drawOverlays(r, g, markSlots, list, pass) {
   let lockStack = [];
   for (let i = 0; i < n; i++) {
     const k = list[i], s = ts[k]; if (s >= t1) break;
-    const e = ev[k]; if ((pass === 1) !== isRectOverlay(e)) continue;
-    const d = dur[k]; if (s + d <= t0 && e !== EV_RPCTX && e !== EV_RPCRX) continue;
+    const e = ev[k], d = dur[k]; if (s + d <= t0 && e !== EV_RPCTX && e !== EV_RPCRX) continue;
     const w = d / P;
     const grey = anyHL && !hlSpan[k];
     const x0 = Math.max(xOf(s), L.left - 5), x1 = Math.min(xOf(s + d), L.right + 5);
@@ -674,11 +698,6 @@ function drawOverlays(r, g, markSlots, list, pass) {
       ctx.strokeStyle = PAL_B[(arg[k] * 7 + 6) % 15]; ctx.lineWidth = lw; ctx.setLineDash(e === EV_LOCKTRY ? [3, 3] : []);
       ctx.beginPath(); ctx.moveTo(x0, y); ctx.lineTo(x1, y); ctx.stroke(); ctx.setLineDash([]);
       ctx.beginPath(); ctx.arc(x0 + 3, y, 3, Math.PI * 0.6, Math.PI * 1.4); ctx.moveTo(x1 - 3 + 3 * Math.cos(-0.4 * Math.PI), y + 3 * Math.sin(-0.4 * Math.PI)); ctx.arc(x1 - 3, y, 3, -0.4 * Math.PI, 0.4 * Math.PI); ctx.stroke(); perf.prims++;
-    } else if (e >= EV_MARKA && e <= EV_MARKD) {
-      if (grey) continue;
-      const m = S.btn.mark; const t = e - EV_MARKA;
-      if (m === 0 || (m === 2 && (t === 1 || t === 3)) || (m === 1 && (t === 0 || t === 2))) continue;
-      drawMark(k, r, g, markSlots);
     } else if (e === EV_RPCRX || e === EV_RPCTX) {
       if (!grey) drawMessage(k);
     } else if (e === EV_RXPKT || e === EV_TXPKT) {
@@ -700,6 +719,24 @@ function b40(v) { let s = ''; v = v >>> 0; while (v > 0 && s.length < 6) { s += 
 function markText(k) { const e = D.ev[k]; if (e === EV_MARKD) return String(D.arg[k]);
   const nm = D.names[D.nm[k]]; const eq = nm.indexOf('='); return eq >= 0 ? nm.slice(eq + 1) : b40(D.arg[k]); }
 
+// Marks of a row, per text line: after a box is drawn, jump past the marks
+// whose box would overlap it (binary search), so dense marks cost
+// O(boxes drawn x log n).
+function drawMarks(r, g, slots) {
+  const m = S.btn.mark; if (!m) return;
+  const ts = D.ts, ev = D.ev;
+  for (const list of r.mk) {
+    const n = list.length; if (!n) continue;
+    let i = firstTsAtLeast(list, 0, n, S.t0);
+    while (i < n) {
+      const k = list[i]; if (ts[k] >= S.t1) break;
+      const t = ev[k] - EV_MARKA;
+      if ((anyHL && !hlSpan[k]) || (m === 2 && (t === 1 || t === 3)) || (m === 1 && (t === 0 || t === 2))) { i++; continue; }
+      const b = drawMark(k, r, g, slots);
+      i = b === undefined ? i + 1 : Math.max(i + 1, firstTsAtLeast(list, i + 1, n, tOf(b + 2)));
+    }
+  }
+}
 function drawMark(k, r, g, slots) {
   const e = D.ev[k], t = e - EV_MARKA, x = Math.round(xOf(D.ts[k]));
   if (x < L.left - 2 || x > L.right + 2) return;
@@ -714,6 +751,7 @@ function drawMark(k, r, g, slots) {
   if (last !== undefined && (Math.abs(x - last.x) < 3 || (a < last.b + 2 && b > last.a - 2))) return;
   slots.set(key, { x, a, b });
   markGlyph(x, g.yc, g.E, t, text, font);
+  return Math.max(b, x + 3);
 }
 const TW = new Map();
 function textWidth(text, font) { // cached measureText
@@ -759,6 +797,10 @@ function drawArcs() {
   const cpuRows = new Map(G[0].rows.filter(r => r.h).map(r => [r.id, r]));
   const pidRows = G[1].open !== 'closed' ? new Map(G[1].rows.filter(r => r.h).map(r => [r.id, r])) : null;
   const draw = (list, ipi) => {
+    if (!bold && !S.hack && win > 5e-3 && !ipi) { // only arcs of 5 % of the width or more can show
+      if (!D.arcLv) D.arcLv = makeLevels(D.arcs);
+      list = gatherLevels(D.arcLv, 0.04 * win, S.t0 - 0.01, S.t1, []).sort((a, b) => a - b);
+    }
     const ts = D.ts, dur = D.dur;
     let i = firstTsAtLeast(list, 0, list.length, S.t0 - 0.01);
     for (; i < list.length; i++) {
@@ -917,10 +959,10 @@ function render() {
   const T0 = S.t0, T1 = S.t1;
   pbBegin(L.left, L.top, L.pw + over, L.ph);
   const P = (T1 - T0) / L.pw;
-  for (const v of vis) { const [r, g, sh] = v; S.t0 = T0 + sh; S.t1 = T1 + sh; drawExec(r, g); v.push(r.ov.length ? overlayCands(r, P) : []); drawOverlays(r, g, slots, v[3], 1); }
+  for (const v of vis) { const [r, g, sh] = v; S.t0 = T0 + sh; S.t1 = T1 + sh; drawExec(r, g); v.push(r.ov.length ? overlayCands(r, P) : [[], []]); drawOverlays(r, g, slots, v[3][0], 1); }
   S.t0 = T0; S.t1 = T1;
   pbEnd();
-  for (const [r, g, sh, ov] of vis) { S.t0 = T0 + sh; S.t1 = T1 + sh; drawOverlays(r, g, slots, ov, 2); flushRun(); }
+  for (const [r, g, sh, ov] of vis) { S.t0 = T0 + sh; S.t1 = T1 + sh; drawOverlays(r, g, slots, ov[1], 2); if (r.mk) drawMarks(r, g, slots); flushRun(); }
   S.t0 = T0; S.t1 = T1;
   if (!S.relative) drawArcs();
   drawCallouts();
