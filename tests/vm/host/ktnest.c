@@ -5,9 +5,12 @@
  *
  *   ktnest FILE [PID]
  *
- * Replays each task's calls and returns (syscalls, traps, interrupts,
- * the scheduler) on a stack per task (per CPU for the idle tasks; the
- * current task follows block headers and USERPID entries) and prints:
+ * Rebuilds every entry's full time (20-bit stamps, TSDELTA), merges the
+ * CPUs in time order and replays each task's calls and returns (syscalls,
+ * traps, interrupts, the scheduler) on a stack per task (per CPU for the
+ * idle tasks; the current task follows block headers and USERPID
+ * entries), so that a task migrating between CPUs keeps its stack.
+ * Prints:
  *   class C calls N rets N mismatched N open N orphan N
  *     C = irq | trap | syscall | sched; fused call/returns count as both;
  *     mismatched: a return that is not the innermost open call's;
@@ -47,11 +50,49 @@ static int cls(unsigned int call)
 	return 2;
 }
 
+struct ent {
+	uint64_t t;
+	uint64_t x;		/* the word; 0 = block start, pid in aux */
+	uint32_t seq;
+	uint16_t cpu;
+	uint16_t aux;
+};
+
+static int by_time(const void *a, const void *b)
+{
+	const struct ent *p = a, *q = b;
+
+	if (p->t != q->t)
+		return p->t < q->t ? -1 : 1;
+	if (p->cpu != q->cpu)
+		return p->cpu < q->cpu ? -1 : 1;
+	return p->seq < q->seq ? -1 : p->seq > q->seq;
+}
+
+static struct ent *ents;
+static size_t nents, cap;
+
+static void add(uint64_t t, uint64_t x, unsigned int cpu, unsigned int aux)
+{
+	if (nents == cap) {
+		cap = cap ? 2 * cap : 65536;
+		ents = realloc(ents, cap * sizeof(*ents));
+		if (!ents) {
+			perror("ktnest");
+			exit(1);
+		}
+	}
+	ents[nents] = (struct ent){ t, x, (uint32_t)nents, (uint16_t)cpu, (uint16_t)aux };
+	nents++;
+}
+
 int main(int argc, char **argv)
 {
 	FILE *f = fopen(argc > 1 ? argv[1] : "", "rb");
 	static uint64_t w[KUTRACE_BLOCK_WORDS];
 	static uint8_t side[KUTRACE_SIDE_BYTES];
+	static uint64_t last[64];
+	static uint32_t cur[64];
 	long watch = argc > 2 ? atol(argv[2]) : -1;
 	long blocks = 0;
 	int side_blocks = 0;
@@ -61,11 +102,14 @@ int main(int argc, char **argv)
 		perror("ktnest");
 		return 1;
 	}
+	/* Pass 1: every entry with its full time (as ktcheck reconstructs it). */
 	while (fread(w, sizeof(w), 1, f) == 1) {
 		unsigned int cpu = (w[0] >> 56) & 63;
 		int first = blocks == 0 ? KUTRACE_HDR0_WORDS : KUTRACE_HDRN_WORDS;
-		uint32_t cur = (uint32_t)(blocks == 0 ? w[KUTRACE_HDR0_PID] :
+		uint32_t pid = (uint32_t)(blocks == 0 ? w[KUTRACE_HDR0_PID] :
 					  w[KUTRACE_HDRN_PID]) & 0xFFFF;
+		uint64_t t = w[0] & KUTRACE_HDR_LOW56, pending = 0;
+		int have_pending = 0;
 
 		if (blocks == 0) {
 			unsigned int flags = w[1] >> 56;
@@ -79,72 +123,107 @@ int main(int argc, char **argv)
 		if (side_blocks && fread(side, sizeof(side), 1, f) != 1)
 			break;
 		blocks++;
+		if (t < last[cpu])
+			t = last[cpu];
+		add(t, 0, cpu, pid);
 		for (int i = first; i < KUTRACE_BLOCK_WORDS; i++) {
 			uint64_t x = w[i];
 			unsigned int ev = kutrace_word_event(x);
-			struct stack *s = &st[cur ? cur : 65536 + cpu];
-			int fused = (x >> KUTRACE_DELTA_SHIFT) & 0xFF;
+			uint32_t ts = kutrace_word_ts(x);
+			uint64_t d;
 
 			if (x == 0)
 				continue;
 			if (x == KUTRACE_WORD_END)
 				break;
+			if (ev == KUTRACE_TSDELTA) {
+				pending += x & 0xFFFFFFFF;
+				have_pending = 1;
+				continue;
+			}
+			d = (ts - (t & KUTRACE_TS_MASK)) & KUTRACE_TS_MASK;
+			if (have_pending) {
+				t += pending;
+				have_pending = 0;
+				pending = 0;
+			} else if (d > KUTRACE_TS_PERIOD - KUTRACE_LATE_STORE_WINDOW) {
+				t -= KUTRACE_TS_PERIOD - d;
+			} else {
+				t += d;
+			}
+			if (t < last[cpu])
+				t = last[cpu];
+			last[cpu] = t;
 			if (kutrace_is_varlen(ev)) {
-				unsigned int n = kutrace_entry_words(ev);
-
 				if ((ev & KUTRACE_TYPE_MASK) == KUTRACE_PIDNAME &&
-				    watch >= 0 && (long)(w[i + 1] & 0xFFFF) == watch)
+				    watch >= 0 && (long)(x & 0xFFFF) == watch)
 					printf("names %ld %.16s\n", watch,
-					       (const char *)&w[i + 2]);
-				i += n - 1;
+					       (const char *)&w[i + 1]);
+				i += kutrace_entry_words(ev) - 1;
 				continue;
 			}
 			if (ev == KUTRACE_PC_U) {
 				i++;
 				continue;
 			}
-			if (ev == KUTRACE_USERPID) {
-				cur = x & 0xFFFF;
-				continue;
-			}
-			if (ev < KUTRACE_CALL_LO) {
-				evc[ev]++;	/* point events */
-				continue;
-			}
-			if (kutrace_is_call(ev)) {
-				calls[cls(ev)]++;
-				evc[ev]++;
-				if (fused) {
-					rets[cls(ev)]++;
-					evr[ev]++;
-				} else if (s->n < DEPTH) {
-					s->ev[s->n++] = ev;
-				}
-				continue;
-			}
-			/* a return */
-			{
-				unsigned int call = ev - KUTRACE_RET_BIT;
-				int c = cls(call);
+			add(t, x, cpu, 0);
+		}
+	}
+	/* Pass 2: replay in time order, a stack per task. */
+	qsort(ents, nents, sizeof(*ents), by_time);
+	for (size_t j = 0; j < nents; j++) {
+		uint64_t x = ents[j].x;
+		unsigned int cpu = ents[j].cpu;
+		unsigned int ev = kutrace_word_event(x);
+		struct stack *s;
+		int fused = (x >> KUTRACE_DELTA_SHIFT) & 0xFF;
 
-				rets[c]++;
-				evr[call]++;
-				if (s->n == 0)
-					orphan[c]++;
-				else if (s->ev[s->n - 1] == call)
-					s->n--;
-				else {
-					mism[c]++;
-					if (mism[c] <= 5)
-						fprintf(stderr, "ktnest: cpu %u pid %u: return 0x%03x, open 0x%03x\n",
-							cpu, cur, ev, s->ev[s->n - 1]);
-					/* resynchronise on the matching call */
-					for (int k = s->n - 1; k >= 0; k--)
-						if (s->ev[k] == call) {
-							s->n = k;
-							break;
-						}
-				}
+		if (x == 0) {
+			cur[cpu] = ents[j].aux;
+			continue;
+		}
+		if (ev == KUTRACE_USERPID) {
+			cur[cpu] = x & 0xFFFF;
+			continue;
+		}
+		if (ev < KUTRACE_CALL_LO) {
+			evc[ev]++;	/* point events */
+			continue;
+		}
+		s = &st[cur[cpu] ? cur[cpu] : 65536 + cpu];
+		if (kutrace_is_call(ev)) {
+			calls[cls(ev)]++;
+			evc[ev]++;
+			if (fused) {
+				rets[cls(ev)]++;
+				evr[ev]++;
+			} else if (s->n < DEPTH) {
+				s->ev[s->n++] = ev;
+			}
+			continue;
+		}
+		/* a return */
+		{
+			unsigned int call = ev - KUTRACE_RET_BIT;
+			int c = cls(call);
+
+			rets[c]++;
+			evr[call]++;
+			if (s->n == 0) {
+				orphan[c]++;
+			} else if (s->ev[s->n - 1] == call) {
+				s->n--;
+			} else {
+				mism[c]++;
+				if (mism[c] <= 5)
+					fprintf(stderr, "ktnest: cpu %u pid %u: return 0x%03x, open 0x%03x\n",
+						cpu, cur[cpu], ev, s->ev[s->n - 1]);
+				/* resynchronise on the matching call */
+				for (int k = s->n - 1; k >= 0; k--)
+					if (s->ev[k] == call) {
+						s->n = k;
+						break;
+					}
 			}
 		}
 	}

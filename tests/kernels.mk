@@ -1,0 +1,11 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# make test-kernels: the kutrace-patched kernels, all of them -- 6.1 and
+# 6.12 with a periodic tick (t_kernel_patched) and their NO_HZ_IDLE
+# variants (t_kernel_tickless), plus the patch checks (t_kernel_patch).
+# Kernels are built on first use by tests/vm/kbuild.sh and cached in
+# /var/cache/kutrace/kbuild.  `make test` (and CI) runs the same suites
+# on 6.1 only (see README "Patched kernels").
+.PHONY: test-kernels
+test-kernels: all
+	KT_KERNELS="p6.1 p6.12" KT_KERNELS_NOHZ="p6.1-nohz p6.12-nohz" \
+	  tests/run.sh t_kernel_patch t_kernel_patched t_kernel_tickless
