@@ -176,12 +176,10 @@ static void *writer_main(void *p)
 			pthread_cond_wait(&w->cv, &w->mu);
 		if (w->done == w->submitted)
 			break;
-		size_t i = w->done % NCHUNK;
+		size_t i = w->done % NCHUNK, n = w->len[i];
 
 		pthread_mutex_unlock(&w->mu);
-		write_rows(o, w->buf[i], w->len[i]);
-		if (w->done + 1 == w->submitted)
-			text_flush(w);	/* idle next: let the file catch up */
+		write_rows(o, w->buf[i], n);
 		pthread_mutex_lock(&w->mu);
 		w->done++;
 		pthread_cond_broadcast(&w->cv);

@@ -1,0 +1,30 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# kutrace_postproc hands rows to a writer thread (lib/jsonout.c): build it
+# with ThreadSanitizer and run it on a trace big enough for many chunks,
+# with the default and with a tiny memory budget (late rows, final copy).
+. tests/lib.sh
+if ! echo 'int main(void){return 0;}' | gcc -fsanitize=thread -x c - -o "$TMP/t" 2>/dev/null; then
+	skip "ThreadSanitizer: gcc -fsanitize=thread does not work here"
+	exit 0
+fi
+gen=$(ls "${KT_BIN%/bin}/gen/kt_tables.c" build/gen/kt_tables.c 2>/dev/null | head -1)
+if [ -z "$gen" ]; then
+	skip "ThreadSanitizer: build/gen/kt_tables.c missing (run make first)"
+	exit 0
+fi
+if ! gcc -O1 -g -fsanitize=thread -std=c11 -D_GNU_SOURCE -Iinclude lib/*.c "$gen" \
+	postprocess/kutrace_postproc.c -o "$TMP/pp" -lm -ljansson -lz 2>"$TMP/cc.err"; then
+	nok "kutrace_postproc builds with -fsanitize=thread"; sed 's/^/#   /' "$TMP/cc.err"; exit 0
+fi
+ok "kutrace_postproc builds with -fsanitize=thread"
+"$KT_BIN/kutrace_synth" -s 3 -c 4 -m 4 -o "$TMP/s.trace" >/dev/null 2>&1
+export TSAN_OPTIONS=halt_on_error=0
+"$TMP/pp" --no-html "$TMP/s.trace" t -o "$TMP/a.json" 2>"$TMP/a.err"
+check "no data race, default budget ($(grep -o '[0-9]* spans' "$TMP/a.err"))" \
+	bash -c '! grep -q ThreadSanitizer "$1"' _ "$TMP/a.err"
+KT_JSONOUT_STEP=50 KT_JSONOUT_BUDGET=400 "$TMP/pp" --no-html "$TMP/s.trace" t \
+	-o "$TMP/b.json" 2>"$TMP/b.err"
+check "no data race with late rows ($(grep -o '[0-9]* rows placed late' "$TMP/b.err"))" \
+	bash -c '! grep -q ThreadSanitizer "$1" && grep -q "rows placed late" "$1"' _ "$TMP/b.err"
+same_file "same JSON both ways" <(grep -v randomid "$TMP/a.json") <(grep -v randomid "$TMP/b.json")
