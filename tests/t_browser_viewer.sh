@@ -19,6 +19,12 @@ cp tests/data/viewer/orig.json $TMP/
 # The bare template with its sources next to it (no embedded data).
 cp postprocess/viewer/viewer.js postprocess/viewer/viewer.css $TMP/ && cp $TPL $TMP/template.html
 node tests/browser/gen_trace.js 50000 4 60 > $TMP/gen.json && $MS $TPL $TMP/gen.json $TMP/gen.html || nok "synthetic page"
+# A kutrace_synth trace (dense marks, 4 CPUs) through kutrace_postproc.
+if [ -x $KT_BIN/kutrace_synth ] && [ -x $KT_BIN/kutrace_postproc ]; then
+	$KT_BIN/kutrace_synth -s 3 -c 4 -m 0.5 -o $TMP/synth.trace >/dev/null 2>&1 &&
+	$KT_BIN/kutrace_postproc $TMP/synth.trace "synth" -o $TMP/synth.json --no-html >/dev/null 2>&1 &&
+	$MS $TPL $TMP/synth.json $TMP/synth.html || nok "kutrace_synth page"
+fi
 mkdir -p build/screenshots
 timeout 600 node tests/browser/viewer.test.js $TMP build/screenshots
 rc=$?

@@ -360,7 +360,7 @@ let L = {}; // layout
 const cv = document.getElementById('cv');
 const ctx = cv.getContext('2d');
 let dpr = 1;
-const perf = { lastDraw: 0, draws: 0, prims: 0, tri: 0, msgs: 0 };
+const perf = { lastDraw: 0, draws: 0, prims: 0, tri: 0, msgs: 0, markBoxes: [] };
 
 function recomputeHL() {
   const n = D.n; anyHL = false;
@@ -749,7 +749,7 @@ function drawMark(k, r, g, slots) {
   const w = t === 3 ? textWidth(text, font) + 8 : textWidth(text, font) + 10;
   const a = close ? x - w : t === 2 ? x - w / 2 : x, b = a + w;
   if (last !== undefined && (Math.abs(x - last.x) < 3 || (a < last.b + 2 && b > last.a - 2))) return;
-  slots.set(key, { x, a, b });
+  slots.set(key, { x, a, b }); perf.markBoxes.push([key, a, b]);
   markGlyph(x, g.yc, g.E, t, text, font);
   return Math.max(b, x + 3);
 }
@@ -932,7 +932,7 @@ function redraw() { if (!pending) { pending = true; requestAnimationFrame(() => 
 
 function render() {
   pending = false;
-  const t0p = performance.now(); perf.prims = 0; perf.tri = 0; perf.msgs = 0;
+  const t0p = performance.now(); perf.prims = 0; perf.tri = 0; perf.msgs = 0; perf.markBoxes = [];
   layout();
   S.overheadHatch = (S.t1 - S.t0) < 8e-6;
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
@@ -1570,6 +1570,7 @@ function state() {
     canvas: { w: L.W, h: L.H }, cfg: Object.assign({}, S.cfg), fade: S.fade, menu: S.menu, callouts: D.extra.map(c => c.slice()), lastExport: S.lastExport,
     readout: S.menu ? [document.getElementById('m_x').textContent, document.getElementById('m_y').textContent] : null, spans: D.n, title: D.meta.title,
     ipcLegend: S.btn.ipc ? (L.ipcLegend || []).slice() : [], ipcButton: document.getElementById('b_ipc').textContent,
+    marks: perf.markBoxes.length, markOverlaps: perf.markBoxes.filter((m, i, a) => a.slice(0, i).some(q => q[0] === m[0] && m[1] < q[2] && m[2] > q[1])).length,
     perf: { lastDraw: perf.lastDraw, draws: perf.draws, prims: perf.prims, tri: perf.tri, msgs: perf.msgs, load: perf.load, ready: perf.ready, decode: perf.decode, rows: perf.rows, script: perf.script, b64: perf.b64, inflate: perf.inflate, first: perf.first },
     names: null,
   };

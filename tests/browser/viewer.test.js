@@ -501,6 +501,7 @@ async function testGen(ctx) {
   let s = await st(page);
   check('synthetic trace loads (' + s.spans + ' spans, ' + Math.round(s.perf.load) + ' ms)', s.spans > 10000 && errors.length === 0, errors);
   await page.screenshot({ path: path.join(shots, 'gen_full.png') });
+  check('3.6.8 dense marks at full view: boxes drawn, none overlapping on a text line', s.marks >= 4 && s.markOverlaps === 0, [s.marks, s.markOverlaps]);
   await page.evaluate(() => window.kutrace.toggleGroup('PID'));
   await page.evaluate(() => window.kutrace.setWindow(10.01, 10.012)); await settle(page);
   await page.screenshot({ path: path.join(shots, 'gen_pid_zoom.png') });
@@ -511,10 +512,21 @@ async function testGen(ctx) {
   check('generated: no errors', errors.length === 0, errors);
 }
 
+// A kutrace_synth trace: dense marks stay legible (no overlapping boxes).
+async function testSynth(ctx) {
+  if (!fs.existsSync(path.join(dir, 'synth.html'))) { console.log('skip - no kutrace_synth page'); return; }
+  const { page, errors } = await open(ctx, path.join(dir, 'synth.html'));
+  const s = await st(page);
+  const nmarks = await page.evaluate(() => { const s = window.kutraceState(); let n = 0; for (let k = 0; k < s.spans; k++) { const e = window.kutrace.spanAt(k).ev; if (e >= 0x20A && e <= 0x20D) n++; } return n; });
+  check('3.6.8 synth trace at full view: ' + s.marks + ' of ' + nmarks + ' marks drawn as boxes, none overlapping on a text line', nmarks > 3 * s.marks && s.marks >= 20 && s.markOverlaps === 0, [s.marks, nmarks, s.markOverlaps]);
+  await page.screenshot({ path: path.join(shots, 'synth_full.png') });
+  check('synth: no errors', errors.length === 0, errors);
+}
+
 (async () => {
   const { ctx, cleanup } = await launch();
   try {
-    for (const t of [testSmall, testMenu, testMisc, testUnsafe, testOrig, testTemplate, testGen]) {
+    for (const t of [testSmall, testMenu, testMisc, testUnsafe, testOrig, testTemplate, testGen, testSynth]) {
       try { await t(ctx); } catch (e) { check(t.name + ' ran to the end', false, String(e && e.stack || e)); }
     }
   } finally { await cleanup(); }
