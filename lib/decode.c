@@ -249,6 +249,18 @@ static void emit(struct kt_decoder *d, struct kt_event *e)
 }
 
 /* A name entry: record it and pass a name record on. */
+/* The cleaned text of a name entry's len - 1 name words. */
+static void entry_text(const uint64_t *words, unsigned int len,
+		       char clean[KUTRACE_NAME_MAX + 1])
+{
+	char raw[KUTRACE_NAME_MAX + 1];
+	size_t n = (len - 1) * 8;
+
+	memcpy(raw, words, n);
+	raw[n] = '\0';
+	kt_clean_name(raw, n, clean, KUTRACE_NAME_MAX + 1);
+}
+
 /*
  * RPC method and lock names are inserted by user code at any time, often
  * in another CPU's block than the events that use them, and blocks are
@@ -279,12 +291,9 @@ void kt_decoder_prescan(struct kt_decoder *d, const struct kt_block *b)
 			uint32_t arg = (uint32_t)w;
 			uint64_t key = type == KUTRACE_METHODNAME ?
 				KEY(K_METHOD, arg & 0xFFFF) : KEY(K_LOCK, arg);
-			char raw[KUTRACE_NAME_MAX + 1], clean[KUTRACE_NAME_MAX + 1];
-			size_t n = (len - 1) * 8;
+			char clean[KUTRACE_NAME_MAX + 1];
 
-			memcpy(raw, &b->w[i + 1], n);
-			raw[n] = '\0';
-			kt_clean_name(raw, n, clean, sizeof(clean));
+			entry_text(&b->w[i + 1], len, clean);
 			if (clean[0] && !kt_decoder_name(d, key))
 				set_name(d, key, clean);
 		}
@@ -296,13 +305,10 @@ static void name_entry(struct kt_decoder *d, int64_t t, int cpu,
 		       unsigned int event, uint32_t arg, const uint64_t *words,
 		       unsigned int len)
 {
-	char raw[KUTRACE_NAME_MAX + 1], clean[KUTRACE_NAME_MAX + 1];
+	char clean[KUTRACE_NAME_MAX + 1];
 	unsigned int type = event & KUTRACE_TYPE_MASK;
-	size_t n = (len - 1) * 8;
 
-	memcpy(raw, words, n);
-	raw[n] = '\0';
-	kt_clean_name(raw, n, clean, sizeof(clean));
+	entry_text(words, len, clean);
 	if (!clean[0])
 		return;
 
