@@ -112,7 +112,9 @@ struct kt_spans {
 	struct {		/* interned once: these are on every path */
 		const char *idle, *sched, *rsched, *cexit, *freq, *idlelp;
 		const char *wakeup, *ipi;
+		const char *wait[26];
 	} nm;
+	struct { const char *call, *ret; } retname[256];	/* "/" + call */
 	int64_t *enq_t;		/* per RPC id, NO_TIME none; allocated on use */
 	const char **qname;	/* QUEUE_NAME per queue number */
 	size_t nq;
@@ -345,7 +347,7 @@ static void put_wait(struct kt_spans *s, struct thread *t, char letter,
 	put(s, from + 1, dur, -1, (int)t->pid,
 	    letter == 'c' ? 0 : t->last_rpc,
 	    KUTRACE_WAIT_BASE + (letter - 'a'), 0, 0, 0,
-	    kt_intern(wait_names[letter - 'a']));
+	    s->nm.wait[letter - 'a']);
 }
 
 /* Start a span on CPU c for the routine on top of its stack. */
@@ -423,12 +425,23 @@ static void synth(struct kt_spans *s, const struct kt_event *e, int64_t t,
 	process(s, &x);
 }
 
-static const char *ret_name(const char *call)
+/* "/" + an interned call name, remembered by the call's pointer. */
+static const char *ret_name(struct kt_spans *s, const char *call)
 {
+	uintptr_t h = (uintptr_t)call;
+	size_t i = (h ^ (h >> 10)) & 255;
 	char buf[128];
 
+	if (call && s->retname[i].call == call)
+		return s->retname[i].ret;
 	snprintf(buf, sizeof(buf), "/%s", call ? call : "");
-	return kt_intern(buf);
+	const char *r = kt_intern(buf);
+
+	if (call) {
+		s->retname[i].call = call;
+		s->retname[i].ret = r;
+	}
+	return r;
 }
 
 /* Pop frames with synthetic returns at time t until pred says stop. */
@@ -440,7 +453,7 @@ static void pop_to_level(struct kt_spans *s, const struct kt_event *e,
 	while (c->st->top > 0 && level(c->st->f[c->st->top].event) >= lvl) {
 		const struct frame *f = &c->st->f[c->st->top];
 
-		synth(s, e, t, f->event + KUTRACE_RET_BIT, ret_name(f->name));
+		synth(s, e, t, f->event + KUTRACE_RET_BIT, ret_name(s, f->name));
 	}
 }
 
@@ -853,7 +866,7 @@ static void process(struct kt_spans *s, const struct kt_event *e)
 		if (found) {
 			while (st->top > found)
 				synth(s, e, t, st->f[st->top].event + KUTRACE_RET_BIT,
-				      ret_name(st->f[st->top].name));
+				      ret_name(s, st->f[st->top].name));
 		} else {
 			int64_t at = c->sp.valid ? c->sp.start : t;
 			const char *cn = e->name[0] == '/' ? kt_intern(e->name + 1) : e->name;
@@ -1074,6 +1087,8 @@ struct kt_spans *kt_spans_new(kt_row_fn fn, void *ctx)
 	s->nm.idlelp = kt_intern("-idlelp-");
 	s->nm.wakeup = kt_intern("-wakeup-");
 	s->nm.ipi = kt_intern("-ipi-");
+	for (int i = 0; i < 26; i++)
+		s->nm.wait[i] = kt_intern(wait_names[i]);
 	s->mbit = 1000;
 	s->sched_ev = KUTRACE_SCHED_CALL;
 	for (int i = 0; i < KUTRACE_MAX_CPUS; i++) {

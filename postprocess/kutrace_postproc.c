@@ -106,34 +106,50 @@ static void set_meta(struct ctx *c)
 	c->meta.flags = kt_decoder_flags(c->dec);
 }
 
+/*
+ * Hand on, in time order, every event before upto.  One scan of the CPU
+ * heads finds the earliest and the runner-up; the earliest CPU's events
+ * then go on until the runner-up is earlier (usually a run of several).
+ */
 static void release(struct ctx *c, int64_t upto)
 {
 	while (c->buffered) {
-		struct fifo *best = NULL;
+		struct fifo *best = NULL, *second = NULL;
 
 		for (int i = 0; i < c->ncpu; i++) {
 			struct fifo *f = &c->fifo[i];
 
-			if (f->n && (!best || less(at(f, 0), at(best, 0))))
+			if (!f->n)
+				continue;
+			if (!best || less(at(f, 0), at(best, 0))) {
+				second = best;
 				best = f;
+			} else if (!second || less(at(f, 0), at(second, 0))) {
+				second = f;
+			}
 		}
-		struct item *it = at(best, 0);
+		do {
+			struct item *it = at(best, 0);
 
-		if (it->e.t >= upto)
-			break;
-		int due = kt_jsonout_due(c->jo);
+			if (it->e.t >= upto)
+				return;
+			if (second && less(at(second, 0), it))
+				break;
+			int due = kt_jsonout_due(c->jo);
 
-		if (due) {
-			set_meta(c);
-			kt_jsonout_advance(c->jo, kt_spans_low(c->spans, it->e.t, due == 2),
-					   &c->meta);
-		}
-		if (it->e.t > c->released)
-			c->released = it->e.t;
-		kt_spans_event(c->spans, &it->e);
-		best->head = (best->head + 1) & (best->cap - 1);
-		best->n--;
-		c->buffered--;
+			if (due) {
+				set_meta(c);
+				kt_jsonout_advance(c->jo,
+						   kt_spans_low(c->spans, it->e.t, due == 2),
+						   &c->meta);
+			}
+			if (it->e.t > c->released)
+				c->released = it->e.t;
+			kt_spans_event(c->spans, &it->e);
+			best->head = (best->head + 1) & (best->cap - 1);
+			best->n--;
+			c->buffered--;
+		} while (best->n);
 	}
 }
 
