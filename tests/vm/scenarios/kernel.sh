@@ -1,7 +1,8 @@
 # Guest part of tests/t_kernel_patched.sh, on a kutrace-patched kernel:
 # scenario 1 (nothing missing), the transitions the original patch never
 # saw (ia32 syscalls, #UD/#BP/#GP/#DB, prctl rename), packets, system call
-# 1023, scenario 5 (permissions), rmmod while tracing, backend=tracepoint.
+# 1023, scenario 5 (permissions), rmmod while tracing, scenario 3 (buffer
+# full, wraparound), backend=tracepoint.
 N=100000 M=100 K=1000 X=200
 KO=/lib/modules/kutrace_mod.ko
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
@@ -28,6 +29,13 @@ insmod $KO tracemb=8; echo "reinsmod=$?"
 kutrace_control record -o again.trace -- workload getpid 1000 > again.out 2>&1
 echo "again=$?"
 rmmod kutrace_mod; echo "rmmod=$?"
+# scenario 3: buffer full (1 MiB = 16 blocks), wraparound
+insmod $KO tracemb=1; echo "insmod1=$?"
+kutrace_control record -o full.trace -- workload getpid 400000 > full.out 2> full.err
+echo "full=$?"
+kutrace_control record --wrap -o wrap.trace -- workload getpid 400000 > wrap.out 2> wrap.err
+echo "wrap=$?"
+rmmod kutrace_mod
 # the tracepoint backend on the same kernel
 insmod $KO tracemb=8 backend=tracepoint; echo "insmod_tp=$?"
 kutrace_control record -o tp.trace -- workload getpid 1000 > tp.out 2>&1
