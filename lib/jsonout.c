@@ -44,10 +44,12 @@ struct checkpoint {
 };
 
 /*
- * Formatting rows (~70 bytes each) and putting them into the page cache
- * is half of the work, so a second thread does both: the reader hands
- * over chunks of CHUNK rows, NCHUNK in flight.  A row with a NULL name is
- * a checkpoint marker: the writer notes the file offset it has reached.
+ * Ordering, formatting (~70 bytes a row) and writing into the page cache
+ * are half of the work, so a second thread does them: the reader hands
+ * over chunks of CHUNK rows, NCHUNK in flight, and the writer keeps the
+ * lanes.  A row with a NULL name is a marker from kt_jsonout_advance: the
+ * writer notes the file offset it has reached (a checkpoint) and writes
+ * every row that starts before the marker's time.
  */
 #define CHUNK	16384
 #define NCHUNK	4
@@ -63,6 +65,7 @@ struct writer {
 	int stop, err;
 	int running;
 	FILE *f;
+	uint64_t emitted;	/* rows written (atomic: the reader watches it) */
 	/* Writer side only (read by the reader after drain()). */
 	long off;
 	long *marks;		/* offset at each checkpoint marker */
@@ -86,7 +89,7 @@ struct kt_jsonout {
 	struct kt_row *cur;	/* chunk being filled */
 	size_t curlen;
 	struct lane lane[NLANES + 1];
-	size_t buffered, next_look;
+	uint64_t sent, looked;	/* rows handed to the writer; at the last look */
 	size_t step, budget;
 	int64_t below;		/* every written row starts before this */
 	char *header;		/* as written, NULL before the first write */
@@ -95,7 +98,6 @@ struct kt_jsonout {
 	size_t ncp, cpcap;
 	struct kt_row *late;
 	size_t nlate, latecap;
-	uint64_t written;
 	char *buf;		/* formatting */
 	size_t bufcap;
 };
@@ -125,7 +127,42 @@ static void text_flush(struct writer *w)
 	w->textlen = 0;
 }
 
-static void write_rows(struct kt_jsonout *o, const struct kt_row *r, size_t n)
+/* One row as text into the writer's buffer. */
+static void write_row(struct kt_jsonout *o, const struct kt_row *r)
+{
+	struct writer *w = &o->w;
+	const struct esc *e = escaped(o->cache, r->name);
+
+	if (TEXT - w->textlen < KT_JSON_HEAD_MAX + e->len)
+		text_flush(w);
+	if (TEXT < KT_JSON_HEAD_MAX + e->len) {
+		/* A name of more than ~150 KB escaped: on its own. */
+		char *big = kt_xmalloc(KT_JSON_HEAD_MAX + e->len);
+		size_t k = kt_json_format_head(big, r);
+
+		memcpy(big + k, e->esc, e->len);
+		k += e->len;
+		if (fwrite(big, 1, k, w->f) != k && !w->err)
+			w->err = errno ? errno : EIO;
+		free(big);
+		w->off += (long)k;
+		return;
+	}
+	char *p = w->text + w->textlen;
+	size_t k = kt_json_format_head(p, r);
+
+	memcpy(p + k, e->esc, e->len);
+	k += e->len;
+	w->textlen += k;
+	w->off += (long)k;
+}
+
+static void lane_push(struct lane *l, const struct kt_row *r);
+static const struct kt_row *lane_tail(const struct lane *l);
+static void merge(struct kt_jsonout *o, int64_t low);
+
+/* A row joins a lane; a marker notes the offset and writes what it allows. */
+static void writer_rows(struct kt_jsonout *o, const struct kt_row *r, size_t n)
 {
 	struct writer *w = &o->w;
 
@@ -136,32 +173,23 @@ static void write_rows(struct kt_jsonout *o, const struct kt_row *r, size_t n)
 				w->marks = kt_xrealloc(w->marks, w->markcap * sizeof(*w->marks));
 			}
 			w->marks[w->nmarks++] = w->off;
+			merge(o, r->start);
 			continue;
 		}
-		const struct esc *e = escaped(o->cache, r->name);
+		/* The CPU's own lane first: that is where it almost always fits. */
+		int hint = (r->cpu + 1) & (NLANES - 1), k;
 
-		if (TEXT - w->textlen < KT_JSON_HEAD_MAX + e->len)
-			text_flush(w);
-		if (TEXT < KT_JSON_HEAD_MAX + e->len) {
-			/* A name of more than ~150 KB escaped: on its own. */
-			char *big = kt_xmalloc(KT_JSON_HEAD_MAX + e->len);
-			size_t k = kt_json_format_head(big, r);
+		for (k = 0; k < NLANES; k++) {
+			struct lane *l = &o->lane[(hint + k) & (NLANES - 1)];
+			const struct kt_row *t = lane_tail(l);
 
-			memcpy(big + k, e->esc, e->len);
-			k += e->len;
-			if (fwrite(big, 1, k, w->f) != k && !w->err)
-				w->err = errno ? errno : EIO;
-			free(big);
-			w->off += (long)k;
-			continue;
+			if (!t || kt_row_cmp(t, r) <= 0) {
+				lane_push(l, r);
+				break;
+			}
 		}
-		char *p = w->text + w->textlen;
-		size_t k = kt_json_format_head(p, r);
-
-		memcpy(p + k, e->esc, e->len);
-		k += e->len;
-		w->textlen += k;
-		w->off += (long)k;
+		if (k == NLANES)
+			lane_push(&o->lane[NLANES], r);
 	}
 }
 
@@ -179,7 +207,7 @@ static void *writer_main(void *p)
 		size_t i = w->done % NCHUNK, n = w->len[i];
 
 		pthread_mutex_unlock(&w->mu);
-		write_rows(o, w->buf[i], n);
+		writer_rows(o, w->buf[i], n);
 		pthread_mutex_lock(&w->mu);
 		w->done++;
 		pthread_cond_broadcast(&w->cv);
@@ -266,8 +294,10 @@ struct kt_jsonout *kt_jsonout_new(FILE *work)
 	o->step = e && atol(e) > 0 ? (size_t)atol(e) : STEP;
 	e = getenv("KT_JSONOUT_BUDGET");
 	o->budget = e && atol(e) > 0 ? (size_t)atol(e) : BUDGET;
-	o->next_look = o->step;
 	o->bufcap = 4096;
+	if (pthread_create(&o->w.tid, NULL, writer_main, o) != 0)
+		kt_die("cannot start the JSON writer thread");
+	o->w.running = 1;
 	o->buf = kt_xmalloc(o->bufcap);
 	return o;
 }
@@ -301,28 +331,17 @@ void kt_jsonout_row(struct kt_jsonout *o, const struct kt_row *r)
 		o->late[o->nlate++] = *r;
 		return;
 	}
-	/* The CPU's own lane first: that is where it almost always fits. */
-	int hint = (r->cpu + 1) & (NLANES - 1);
-
-	for (int k = 0; k < NLANES; k++) {
-		struct lane *l = &o->lane[(hint + k) & (NLANES - 1)];
-		const struct kt_row *t = lane_tail(l);
-
-		if (!t || kt_row_cmp(t, r) <= 0) {
-			lane_push(l, r);
-			o->buffered++;
-			return;
-		}
-	}
-	lane_push(&o->lane[NLANES], r);
-	o->buffered++;
+	to_writer(o, r);
+	o->sent++;
 }
 
 int kt_jsonout_due(const struct kt_jsonout *o)
 {
-	if (o->buffered < o->next_look)
+	if (o->sent - o->looked < o->step)
 		return 0;
-	return o->buffered >= o->budget ? 2 : 1;
+	uint64_t emitted = __atomic_load_n(&o->w.emitted, __ATOMIC_RELAXED);
+
+	return o->sent - emitted >= o->budget ? 2 : 1;
 }
 
 /* One row to f (the final copy, after the writer is gone). */
@@ -383,37 +402,11 @@ static void sift(const struct kt_jsonout *o, int *h, int n, int i)
 	}
 }
 
-void kt_jsonout_advance(struct kt_jsonout *o, int64_t low,
-			const struct kt_json_meta *m)
+/* Writer side: write, in order, every buffered row that starts before low. */
+static void merge(struct kt_jsonout *o, int64_t low)
 {
-	if (!o->header) {
-		/* Nothing went to the writer yet: the header goes straight in. */
-		o->header = header_text(m);
-		fputs(o->header, o->f);
-		if (fflush(o->f) != 0)
-			kt_die("write error on the JSON output (disk full?): %s", strerror(errno));
-		o->rows_start = ftell(o->f);
-		o->w.off = o->rows_start;
-		if (pthread_create(&o->w.tid, NULL, writer_main, o) != 0)
-			kt_die("cannot start the JSON writer thread");
-		o->w.running = 1;
-	}
-	if (low <= o->below) {
-		o->next_look = o->buffered + o->step;
-		return;
-	}
-	if (o->ncp == o->cpcap) {
-		o->cpcap = o->cpcap ? o->cpcap * 2 : 256;
-		o->cp = kt_xrealloc(o->cp, o->cpcap * sizeof(*o->cp));
-	}
-	/* The writer fills in the offset when it reaches the marker. */
-	o->cp[o->ncp].off = -1;
-	o->cp[o->ncp].below = o->below;
-	o->ncp++;
-	to_writer(o, &(struct kt_row){ .start = o->below });
-	o->below = low;
-
 	struct lane *spare = &o->lane[NLANES];
+	uint64_t done = 0;
 
 	if (spare->n > 1)
 		qsort(spare->r + spare->head, spare->n, sizeof(*spare->r), row_qcmp);
@@ -430,9 +423,8 @@ void kt_jsonout_advance(struct kt_jsonout *o, int64_t low,
 
 		if (r->start >= low)
 			break;
-		to_writer(o, r);
-		o->written++;
-		o->buffered--;
+		write_row(o, r);
+		done++;
 		l->head++;
 		l->n--;
 		if (!l->n) {
@@ -443,7 +435,34 @@ void kt_jsonout_advance(struct kt_jsonout *o, int64_t low,
 		}
 		sift(o, h, n, 0);
 	}
-	o->next_look = o->buffered + o->step;
+	__atomic_add_fetch(&o->w.emitted, done, __ATOMIC_RELAXED);
+}
+
+void kt_jsonout_advance(struct kt_jsonout *o, int64_t low,
+			const struct kt_json_meta *m)
+{
+	if (!o->header) {
+		/* The writer has written nothing yet: the header goes first. */
+		o->header = header_text(m);
+		fputs(o->header, o->f);
+		if (fflush(o->f) != 0)
+			kt_die("write error on the JSON output (disk full?): %s", strerror(errno));
+		o->rows_start = ftell(o->f);
+		o->w.off = o->rows_start;	/* read by the writer after submit() */
+	}
+	o->looked = o->sent;
+	if (low <= o->below)
+		return;
+	if (o->ncp == o->cpcap) {
+		o->cpcap = o->cpcap ? o->cpcap * 2 : 256;
+		o->cp = kt_xrealloc(o->cp, o->cpcap * sizeof(*o->cp));
+	}
+	/* The writer fills in the offset when it reaches the marker. */
+	o->cp[o->ncp].off = -1;
+	o->cp[o->ncp].below = o->below;
+	o->ncp++;
+	to_writer(o, &(struct kt_row){ .start = low });
+	o->below = low;
 }
 
 /* ---- the end: late rows and a changed header -------------------------- */
@@ -473,7 +492,7 @@ int kt_jsonout_finish(struct kt_jsonout *o, const struct kt_json_meta *m)
 
 uint64_t kt_jsonout_rows(const struct kt_jsonout *o)
 {
-	return o->written + o->nlate;
+	return __atomic_load_n(&o->w.emitted, __ATOMIC_RELAXED) + o->nlate;
 }
 
 size_t kt_jsonout_late(const struct kt_jsonout *o)
