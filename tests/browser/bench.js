@@ -7,11 +7,14 @@ const fs = require('fs');
 const { launch, open } = require('./lib.js');
 const file = process.argv[2], spans = +process.argv[3];
 
-async function frame(page, fn) { // ms from the change to the next painted frame
+async function frame(page, fn) { // ms from the change until the frame that shows it is painted
   return page.evaluate(fn => new Promise(res => {
     const t = performance.now(); eval(fn); // eslint-disable-line no-eval
-    requestAnimationFrame(() => requestAnimationFrame(() => res(performance.now() - t)));
+    requestAnimationFrame(() => setTimeout(() => res(performance.now() - t), 0)); // the task after that frame
   }), fn);
+}
+async function script(page, fn) { // ms of script for a change that renders synchronously
+  return page.evaluate(fn => { const t = performance.now(); eval(fn); return performance.now() - t; }, fn); // eslint-disable-line no-eval
 }
 const stats = a => { const s = a.slice().sort((x, y) => x - y); return { median: s[s.length >> 1], max: s[s.length - 1] }; };
 const f = x => x.toFixed(1);
@@ -40,9 +43,11 @@ const f = x => x.toFixed(1);
     let j = stats(js), q = stats(fr);
     console.log(`  redraw after pan/zoom (CPU rows): script median ${f(j.median)} ms, max ${f(j.max)} ms; to painted frame median ${f(q.median)} ms, max ${f(q.max)} ms`);
     await page.evaluate(([a, b]) => window.kutrace.setWindow(a, b), [t0, t1]);
-    const opens = [];
+    const opens = [], openJs = [];
     for (let i = 0; i < 3; i++) { // open, close, ... at full view; the median open
       opens.push(await frame(page, `window.kutrace.toggleGroup('PID')`));
+      await frame(page, `window.kutrace.toggleGroup('PID')`);
+      openJs.push(await script(page, `window.kutrace.toggleGroup('PID')`));
       await frame(page, `window.kutrace.toggleGroup('PID')`);
     }
     const open1 = stats(opens).median;
@@ -55,13 +60,18 @@ const f = x => x.toFixed(1);
       fr2.push(await frame(page, `window.kutrace.setWindow(${a + W / z / 20}, ${a + W / z + W / z / 20})`));
     }
     j = stats(js2); q = stats(fr2);
-    console.log(`  PID group open (${npid} rows): median ${f(open1)} ms to the painted frame (of ${opens.map(f).join(', ')}); zoom frames with PIDs open: script median ${f(j.median)} max ${f(j.max)} ms, painted median ${f(q.median)} max ${f(q.max)} ms`);
+    console.log(`  PID group open (${npid} rows): script median ${f(stats(openJs).median)} ms (of ${openJs.map(f).join(', ')}), median ${f(open1)} ms to the painted frame (of ${opens.map(f).join(', ')}); zoom frames with PIDs open: script median ${f(j.median)} max ${f(j.max)} ms, painted median ${f(q.median)} max ${f(q.max)} ms`);
     await page.evaluate(([a, b]) => window.kutrace.setWindow(a, b), [t0, t1]);
-    const first = s.rows.find(r => r.group === 'PID'); const plabel = first ? first.label : '';
+    // the prefix shared by the most PID rows, and the most common syscall name
+    const pre = new Map(); for (const r of s.rows) if (r.group === 'PID') { const p = r.label.replace(/[^A-Za-z_-].*/, ''); pre.set(p, (pre.get(p) || []).concat([r.label])); }
+    const best = [...pre.values()].sort((a, b) => b.length - a.length)[0] || [''];
+    const plabel = best[0];
+    const sname = await page.evaluate(() => { const c = new Map(); const n = window.kutraceState().spans; for (let k = 0; k < n; k += 97) { const sp = window.kutrace.spanAt(k); if (sp.ev >= 0x800 && sp.ev < 0xA00) c.set(sp.name, (c.get(sp.name) || 0) + 1); } return ([...c].sort((a, b) => b[1] - a[1])[0] || ['read'])[0]; });
     const hs = Date.now(); await page.evaluate(l => window.kutrace.prefixHighlight(l), plabel); const hl = Date.now() - hs;
     const nhl = (await page.evaluate(() => window.kutraceState().rows.filter(r => r.highlighted).length));
-    const ss = Date.now(); const sum = await page.evaluate(() => window.kutrace.search('read')); const se = Date.now() - ss;
-    console.log(`  prefix highlight of ${plabel.replace(/[^A-Za-z_-].*/, '')}.* (${nhl} rows): ${hl} ms; search 'read' at full view: ${se} ms (${sum})`);
+    await page.evaluate(l => window.kutrace.prefixHighlight(l), plabel); // off again
+    const ss = Date.now(); const sum = await page.evaluate(t => window.kutrace.search(t), sname); const se = Date.now() - ss;
+    console.log(`  prefix highlight of ${plabel.replace(/[^A-Za-z_-].*/, '')}.* (${nhl} rows): ${hl} ms; search '${sname}' at full view: ${se} ms (${sum})`);
     if (errors.length) console.log('  page errors: ' + errors.join('; '));
   } finally { await cleanup(); }
 })();

@@ -425,6 +425,11 @@ async function testMenu(ctx) {
   await page.mouse.click(o.x + 40, o.y + L.bottom + L.top / 2 + 14); await settle(page);
   check('68 clicking again turns it off', (await st(page)).baseText.startsWith('2021-10-28 14:01:50'));
 
+  // Shift-click on the base time clears localStorage.
+  await page.evaluate(() => localStorage.setItem('kutrace:probe', '1'));
+  await page.keyboard.down('Shift'); await page.mouse.click(o.x + 40, o.y + L.bottom + L.top / 2 + 14); await page.keyboard.up('Shift'); await settle(page);
+  s = await st(page);
+  check('68 shift-click on the base time clears localStorage (and says so)', await page.evaluate(() => localStorage.length) === 0 && s.status.includes('localStorage cleared') && !s.baseText.includes('relative'), [s.status, s.baseText]);
   // ipc= search (IPC trace, flags 0x80): ' ipc=<v>' of spans with IPC > 0 and longer than 10 ns.
   await page.mouse.click(o.x + L.left, o.y + L.bottom); await settle(page);
   let sum = await search(page, 'ipc=1\\.');
