@@ -11,7 +11,6 @@
 #include <linux/sched.h>
 #include <linux/skbuff.h>
 #include <linux/string.h>
-#include <asm/unaligned.h>
 
 bool kutrace_tracing __read_mostly;
 EXPORT_SYMBOL_GPL(kutrace_tracing);
@@ -65,6 +64,7 @@ void kutrace_skb(u64 event, const struct sk_buff *skb, int offset)
 	const struct kutrace_nf *nf = &kutrace_net_filter;
 	u8 buf[32];
 	const u8 *p;
+	__le64 q[4];
 	u64 p0, p1, p2, p3, h;
 
 	if (offset < 0 || skb->len < offset + sizeof(buf))
@@ -72,10 +72,11 @@ void kutrace_skb(u64 event, const struct sk_buff *skb, int offset)
 	p = skb_header_pointer(skb, offset, sizeof(buf), buf);
 	if (!p)
 		return;
-	p0 = get_unaligned_le64(p);
-	p1 = get_unaligned_le64(p + 8);
-	p2 = get_unaligned_le64(p + 16);
-	p3 = get_unaligned_le64(p + 24);
+	memcpy(q, p, sizeof(q));
+	p0 = le64_to_cpu(q[0]);
+	p1 = le64_to_cpu(q[1]);
+	p2 = le64_to_cpu(q[2]);
+	p3 = le64_to_cpu(q[3]);
 	h = nf->hash_init ^ (p0 & nf->hash_mask[0]) ^
 	    (p1 & nf->hash_mask[1]) ^ (p2 & nf->hash_mask[2]);
 	h ^= h >> 32;
