@@ -671,10 +671,15 @@ static int read_row(struct sc *c, struct trace *t, int64_t *prev_ts,
 			if (!isf)
 				canonical = 0;
 			if (nf >= 2) {
-				if (d != d || d > INT32_MAX || d < INT32_MIN ||
+				/*
+				 * Integer columns hold signed or unsigned 32-bit
+				 * values (arg carries a full 32-bit argument, e.g.
+				 * mark_d); anything else is kept as text.
+				 */
+				if (d != d || d > UINT32_MAX || d < INT32_MIN ||
 				    d != (double)(int64_t)d) {
 					canonical = 0;
-					iv[nf] = (d != d) ? 0 : d > INT32_MAX ? INT32_MAX :
+					iv[nf] = (d != d) ? 0 : d > UINT32_MAX ? UINT32_MAX :
 						 d < INT32_MIN ? INT32_MIN : (int64_t)d;
 				} else {
 					iv[nf] = (int64_t)d;

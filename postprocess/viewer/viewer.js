@@ -73,7 +73,8 @@ function decodeBlob(u) {
   const n = u32(), ncols = u32();
   const lens = []; for (let i = 0; i < ncols; i++) lens.push(u32());
   const cols = [];
-  const typed = [Float64Array, Float64Array, Int32Array, Int32Array, Int32Array, Int32Array, Int32Array, Int32Array, Uint8Array, Uint32Array];
+  // arg (6) is a float: it carries unsigned 32-bit arguments (mark_d, packet hashes).
+  const typed = [Float64Array, Float64Array, Int32Array, Int32Array, Int32Array, Int32Array, Float64Array, Int32Array, Uint8Array, Uint32Array];
   for (let c = 0; c < ncols; c++) {
     const end = p + lens[c];
     if (c >= 10) { p = end; continue; }
