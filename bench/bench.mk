@@ -1,0 +1,28 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# `make bench`: every performance figure of docs/PERFORMANCE.md in one go
+# (bench/run.sh), written into that file.  BENCH_QUICK=1: smaller sizes.
+#
+# kutrace_bench links the module's fast path (module/kutrace_core.c, built
+# for userspace through module/user/kutrace_env_user.h) and libkutrace,
+# whose device calls go to the in-process device of bench/fakedev.c.
+KT_BENCH  := $(BIN)/kutrace_bench
+PROGS     += $(KT_BENCH)
+KT_BENCH_OBJS := $(OBJ)/bench/kutrace_bench.o $(OBJ)/bench/fakedev.o \
+                 $(OBJ)/module/kutrace_core.o
+KT_BENCH_WRAP := -Wl,--wrap=open,--wrap=ioctl,--wrap=mmap,--wrap=munmap,--wrap=fopen
+
+$(OBJ)/bench/%.o $(OBJ)/module/kutrace_core.o: CFLAGS += -Imodule
+
+$(KT_BENCH): $(KT_BENCH_OBJS) $(LIBKT)
+	@mkdir -p $(BIN)
+	$(CC) $(LDFLAGS) $(KT_BENCH_WRAP) -o $@ $^ $(LDLIBS) -lpthread
+
+# All figures, written into docs/PERFORMANCE.md (15 min on 2 cores; VM
+# parts need QEMU, the viewer part Chromium).  Not part of `make test`.
+bench: all
+	bench/run.sh
+
+# The postprocessing figure alone (entries/s, MB/s, peak RSS).
+.PHONY: bench-postproc
+bench-postproc: $(BIN)/kutrace_postproc $(BIN)/kutrace_synth
+	bench/run.sh postproc

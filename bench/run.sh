@@ -1,0 +1,117 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# `make bench` driver: runs every benchmark and writes the figures into
+# docs/PERFORMANCE.md (between its "bench:begin/end" markers).
+#
+#   bench/run.sh [--help] [SECTION...]
+#
+# Sections (default: all, in this order):
+#   fastpath  kutrace_bench fastpath: ns/entry of the module's fast path
+#   extract   kutrace_bench extract: MB/s of kt_ctl_dump, mmap path
+#   vm        QEMU/TCG: tests/vm/scenarios/bench.sh on the Debian 6.1 kernel
+#             (tracepoint backend, ftrace) and on the patched p6.1 kernel
+#             if it is built (tests/vm/kbuild.sh 6.1), bench_dump.sh (1 GB)
+#   postproc  kutrace_postproc on a synthetic trace (entries/s, MB/s, RSS)
+#   viewer    make bench-viewer (headless Chromium), if it can run
+#   report    bench/report.py: the table into docs/PERFORMANCE.md
+# BENCH_QUICK=1: smaller sizes and fewer repeats (minutes, not 15).
+# BENCH_OUT (default build/bench) keeps every raw output.
+set -u
+cd "$(dirname "$0")/.."
+BIN=${KT_BIN:-build/bin}
+OUT=${BENCH_OUT:-build/bench}
+Q=${BENCH_QUICK:-0}
+case ${1:-} in -h|--help) sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+sections=${*:-fastpath extract vm postproc viewer report}
+mkdir -p "$OUT"
+log() { echo "bench: $*" >&2; }
+
+fastpath() {
+	local a="-t 2 -r 21 -n 2000000"
+	[ "$Q" = 1 ] && a="-t 2 -r 5 -n 300000"
+	log "fast path (kutrace_bench fastpath $a)"
+	"$BIN/kutrace_bench" fastpath $a | tee "$OUT/fastpath.txt"
+}
+
+extract() {
+	local a="-m 1024 -r 5"
+	[ "$Q" = 1 ] && a="-m 128 -r 3"
+	log "extraction (kutrace_bench extract $a)"
+	"$BIN/kutrace_bench" extract $a | tee "$OUT/extract.txt"
+}
+
+vm() {
+	local sizes="9,100000,2000" dumpmb=1024 mem=3G d
+	[ "$Q" = 1 ] && { sizes="3,30000,600"; dumpmb=256; mem=1536M; }
+	rm -rf "$OUT/vm61" "$OUT/vmp61" "$OUT/vmdump"
+	if ! command -v qemu-system-x86_64 >/dev/null; then
+		log "vm: no qemu-system-x86_64, skipped (make deps installs it)"
+		return 0
+	fi
+	log "vm: Debian 6.1 kernel, tracepoint backend and ftrace ($sizes)"
+	KT_APPEND="ktbench=$sizes" tests/vm/vm.sh -k 6.1 -m 64 -t 900 \
+		tests/vm/scenarios/bench.sh "$OUT/vm61" >&2 || log "vm: 6.1 run failed"
+	d=$(tests/vm/kbuild.sh -n 6.1 2>/dev/null)
+	if [ -n "$d" ] && [ -f "$d/bzImage" ] || [ "${BENCH_PATCHED:-0}" = 1 ]; then
+		log "vm: patched 6.1 kernel, patched backend and ftrace"
+		KT_APPEND="ktbench=$sizes" tests/vm/vm.sh -k p6.1 -m 64 -t 900 \
+			tests/vm/scenarios/bench.sh "$OUT/vmp61" >&2 ||
+			log "vm: p6.1 run failed"
+	else
+		log "vm: patched kernel not built (tests/vm/kbuild.sh 6.1, or BENCH_PATCHED=1): skipped"
+		mkdir -p "$OUT/vmp61"
+		echo "patched kernel not built" > "$OUT/vmp61/unavailable"
+	fi
+	log "vm: dump of a full ${dumpmb} MB buffer"
+	KT_VM_MEM=$mem tests/vm/vm.sh -k 6.1 -m $dumpmb -t 900 \
+		tests/vm/scenarios/bench_dump.sh "$OUT/vmdump" >&2 || log "vm: dump run failed"
+	for t in "$OUT"/vm61/kt_*.trace "$OUT"/vmp61/kt_*.trace; do
+		[ -f "$t" ] && "$BIN/kutrace_bench" density "$t"
+	done > "$OUT/density.txt"
+	cat "$OUT/density.txt"
+}
+
+postproc() {
+	local mb=256 tr
+	[ "$Q" = 1 ] && mb=64
+	tr=$OUT/bench_$mb.trace
+	command -v /usr/bin/time >/dev/null || { log "postproc: needs /usr/bin/time (apt-get install time)"; return 1; }
+	[ -s "$tr" ] || "$BIN/kutrace_synth" -s 2024 -c 8 -m $mb -x 35,10,10,2 -o "$tr" >/dev/null
+	log "postproc: kutrace_postproc on a $mb MB synthetic trace"
+	/usr/bin/time -f '%e %M' -o "$OUT/time.out" \
+		"$BIN/kutrace_postproc" "$tr" bench > "$OUT/pp.out" 2>&1 ||
+		{ cat "$OUT/pp.out"; return 1; }
+	local bytes entries secs rss
+	bytes=$(stat -c %s "$tr")
+	entries=$(sed -n 's/.*: \([0-9]*\) events.*/\1/p' "$OUT/pp.out" | head -1)
+	read -r secs rss < "$OUT/time.out"
+	awk -v b="$bytes" -v e="$entries" -v s="$secs" -v r="$rss" 'BEGIN {
+	  if (s <= 0) s = 0.01
+	  printf "postproc raw_mb=%.0f events=%d secs=%.2f events_s=%.0f mb_s=%.1f rss_mb=%.1f\n",
+	    b / 1048576, e, s, e / s, b / 1048576 / s, r / 1024 }' | tee "$OUT/postproc.txt"
+}
+
+viewer() {
+	local spans="1000000 10000000"
+	[ "$Q" = 1 ] && spans=1000000
+	if ! command -v chromium >/dev/null || ! command -v node >/dev/null; then
+		log "viewer: no chromium/node, skipped (make deps)"
+		echo "skipped: no chromium/node" > "$OUT/viewer.txt"
+		return 0
+	fi
+	log "viewer: make bench-viewer ($spans spans)"
+	KT_BENCH_SPANS=$spans make -s bench-viewer 2>&1 | tee "$OUT/viewer.txt"
+}
+
+report() {
+	python3 bench/report.py "$OUT" docs/PERFORMANCE.md
+}
+
+rc=0
+for s in $sections; do
+	case $s in
+	fastpath|extract|vm|postproc|viewer|report) $s || { log "$s failed"; rc=1; } ;;
+	*) log "unknown section $s"; exit 2 ;;
+	esac
+done
+exit $rc

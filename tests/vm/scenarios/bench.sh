@@ -1,0 +1,76 @@
+# Guest part of `make bench` (bench/vm.sh): cost of tracing per workload
+# run, in four configurations, ROUNDS times interleaved so that drift of
+# the host load hits them alike:
+#   none     no tracer (kutrace_mod unloaded, ftrace off)
+#   ftrace   tracefs recording the events kutrace records (module unloaded)
+#   kt_off   kutrace_mod loaded, tracing off (probes attached, return early)
+#   kt_on    kutrace_control record around the workload
+# Workloads: bench_load getpid N, bench_load mixed M.  Sizes come from the
+# kernel command line (KT_APPEND="ktbench=ROUNDS,N,M").
+# Output: results.txt (one line per run), traces of the last round.
+set -u
+R=7 N=100000 M=2000
+for a in $(cat /proc/cmdline); do
+	case $a in
+	ktbench=*) v=${a#ktbench=}; IFS=, read R N M <<EOF
+$v
+EOF
+	;;
+	esac
+done
+T=/sys/kernel/tracing
+mount -t tracefs nodev $T
+# The kutrace_tp.c tracepoints, where this kernel has them.
+EVENTS="raw_syscalls/sys_enter raw_syscalls/sys_exit
+irq/irq_handler_entry irq/irq_handler_exit irq/softirq_entry irq/softirq_exit
+exceptions/page_fault_user exceptions/page_fault_kernel
+sched/sched_switch sched/sched_waking sched/sched_wakeup_new
+sched/sched_wake_idle_without_ipi sched/sched_process_exec task/task_rename
+power/cpu_idle power/cpu_frequency ipi/ipi_send_cpu ipi/ipi_send_cpumask"
+for v in local_timer reschedule call_function call_function_single irq_work \
+	spurious_apic error_apic thermal_apic threshold_apic deferred_error_apic; do
+	EVENTS="$EVENTS irq_vectors/${v}_entry irq_vectors/${v}_exit"
+done
+echo 0 > $T/tracing_on
+echo 32768 > $T/buffer_size_kb
+n=0
+for e in $EVENTS; do
+	[ -e $T/events/$e/enable ] && echo 1 > $T/events/$e/enable && n=$((n + 1))
+done
+echo "ftrace events enabled: $n" > ftrace_events.txt
+cat $T/set_event >> ftrace_events.txt
+ftrace_count() { # entries + overrun over all CPUs
+	cat $T/per_cpu/cpu*/stats | awk '/^entries:|^overrun:/ { s += $2 } END { print s + 0 }'
+}
+load() { bench_load "$1" "$2" | sed -n 's/.*ns=\([0-9]*\).*/\1/p'; }
+size() { case $1 in getpid) echo $N ;; mixed) echo $M ;; esac; }
+loaded=1
+rmmod_kt() { [ $loaded = 1 ] && rmmod kutrace_mod && loaded=0; }
+insmod_kt() { [ $loaded = 0 ] && insmod /lib/modules/kutrace_mod.ko tracemb=$(cat /tracemb) && loaded=1; }
+: > results.txt
+# Warm-up: TCG translates each code path on first use.
+for w in getpid mixed; do load $w $(size $w) > /dev/null; done
+for r in $(seq 1 $R); do
+	for w in getpid mixed; do
+		s=$(size $w)
+		insmod_kt
+		echo "cfg=kt_off load=$w round=$r n=$s ns=$(load $w $s)" >> results.txt
+		kutrace_control record -o kt_$w.trace -- bench_load $w $s > kt.out 2> kt.err
+		ns=$(sed -n 's/.*ns=\([0-9]*\).*/\1/p' kt.out)
+		echo "cfg=kt_on load=$w round=$r n=$s ns=$ns trace=kt_$w.trace" >> results.txt
+		rmmod_kt
+		echo "cfg=none load=$w round=$r n=$s ns=$(load $w $s)" >> results.txt
+		echo > $T/trace
+		echo 1 > $T/tracing_on
+		ns=$(load $w $s)
+		echo 0 > $T/tracing_on
+		echo "cfg=ftrace load=$w round=$r n=$s ns=$ns events=$(ftrace_count)" >> results.txt
+		echo > $T/trace
+	done
+done
+# The ftrace buffer as text, for the density comparison (last mixed run).
+echo 1 > $T/tracing_on; bench_load mixed $M > /dev/null; echo 0 > $T/tracing_on
+echo "ftrace mixed events=$(ftrace_count) per_cpu_bytes=$(cat $T/per_cpu/cpu*/stats | awk '/^bytes:/ { s += $2 } END { print s + 0 }')" >> results.txt
+uname -r > kernel.txt
+insmod_kt
+true
