@@ -120,6 +120,11 @@ for k in ${KT_KERNELS:-p6.1 p6.12}; do
 	between "$k: UDP transmits traced (0x215)" $X $((X + 2)) "$(fact "$TMP/udp.nest" point 0x215)"
 	between "$k: UDP receives traced (0x214)" $X $((X + 2)) "$(fact "$TMP/udp.nest" point 0x214)"
 
+	check "$k: TCP over loopback ran" grep -q "tcp=0" "$L"
+	"$KTNEST" "$out/tcp.trace" > "$TMP/tcp.nest" 2>&1
+	between "$k: TCP transmits with payload traced (0x215)" $((2 * X)) $((2 * X + 4)) "$(fact "$TMP/tcp.nest" point 0x215)"
+	between "$k: TCP receives with payload traced (0x214)" $((2 * X)) $((2 * X + 4)) "$(fact "$TMP/tcp.nest" point 0x214)"
+
 	# system call 1023
 	while read -r line; do
 		case $line in

@@ -8,6 +8,8 @@
  *                 prctl(PR_SET_NAME, "kt-renamed").  Prints "pid P".
  *   ktexc udp N   N UDP datagrams over loopback whose 64-byte payloads
  *                 pass the module's default packet filter (E5 17 C5 D1...)
+ *   ktexc tcp N   N round trips of 64-byte messages over loopback TCP
+ *                 (TCP_NODELAY): 2N segments each way with such payloads
  *   ktexc sys     system call 1023: VERSION and TEST as root, RESET and
  *                 INSERT1 as user 65534 (must fail with ~0).  Prints
  *                 "ok - ..." / "not ok - ..." lines.
@@ -25,6 +27,7 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
+#include <netinet/tcp.h>
 #include "kutrace/format.h"
 
 static volatile long ills, traps, segvs;
@@ -111,6 +114,66 @@ static int udp(long n)
 	return got != n;
 }
 
+static int full_io(int fd, unsigned char *buf, size_t n, int wr)
+{
+	size_t done = 0;
+
+	while (done < n) {
+		ssize_t r = wr ? write(fd, buf + done, n - done) :
+				 read(fd, buf + done, n - done);
+
+		if (r <= 0)
+			return -1;
+		done += r;
+	}
+	return 0;
+}
+
+static int tcp(long n)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	unsigned char buf[64] = { 0xE5, 0x17, 0xC5, 0xD1 };
+	socklen_t al = sizeof(a);
+	int one = 1, l = socket(AF_INET, SOCK_STREAM, 0), c, st;
+	long ok = 0;
+	pid_t p;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (l < 0 || bind(l, (struct sockaddr *)&a, sizeof(a)) || listen(l, 1) ||
+	    getsockname(l, (struct sockaddr *)&a, &al)) {
+		perror("ktexc tcp");
+		return 1;
+	}
+	fflush(stdout);
+	p = fork();
+	if (p == 0) {
+		int s = accept(l, NULL, NULL);
+
+		setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		for (long i = 0; i < n; i++)
+			if (full_io(s, buf, sizeof(buf), 0) ||
+			    full_io(s, buf, sizeof(buf), 1))
+				_exit(1);
+		_exit(0);
+	}
+	c = socket(AF_INET, SOCK_STREAM, 0);
+	if (connect(c, (struct sockaddr *)&a, sizeof(a))) {
+		perror("ktexc tcp connect");
+		return 1;
+	}
+	setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	for (long i = 0; i < n; i++) {
+		buf[8] = i & 0xFF;
+		if (!full_io(c, buf, sizeof(buf), 1) &&
+		    !full_io(c, buf, sizeof(buf), 0))
+			ok++;
+	}
+	close(c);
+	waitpid(p, &st, 0);
+	printf("tcp %ld round trips %ld\n", n, ok);
+	return ok != n;
+}
+
 static unsigned long ctl(unsigned long cmd, unsigned long arg)
 {
 	return (unsigned long)syscall(KUTRACE_CONTROL_SYSCALL, cmd, arg);
@@ -161,8 +224,10 @@ int main(int argc, char **argv)
 		return exc(atol(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "udp"))
 		return udp(atol(argv[2]));
+	if (argc == 3 && !strcmp(argv[1], "tcp"))
+		return tcp(atol(argv[2]));
 	if (argc == 2 && !strcmp(argv[1], "sys"))
 		return sys();
-	fprintf(stderr, "usage: ktexc exc N | ktexc udp N | ktexc sys\n");
+	fprintf(stderr, "usage: ktexc exc N | ktexc udp N | ktexc tcp N | ktexc sys\n");
 	return 2;
 }

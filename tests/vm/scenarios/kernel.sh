@@ -13,6 +13,8 @@ kutrace_control record -o exc.trace -- ktexc exc $X > exc.out 2> exc.err
 echo "exc=$?"
 kutrace_control record -o udp.trace -- ktexc udp $X > udp.out 2> udp.err
 echo "udp=$?"
+kutrace_control record -o tcp.trace -- ktexc tcp $X > tcp.out 2> tcp.err
+echo "tcp=$?"
 ktexc sys > sys.out 2>&1; echo "sys=$?"
 # kutrace_control through system call 1023 when there is no /dev/kutrace
 mv /dev/kutrace /dev/kutrace.hidden
