@@ -132,6 +132,7 @@ for k in ${KT_KERNELS:-p6.1 p6.12}; do
 		"not ok - "*) nok "$k: ${line#not ok - }" ;;
 		esac
 	done < "$out/sys.out"
+	check "$k: without the module syscall 1023 fails with ENOSYS" grep -q "^ok - " "$out/nosys.out"
 	check "$k: kutrace_control record works through syscall 1023 (no /dev/kutrace)" \
 		grep -q "sysrec=0" "$L"
 	ktcheck "$out/sys.trace" > "$TMP/sys.f" 2>/dev/null

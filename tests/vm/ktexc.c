@@ -13,8 +13,10 @@
  *   ktexc sys     system call 1023: VERSION and TEST as root, RESET and
  *                 INSERT1 as user 65534 (must fail with ~0).  Prints
  *                 "ok - ..." / "not ok - ..." lines.
+ *   ktexc nosys   without the module: system call 1023 fails with ENOSYS
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -228,6 +230,13 @@ int main(int argc, char **argv)
 		return tcp(atol(argv[2]));
 	if (argc == 2 && !strcmp(argv[1], "sys"))
 		return sys();
-	fprintf(stderr, "usage: ktexc exc N | ktexc udp N | ktexc tcp N | ktexc sys\n");
+	if (argc == 2 && !strcmp(argv[1], "nosys")) {
+		errno = 0;
+		expect("without the module syscall 1023 fails with ENOSYS",
+		       syscall(KUTRACE_CONTROL_SYSCALL, KUTRACE_CMD_VERSION, 0) == -1 &&
+		       errno == ENOSYS);
+		return fails != 0;
+	}
+	fprintf(stderr, "usage: ktexc exc N | ktexc udp N | ktexc tcp N | ktexc sys | ktexc nosys\n");
 	return 2;
 }

@@ -45,5 +45,6 @@ echo "tp=$?"
 rmmod kutrace_mod
 insmod $KO backend=bogus 2> bogus.err; echo "bogus=$?"
 kutrace_control stat > nomod.out 2>&1; echo "nomod=$?"
+ktexc nosys > nosys.out 2>&1
 dmesg | grep -E "Oops|BUG:|general protection|Call Trace|WARNING:" > oops.txt
 true
