@@ -159,9 +159,14 @@ static void run_kind(enum kind k, long n, unsigned int thread)
 		}
 		break;
 	case K_NAME:
+		/*
+		 * Threads name pids 4096 apart: their bits of the shared
+		 * pid filter are then on different cache lines, as for
+		 * CPUs naming unrelated tasks.
+		 */
 		for (long i = 0; i < n; i++)
-			kt_pidname(1000 + thread * 100 + (i & 63), "bench_worker",
-				   true);
+			kt_pidname(1000 + thread * 4096 + (i & 63),
+				   "bench_worker", true);
 		break;
 	default:
 		break;
