@@ -13,10 +13,11 @@
 # (+ the variant's tick lines), and builds bzImage plus Module.symvers, so
 # that kutrace_mod.ko can be built with `make -C DIR/src M=...`.
 # Result: /var/cache/kutrace/kbuild/<series>-<variant>-<key>/ with
-#   src/                  the configured, built tree (objects removed)
-#   bzImage  release  build.log  seconds
+#   src/                  the configured, built tree (objects and kernel .c
+#                         files removed: what `make M=` needs stays)
+#   bzImage  release  config.log  build.log  seconds  warnings
 # keyed by the source package version + sha of the patch + sha of the
-# config fragment (+ this script).  Prints the directory on stdout.
+# config fragment.  Prints the directory on stdout.
 # Build: `nice -n 5 make -j$(nproc)`; KT_JOBS overrides the job count.
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -43,7 +44,7 @@ if [ -n "$need" ]; then
 		{ $SUDO apt-get update -qq >&2 && $SUDO apt-get install -y -qq --no-install-recommends $need >&2; }
 fi
 ver=$(dpkg-query -W -f='${Version}' "$pkg")
-key=$( { echo "$pkg $ver $variant"; cat "$patchf" "$frag" "$0"; } | sha256sum | cut -c1-12)
+key=$( { echo "$pkg $ver $variant"; cat "$patchf" "$frag"; } | sha256sum | cut -c1-12)
 D=$CACHE/kbuild/$series-$variant-$key
 if [ -f "$D/done" ] || [ $dry = 1 ]; then
 	echo "$D"
@@ -57,6 +58,7 @@ flock 9
 rm -rf "$D"
 mkdir -p "$D"
 log=$D/build.log
+clog=$D/config.log
 start=$(date +%s)
 echo "kbuild: $pkg $ver ($variant) -> $D" >&2
 tar -C "$D" -xJf /usr/src/$pkg.tar.xz
@@ -72,7 +74,7 @@ fi
 	make ARCH=x86_64 tinyconfig
 	scripts/kconfig/merge_config.sh -m .config "$D/fragment.config"
 	make ARCH=x86_64 olddefconfig
-} > "$log" 2>&1
+} > "$clog" 2>&1
 # every requested value must survive olddefconfig
 bad=0
 while read -r l; do
@@ -84,7 +86,7 @@ while read -r l; do
 done < "$D/fragment.config"
 [ $bad = 0 ] || exit 1
 jobs=${KT_JOBS:-$(nproc)}
-if ! nice -n 5 make ARCH=x86_64 -j"$jobs" bzImage modules >> "$log" 2>&1; then
+if ! nice -n 5 make ARCH=x86_64 -j"$jobs" bzImage modules > "$log" 2>&1; then
 	tail -30 "$log" >&2
 	echo "kbuild: build failed, log in $log" >&2
 	exit 1
@@ -94,10 +96,10 @@ cp arch/x86/boot/bzImage "$D/bzImage"
 make -s kernelrelease > "$D/release"
 # keep what external modules need (headers, scripts, .config,
 # Module.symvers, generated files), drop the objects
-find . -name '*.o' ! -path './scripts/*' ! -path './tools/*' -delete
-rm -f vmlinux vmlinux.o arch/x86/boot/compressed/vmlinux
+find . \( -name '*.o' -o -name '*.c' \) ! -path './scripts/*' ! -path './tools/*' -delete
+rm -rf vmlinux vmlinux.o arch/x86/boot/compressed/vmlinux Documentation
 echo $(( $(date +%s) - start )) > "$D/seconds"
-grep -ci 'warning:' "$log" > "$D/warnings" || true
+grep -c 'warning:' "$log" > "$D/warnings" || true
 touch "$D/done"
 echo "kbuild: built $(cat "$D/release") in $(cat "$D/seconds") s, $(cat "$D/warnings") warnings" >&2
 echo "$D"
