@@ -10,6 +10,9 @@
  *                            (mmap/munmap every 256 pages); and a short
  *                            user-mode loop, so that timer interrupts
  *                            land in user mode as in a real program
+ *   bench_load rdtsc N       N reads of the time counter (what one
+ *                            entry costs at least; emulated, see
+ *                            docs/PERFORMANCE.md)
  *   bench_load fill          INSERTN 8-word entries through /dev/kutrace
  *                            until the buffer is full (tracing must be on)
  *   bench_load run CMD ARGS  runs CMD and prints its wall time
@@ -125,6 +128,17 @@ static double do_mixed(long n)
 	return t;
 }
 
+static double do_rdtsc(long n)
+{
+	unsigned long long sum = 0;
+	double t = now_ns();
+
+	for (long i = 0; i < n; i++)
+		sum += __builtin_ia32_rdtsc();
+	sink = (unsigned long)sum;
+	return now_ns() - t;
+}
+
 static int do_fill(void)
 {
 	struct kutrace_ioc io = { 0 };
@@ -174,7 +188,7 @@ static int do_run(char **argv)
 }
 
 static const char usage[] =
-"usage: bench_load getpid N | mixed N | fill | run CMD [ARGS]\n"
+"usage: bench_load getpid N | mixed N | rdtsc N | fill | run CMD [ARGS]\n"
 "Guest workloads of make bench (see the comment at the top of the\n"
 "source); getpid and mixed print load=, n=, ns= (loop wall time) and\n"
 "per_op= (ns per call or per round).\n";
@@ -200,6 +214,8 @@ int main(int argc, char **argv)
 		ns = do_getpid(n);
 	else if (!strcmp(argv[1], "mixed"))
 		ns = do_mixed(n);
+	else if (!strcmp(argv[1], "rdtsc"))
+		ns = do_rdtsc(n);
 	else {
 		fputs(usage, stderr);
 		return 2;

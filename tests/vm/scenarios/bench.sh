@@ -68,6 +68,8 @@ for r in $(seq 1 $R); do
 		echo > $T/trace
 	done
 done
+# What reading the time counter costs in this guest (every entry does it).
+for i in 1 2 3; do bench_load rdtsc 1000000; done > rdtsc.txt
 # The ftrace buffer as text, for the density comparison (last mixed run).
 echo 1 > $T/tracing_on; bench_load mixed $M > /dev/null; echo 0 > $T/tracing_on
 echo "ftrace mixed events=$(ftrace_count) per_cpu_bytes=$(cat $T/per_cpu/cpu*/stats | awk '/^bytes:/ { s += $2 } END { print s + 0 }')" >> results.txt
