@@ -4,7 +4,7 @@
 # variants (t_kernel_tickless), plus the patch checks (t_kernel_patch).
 # Kernels are built on first use by tests/vm/kbuild.sh and cached in
 # /var/cache/kutrace/kbuild.  `make test` (and CI) runs the same suites
-# on 6.1 only (see README "Patched kernels").
+# without p6.12-nohz (see README "Patched kernels").
 .PHONY: test-kernels
 test-kernels: all
 	KT_KERNELS="p6.1 p6.12" KT_KERNELS_NOHZ="p6.1-nohz p6.12-nohz" \
