@@ -38,6 +38,14 @@ struct lane {
 	size_t head, n, cap;	/* rows r[head .. head+n) */
 };
 
+/* kt_row_cmp with the usual case, different start times, inline. */
+static inline int row_less(const struct kt_row *a, const struct kt_row *b)
+{
+	if (a->start != b->start)
+		return a->start < b->start;
+	return kt_row_cmp(a, b) < 0;
+}
+
 struct checkpoint {
 	long off;
 	int64_t below;		/* every row before off starts before this */
@@ -52,7 +60,7 @@ struct checkpoint {
  * every row that starts before the marker's time.
  */
 #define CHUNK	16384
-#define NCHUNK	4
+#define NCHUNK	8
 #define TEXT	(1 << 20)
 
 struct writer {
@@ -183,7 +191,7 @@ static void writer_rows(struct kt_jsonout *o, const struct kt_row *r, size_t n)
 			struct lane *l = &o->lane[(hint + k) & (NLANES - 1)];
 			const struct kt_row *t = lane_tail(l);
 
-			if (!t || kt_row_cmp(t, r) <= 0) {
+			if (!t || !row_less(r, t)) {
 				lane_push(l, r);
 				break;
 			}
@@ -388,9 +396,9 @@ static void sift(const struct kt_jsonout *o, int *h, int n, int i)
 	for (;;) {
 		int l = 2 * i + 1, r = l + 1, m = i;
 
-		if (l < n && kt_row_cmp(head(o, h[l]), head(o, h[m])) < 0)
+		if (l < n && row_less(head(o, h[l]), head(o, h[m])))
 			m = l;
-		if (r < n && kt_row_cmp(head(o, h[r]), head(o, h[m])) < 0)
+		if (r < n && row_less(head(o, h[r]), head(o, h[m])))
 			m = r;
 		if (m == i)
 			return;
