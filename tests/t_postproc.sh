@@ -62,6 +62,19 @@ same_file "eventtospan with a tiny budget gives the same JSON too" \
 	<(grep -v randomid "$TMP/late.json") "$TMP/late3.json"
 check "no work file is left behind" bash -c '! ls "$1"/late*.tmp* 2>/dev/null' _ "$TMP"
 
+# More spans than one timeline page holds: JSON only, and a message.
+cp $G/basic.trace "$TMP/big.trace"
+"$B/kutrace_postproc" "$TMP/big.trace" big --html-max-spans 5 >/dev/null 2>"$TMP/big.err"; rc=$?
+check "--html-max-spans 5: exit 0, JSON written" test $rc = 0 -a -s "$TMP/big.json"
+check "--html-max-spans 5: no HTML, and a message saying how to cut a range" \
+	bash -c '! test -e "$1/big.html" && grep -q "no HTML written" "$1/big.err" &&
+		grep -q spantotrim "$1/big.err"' _ "$TMP"
+for bad in "--html-max-spans x" "--html-max-spans" "--html-max-spans 1k"; do
+	"$B/kutrace_postproc" "$TMP/big.trace" $bad >/dev/null 2>"$TMP/bad.err"; rc=$?
+	check "kutrace_postproc $bad: usage, exit 2" \
+		bash -c 'test "$1" = 2 && grep -q "^usage:" "$2"' _ $rc "$TMP/bad.err"
+done
+
 # Facts of the golden trace, reasoned from FORMATS.md, asserted one by one.
 J=$G/basic.json
 row() { grep -qF -- "$1" $J; }
