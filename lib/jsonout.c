@@ -46,10 +46,6 @@ static inline int row_less(const struct kt_row *a, const struct kt_row *b)
 	return kt_row_cmp(a, b) < 0;
 }
 
-struct checkpoint {
-	long off;
-	int64_t below;		/* every row before off starts before this */
-};
 
 /*
  * Ordering, formatting (~70 bytes a row) and writing into the page cache
@@ -102,7 +98,11 @@ struct kt_jsonout {
 	int64_t below;		/* every written row starts before this */
 	char *header;		/* as written, NULL before the first write */
 	long rows_start, rows_end;
-	struct checkpoint *cp;
+	/*
+	 * Checkpoint i: every row before the writer's marks[i] (the file
+	 * offset where it met marker i) starts before cpbelow[i].
+	 */
+	int64_t *cpbelow;
 	size_t ncp, cpcap;
 	struct kt_row *late;
 	size_t nlate, latecap;
@@ -463,12 +463,9 @@ void kt_jsonout_advance(struct kt_jsonout *o, int64_t low,
 		return;
 	if (o->ncp == o->cpcap) {
 		o->cpcap = o->cpcap ? o->cpcap * 2 : 256;
-		o->cp = kt_xrealloc(o->cp, o->cpcap * sizeof(*o->cp));
+		o->cpbelow = kt_xrealloc(o->cpbelow, o->cpcap * sizeof(*o->cpbelow));
 	}
-	/* The writer fills in the offset when it reaches the marker. */
-	o->cp[o->ncp].off = -1;
-	o->cp[o->ncp].below = o->below;
-	o->ncp++;
+	o->cpbelow[o->ncp++] = o->below;
 	to_writer(o, &(struct kt_row){ .start = low });
 	o->below = low;
 }
@@ -482,8 +479,6 @@ int kt_jsonout_finish(struct kt_jsonout *o, const struct kt_json_meta *m)
 	o->rows_end = o->w.off;
 	if (o->w.nmarks != o->ncp)
 		kt_die("internal error: %zu checkpoints, %zu marks", o->ncp, o->w.nmarks);
-	for (size_t i = 0; i < o->ncp; i++)
-		o->cp[i].off = o->w.marks[i];
 	fseek(o->f, 0, SEEK_END);
 	kt_json_footer(o->f);
 	if (fflush(o->f) != 0 || ferror(o->f))
@@ -635,11 +630,11 @@ void kt_jsonout_copy(struct kt_jsonout *o, FILE *dst)
 	for (size_t i = 0; i < o->nlate; i++) {
 		const struct kt_row *late = &o->late[i];
 
-		/* Skip ahead by checkpoints: rows before cp[c].off precede it. */
-		while (c + 1 < o->ncp && o->cp[c + 1].below <= late->start)
+		/* Skip ahead by checkpoints: rows before marks[c] precede it. */
+		while (c + 1 < o->ncp && o->cpbelow[c + 1] <= late->start)
 			c++;
-		if (c < o->ncp && o->cp[c].off > pos)
-			copy_range(o, dst, &pos, o->cp[c].off);
+		if (c < o->ncp && o->w.marks[c] > pos)
+			copy_range(o, dst, &pos, o->w.marks[c]);
 		if (fseek(o->f, pos, SEEK_SET) != 0)
 			kt_die("cannot seek in the JSON work file");
 		for (;;) {
@@ -682,7 +677,7 @@ void kt_jsonout_free(struct kt_jsonout *o)
 	for (int k = 0; k <= NLANES; k++)
 		free(o->lane[k].r);
 	free(o->header);
-	free(o->cp);
+	free(o->cpbelow);
 	free(o->late);
 	free(o->buf);
 	free(o);

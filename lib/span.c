@@ -1192,8 +1192,12 @@ void kt_spans_free(struct kt_spans *s)
 	free(s);
 }
 
-const char *kt_spans_kernel(const struct kt_spans *s) { return s->kernel; }
-const char *kt_spans_model(const struct kt_spans *s) { return s->model; }
-const char *kt_spans_host(const struct kt_spans *s) { return s->host; }
-int kt_spans_mbit(const struct kt_spans *s) { return s->mbit; }
+void kt_spans_meta(const struct kt_spans *s, struct kt_json_meta *m)
+{
+	m->kernel = s->kernel;
+	m->model = s->model;
+	m->host = s->host;
+	m->mbit = s->mbit;
+}
+
 uint64_t kt_spans_rows(const struct kt_spans *s) { return s->rows; }

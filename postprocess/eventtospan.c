@@ -30,10 +30,7 @@ static void on_row(void *p, const struct kt_row *r)
 static void meta(struct kt_json_meta *m, const struct kt_spans *s,
 		 unsigned int flags, int version)
 {
-	m->kernel = kt_spans_kernel(s);
-	m->model = kt_spans_model(s);
-	m->host = kt_spans_host(s);
-	m->mbit = kt_spans_mbit(s);
+	kt_spans_meta(s, m);
 	m->flags = flags;
 	m->version = version;
 }

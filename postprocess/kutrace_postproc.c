@@ -99,10 +99,7 @@ static void fifo_push(struct ctx *c, const struct kt_event *e)
 /* Header facts: name records may come at any time, so read them late. */
 static void set_meta(struct ctx *c)
 {
-	c->meta.kernel = kt_spans_kernel(c->spans);
-	c->meta.model = kt_spans_model(c->spans);
-	c->meta.host = kt_spans_host(c->spans);
-	c->meta.mbit = kt_spans_mbit(c->spans);
+	kt_spans_meta(c->spans, &c->meta);
 	c->meta.flags = kt_decoder_flags(c->dec);
 }
 
@@ -393,8 +390,6 @@ int main(int argc, char **argv)
 	}
 	free(tmp);
 	free(json_path);
-	for (int i = 0; i < KUTRACE_MAX_CPUS; i++)
-		free(c.fifo[i].q);
 	kt_decoder_free(c.dec);
 	kt_raw_close(&c.raw);
 	return 0;

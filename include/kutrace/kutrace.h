@@ -250,12 +250,10 @@ void kt_spans_event(struct kt_spans *s, const struct kt_event *e);
 /* End of input: close frequency spans, write row labels. */
 void kt_spans_finish(struct kt_spans *s);
 void kt_spans_free(struct kt_spans *s);
-/* Header facts gathered from name records. */
-const char *kt_spans_kernel(const struct kt_spans *s);
-const char *kt_spans_model(const struct kt_spans *s);
-const char *kt_spans_host(const struct kt_spans *s);
-int kt_spans_mbit(const struct kt_spans *s);
 uint64_t kt_spans_rows(const struct kt_spans *s);
+struct kt_json_meta;
+/* Fill the header facts (kernel, model, host, mbit_sec) of m. */
+void kt_spans_meta(const struct kt_spans *s, struct kt_json_meta *m);
 /* No row still to come starts before this (see span.c for the exception). */
 int64_t kt_spans_low(const struct kt_spans *s, int64_t now, int cpus_only);
 
