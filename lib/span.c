@@ -457,6 +457,22 @@ static void pop_to_level(struct kt_spans *s, const struct kt_event *e,
 	}
 }
 
+/*
+ * A trap or interrupt taken inside the scheduler nests above it instead of
+ * popping it (5.3 step 4 would): the patched kernels hook __schedule()
+ * before it disables interrupts, so a timer tick there returns into the
+ * scheduler.  Popping showed the rest of the scheduler as the syscall or
+ * as user code and left the thread's saved stack without its scheduler
+ * frame, which broke the tiling at the next switch (docs/FORMAT.md).
+ */
+static int nests_in_sched(const struct kstack *st, int ev)
+{
+	int lvl = level(ev);
+
+	return st->top >= 1 && is_sched(st->f[st->top].event) &&
+		(lvl == 2 || lvl == 3);
+}
+
 /* ---- the event loop --------------------------------------------------- */
 
 static void name_record(struct kt_spans *s, const struct kt_event *e)
@@ -888,7 +904,7 @@ static void process(struct kt_spans *s, const struct kt_event *e)
 			synth(s, e, at, c->st->f[1].event + KUTRACE_RET_BIT,
 			      s->nm.rsched);
 		}
-		if (e->dur == 0 || !is_sched(ev))
+		if ((e->dur == 0 || !is_sched(ev)) && !nests_in_sched(c->st, ev))
 			pop_to_level(s, e, t, level(ev));
 	}
 	if (c->mwait_hint >= 0 && ev != KUTRACE_MWAIT)
@@ -938,11 +954,20 @@ static void process(struct kt_spans *s, const struct kt_event *e)
 			c->st->ambiguous = c->st->top - 1;
 		if (old)
 			old->running = 0;
-		if (c->st->top == 0)
-			close_span(s, e->cpu, t, e->ipc & 0xF, 0, 0);
+		/* An open user span: the stacks disagree (no scheduler). */
+		int was_user = c->st->top == 0 && c->sp.valid;
+
 		switch_to(s, c, (uint32_t)e->arg);
-		if (c->st->top == 0)
+		/*
+		 * A span starts now when either side of the switch is user
+		 * code.  5.4 rule 5 only starts one for the new side, which
+		 * dropped an open kernel span, or left a hole until the next
+		 * event when the old side was user code.
+		 */
+		if (was_user || c->st->top == 0) {
+			close_span(s, e->cpu, t, e->ipc & 0xF, 0, 0);
 			start_top(s, c, t, 0, 0);
+		}
 		return;
 	}
 	if (ev == KUTRACE_PC_U || ev == KUTRACE_PC_K) {

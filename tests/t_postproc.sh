@@ -32,6 +32,23 @@ same_file "kutrace_postproc RPC golden JSON" $G/rpc.json "$TMP/rpc.nr.json"
 	"$B/eventtospan" rpc 2>/dev/null | grep -v randomid > "$TMP/rpcpipe.json"
 same_file "the pipeline gives the same RPC JSON" $G/rpc.json "$TMP/rpcpipe.json"
 R=$G/rpc.json
+
+# Interrupts inside the scheduler span (patched kernels): the interrupt
+# nests in the scheduler, which resumes after it, and a switch away from a
+# thread preempted on its way to user code leaves no hole.
+"$B/mkgolden" sched "$TMP/sched.trace"
+"$B/kutrace_postproc" "$TMP/sched.trace" --no-html -o "$TMP/sched.json" 2>/dev/null
+if python3 tests/vm/host/tile.py "$TMP/sched.json" > "$TMP/sched.tile"; then
+	ok "interrupt inside the scheduler: both CPUs tile ($(tr '\n' ';' < "$TMP/sched.tile"))"
+else
+	nok "interrupt inside the scheduler: both CPUs tile"; sed 's/^/#   /' "$TMP/sched.tile"
+fi
+check "the scheduler resumes after a tick taken inside it (CPU 0)" \
+	grep -qF '[ 20.00000260, 0.00000040, 0, 100, 0, 3583, 0, 0, 0, "-sched-"]' "$TMP/sched.json"
+check "the scheduler resumes after a tick taken inside it (CPU 1)" \
+	grep -qF '[ 20.00000480, 0.00000040, 1, 300, 0, 3583, 0, 0, 0, "-sched-"]' "$TMP/sched.json"
+check "b runs from the scheduler return until it calls read" \
+	grep -qF '[ 20.00000300, 0.00000500, 0, 200, 0, 65736, 0, 0, 0, "b.200"]' "$TMP/sched.json"
 check "rx message: 1024 bytes (lglen8 100) at 1000 Mb/s = 8.19 us, ending at the rx packet" \
 	grep -qF '[ 19.99999381, 0.00000819, 0, 0, 77, 516, 1024, 0, 0, "getData.77"]' $R
 check "tx message: 256 bytes (lglen8 80) = 2.04 us, starting at the tx packet" \

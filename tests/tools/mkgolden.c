@@ -12,6 +12,9 @@
  *                                scheduler number 0x9FF and a name entry
  *                                keyed by pid & 0xFFFF (original layout).
  *
+ *   mkgolden sched OUT.trace     interrupts inside the scheduler span
+ *                                (tests/t_postproc.sh, not committed).
+ *
  *   mkgolden rpc OUT.trace       an RPC arrives as a packet, is queued by
  *                                the server thread and taken off the queue
  *                                by a worker, whose reply leaves as a
@@ -124,6 +127,57 @@ static void rpc(const char *path)
 	kt_rw_free(w);
 }
 
+/*
+ * Patched kernels hook __schedule() before it disables interrupts, so a
+ * timer tick can land inside the scheduler span.  CPU 0: thread a is
+ * preempted on its way back to user code (scheduler entered with no
+ * syscall open), takes a tick inside the scheduler and switches to b; b
+ * later blocks in read() and a comes back.  CPU 1: c takes a tick inside
+ * the scheduler entered from read() and switches to idle.
+ */
+static void sched(const char *path)
+{
+	struct kt_rw_options o = {
+		.ncpu = 2, .ticks_per_usec = 50.0, .start_ctr = C0,
+		.start_usec = 1700000000000000ULL,
+	};
+	struct kt_rw *w = kt_rw_create(path, &o);
+	uint64_t stop_usec;
+
+	kt_rw_set_task(w, 0, 100, "a");
+	kt_rw_set_task(w, 1, 300, "c");
+	kt_rw_name(w, 0, T(1), KUTRACE_SYSCALL64NAME, 0, "read");
+	kt_rw_name(w, 0, T(1), KUTRACE_INTERRUPTNAME, 236, "local_timer_vector");
+	kt_rw_name(w, 0, T(1), KUTRACE_PIDNAME, 100, "a");
+	kt_rw_name(w, 0, T(1), KUTRACE_PIDNAME, 200, "b");
+	kt_rw_name(w, 0, T(1), KUTRACE_PIDNAME, 300, "c");
+	kt_rw_trace1(w, 0, T(2), KUTRACE_USERPID, 100, 0);
+	kt_rw_trace1(w, 0, T(100), KUTRACE_IRQ + 236, 0, 0);
+	kt_rw_trace1(w, 0, T(105), KUTRACE_IRQRET + 236, 0, 0);
+	kt_rw_trace1(w, 0, T(110), KUTRACE_SCHED_CALL, 0, 0);
+	kt_rw_trace1(w, 0, T(120), KUTRACE_IRQ + 236, 0, 0);		/* in sched */
+	kt_rw_trace1(w, 0, T(130), KUTRACE_IRQRET + 236, 0, 0);
+	kt_rw_trace1(w, 0, T(140), KUTRACE_USERPID, 200, 0);
+	kt_rw_trace1(w, 0, T(150), KUTRACE_SCHED_RET, 0, 0);
+	kt_rw_trace1(w, 0, T(400), KUTRACE_SYSCALL64 + 0, 3, 0);
+	kt_rw_trace1(w, 0, T(410), KUTRACE_SCHED_CALL, 0, 0);
+	kt_rw_trace1(w, 0, T(420), KUTRACE_USERPID, 100, 0);
+	kt_rw_trace1(w, 0, T(430), KUTRACE_SCHED_RET, 0, 0);
+	kt_rw_trace1(w, 0, T(600), KUTRACE_IRQ + 236, 0, 0);
+
+	kt_rw_trace1(w, 1, T(50), KUTRACE_USERPID, 300, 0);
+	kt_rw_trace1(w, 1, T(60), KUTRACE_SCHED_RET, 0, 0);
+	kt_rw_trace1(w, 1, T(200), KUTRACE_SYSCALL64 + 0, 4, 0);
+	kt_rw_trace1(w, 1, T(210), KUTRACE_SCHED_CALL, 0, 0);
+	kt_rw_trace1(w, 1, T(220), KUTRACE_IRQ + 236, 0, 0);		/* in sched */
+	kt_rw_trace1(w, 1, T(240), KUTRACE_IRQRET + 236, 0, 0);
+	kt_rw_trace1(w, 1, T(250), KUTRACE_USERPID, 0, 0);
+	kt_rw_trace1(w, 1, T(260), KUTRACE_SCHED_RET, 0, 0);
+	kt_rw_trace1(w, 1, T(600), KUTRACE_IRQ + 236, 0, 0);
+	kt_rw_close(w, T(1000), &stop_usec);
+	kt_rw_free(w);
+}
+
 int main(int argc, char **argv)
 {
 	kt_set_progname(argv[0]);
@@ -131,8 +185,10 @@ int main(int argc, char **argv)
 		basic(argv[2]);
 	} else if (argc == 3 && !strcmp(argv[1], "rpc")) {
 		rpc(argv[2]);
+	} else if (argc == 3 && !strcmp(argv[1], "sched")) {
+		sched(argv[2]);
 	} else {
-		fprintf(stderr, "usage: mkgolden basic|rpc OUT.trace\n");
+		fprintf(stderr, "usage: mkgolden basic|rpc|sched OUT.trace\n");
 		return 2;
 	}
 	return 0;
