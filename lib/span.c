@@ -342,8 +342,8 @@ static void put_wait(struct kt_spans *s, struct thread *t, char letter,
 {
 	int64_t dur = to > from ? to - from - 1 : 0;
 
-	if (dur < 10 || dur > MAX_SPAN)
-		return;
+	if (dur < 10)
+		return;	/* waits of any length are kept (8.23) */
 	put(s, from + 1, dur, -1, (int)t->pid,
 	    letter == 'c' ? 0 : t->last_rpc,
 	    KUTRACE_WAIT_BASE + (letter - 'a'), 0, 0, 0,
@@ -378,8 +378,14 @@ static void close_span(struct kt_spans *s, int cpu, int64_t t, int ipc,
 	c->sp.valid = 0;
 	int64_t dur = t - c->sp.start;
 
-	if (dur > MAX_SPAN || dur < 0)
-		return;	/* the original drops these too */
+	/*
+	 * The original drops spans longer than 8 s; kutrace keeps them, since
+	 * TSDELTA chains give a tickless CPU's long idle its true length
+	 * (docs/FORMAT.md).  Time never runs backward here (the reader fails
+	 * on that), so a negative duration cannot reach this.
+	 */
+	if (dur < 0)
+		return;
 	if (c->sp.pid > 0) {
 		struct thread *th = thread(s, c->sp.pid);
 

@@ -54,6 +54,28 @@ for i in 0 1; do
 	*) nok "$k: ${s} s idle: traced time matches the guest clock within 1.5% (${r#bad })" ;;
 	esac
 done
+# The JSON shows the long idle as one span of its true length (the
+# original drops spans over 8 s) and every CPU still tiles.
+if [ -x "$KT_BIN/kutrace_postproc" ] &&
+	cp "$out/idle.trace" "$TMP/idle.trace" &&
+	"$KT_BIN/kutrace_postproc" "$TMP/idle.trace" --no-html >/dev/null 2>&1; then
+	if python3 tests/vm/host/tile.py "$TMP/idle.json" > "$TMP/tile.out"; then
+		ok "$k: every CPU's timeline tiles ($(tr '\n' ';' < "$TMP/tile.out"))"
+	else
+		nok "$k: every CPU's timeline tiles"; sed 's/^/#   /' "$TMP/tile.out"
+	fi
+	for s in "$@"; do
+		d=$(python3 -c '
+import json, sys
+s = float(sys.argv[2])
+d = json.load(open(sys.argv[1]))
+m = [r[1] for r in d["events"] if r[2] == 1 and r[5] == 0x10000 and s * 0.98 <= r[1] <= s * 1.02 + 0.5]
+print("%.6f" % m[0] if m else "none")' "$TMP/idle.json" "$s")
+		check "$k: one idle span of ~${s} s on CPU 1 in the JSON ($d s)" test "$d" != none
+	done
+else
+	nok "$k: kutrace_postproc turns the trace into JSON"
+fi
 eq "$k: TSDELTAs agree with the following timestamps" "0" \
 	"$(awk '$1 == "cpu" { s += $8 } END { print s + 0 }' "$TMP/idle.f")"
 echo "# $(grep '^cpu' "$TMP/idle.f" | tr '\n' ';')"
