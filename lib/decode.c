@@ -65,6 +65,14 @@ struct kt_decoder {
 	 */
 	const char *evname[KUTRACE_EVENT_MASK + 1];
 	struct { int64_t pid; const char *name; } swname[1024];
+	/*
+	 * Point-event and bottom-half names by (event, argument): marks,
+	 * runnable.pid, locks, packets, RPCs, BH:x.  Emptied like the others.
+	 */
+	struct ptname { unsigned int ev; uint32_t arg; const char *name; } ptname[4096];
+	/* PC sample names by PC: timer ticks keep hitting the same places. */
+	struct { uint64_t pc; const char *name; } pcname[1024];
+	const char *freq;	/* "-freq-" */
 };
 
 static const char *const special_names[32] = {
@@ -94,6 +102,7 @@ static void set_name(struct kt_decoder *d, uint64_t key, const char *name)
 {
 	memset(d->evname, 0, sizeof(d->evname));
 	memset(d->swname, 0, sizeof(d->swname));
+	memset(d->ptname, 0, sizeof(d->ptname));
 	if (d->ncount * 2 >= d->ncap) {
 		size_t ncap = d->ncap ? d->ncap * 2 : 1024;
 		struct name_slot *n = kt_xcalloc(ncap, sizeof(*n));
@@ -176,10 +185,38 @@ void kt_clean_name(const char *in, size_t n, char *out, size_t outlen)
 
 /* ---- decoder --------------------------------------------------------- */
 
+/* The cache slot of (ev, arg): its name is NULL on a miss, to be filled. */
+static struct ptname *pt_slot(struct kt_decoder *d, unsigned int ev, uint32_t arg)
+{
+	struct ptname *p = &d->ptname[((arg * 0x9E3779B1u) ^ (ev * 0x85EBCA6Bu)) >> 20];
+
+	if (p->name && (p->ev != ev || p->arg != arg))
+		p->name = NULL;
+	p->ev = ev;
+	p->arg = arg;
+	return p;
+}
+
+static const char *pc_name(struct kt_decoder *d, uint64_t pc)
+{
+	size_t i = (size_t)((pc ^ (pc >> 10)) & 1023);
+
+	if (!d->pcname[i].name || d->pcname[i].pc != pc) {
+		char buf[32];
+
+		snprintf(buf, sizeof(buf), "PC=%012" PRIx64, pc);
+		d->pcname[i].pc = pc;
+		d->pcname[i].name = kt_intern(buf);
+	}
+	return d->pcname[i].name;
+}
+
 struct kt_decoder *kt_decoder_new(const struct kt_raw *r, kt_event_fn fn,
 				  void *ctx, char *err, size_t errlen)
 {
 	struct kt_decoder *d = kt_xcalloc(1, sizeof(*d));
+
+	d->freq = kt_intern("-freq-");
 
 	if (kt_timebase_init(&d->tb, r->start_ctr, r->start_usec, r->stop_ctr,
 			     r->stop_usec, err, errlen) < 0) {
@@ -587,6 +624,7 @@ int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
 		};
 		const char *name = NULL;
 		int interned = 0;
+		struct ptname *pt = NULL;
 
 		if (ev == KUTRACE_PC_U || ev == KUTRACE_PC_K || ev == KUTRACE_PC_TEMP) {
 			uint64_t pc = b->w[i + 1];
@@ -598,7 +636,7 @@ int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
 				f.event = KUTRACE_PSTATE;
 				f.dur = 1;
 				f.ipc = 0;
-				f.name = kt_intern("-freq-");
+				f.name = d->freq;
 				emit(d, &f);
 			}
 			e.event = (pc >> 63) ? KUTRACE_PC_K : KUTRACE_PC_U;
@@ -607,8 +645,7 @@ int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
 			e.arg = (int64_t)((pc >> 6) & 0xFFFF);
 			e.ipc = 0;
 			e.dur = 1;
-			snprintf(nbuf, sizeof(nbuf), "PC=%012" PRIx64, pc);
-			e.name = kt_intern(nbuf);
+			e.name = pc_name(d, pc);
 			emit(d, &e);
 			continue;
 		}
@@ -633,24 +670,36 @@ int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
 			}
 		} else if (ev >= KUTRACE_RPCIDREQ && ev <= KUTRACE_RPCIDTXMSG) {
 			int64_t rpc = argall & 0xFFFF;
-			const char *m = kt_decoder_name(d, KEY(K_METHOD, rpc));
 
 			if (rpc != 0)
 				cs->rpc = rpc;
 			e.rpc = (int)rpc;
 			e.arg = argall;
 			e.dur = 1;
-			snprintf(nbuf, sizeof(nbuf), "%s.%" PRId64, m ? m : "rpc", rpc);
-			name = nbuf;
+			pt = pt_slot(d, ev, argall);
+			if (pt->name) {
+				name = pt->name;
+				interned = 1;
+			} else {
+				const char *m = kt_decoder_name(d, KEY(K_METHOD, rpc));
+
+				snprintf(nbuf, sizeof(nbuf), "%s.%" PRId64, m ? m : "rpc", rpc);
+				name = nbuf;
+			}
 		} else if (ev < KUTRACE_CALL_LO) {
 			/* Specials and reserved point events 0x200..0x3FF. */
 			e.dur = 1;
 			e.arg = argall;
-			if (ev <= KUTRACE_MONITOREXIT)
+			pt = pt_slot(d, ev, argall);
+			if (pt->name)
+				name = pt->name, interned = 1;
+			else if (ev <= KUTRACE_MONITOREXIT)
 				name = special_names[ev - KUTRACE_SPECIAL_LO];
 			else
 				snprintf(nbuf, sizeof(nbuf), "spl#%u", ev & 0x1FF), name = nbuf;
-			if (ev >= KUTRACE_MARKA && ev <= KUTRACE_MARKC) {
+			if (interned) {
+				/* cached */
+			} else if (ev >= KUTRACE_MARKA && ev <= KUTRACE_MARKC) {
 				char lab[8];
 
 				snprintf(nbuf, sizeof(nbuf), "%s=%s", special_names[ev - KUTRACE_SPECIAL_LO],
@@ -689,23 +738,40 @@ int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
 			name = cached_name(d, ev, nbuf, sizeof(nbuf));
 			interned = 1;
 			if (ev == KUTRACE_IRQ + KUTRACE_IRQ_BH) {
-				interned = 0;
-				snprintf(nbuf, sizeof(nbuf), "BH:%s", kt_softirq_names[argall & 0xF]);
-				name = nbuf;
+				pt = pt_slot(d, ev, argall & 0xF);
+				interned = pt->name != NULL;
+				name = pt->name;
+				if (!interned) {
+					snprintf(nbuf, sizeof(nbuf), "BH:%s",
+						 kt_softirq_names[argall & 0xF]);
+					name = nbuf;
+				}
 			}
 		} else {
 			/* An unfused return. */
 			e.retval = argall & KUTRACE_ARG0_MASK;
 			e.arg = 0;
 			if (ev == KUTRACE_IRQRET + KUTRACE_IRQ_BH) {
-				snprintf(nbuf, sizeof(nbuf), "/BH:%s", kt_softirq_names[cs->last_bh & 0xF]);
-				name = nbuf;
+				pt = pt_slot(d, ev, (uint32_t)cs->last_bh & 0xF);
+				interned = pt->name != NULL;
+				name = pt->name;
+				if (!interned) {
+					snprintf(nbuf, sizeof(nbuf), "/BH:%s",
+						 kt_softirq_names[cs->last_bh & 0xF]);
+					name = nbuf;
+				}
 			} else {
 				name = cached_name(d, ev, nbuf, sizeof(nbuf));
 				interned = 1;
 			}
 		}
-		e.name = interned ? name : kt_intern(name ? name : "");
+		if (!interned) {
+			e.name = kt_intern(name ? name : "");
+			if (pt)
+				pt->name = e.name;
+		} else {
+			e.name = name;
+		}
 		emit(d, &e);
 		if (ev >= KUTRACE_RPCIDREQ && ev <= KUTRACE_RPCIDTXMSG && (argall & 0xFFFF) == 0)
 			cs->rpc = 0;

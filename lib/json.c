@@ -79,6 +79,21 @@ __attribute__((constructor)) static void digits4_init(void)
 
 static char *fmt_sec(char *p, int64_t ns10, int width)
 {
+	if (ns10 >= 0 && ns10 < 100000000000LL) {
+		/* Under 1000 s: no division loop, no temporary. */
+		uint32_t ip = (uint32_t)((uint64_t)ns10 / 100000000);
+		uint32_t fp = (uint32_t)((uint64_t)ns10 - (uint64_t)ip * 100000000);
+		int il = ip >= 100 ? 3 : ip >= 10 ? 2 : 1;
+
+		for (int i = il + 9; i < width; i++)
+			*p++ = ' ';
+		memcpy(p, digits4[ip] + 4 - il, (size_t)il);
+		p += il;
+		*p++ = '.';
+		memcpy(p, digits4[fp / 10000], 4);
+		memcpy(p + 4, digits4[fp % 10000], 4);
+		return p + 8;
+	}
 	char tmp[32];
 	int neg = ns10 < 0;
 	uint64_t v = neg ? (uint64_t)-ns10 : (uint64_t)ns10;
@@ -112,6 +127,12 @@ static char *fmt_int(char *p, int64_t v)
 	if (u < 10) {
 		*p++ = (char)('0' + u);
 		return p;
+	}
+	if (u < 10000) {
+		int n = u >= 1000 ? 4 : u >= 100 ? 3 : 2;
+
+		memcpy(p, digits4[u] + 4 - n, (size_t)n);
+		return p + n;
 	}
 	while (u >= 100) {
 		uint32_t d = (uint32_t)(u % 100);

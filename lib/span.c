@@ -113,6 +113,7 @@ struct kt_spans {
 		const char *idle, *sched, *rsched, *cexit, *freq, *idlelp;
 		const char *wakeup, *ipi;
 		const char *wait[26];
+		const char *forks[8];	/* clone, /clone, fork, ... (5.3 step 10) */
 	} nm;
 	struct { const char *call, *ret; } retname[256];	/* "/" + call */
 	int64_t *enq_t;		/* per RPC id, NO_TIME none; allocated on use */
@@ -864,6 +865,15 @@ static void rpc_step(struct kt_spans *s, struct cpu *c, const struct kt_event *e
 	}
 }
 
+/* Names are interned (struct kt_event), so pointers compare. */
+static int is_fork(const struct kt_spans *s, const char *name)
+{
+	for (int i = 0; i < 8; i++)
+		if (name == s->nm.forks[i])
+			return 1;
+	return 0;
+}
+
 static void process(struct kt_spans *s, const struct kt_event *e)
 {
 	struct cpu *c = &s->cpu[e->cpu];
@@ -1059,10 +1069,7 @@ static void process(struct kt_spans *s, const struct kt_event *e)
 	}
 	/* 5.3 step 10: clone/fork make their child runnable. */
 	if ((is_kret(ev) || (is_kcall(ev) && e->dur > 0)) && e->retval != 0 &&
-	    e->name && (!strcmp(e->name, "clone") || !strcmp(e->name, "/clone") ||
-			!strcmp(e->name, "fork") || !strcmp(e->name, "/fork") ||
-			!strcmp(e->name, "clone3") || !strcmp(e->name, "/clone3") ||
-			!strcmp(e->name, "vfork") || !strcmp(e->name, "/vfork"))) {
+	    is_fork(s, e->name)) {
 		struct kt_event r = *e;
 		char buf[32];
 
@@ -1120,6 +1127,12 @@ struct kt_spans *kt_spans_new(kt_row_fn fn, void *ctx)
 	s->nm.ipi = kt_intern("-ipi-");
 	for (int i = 0; i < 26; i++)
 		s->nm.wait[i] = kt_intern(wait_names[i]);
+	static const char *const forks[8] = {
+		"clone", "/clone", "fork", "/fork",
+		"clone3", "/clone3", "vfork", "/vfork",
+	};
+	for (int i = 0; i < 8; i++)
+		s->nm.forks[i] = kt_intern(forks[i]);
 	s->mbit = 1000;
 	s->sched_ev = KUTRACE_SCHED_CALL;
 	for (int i = 0; i < KUTRACE_MAX_CPUS; i++) {

@@ -37,6 +37,8 @@ struct item {
 struct fifo {
 	struct item *q;
 	size_t head, n, cap;	/* ring buffer, cap a power of two */
+	int64_t t;		/* head item's time and seq, when n > 0: */
+	uint64_t seq;		/* the scan in release() reads only these */
 };
 
 struct ctx {
@@ -91,6 +93,8 @@ static void fifo_push(struct ctx *c, const struct kt_event *e)
 		i--;
 	}
 	*at(f, i) = it;
+	if (i == 0)
+		f->t = it.e.t, f->seq = it.seq;
 	if (e->cpu >= c->ncpu)
 		c->ncpu = e->cpu + 1;
 	c->buffered++;
@@ -108,6 +112,13 @@ static void set_meta(struct ctx *c)
  * heads finds the earliest and the runner-up; the earliest CPU's events
  * then go on until the runner-up is earlier (usually a run of several).
  */
+static int head_less(const struct fifo *a, const struct fifo *b)
+{
+	if (a->t != b->t)
+		return a->t < b->t;
+	return a->seq < b->seq;
+}
+
 static void release(struct ctx *c, int64_t upto)
 {
 	while (c->buffered) {
@@ -118,10 +129,10 @@ static void release(struct ctx *c, int64_t upto)
 
 			if (!f->n)
 				continue;
-			if (!best || less(at(f, 0), at(best, 0))) {
+			if (!best || head_less(f, best)) {
 				second = best;
 				best = f;
-			} else if (!second || less(at(f, 0), at(second, 0))) {
+			} else if (!second || head_less(f, second)) {
 				second = f;
 			}
 		}
@@ -130,7 +141,7 @@ static void release(struct ctx *c, int64_t upto)
 
 			if (it->e.t >= upto)
 				return;
-			if (second && less(at(second, 0), it))
+			if (second && head_less(second, best))
 				break;
 			int due = kt_jsonout_due(c->jo);
 
@@ -146,6 +157,10 @@ static void release(struct ctx *c, int64_t upto)
 			best->head = (best->head + 1) & (best->cap - 1);
 			best->n--;
 			c->buffered--;
+			if (best->n) {
+				best->t = at(best, 0)->e.t;
+				best->seq = at(best, 0)->seq;
+			}
 		} while (best->n);
 	}
 }
