@@ -54,16 +54,30 @@ for k in ${KT_VM_KERNELS:-6.1 6.12}; do
 		"$(fact "$TMP/mixed.f" pid $child sys 0 | cut -d' ' -f1-2)"
 	eq "$k: ping-pong child: K writes" "calls $K" \
 		"$(fact "$TMP/mixed.f" pid $child sys 1 | cut -d' ' -f1-2)"
-	sw_p=$(fact "$TMP/mixed.f" pid $pid switchin | cut -d' ' -f1)
-	sw_c=$(fact "$TMP/mixed.f" pid $child switchin | cut -d' ' -f1)
-	wk_p=$(fact "$TMP/mixed.f" pid $pid switchin | cut -d' ' -f3)
-	# Pinned to one CPU, each round trip switches to the child and back
-	# once; the parent also wakes after each of its M sleeps.  Whether a
-	# reader blocks (and so is woken) depends on wakeup preemption (6.1
-	# CFS: always; 6.12 EEVDF: about half the time), so wakeups are a range.
-	between "$k: context switches into the child ~K" $K $((K + 20)) "$sw_c"
-	between "$k: context switches into the parent ~K+M" $((K + M)) $((K + M + 20)) "$sw_p"
-	between "$k: wakeups naming the parent" $((M + 1)) $((K + M + 20)) "$wk_p"
+	# The pair runs SCHED_FIFO at one priority on CPU 1: a write never
+	# preempts, every read blocks.  So each round trip is exactly one
+	# switch parent -> child and one child -> parent, each after a wakeup
+	# by the other (the child's first wakeup is its fork, wake_up_new_task
+	# in the parent; its last switch-out is its exit).  Nothing else may
+	# run on CPU 1 meanwhile: the guest turns off RT throttling, the 6.12
+	# fair server and the soft-lockup watchdog (see the scenario).
+	check "$k: guest quiet for the ping-pong (no RT throttling, fair server, watchdog)" \
+		grep -Eq "^quiet: rt_runtime=-1 watchdog=0 fair_server=(0|none)$" "$out/scenario.log"
+	ktcheck "$out/mixed.trace" "$pid" "$child" > "$TMP/pair.f"
+	eq "$k: ping-pong: K switches into the child from the parent, K wakeups by it, no others" \
+		"switchin $K wakeup $K other_switchin 0 other_wakeup 0" \
+		"$(fact "$TMP/pair.f" pair $child $pid)"
+	eq "$k: ping-pong: K switches into the parent from the child, K wakeups by it" \
+		"switchin $K wakeup $K" "$(fact "$TMP/pair.f" pair $pid $child | cut -d' ' -f1-4)"
+	eq "$k: child: K switch-ins and K wakeups in all" "$K $K" \
+		"$(fact "$TMP/mixed.f" pid $child switchin | awk '{ print $1, $3 }')"
+	# the parent's other wakeups: its M sleeps and its own fork
+	eq "$k: parent: M + 1 other wakeups (nanosleep, fork)" "other_wakeup $((M + 1))" \
+		"$(fact "$TMP/pair.f" pair $pid $child | cut -d' ' -f7-8)"
+	# Before the ping-pong the parent is an ordinary CFS task: its other
+	# switch-ins (after M sleeps, its first run, preemptions) vary.
+	between "$k: parent: other switch-ins ~M" $((M + 1)) $((M + 21)) \
+		"$(fact "$TMP/pair.f" pair $pid $child | cut -d' ' -f6)"
 	pf=$(fact "$TMP/mixed.f" pid $pid switchin | awk '{print $5}')
 	pfr=$(fact "$TMP/mixed.f" pid $pid switchin | awk '{print $7}')
 	eq "$k: every page fault of the workload has an exit" "$pf" "$pfr"

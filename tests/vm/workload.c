@@ -14,6 +14,12 @@
  *                          and the trace counter TSC >> 6 read right after)
  *
  * PIN=CPU in the environment pins the ping-pong pair to that CPU.
+ * FIFO=PRIO runs the ping-pong pair at SCHED_FIFO priority PRIO (both the
+ * same).  Pinned to one CPU, a write then never preempts (equal RT
+ * priority) and every read blocks: each round trip is exactly one switch
+ * into the child and one into the parent, each after a wakeup by the other.
+ * With RT throttling off (sched_rt_runtime_us = -1) no CFS task can run
+ * on that CPU in between.
  *
  * Prints "pid P" and, for ping-pong, "child C" on stdout.
  */
@@ -43,21 +49,38 @@ static void do_sleep(long m)
 		nanosleep(&ts, NULL);
 }
 
-static int pin = -1;
+static int pin = -1, fifo;
 
-static void do_pingpong(long k)
+static void pin_to(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		perror("sched_setaffinity");
+		exit(1);
+	}
+}
+
+/* K round trips; the parent runs on CPU @pcpu, the child on @ccpu (-1: anywhere). */
+static void do_pingpong(long k, int pcpu, int ccpu)
 {
 	int ab[2], ba[2];
 	char c = 'x';
 	pid_t child;
 
 	/* Both on one CPU: every round trip blocks and switches. */
-	if (pin >= 0) {
-		cpu_set_t set;
+	if (pcpu >= 0)
+		pin_to(pcpu);
+	if (fifo > 0) {
+		struct sched_param sp = { .sched_priority = fifo };
 
-		CPU_ZERO(&set);
-		CPU_SET(pin, &set);
-		sched_setaffinity(0, sizeof(set), &set);
+		/* inherited by the child */
+		if (sched_setscheduler(0, SCHED_FIFO, &sp)) {
+			perror("sched_setscheduler");
+			exit(1);
+		}
 	}
 	if (pipe(ab) || pipe(ba)) {
 		perror("pipe");
@@ -69,6 +92,8 @@ static void do_pingpong(long k)
 		exit(1);
 	}
 	if (child == 0) {
+		if (ccpu >= 0 && ccpu != pcpu)
+			pin_to(ccpu);
 		for (long i = 0; i < k; i++) {
 			if (read(ab[0], &c, 1) != 1 || write(ba[1], &c, 1) != 1)
 				_exit(1);
@@ -90,13 +115,8 @@ static void do_idle(int n, char **secs)
 {
 	struct timespec ts;
 
-	if (pin >= 0) {
-		cpu_set_t set;
-
-		CPU_ZERO(&set);
-		CPU_SET(pin, &set);
-		sched_setaffinity(0, sizeof(set), &set);
-	}
+	if (pin >= 0)
+		pin_to(pin);
 	for (int i = 0; i <= n; i++) {
 		unsigned long long tsc;
 
@@ -129,6 +149,8 @@ int main(int argc, char **argv)
 
 	if (getenv("PIN"))
 		pin = atoi(getenv("PIN"));
+	if (getenv("FIFO"))
+		fifo = atoi(getenv("FIFO"));
 
 	if (argc < 3) {
 		fprintf(stderr, "usage: workload getpid|sleep|pingpong|spin N | mixed N M K\n");
@@ -142,7 +164,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(argv[1], "sleep"))
 		do_sleep(a);
 	else if (!strcmp(argv[1], "pingpong"))
-		do_pingpong(a);
+		do_pingpong(a, pin, pin);
 	else if (!strcmp(argv[1], "idle"))
 		do_idle(argc - 2, argv + 2);
 	else if (!strcmp(argv[1], "spin"))
@@ -150,7 +172,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(argv[1], "mixed") && argc == 5) {
 		do_getpid(a);
 		do_sleep(atol(argv[3]));
-		do_pingpong(atol(argv[4]));
+		do_pingpong(atol(argv[4]), pin, pin);
 	} else {
 		fprintf(stderr, "workload: bad arguments\n");
 		return 2;

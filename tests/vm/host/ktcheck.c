@@ -3,7 +3,7 @@
  * ktcheck - exact facts from a raw kutrace file, for the VM tests.
  * Independent of the postprocessor on purpose.
  *
- *   ktcheck FILE
+ *   ktcheck FILE [A B]
  *
  * Prints "key value..." lines:
  *   blocks N / wrapped 0|1 / flags F / backend TEXT
@@ -13,6 +13,15 @@
  *   pcsamples N names N
  *   rate TICKS_PER_USEC                     (from block 0's time pairs)
  *   closemark ARG CPU TICKS                 (close(fd >= 1000) calls)
+ *
+ * With two pids A and B (a ping-pong pair), also
+ *   pair A B switchin N wakeup N other_switchin N other_wakeup N
+ *   pair B A ...
+ * switchin: context switches into A whose previous task on that CPU was
+ * B; wakeup: RUNNABLE entries naming A made while B was running (the
+ * waker's context); other_*: the rest of A's switch-ins and wakeups.  The
+ * previous task is the CPU's last USERPID, carried across its blocks (a
+ * block header written inside a switch already names the next task).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,13 +34,35 @@
 static uint32_t calls[MAXPID][8], fused[MAXPID][8], rets[MAXPID][8];
 static int watch[8] = { 39, 0, 1, 35, 230, 231, 59, -1 };
 static uint32_t swin[MAXPID], wake[MAXPID], pf[MAXPID], pfr[MAXPID];
+static long pair[2] = { -1, -1 };
+/* [target][0 = from the partner, 1 = from anyone else] */
+static uint32_t pair_sw[2][2], pair_wk[2][2];
 
 struct cpu {
 	long entries, tsd, tsd_bad, back;
 	uint64_t first, last, maxgap;
 	int seen;
+	uint32_t running;	/* last USERPID (or first header) */
+	int have_running;
 };
 static struct cpu cpus[MAXCPU];
+
+static int pair_idx(uint32_t pid)
+{
+	for (int i = 0; i < 2; i++)
+		if (pair[i] >= 0 && (uint32_t)pair[i] == pid)
+			return i;
+	return -1;
+}
+
+/* Event @target (switch-in or wakeup) while @from runs on the CPU. */
+static void pair_count(uint32_t (*cnt)[2], uint32_t target, uint32_t from)
+{
+	int t = pair_idx(target);
+
+	if (t >= 0)
+		cnt[t][(uint32_t)pair[1 - t] == from ? 0 : 1]++;
+}
 
 static int widx(int nr)
 {
@@ -54,6 +85,10 @@ int main(int argc, char **argv)
 	if (!f) {
 		perror("ktcheck");
 		return 1;
+	}
+	if (argc == 4) {
+		pair[0] = atol(argv[2]);
+		pair[1] = atol(argv[3]);
 	}
 	while (fread(w, sizeof(w), 1, f) == 1) {
 		unsigned int flags = w[1] >> 56;
@@ -80,6 +115,10 @@ int main(int argc, char **argv)
 		if (!c->seen || t < c->first)
 			c->first = t;
 		c->seen = 1;
+		if (!c->have_running) {
+			c->running = cur;
+			c->have_running = 1;
+		}
 		for (int i = first; i < KUTRACE_BLOCK_WORDS; i++) {
 			uint64_t x = w[i];
 			unsigned int ev = kutrace_word_event(x);
@@ -135,10 +174,13 @@ int main(int argc, char **argv)
 			if (ev == KUTRACE_USERPID) {
 				cur = arg;
 				swin[cur & 0xFFFF]++;
+				pair_count(pair_sw, arg, c->running);
+				c->running = arg;
 				continue;
 			}
 			if (ev == KUTRACE_RUNNABLE) {
 				wake[arg & 0xFFFF]++;
+				pair_count(pair_wk, arg, c->running);
 				continue;
 			}
 			if (ev == KUTRACE_TRAP + KUTRACE_TRAP_PAGEFAULT) {
@@ -175,6 +217,10 @@ int main(int argc, char **argv)
 	printf("blocks %ld\nwrapped %d\nflags %u\nbackend %s\n", blocks,
 	       wrapped, flags0, backend[0] ? backend : "-");
 	printf("pcsamples %ld\nnames %ld\n", pcs, names);
+	for (int t = 0; pair[0] >= 0 && t < 2; t++)
+		printf("pair %ld %ld switchin %u wakeup %u other_switchin %u "
+		       "other_wakeup %u\n", pair[t], pair[1 - t], pair_sw[t][0],
+		       pair_wk[t][0], pair_sw[t][1], pair_wk[t][1]);
 	for (int i = 0; i < MAXCPU; i++)
 		if (cpus[i].seen)
 			printf("cpu %d entries %ld tsdelta %ld tsdelta_bad %ld "
