@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * kutrace_tp.c - event source for stock kernels: tracepoints found by name
- * (for_each_kernel_tracepoint) plus one kretprobe.  See HOOKS.md 2.
+ * (for_each_kernel_tracepoint) plus one kretprobe, and on kernels without
+ * the ipi_send_* tracepoints (before 6.6) kprobes on the x86 IPI send
+ * functions.  See HOOKS.md 2.
  *
  * Reconstructed, not observed: the scheduler span (0xDFF/0xFFF around
  * each context switch, zero length) and page-fault exits (kretprobe on
@@ -232,21 +234,66 @@ static void kt_cpu_freq(void *d, unsigned int khz, unsigned int cpu)
 		kt_trace_1(KUTRACE_PSTATE, khz / 1000);
 }
 
-#ifdef KT_HAVE_IPI_TRACEPOINTS
-static void kt_ipi_cpu(void *d, const unsigned int cpu, unsigned long site,
-		       void *callback)
+/* IPI send (HOOKS.md H7-H9): arg = target CPU, 0 for a CPU mask. */
+static __always_inline void kt_ipi_send(unsigned int cpu)
 {
 	if (READ_ONCE(kt_tracing) && cpu != raw_smp_processor_id())
 		kt_trace_1(KUTRACE_IPI, cpu);
 }
 
-static void kt_ipi_mask(void *d, const struct cpumask *mask,
-			unsigned long site, void *callback)
+static __always_inline void kt_ipi_send_mask(void)
 {
 	if (READ_ONCE(kt_tracing))
 		kt_trace_1(KUTRACE_IPI, 0);
 }
+
+#ifdef KT_HAVE_IPI_TRACEPOINTS
+static void kt_ipi_cpu(void *d, const unsigned int cpu, unsigned long site,
+		       void *callback)
+{
+	kt_ipi_send(cpu);	/* not irq_work's self-IPIs */
+}
+
+static void kt_ipi_mask(void *d, const struct cpumask *mask,
+			unsigned long site, void *callback)
+{
+	kt_ipi_send_mask();
+}
 #endif
+
+/*
+ * Without the ipi_send_* tracepoints (6.1): kprobes on the functions the
+ * x86 smp_ops send through, as the original patch hooks them.  Pre-handlers
+ * only; they run with preemption (int3: interrupts) off, never sleep and
+ * allocate nothing.  ipi_kprobes=0 leaves them out (to test the fallback).
+ */
+static bool ipi_kprobes = true;
+module_param(ipi_kprobes, bool, 0444);
+MODULE_PARM_DESC(ipi_kprobes,
+		 "kprobes for IPI sends when the kernel has no ipi_send_* tracepoints (default 1)");
+
+static int kt_ipi_kp_cpu(struct kprobe *p, struct pt_regs *regs)
+{
+	kt_ipi_send(regs_get_kernel_argument(regs, 0));
+	return 0;
+}
+
+static int kt_ipi_kp_mask(struct kprobe *p, struct pt_regs *regs)
+{
+	kt_ipi_send_mask();
+	return 0;
+}
+
+static struct kprobe kt_ipi_kps[] = {
+	{ .symbol_name = "native_smp_send_reschedule",
+	  .pre_handler = kt_ipi_kp_cpu },
+	{ .symbol_name = "native_send_call_func_single_ipi",
+	  .pre_handler = kt_ipi_kp_cpu },
+	{ .symbol_name = "native_send_call_func_ipi",
+	  .pre_handler = kt_ipi_kp_mask },
+};
+
+static bool kt_ipi_kp_ok[ARRAY_SIZE(kt_ipi_kps)];
 
 struct kt_tp {
 	const char *name;
@@ -336,6 +383,64 @@ static void kt_tp_lookup(struct tracepoint *tp, void *priv)
 			kt_tps[i].tp = tp;
 }
 
+/* What the trace's backend entry says (KUTRACE_NAME_MAX bytes at most). */
+#define KT_TP_WHAT	"tracepoint: synth sched span; pf exit kretprobe+heur"
+#define KT_TP_WHAT_NOIPI "tracepoint: synth sched span; pf krp+heur; no IPI send"
+static_assert(sizeof(KT_TP_WHAT) <= KUTRACE_NAME_MAX + 1);
+static_assert(sizeof(KT_TP_WHAT_NOIPI) <= KUTRACE_NAME_MAX + 1);
+static char kt_tp_what[KUTRACE_NAME_MAX + 1] = KT_TP_WHAT;
+
+static bool kt_tp_attached(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(kt_tps); i++)
+		if (kt_tps[i].attached && !strcmp(kt_tps[i].name, name))
+			return true;
+	return false;
+}
+
+static void kt_ipi_kp_detach(void)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(kt_ipi_kps); i++) {
+		if (kt_ipi_kp_ok[i])
+			unregister_kprobe(&kt_ipi_kps[i]);
+		kt_ipi_kp_ok[i] = false;
+	}
+}
+
+/* Returns true if IPI sends are traced: by tracepoint or by kprobes. */
+static bool kt_ipi_kp_attach(void)
+{
+	size_t i, n = 0;
+	int ret;
+
+	if (kt_tp_attached("ipi_send_cpu"))
+		return true;
+	if (!ipi_kprobes) {
+		pr_info("kutrace: ipi_kprobes=0: IPI sends are not traced\n");
+		return false;
+	}
+	for (i = 0; i < ARRAY_SIZE(kt_ipi_kps); i++) {
+		ret = register_kprobe(&kt_ipi_kps[i]);
+		kt_ipi_kp_ok[i] = ret == 0;
+		if (ret)
+			pr_warn("kutrace: no IPI sends from %s (kprobe: %d)\n",
+				kt_ipi_kps[i].symbol_name, ret);
+		else
+			n++;
+	}
+	if (n == ARRAY_SIZE(kt_ipi_kps)) {
+		pr_info("kutrace: IPI sends through kprobes (no ipi_send_* tracepoints)\n");
+		return true;
+	}
+	/* all or nothing: a partial set would look complete in the trace */
+	kt_ipi_kp_detach();
+	return false;
+}
+
 static void kt_tp_detach(void)
 {
 	size_t i;
@@ -349,6 +454,7 @@ static void kt_tp_detach(void)
 	if (kt_krp_ok)
 		unregister_kretprobe(&kt_mm_fault_krp);
 	kt_krp_ok = false;
+	kt_ipi_kp_detach();
 	tracepoint_synchronize_unregister();
 }
 
@@ -381,6 +487,8 @@ static int kt_tp_attach(void)
 		kt_tp_detach();
 		return -ENOENT;
 	}
+	strscpy(kt_tp_what, kt_ipi_kp_attach() ? KT_TP_WHAT : KT_TP_WHAT_NOIPI,
+		sizeof(kt_tp_what));
 	pr_info("kutrace: tracepoint backend, %zu tracepoints attached\n", n);
 	return 0;
 }
@@ -388,7 +496,7 @@ static int kt_tp_attach(void)
 const struct kt_backend kt_tp_backend = {
 	.name		= "tracepoint",
 	.id		= KUTRACE_BACKEND_TRACEPOINT,
-	.reconstructed	= "tracepoint: synth sched span; pf exit kretprobe+heur",
+	.reconstructed	= kt_tp_what,
 	.attach		= kt_tp_attach,
 	.detach		= kt_tp_detach,
 };

@@ -86,6 +86,24 @@ for k in ${KT_VM_KERNELS:-6.1 6.12}; do
 	eq "$k: no block goes back in time on its CPU" "0" \
 		"$(awk '$1 == "cpu" { s += $10 } END { print s + 0 }' "$TMP/mixed.f")"
 	check "$k: PC samples present" test "$(fact "$TMP/mixed.f" pcsamples)" -gt 0
+	check "$k: backend entry does not say IPI sends are missing" \
+		sh -c "grep '^backend tracepoint' '$TMP/mixed.f' | grep -vq 'no IPI send'"
+
+	# IPI sends: 6.1 has no ipi_send_* tracepoint, the module kprobes the
+	# x86 send functions; 6.6+ uses the tracepoints.  A ping-pong across
+	# CPUs 0 and 1 wakes a task on the other (idle) CPU each time.
+	check "$k: cross-CPU ping-pong recorded" grep -q "ipi=0" "$out/scenario.log"
+	case $k in 6.1) check "$k: IPI sends through kprobes" \
+		grep -q "IPI sends through kprobes" "$out/kutrace.dmesg" ;; esac
+	ktcheck "$out/ipi.trace" > "$TMP/ipi.f"
+	set -- $(fact "$TMP/ipi.f" ipi)	# N self N maxarg N cpus N
+	check "$k: IPI send events in the trace (${1:-0})" test "${1:-0}" -gt 0
+	eq "$k: IPI send args: none names its own CPU, all < #CPUs" "self 0 cpus 2 ok" \
+		"self $3 cpus $7 $([ "${5:--1}" -ge 0 ] && [ "${5:--1}" -lt "${7:-0}" ] && echo ok)"
+	check "$k: IPIs from CPU 0 to 1 ($(fact "$TMP/ipi.f" ipiroute 0 1))" \
+		test "$(fact "$TMP/ipi.f" ipiroute 0 1)" -gt 0
+	check "$k: IPIs from CPU 1 to 0 ($(fact "$TMP/ipi.f" ipiroute 1 0))" \
+		test "$(fact "$TMP/ipi.f" ipiroute 1 0)" -gt 0
 	if [ -x "$KT_BIN/kutrace_postproc" ]; then
 		cp "$out/mixed.trace" "$TMP/mixed.trace"
 		if "$KT_BIN/kutrace_postproc" "$TMP/mixed.trace" --no-html >/dev/null 2>&1; then

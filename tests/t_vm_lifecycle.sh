@@ -53,6 +53,10 @@ for k in ${KT_VM_KERNELS_LIFECYCLE:-6.1}; do
 	apid=$(awk '$1 == "pid" { print $2; exit }' "$out/again.out")
 	eq "$k: after reload: exactly 1000 getpid calls" "calls 1000" \
 		"$(fact "$TMP/again.f" pid $apid sys 39 | cut -d' ' -f1-2)"
+	check "$k: after reload: cross-CPU ping-pong recorded" grep -q "ipi_again=0" "$L"
+	ktcheck "$out/ipi_again.trace" > "$TMP/ipia.f"
+	n=$(fact "$TMP/ipia.f" ipi | cut -d' ' -f1)
+	check "$k: after reload: IPI sends traced (${n:-0})" test "${n:-0}" -gt 0
 	check "$k: 'kutrace_control 1' then '0' writes ku_<date>_<time>_<host>_<pid>.trace" \
 		sh -c "ls '$out'/ku_[0-9]*_[0-9]*_*_[0-9]*.trace >/dev/null"
 	ktcheck "$(ls "$out"/ku_*.trace | head -1)" > "$TMP/split.f"
@@ -65,5 +69,19 @@ for k in ${KT_VM_KERNELS_LIFECYCLE:-6.1}; do
 			"$KT_BIN/kutrace_postproc" "$TMP/split.trace" --no-html -o "$TMP/split.json"
 	fi
 	check "$k: final rmmod" grep -q "rmmod_end=0" "$L"
+	check "$k: insmod ipi_kprobes=0" grep -q "noipi_insmod=0" "$L"
+	check "$k: ipi_kprobes=0: record succeeded" grep -q "noipi=0" "$L"
+	ktcheck "$out/noipi.trace" > "$TMP/noipi.f"
+	n=$(fact "$TMP/noipi.f" ipi | cut -d' ' -f1)
+	case $k in
+	6.1)	# no ipi_send_* tracepoints: without kprobes IPI sends are missing
+		check "$k: ipi_kprobes=0: the backend entry says IPI sends are missing" \
+			grep -q "^backend tracepoint: .*; no IPI send$" "$TMP/noipi.f"
+		eq "$k: ipi_kprobes=0: no IPI send events" "0" "$n" ;;
+	*)	# 6.6+: the tracepoints, kprobes not needed
+		check "$k: ipi_kprobes=0: IPI sends still traced (tracepoints, ${n:-0})" \
+			test "${n:-0}" -gt 0 ;;
+	esac
+	check "$k: rmmod after ipi_kprobes=0" grep -q "noipi_rmmod=0" "$L"
 	check "$k: no oops in the guest" test ! -s "$out/oops.txt"
 done

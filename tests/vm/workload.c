@@ -6,6 +6,8 @@
  *   workload sleep M       M nanosleep(1 ms)
  *   workload pingpong K    K round trips of one byte between this process
  *                          and a child over two pipes
+ *   workload xpingpong K   the same with this process on CPU 0 and the
+ *                          child on CPU 1: every wakeup crosses CPUs (IPIs)
  *   workload mixed N M K   all three, in that order
  *   workload spin MS       busy loop in user mode for MS milliseconds
  *   workload idle S...     on CPU $PIN: a marker, sleep S seconds, a marker,
@@ -153,7 +155,7 @@ int main(int argc, char **argv)
 		fifo = atoi(getenv("FIFO"));
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: workload getpid|sleep|pingpong|spin N | mixed N M K\n");
+		fprintf(stderr, "usage: workload getpid|sleep|pingpong|xpingpong|spin N | mixed N M K\n");
 		return 2;
 	}
 	/* not getpid(): the test counts those exactly */
@@ -165,6 +167,8 @@ int main(int argc, char **argv)
 		do_sleep(a);
 	else if (!strcmp(argv[1], "pingpong"))
 		do_pingpong(a, pin, pin);
+	else if (!strcmp(argv[1], "xpingpong"))
+		do_pingpong(a, 0, 1);
 	else if (!strcmp(argv[1], "idle"))
 		do_idle(argc - 2, argv + 2);
 	else if (!strcmp(argv[1], "spin"))

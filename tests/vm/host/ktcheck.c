@@ -13,6 +13,10 @@
  *   pcsamples N names N
  *   rate TICKS_PER_USEC                     (from block 0's time pairs)
  *   closemark ARG CPU TICKS                 (close(fd >= 1000) calls)
+ *   ipi N self N maxarg N cpus N            (IPI sends 0x207: how many, how
+ *                                           many name their own CPU, the
+ *                                           largest target, CPUs in the trace)
+ *   ipiroute FROM TO N                      (IPI sends on CPU FROM to TO)
  *
  * With two pids A and B (a ping-pong pair), also
  *   pair A B switchin N wakeup N other_switchin N other_wakeup N
@@ -37,6 +41,7 @@ static uint32_t swin[MAXPID], wake[MAXPID], pf[MAXPID], pfr[MAXPID];
 static long pair[2] = { -1, -1 };
 /* [target][0 = from the partner, 1 = from anyone else] */
 static uint32_t pair_sw[2][2], pair_wk[2][2];
+static long ipis, ipi_self, ipi_max = -1, ipi_route[MAXCPU][MAXCPU];
 
 struct cpu {
 	long entries, tsd, tsd_bad, back;
@@ -78,7 +83,7 @@ int main(int argc, char **argv)
 	static uint64_t w[KUTRACE_BLOCK_WORDS];
 	static uint8_t side[KUTRACE_SIDE_BYTES];
 	long blocks = 0, pcs = 0, names = 0;
-	int side_blocks = 0, wrapped = 0;
+	int side_blocks = 0, wrapped = 0, ncpu;
 	unsigned int flags0 = 0;
 	char backend[64] = "";
 
@@ -183,6 +188,16 @@ int main(int argc, char **argv)
 				pair_count(pair_wk, arg, c->running);
 				continue;
 			}
+			if (ev == KUTRACE_IPI) {
+				ipis++;
+				if (arg == cpu)
+					ipi_self++;
+				if ((long)arg > ipi_max)
+					ipi_max = arg;
+				if (arg < MAXCPU)
+					ipi_route[cpu % MAXCPU][arg]++;
+				continue;
+			}
 			if (ev == KUTRACE_TRAP + KUTRACE_TRAP_PAGEFAULT) {
 				pf[cur & 0xFFFF]++;
 				if ((x >> KUTRACE_DELTA_SHIFT) & 0xFF)
@@ -217,6 +232,15 @@ int main(int argc, char **argv)
 	printf("blocks %ld\nwrapped %d\nflags %u\nbackend %s\n", blocks,
 	       wrapped, flags0, backend[0] ? backend : "-");
 	printf("pcsamples %ld\nnames %ld\n", pcs, names);
+	ncpu = 0;
+	for (int i = 0; i < MAXCPU; i++)
+		ncpu += cpus[i].seen;
+	printf("ipi %ld self %ld maxarg %ld cpus %d\n", ipis, ipi_self, ipi_max,
+	       ncpu);
+	for (int i = 0; i < MAXCPU; i++)
+		for (int j = 0; j < MAXCPU; j++)
+			if (ipi_route[i][j])
+				printf("ipiroute %d %d %ld\n", i, j, ipi_route[i][j]);
 	for (int t = 0; pair[0] >= 0 && t < 2; t++)
 		printf("pair %ld %ld switchin %u wakeup %u other_switchin %u "
 		       "other_wakeup %u\n", pair[t], pair[1 - t], pair_sw[t][0],

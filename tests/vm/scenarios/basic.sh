@@ -28,6 +28,10 @@ echo "$wd" > /proc/sys/kernel/watchdog
 for c in $fs/cpu*; do
 	[ -f "/tmp/fs.${c##*/}" ] && cat "/tmp/fs.${c##*/}" > "$c/runtime"
 done
+# cross-CPU ping-pong: wakeups send IPIs (6.1: kprobes, 6.6+: tracepoints)
+kutrace_control record -o ipi.trace -- workload xpingpong 200 > ipi.out 2> ipi.err
+echo "ipi=$?"
+dmesg | grep "kutrace:" > kutrace.dmesg
 # the interactive prompt, and time_getpid (off / on / on+IPC)
 printf 'go\nstat\nwait 1\nstop prompt\n' | kutrace_control > prompt.out 2>&1
 echo "prompt=$?"

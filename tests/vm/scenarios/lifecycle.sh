@@ -23,10 +23,19 @@ rmmod kutrace_mod; echo "rmmod_tracing=$?"
 insmod $KO tracemb=8; echo "reinsmod=$?"
 kutrace_control record -o again.trace -- workload getpid 1000 > again.out 2>&1
 echo "again=$?"
+# IPI sends after the reload (6.1: kprobes registered again)
+kutrace_control record -o ipi_again.trace -- workload xpingpong 100 > ipi_again.out 2>&1
+echo "ipi_again=$?"
 # go and stop from two separate kutrace_control runs
 kutrace_control 1 > one.out 2>&1; echo "one=$?"
 workload getpid 500 > split.out
 kutrace_control 0 > zero.out 2>&1; echo "zero=$?"
 rmmod kutrace_mod; echo "rmmod_end=$?"
+# without kprobes for IPI sends (ipi_kprobes=0): the module still loads
+# and, on a kernel without ipi_send_* tracepoints, the trace says so
+insmod $KO tracemb=8 ipi_kprobes=0; echo "noipi_insmod=$?"
+kutrace_control record -o noipi.trace -- workload xpingpong 100 > noipi.out 2>&1
+echo "noipi=$?"
+rmmod kutrace_mod; echo "noipi_rmmod=$?"
 dmesg | grep -E "Oops|BUG:|general protection|Call Trace|WARNING:" > oops.txt
 true
