@@ -75,8 +75,12 @@ for k in ${KT_VM_KERNELS:-6.1 6.12}; do
 	eq "$k: parent: M + 1 other wakeups (nanosleep, fork)" "other_wakeup $((M + 1))" \
 		"$(fact "$TMP/pair.f" pair $pid $child | cut -d' ' -f7-8)"
 	# Before the ping-pong the parent is an ordinary CFS task: its other
-	# switch-ins (after M sleeps, its first run, preemptions) vary.
-	between "$k: parent: other switch-ins ~M" $((M + 1)) $((M + 21)) \
+	# switch-ins (first run, move to CPU 1, after M sleeps) vary.  More
+	# after preemptions; fewer when a sleep's timer fires before the task
+	# has switched out (seen on 6.12 under TCG: the vCPU stalled 1.9 ms
+	# between clock_nanosleep's entry and schedule(), the wakeup found the
+	# task still running, no switch).  Its M + 1 wakeups are exact (above).
+	between "$k: parent: other switch-ins ~M" $((M - 20)) $((M + 21)) \
 		"$(fact "$TMP/pair.f" pair $pid $child | cut -d' ' -f6)"
 	pf=$(fact "$TMP/mixed.f" pid $pid switchin | awk '{print $5}')
 	pfr=$(fact "$TMP/mixed.f" pid $pid switchin | awk '{print $7}')
