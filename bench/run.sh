@@ -77,18 +77,33 @@ postproc() {
 	tr=$OUT/bench_$mb.trace
 	command -v /usr/bin/time >/dev/null || { log "postproc: needs /usr/bin/time (apt-get install time)"; return 1; }
 	[ -s "$tr" ] || "$BIN/kutrace_synth" -s 2024 -c 8 -m $mb -x 35,10,10,2 -o "$tr" >/dev/null
-	log "postproc: kutrace_postproc on a $mb MB synthetic trace"
-	/usr/bin/time -f '%e %M' -o "$OUT/time.out" \
-		"$BIN/kutrace_postproc" "$tr" bench > "$OUT/pp.out" 2>&1 ||
-		{ cat "$OUT/pp.out"; return 1; }
-	local bytes entries secs rss
+	log "postproc: kutrace_postproc on a $mb MB synthetic trace (best of 3)"
+	local bytes entries secs rss best="" i rd wr load
 	bytes=$(stat -c %s "$tr")
-	entries=$(sed -n 's/.*: \([0-9]*\) events.*/\1/p' "$OUT/pp.out" | head -1)
-	read -r secs rss < "$OUT/time.out"
-	awk -v b="$bytes" -v e="$entries" -v s="$secs" -v r="$rss" 'BEGIN {
+	for i in 1 2 3; do
+		# A previous JSON would make the run pay for freeing its pages.
+		rm -f "$OUT/bench_$mb.json"
+		/usr/bin/time -f '%e %M' -o "$OUT/time.out" \
+			"$BIN/kutrace_postproc" "$tr" bench --no-html --stats > "$OUT/pp.out" 2>&1 ||
+			{ cat "$OUT/pp.out"; return 1; }
+		read -r secs rss < "$OUT/time.out"
+		if [ -z "$best" ] || awk -v a="$secs" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+			best=$secs
+			cp "$OUT/pp.out" "$OUT/pp.best"
+			echo "$secs $rss" > "$OUT/time.best"
+		fi
+	done
+	rm -f "$OUT/bench_$mb.json"
+	entries=$(sed -n 's/.*: \([0-9]*\) events.*/\1/p' "$OUT/pp.best" | head -1)
+	rd=$(sed -n 's/.*cpu reader \([0-9.]*\) s, writer \([0-9.]*\) s.*/\1/p' "$OUT/pp.best")
+	wr=$(sed -n 's/.*cpu reader \([0-9.]*\) s, writer \([0-9.]*\) s.*/\2/p' "$OUT/pp.best")
+	read -r secs rss < "$OUT/time.best"
+	load=$(cut -d' ' -f1 /proc/loadavg)
+	awk -v b="$bytes" -v e="$entries" -v s="$secs" -v r="$rss" -v rd="${rd:-0}" -v wr="${wr:-0}" -v l="$load" 'BEGIN {
 	  if (s <= 0) s = 0.01
-	  printf "postproc raw_mb=%.0f events=%d secs=%.2f events_s=%.0f mb_s=%.1f rss_mb=%.1f\n",
-	    b / 1048576, e, s, e / s, b / 1048576 / s, r / 1024 }' | tee "$OUT/postproc.txt"
+	  c = rd > wr ? rd : wr; if (c <= 0) c = s
+	  printf "postproc raw_mb=%.0f events=%d secs=%.2f events_s=%.0f mb_s=%.1f rss_mb=%.1f reader_s=%.2f writer_s=%.2f free2_mb_s=%.1f load=%s\n",
+	    b / 1048576, e, s, e / s, b / 1048576 / s, r / 1024, rd, wr, b / 1048576 / c, l }' | tee "$OUT/postproc.txt"
 }
 
 viewer() {

@@ -24,6 +24,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -72,6 +73,7 @@ struct writer {
 	uint64_t emitted;	/* rows written (atomic: the reader watches it) */
 	/* Writer side only (read by the reader after drain()). */
 	long off;
+	double cpu;		/* seconds, set when the thread ends */
 	long *marks;		/* offset at each checkpoint marker */
 	size_t nmarks, markcap;
 	char *text;
@@ -221,8 +223,18 @@ static void *writer_main(void *p)
 		pthread_cond_broadcast(&w->cv);
 	}
 	text_flush(w);
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru) == 0)
+		w->cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+			 (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 	pthread_mutex_unlock(&w->mu);
 	return NULL;
+}
+
+double kt_jsonout_writer_cpu(const struct kt_jsonout *o)
+{
+	return o->w.cpu;
 }
 
 /* Hand the filled chunk to the writer; take the next free one. */
@@ -385,24 +397,40 @@ static int row_qcmp(const void *a, const void *b)
 	return kt_row_cmp(a, b);
 }
 
-/* Min-heap of lanes by their head row. */
+/*
+ * Min-heap of lanes by their head row.  Each entry caches its head's start
+ * time, so the sift compares integers in one small array and reads rows
+ * only on a tie.
+ */
+struct hent {
+	int64_t start;
+	int lane;
+};
+
 static const struct kt_row *head(const struct kt_jsonout *o, int k)
 {
 	return &o->lane[k].r[o->lane[k].head];
 }
 
-static void sift(const struct kt_jsonout *o, int *h, int n, int i)
+static int hless(const struct kt_jsonout *o, const struct hent *a, const struct hent *b)
+{
+	if (a->start != b->start)
+		return a->start < b->start;
+	return kt_row_cmp(head(o, a->lane), head(o, b->lane)) < 0;
+}
+
+static void sift(const struct kt_jsonout *o, struct hent *h, int n, int i)
 {
 	for (;;) {
 		int l = 2 * i + 1, r = l + 1, m = i;
 
-		if (l < n && row_less(head(o, h[l]), head(o, h[m])))
+		if (l < n && hless(o, &h[l], &h[m]))
 			m = l;
-		if (r < n && row_less(head(o, h[r]), head(o, h[m])))
+		if (r < n && hless(o, &h[r], &h[m]))
 			m = r;
 		if (m == i)
 			return;
-		int t = h[i];
+		struct hent t = h[i];
 
 		h[i] = h[m];
 		h[m] = t;
@@ -418,20 +446,18 @@ static void merge(struct kt_jsonout *o, int64_t low)
 
 	if (spare->n > 1)
 		qsort(spare->r + spare->head, spare->n, sizeof(*spare->r), row_qcmp);
-	int h[NLANES + 1], n = 0;
+	struct hent h[NLANES + 1];
+	int n = 0;
 
 	for (int k = 0; k <= NLANES; k++)
 		if (o->lane[k].n && head(o, k)->start < low)
-			h[n++] = k;
+			h[n++] = (struct hent){ head(o, k)->start, k };
 	for (int i = n / 2 - 1; i >= 0; i--)
 		sift(o, h, n, i);
 	while (n) {
-		struct lane *l = &o->lane[h[0]];
-		const struct kt_row *r = &l->r[l->head];
+		struct lane *l = &o->lane[h[0].lane];
 
-		if (r->start >= low)
-			break;
-		write_row(o, r);
+		write_row(o, &l->r[l->head]);
 		done++;
 		l->head++;
 		l->n--;
@@ -440,6 +466,8 @@ static void merge(struct kt_jsonout *o, int64_t low)
 			h[0] = h[--n];
 		} else if (l->r[l->head].start >= low) {
 			h[0] = h[--n];
+		} else {
+			h[0].start = l->r[l->head].start;
 		}
 		sift(o, h, n, 0);
 	}
