@@ -310,9 +310,9 @@ def main():
                  f"{float(p['events_s']) / 1e6:.1f} M events/s, {p['mb_s']} MB/s, {p['secs']} s, peak RSS {p['rss_mb']} MB | "
                  f"≥ 50 MB/s: {met(float(p['mb_s']) >= 50)}; RSS ≤ 200 MB: {met(float(p['rss_mb']) <= 200)} |")
         if "writer_s" in p:
-            L.append(f"| its two threads (load average {p.get('load', '?')} at the end) | "
-                     f"CPU reader {p['reader_s']} s, writer {p['writer_s']} s: "
-                     f"{p['free2_mb_s']} MB/s when both get a core | |")
+            L.append(f"| its three threads (load average {p.get('load', '?')} at the end) | "
+                     f"CPU reader {p['reader_s']} s, orderer {p.get('orderer_s', '?')} s, writer {p['writer_s']} s: "
+                     f"{p['free2_mb_s']} MB/s with two free cores | |")
     else:
         L.append("| postprocessing | not run | |")
     vp = os.path.join(out, "viewer.txt")

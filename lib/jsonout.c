@@ -49,31 +49,43 @@ static inline int row_less(const struct kt_row *a, const struct kt_row *b)
 
 
 /*
- * Ordering, formatting (~70 bytes a row) and writing into the page cache
- * are half of the work, so a second thread does them: the reader hands
- * over chunks of CHUNK rows, NCHUNK in flight, and the writer keeps the
- * lanes.  A row with a NULL name is a marker from kt_jsonout_advance: the
- * writer notes the file offset it has reached (a checkpoint) and writes
- * every row that starts before the marker's time.
+ * Three threads in a pipeline, so that two cores share the work evenly
+ * whatever its mix: the reader (decoding, spans) hands rows in chunks of
+ * CHUNK to the orderer, which keeps the lanes and merges them; the orderer
+ * hands the ordered rows, again in chunks, to the writer, which formats
+ * them (~70 bytes a row) and writes them into the page cache.  A row with
+ * a NULL name is a marker from kt_jsonout_advance: the orderer writes on
+ * every row that starts before the marker's time, after the marker, and
+ * the writer notes the file offset the marker reached (a checkpoint).
  */
 #define CHUNK	16384
 #define NCHUNK	8
 #define TEXT	(1 << 20)
 
-struct writer {
-	pthread_t tid;
+/* Chunks from one thread to the next, in order, NCHUNK in flight. */
+struct chq {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct kt_row *buf[NCHUNK];
 	size_t len[NCHUNK];
 	uint64_t submitted, done;	/* chunks */
-	int stop, err;
+	int stop;		/* the producer has no more */
+	struct kt_row *cur;	/* producer side: the chunk being filled */
+	size_t curlen;
+};
+
+struct writer {
+	pthread_t order_tid, write_tid;
 	int running;
+	struct chq in;		/* reader -> orderer */
+	struct chq out;		/* orderer -> writer */
+	uint64_t emitted;	/* rows ordered (atomic: the reader watches it) */
+	double order_cpu;	/* seconds, set when the orderer ends */
+	/* Writer thread only (read by the reader after the join). */
 	FILE *f;
-	uint64_t emitted;	/* rows written (atomic: the reader watches it) */
-	/* Writer side only (read by the reader after drain()). */
+	int err;
 	long off;
-	double cpu;		/* seconds, set when the thread ends */
+	double cpu;
 	long *marks;		/* offset at each checkpoint marker */
 	size_t nmarks, markcap;
 	char *text;
@@ -92,9 +104,7 @@ struct kt_jsonout {
 	FILE *f;
 	struct esc cache[NCACHE];	/* the writer's, then the final copy's */
 	struct writer w;
-	struct kt_row *cur;	/* chunk being filled */
-	size_t curlen;
-	struct lane lane[NLANES + 1];
+	struct lane lane[NLANES + 1];	/* the orderer's */
 	uint64_t sent, looked;	/* rows handed to the writer; at the last look */
 	size_t step, budget;
 	int64_t below;		/* every written row starts before this */
@@ -171,18 +181,105 @@ static void lane_push(struct lane *l, const struct kt_row *r);
 static const struct kt_row *lane_tail(const struct lane *l);
 static void merge(struct kt_jsonout *o, int64_t low);
 
-/* A row joins a lane; a marker notes the offset and writes what it allows. */
-static void writer_rows(struct kt_jsonout *o, const struct kt_row *r, size_t n)
+static double thread_cpu(void)
 {
-	struct writer *w = &o->w;
+	struct rusage ru;
 
+	if (getrusage(RUSAGE_THREAD, &ru) != 0)
+		return 0;
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+/* ---- chunk queues ------------------------------------------------------ */
+
+static void chq_init(struct chq *q)
+{
+	pthread_mutex_init(&q->mu, NULL);
+	pthread_cond_init(&q->cv, NULL);
+	for (int i = 0; i < NCHUNK; i++)
+		q->buf[i] = kt_xmalloc(CHUNK * sizeof(struct kt_row));
+	q->cur = q->buf[0];
+}
+
+static void chq_free(struct chq *q)
+{
+	for (int i = 0; i < NCHUNK; i++)
+		free(q->buf[i]);
+	pthread_mutex_destroy(&q->mu);
+	pthread_cond_destroy(&q->cv);
+}
+
+/* Producer: hand the filled chunk on; take the next free one. */
+static void chq_submit(struct chq *q)
+{
+	if (!q->curlen)
+		return;
+	pthread_mutex_lock(&q->mu);
+	q->len[q->submitted % NCHUNK] = q->curlen;
+	q->submitted++;
+	pthread_cond_broadcast(&q->cv);
+	while (q->submitted - q->done >= NCHUNK)
+		pthread_cond_wait(&q->cv, &q->mu);
+	q->cur = q->buf[q->submitted % NCHUNK];
+	pthread_mutex_unlock(&q->mu);
+	q->curlen = 0;
+}
+
+static inline void chq_put(struct chq *q, const struct kt_row *r)
+{
+	q->cur[q->curlen++] = *r;
+	if (q->curlen == CHUNK)
+		chq_submit(q);
+}
+
+/* Producer: no more rows. */
+static void chq_close(struct chq *q)
+{
+	chq_submit(q);
+	pthread_mutex_lock(&q->mu);
+	q->stop = 1;
+	pthread_cond_broadcast(&q->cv);
+	pthread_mutex_unlock(&q->mu);
+}
+
+/* Consumer: the next chunk (n rows), NULL once closed and empty. */
+static const struct kt_row *chq_take(struct chq *q, size_t *n)
+{
+	pthread_mutex_lock(&q->mu);
+	while (q->done == q->submitted && !q->stop)
+		pthread_cond_wait(&q->cv, &q->mu);
+	const struct kt_row *r = NULL;
+
+	if (q->done != q->submitted) {
+		*n = q->len[q->done % NCHUNK];
+		r = q->buf[q->done % NCHUNK];
+	}
+	pthread_mutex_unlock(&q->mu);
+	return r;
+}
+
+/* Consumer: the chunk chq_take gave is free again. */
+static void chq_done(struct chq *q)
+{
+	pthread_mutex_lock(&q->mu);
+	q->done++;
+	pthread_cond_broadcast(&q->cv);
+	pthread_mutex_unlock(&q->mu);
+}
+
+/* ---- the orderer and the writer thread ---------------------------------- */
+
+static void lane_push(struct lane *l, const struct kt_row *r);
+static const struct kt_row *lane_tail(const struct lane *l);
+static void merge(struct kt_jsonout *o, int64_t low);
+
+/* A row joins a lane; a marker goes on and lets out what it allows. */
+static void order_rows(struct kt_jsonout *o, const struct kt_row *r, size_t n)
+{
 	for (size_t i = 0; i < n; i++, r++) {
 		if (!r->name) {
-			if (w->nmarks == w->markcap) {
-				w->markcap = w->markcap ? w->markcap * 2 : 256;
-				w->marks = kt_xrealloc(w->marks, w->markcap * sizeof(*w->marks));
-			}
-			w->marks[w->nmarks++] = w->off;
+			chq_put(&o->w.out, r);
 			merge(o, r->start);
 			continue;
 		}
@@ -203,93 +300,68 @@ static void writer_rows(struct kt_jsonout *o, const struct kt_row *r, size_t n)
 	}
 }
 
-static void *writer_main(void *p)
+static void *order_main(void *p)
 {
 	struct kt_jsonout *o = p;
-	struct writer *w = &o->w;
+	const struct kt_row *r;
+	size_t n;
 
-	pthread_mutex_lock(&w->mu);
-	for (;;) {
-		while (w->done == w->submitted && !w->stop)
-			pthread_cond_wait(&w->cv, &w->mu);
-		if (w->done == w->submitted)
-			break;
-		size_t i = w->done % NCHUNK, n = w->len[i];
-
-		pthread_mutex_unlock(&w->mu);
-		writer_rows(o, w->buf[i], n);
-		pthread_mutex_lock(&w->mu);
-		w->done++;
-		pthread_cond_broadcast(&w->cv);
+	while ((r = chq_take(&o->w.in, &n))) {
+		order_rows(o, r, n);
+		chq_done(&o->w.in);
 	}
-	text_flush(w);
-	struct rusage ru;
-
-	if (getrusage(RUSAGE_THREAD, &ru) == 0)
-		w->cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-			 (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-	pthread_mutex_unlock(&w->mu);
+	chq_close(&o->w.out);
+	o->w.order_cpu = thread_cpu();
 	return NULL;
 }
 
-double kt_jsonout_writer_cpu(const struct kt_jsonout *o)
+static void *write_main(void *p)
 {
-	return o->w.cpu;
+	struct kt_jsonout *o = p;
+	struct writer *w = &o->w;
+	const struct kt_row *r;
+	size_t n;
+
+	while ((r = chq_take(&w->out, &n))) {
+		for (size_t i = 0; i < n; i++, r++) {
+			if (r->name) {
+				write_row(o, r);
+				continue;
+			}
+			if (w->nmarks == w->markcap) {
+				w->markcap = w->markcap ? w->markcap * 2 : 256;
+				w->marks = kt_xrealloc(w->marks, w->markcap * sizeof(*w->marks));
+			}
+			w->marks[w->nmarks++] = w->off;
+		}
+		chq_done(&w->out);
+	}
+	text_flush(w);
+	w->cpu = thread_cpu();
+	return NULL;
 }
 
-/* Hand the filled chunk to the writer; take the next free one. */
-static void submit(struct kt_jsonout *o)
+void kt_jsonout_cpu(const struct kt_jsonout *o, double *order, double *write)
 {
-	struct writer *w = &o->w;
-
-	if (!o->curlen)
-		return;
-	pthread_mutex_lock(&w->mu);
-	w->len[w->submitted % NCHUNK] = o->curlen;
-	w->submitted++;
-	pthread_cond_broadcast(&w->cv);
-	while (w->submitted - w->done >= NCHUNK)
-		pthread_cond_wait(&w->cv, &w->mu);
-	o->cur = w->buf[w->submitted % NCHUNK];
-	pthread_mutex_unlock(&w->mu);
-	o->curlen = 0;
+	*order = o->w.order_cpu;
+	*write = o->w.cpu;
 }
 
 static void to_writer(struct kt_jsonout *o, const struct kt_row *r)
 {
-	o->cur[o->curlen++] = *r;
-	if (o->curlen == CHUNK)
-		submit(o);
+	chq_put(&o->w.in, r);
 }
 
-/* Wait until everything handed over is in the file. */
-static void drain(struct kt_jsonout *o)
-{
-	struct writer *w = &o->w;
-
-	submit(o);
-	pthread_mutex_lock(&w->mu);
-	while (w->done != w->submitted)
-		pthread_cond_wait(&w->cv, &w->mu);
-	int err = w->err;
-
-	pthread_mutex_unlock(&w->mu);
-	if (err)
-		kt_die("write error on the JSON output (disk full?): %s", strerror(err));
-}
-
+/* Everything handed over is in the file and both threads are gone. */
 static void stop_writer(struct kt_jsonout *o)
 {
 	struct writer *w = &o->w;
 
 	if (!w->running)
 		return;
-	drain(o);
-	pthread_mutex_lock(&w->mu);
-	w->stop = 1;
-	pthread_cond_broadcast(&w->cv);
-	pthread_mutex_unlock(&w->mu);
-	pthread_join(w->tid, NULL);
+	chq_close(&w->in);
+	pthread_join(w->order_tid, NULL);
+	pthread_join(w->write_tid, NULL);
 	w->running = 0;
 	if (w->err)
 		kt_die("write error on the JSON output (disk full?): %s", strerror(w->err));
@@ -301,12 +373,9 @@ struct kt_jsonout *kt_jsonout_new(FILE *work)
 
 	o->f = work;
 	o->w.f = work;
-	pthread_mutex_init(&o->w.mu, NULL);
-	pthread_cond_init(&o->w.cv, NULL);
-	for (int i = 0; i < NCHUNK; i++)
-		o->w.buf[i] = kt_xmalloc(CHUNK * sizeof(struct kt_row));
+	chq_init(&o->w.in);
+	chq_init(&o->w.out);
 	o->w.text = kt_xmalloc(TEXT);
-	o->cur = o->w.buf[0];
 	o->below = INT64_MIN;
 	/* Test knobs: tiny values force the late-row path on small traces. */
 	const char *e = getenv("KT_JSONOUT_STEP");
@@ -315,8 +384,9 @@ struct kt_jsonout *kt_jsonout_new(FILE *work)
 	e = getenv("KT_JSONOUT_BUDGET");
 	o->budget = e && atol(e) > 0 ? (size_t)atol(e) : BUDGET;
 	o->bufcap = 4096;
-	if (pthread_create(&o->w.tid, NULL, writer_main, o) != 0)
-		kt_die("cannot start the JSON writer thread");
+	if (pthread_create(&o->w.write_tid, NULL, write_main, o) != 0 ||
+	    pthread_create(&o->w.order_tid, NULL, order_main, o) != 0)
+		kt_die("cannot start the JSON writer threads");
 	o->w.running = 1;
 	o->buf = kt_xmalloc(o->bufcap);
 	return o;
@@ -438,7 +508,7 @@ static void sift(const struct kt_jsonout *o, struct hent *h, int n, int i)
 	}
 }
 
-/* Writer side: write, in order, every buffered row that starts before low. */
+/* Orderer: pass on, in order, every buffered row that starts before low. */
 static void merge(struct kt_jsonout *o, int64_t low)
 {
 	struct lane *spare = &o->lane[NLANES];
@@ -457,7 +527,7 @@ static void merge(struct kt_jsonout *o, int64_t low)
 	while (n) {
 		struct lane *l = &o->lane[h[0].lane];
 
-		write_row(o, &l->r[l->head]);
+		chq_put(&o->w.out, &l->r[l->head]);
 		done++;
 		l->head++;
 		l->n--;
@@ -694,14 +764,12 @@ void kt_jsonout_free(struct kt_jsonout *o)
 	if (!o)
 		return;
 	stop_writer(o);
-	for (int i = 0; i < NCHUNK; i++)
-		free(o->w.buf[i]);
+	chq_free(&o->w.in);
+	chq_free(&o->w.out);
 	free(o->w.text);
 	free(o->w.marks);
 	for (int i = 0; i < NCACHE; i++)
 		free(o->cache[i].esc);
-	pthread_mutex_destroy(&o->w.mu);
-	pthread_cond_destroy(&o->w.cv);
 	for (int k = 0; k <= NLANES; k++)
 		free(o->lane[k].r);
 	free(o->header);

@@ -236,7 +236,7 @@ static void usage(FILE *f)
 		"viewer template is installed, the self-contained timeline FILE.html.\n"
 		"The title defaults to the file name.  Traces of more than N spans (default\n"
 		"10000000, 0 = no limit) get no HTML: a browser page cannot hold them well.\n"
-		"--stats prints the CPU time of the reading and the writing thread.\n");
+		"--stats prints the CPU time of the reading, ordering and writing threads.\n");
 }
 
 static char *replace_ext(const char *path, const char *ext)
@@ -365,15 +365,18 @@ int main(int argc, char **argv)
 			" events arrived out of order across CPUs (clock drift)\n",
 			c.disorder);
 	if (stats) {
-		/* The busier thread bounds the run time on two free cores. */
+		/* The three threads share two cores: their sum / 2 bounds the run. */
 		struct rusage ru;
 		double rd = 0;
 
 		if (getrusage(RUSAGE_THREAD, &ru) == 0)
 			rd = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
 			     (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-		fprintf(stderr, "kutrace_postproc: cpu reader %.2f s, writer %.2f s\n",
-			rd, kt_jsonout_writer_cpu(c.jo));
+		double od, wr;
+
+		kt_jsonout_cpu(c.jo, &od, &wr);
+		fprintf(stderr, "kutrace_postproc: cpu reader %.2f s, orderer %.2f s, writer %.2f s\n",
+			rd, od, wr);
 	}
 
 	/* Give the row buffers back before the HTML pass needs memory. */

@@ -82,8 +82,8 @@ check "no work file is left behind" bash -c '! ls "$1"/late*.tmp* 2>/dev/null' _
 # More spans than one timeline page holds: JSON only, and a message.
 cp $G/basic.trace "$TMP/big.trace"
 "$B/kutrace_postproc" "$G/basic.trace" basic --no-html --stats -o "$TMP/stats.json" 2>"$TMP/stats.err"
-check "--stats prints the CPU time of both threads" \
-	grep -qE '^kutrace_postproc: cpu reader [0-9]+\.[0-9]{2} s, writer [0-9]+\.[0-9]{2} s$' "$TMP/stats.err"
+check "--stats prints the CPU time of the three threads" \
+	grep -qE '^kutrace_postproc: cpu reader [0-9]+\.[0-9]{2} s, orderer [0-9]+\.[0-9]{2} s, writer [0-9]+\.[0-9]{2} s$' "$TMP/stats.err"
 same_file "--stats does not change the JSON" "$G/basic.json" <(grep -v randomid "$TMP/stats.json")
 "$B/kutrace_postproc" "$TMP/big.trace" big --html-max-spans 5 >/dev/null 2>"$TMP/big.err"; rc=$?
 check "--html-max-spans 5: exit 0, JSON written" test $rc = 0 -a -s "$TMP/big.json"

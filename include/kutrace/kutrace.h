@@ -311,6 +311,6 @@ int kt_jsonout_finish(struct kt_jsonout *o, const struct kt_json_meta *m);
 void kt_jsonout_copy(struct kt_jsonout *o, FILE *dst);
 uint64_t kt_jsonout_rows(const struct kt_jsonout *o);
 size_t kt_jsonout_late(const struct kt_jsonout *o);
-/* CPU seconds the writer thread used (valid after finish). */
-double kt_jsonout_writer_cpu(const struct kt_jsonout *o);
+/* CPU seconds the ordering and the writing thread used (after finish). */
+void kt_jsonout_cpu(const struct kt_jsonout *o, double *order, double *write);
 void kt_jsonout_free(struct kt_jsonout *o);
