@@ -64,15 +64,19 @@ if [ -x "$KT_BIN/kutrace_postproc" ] &&
 	else
 		nok "$k: every CPU's timeline tiles"; sed 's/^/#   /' "$TMP/tile.out"
 	fi
-	for s in "$@"; do
-		d=$(python3 -c '
+	# CPU 1 may still wake now and then (every 10-20 s on 6.1), so the
+	# idle comes in one or several long spans: together they cover both
+	# sleeps, and at least one is longer than the original's 8 s limit.
+	r=$(python3 -c '
 import json, sys
-s = float(sys.argv[2])
 d = json.load(open(sys.argv[1]))
-m = [r[1] for r in d["events"] if r[2] == 1 and r[5] == 0x10000 and s * 0.98 <= r[1] <= s * 1.02 + 0.5]
-print("%.6f" % m[0] if m else "none")' "$TMP/idle.json" "$s")
-		check "$k: one idle span of ~${s} s on CPU 1 in the JSON ($d s)" test "$d" != none
-	done
+idle = [r[1] for r in d["events"] if r[2] == 1 and r[5] == 0x10000]
+print("%.3f %.3f" % (sum(idle), max(idle or [0])))' "$TMP/idle.json")
+	read -r tot longest <<< "$r"
+	check "$k: CPU 1 idles at least 97% of $1 s + $2 s in the JSON (${tot} s)" \
+		awk -v t="$tot" -v s=$(($1 + $2)) 'BEGIN { exit !(t >= 0.97 * s) }'
+	check "$k: idle spans longer than 8 s are kept (longest ${longest} s)" \
+		awk -v l="$longest" 'BEGIN { exit !(l > 8) }'
 else
 	nok "$k: kutrace_postproc turns the trace into JSON"
 fi
