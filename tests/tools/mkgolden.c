@@ -33,13 +33,20 @@
 #define C0 1000000000000ULL
 #define T(x) (C0 + (x))
 
-static void basic(const char *path)
+/* Every golden trace: two CPUs, 50 ticks/usec, the same start. */
+static struct kt_rw *two_cpus(const char *path)
 {
 	struct kt_rw_options o = {
 		.ncpu = 2, .ticks_per_usec = 50.0, .start_ctr = C0,
 		.start_usec = 1700000000000000ULL,	/* 2023-11-14 22:13:20 UTC */
 	};
-	struct kt_rw *w = kt_rw_create(path, &o);
+
+	return kt_rw_create(path, &o);
+}
+
+static void basic(const char *path)
+{
+	struct kt_rw *w = two_cpus(path);
 	uint64_t stop_usec;
 
 	kt_rw_set_task(w, 0, 1234, "hello");
@@ -92,11 +99,7 @@ static void basic(const char *path)
 
 static void rpc(const char *path)
 {
-	struct kt_rw_options o = {
-		.ncpu = 2, .ticks_per_usec = 50.0, .start_ctr = C0,
-		.start_usec = 1700000000000000ULL,
-	};
-	struct kt_rw *w = kt_rw_create(path, &o);
+	struct kt_rw *w = two_cpus(path);
 	uint64_t stop_usec;
 
 	kt_rw_set_task(w, 0, 500, "server");
@@ -137,11 +140,7 @@ static void rpc(const char *path)
  */
 static void sched(const char *path)
 {
-	struct kt_rw_options o = {
-		.ncpu = 2, .ticks_per_usec = 50.0, .start_ctr = C0,
-		.start_usec = 1700000000000000ULL,
-	};
-	struct kt_rw *w = kt_rw_create(path, &o);
+	struct kt_rw *w = two_cpus(path);
 	uint64_t stop_usec;
 
 	kt_rw_set_task(w, 0, 100, "a");
