@@ -18,6 +18,7 @@
 
 #define MAX_NEST	6
 #define MAX_SPAN	800000000LL	/* 8 s in nsec10 */
+#define NHOT		64
 #define NO_TIME		INT64_MIN
 
 struct frame {
@@ -98,6 +99,7 @@ struct kt_spans {
 	void *ctx;
 	struct cpu cpu[KUTRACE_MAX_CPUS];
 	struct thread **th;
+	struct thread *thot[NHOT];	/* thread()'s front cache by pid */
 	size_t tcap, tcount;
 	struct lock_ent *locks;
 	size_t lcap, lcount;
@@ -236,7 +238,20 @@ static uint64_t hmix(uint64_t k)
 	return k ^ (k >> 29);
 }
 
+static struct thread *thread_slow(struct kt_spans *s, int64_t pid);
+
 static struct thread *thread(struct kt_spans *s, int64_t pid)
+{
+	/* Most lookups are the few running threads: a small front cache. */
+	struct thread **hot = &s->thot[(uint64_t)pid & (NHOT - 1)];
+
+	if (*hot && (*hot)->pid == pid)
+		return *hot;
+	*hot = thread_slow(s, pid);
+	return *hot;
+}
+
+static struct thread *thread_slow(struct kt_spans *s, int64_t pid)
 {
 	if (s->tcount * 2 >= s->tcap) {
 		size_t ncap = s->tcap ? s->tcap * 2 : 256;
