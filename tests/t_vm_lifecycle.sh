@@ -3,7 +3,8 @@
 # Scenarios 3 and 4 in QEMU (Debian 6.1 cloud kernel by default):
 # invalid tracemb, buffer full stops cleanly and says so, wraparound keeps
 # the newest data and still postprocesses, rmmod while tracing, rmmod
-# refused while /dev/kutrace is open, reload and trace again.
+# refused while /dev/kutrace is open, reload and trace again; disk full
+# while dumping and a device held by another process give clear errors.
 . tests/lib.sh
 . tests/vm/lib.sh
 vm_ready || exit 0
@@ -53,6 +54,13 @@ for k in ${KT_VM_KERNELS_LIFECYCLE:-6.1}; do
 	apid=$(awk '$1 == "pid" { print $2; exit }' "$out/again.out")
 	eq "$k: after reload: exactly 1000 getpid calls" "calls 1000" \
 		"$(fact "$TMP/again.f" pid $apid sys 39 | cut -d' ' -f1-2)"
+	check "$k: disk full while dumping: record fails" grep -q "diskfull=[1-9]" "$L"
+	check "$k: ... and says the disk is full" grep -qi "no space left\|disk full" "$out/diskfull.err"
+	sed 's/^/#   /' "$out/diskfull.err"
+	eq "$k: ... and leaves no file behind" ". .." "$(tr '\n' ' ' < "$out/diskfull.ls" | sed 's/ $//')"
+	check "$k: device held by another process: record fails" grep -q "owned=[1-9]" "$L"
+	check "$k: ... and says who has it" grep -q "another process" "$out/owned.err"
+	sed 's/^/#   /' "$out/owned.err"
 	check "$k: after reload: cross-CPU ping-pong recorded" grep -q "ipi_again=0" "$L"
 	ktcheck "$out/ipi_again.trace" > "$TMP/ipia.f"
 	n=$(fact "$TMP/ipia.f" ipi | cut -d' ' -f1)

@@ -23,6 +23,18 @@ rmmod kutrace_mod; echo "rmmod_tracing=$?"
 insmod $KO tracemb=8; echo "reinsmod=$?"
 kutrace_control record -o again.trace -- workload getpid 1000 > again.out 2>&1
 echo "again=$?"
+# disk full while dumping: an error that says so, and no file left behind
+mkdir -p /mnt/small && mount -t tmpfs -o size=32k tmpfs /mnt/small
+kutrace_control record -o /mnt/small/x.trace -- workload getpid 1000 > diskfull.out 2> diskfull.err
+echo "diskfull=$?"
+ls -a /mnt/small > diskfull.ls
+umount /mnt/small
+# tracing owned by another process (an interactive prompt holds the device)
+sleep 6 | kutrace_control > owner.out 2>&1 &
+sleep 2
+kutrace_control record -o owned.trace -- workload getpid 10 > owned.out 2> owned.err
+echo "owned=$?"
+wait
 # IPI sends after the reload (6.1: kprobes registered again)
 kutrace_control record -o ipi_again.trace -- workload xpingpong 100 > ipi_again.out 2>&1
 echo "ipi_again=$?"
