@@ -27,8 +27,8 @@
  * Events wait in one FIFO per CPU until they are released in time order.
  * A CPU's entries are already in time order apart from late stores, which
  * are slightly early and found by a short insertion from the tail, so the
- * merge costs a scan of the CPU heads per event instead of a heap of every
- * buffered event.
+ * merge costs a few matches in a tree of CPU heads per event instead of a
+ * heap of every buffered event.
  */
 struct item {
 	struct kt_event e;
@@ -39,7 +39,7 @@ struct fifo {
 	struct item *q;
 	size_t head, n, cap;	/* ring buffer, cap a power of two */
 	int64_t t;		/* head item's time and seq, when n > 0: */
-	uint64_t seq;		/* the scan in release() reads only these */
+	uint64_t seq;		/* the matches in release() read only these */
 };
 
 struct ctx {
@@ -108,61 +108,84 @@ static void set_meta(struct ctx *c)
 	c->meta.flags = kt_decoder_flags(c->dec);
 }
 
-/*
- * Hand on, in time order, every event before upto.  One scan of the CPU
- * heads finds the earliest and the runner-up; the earliest CPU's events
- * then go on until the runner-up is earlier (usually a run of several).
- */
-static int head_less(const struct fifo *a, const struct fifo *b)
+/* a's head goes before b's; an empty FIFO goes after everything. */
+static int beats(const struct fifo *a, const struct fifo *b)
 {
+	if (!a->n || !b->n)
+		return a->n != 0 && b->n == 0;
 	if (a->t != b->t)
 		return a->t < b->t;
 	return a->seq < b->seq;
 }
 
+/*
+ * A tournament ("loser") tree over the CPU FIFOs: node k holds the CPU that
+ * lost the match there, loser[0] the overall winner.  After the winner's
+ * head is taken, one walk up its path (log2 CPUs matches) finds the next.
+ */
+static int build(struct ctx *c, int *loser, int k, int leaves)
+{
+	if (k >= leaves)
+		return k - leaves;
+	int a = build(c, loser, 2 * k, leaves), b = build(c, loser, 2 * k + 1, leaves);
+
+	if (beats(&c->fifo[a], &c->fifo[b])) {
+		loser[k] = b;
+		return a;
+	}
+	loser[k] = a;
+	return b;
+}
+
+/*
+ * Hand on, in time order, every event before upto.  No FIFO grows while
+ * this runs, so the tree is built once per call (once per block).
+ */
 static void release(struct ctx *c, int64_t upto)
 {
-	while (c->buffered) {
-		struct fifo *best = NULL, *second = NULL;
+	int loser[KUTRACE_MAX_CPUS], leaves = 1;
 
-		for (int i = 0; i < c->ncpu; i++) {
-			struct fifo *f = &c->fifo[i];
+	if (!c->buffered)
+		return;
+	while (leaves < c->ncpu)
+		leaves *= 2;
+	int w = build(c, loser, 1, leaves);
 
-			if (!f->n)
-				continue;
-			if (!best || head_less(f, best)) {
-				second = best;
-				best = f;
-			} else if (!second || head_less(f, second)) {
-				second = f;
+	for (;;) {
+		struct fifo *f = &c->fifo[w];
+
+		if (!f->n)
+			return;		/* the winner is empty: all are */
+		struct item *it = at(f, 0);
+
+		if (it->e.t >= upto)
+			return;
+		int due = kt_jsonout_due(c->jo);
+
+		if (due) {
+			set_meta(c);
+			kt_jsonout_advance(c->jo,
+					   kt_spans_low(c->spans, it->e.t, due == 2),
+					   &c->meta);
+		}
+		if (it->e.t > c->released)
+			c->released = it->e.t;
+		kt_spans_event(c->spans, &it->e);
+		f->head = (f->head + 1) & (f->cap - 1);
+		f->n--;
+		c->buffered--;
+		if (f->n) {
+			f->t = at(f, 0)->e.t;
+			f->seq = at(f, 0)->seq;
+		}
+		for (int k = (w + leaves) / 2; k >= 1; k /= 2) {
+			if (beats(&c->fifo[loser[k]], &c->fifo[w])) {
+				int t = loser[k];
+
+				loser[k] = w;
+				w = t;
 			}
 		}
-		do {
-			struct item *it = at(best, 0);
-
-			if (it->e.t >= upto)
-				return;
-			if (second && head_less(second, best))
-				break;
-			int due = kt_jsonout_due(c->jo);
-
-			if (due) {
-				set_meta(c);
-				kt_jsonout_advance(c->jo,
-						   kt_spans_low(c->spans, it->e.t, due == 2),
-						   &c->meta);
-			}
-			if (it->e.t > c->released)
-				c->released = it->e.t;
-			kt_spans_event(c->spans, &it->e);
-			best->head = (best->head + 1) & (best->cap - 1);
-			best->n--;
-			c->buffered--;
-			if (best->n) {
-				best->t = at(best, 0)->e.t;
-				best->seq = at(best, 0)->seq;
-			}
-		} while (best->n);
 	}
 }
 
