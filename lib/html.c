@@ -16,9 +16,20 @@
  * that are not event rows are checked by the same scanner and by jansson.
  *
  * Blob layout (little endian u32 = "u", zig-zag LEB128 varint = "v"):
- *   "KTV1" u:nrows u:ncols u:collen[ncols] column bytes...
- *   columns, each nrows varints: ts delta (10 ns units), dur (10 ns),
- *     cpu, pid, rpc, event, arg, retval, ipc, name index, glue index
+ *   "KTV2" u:nrows u:ncols u:collen[ncols] column bytes...
+ *   columns, each nrows varints: ts (10 ns units), dur (10 ns), cpu,
+ *     pid, rpc, event, arg, retval, ipc, name index, glue index, most of
+ *     them as the difference from a prediction (struct pred) that the
+ *     reader repeats:
+ *     ts: an execution span (kernel, user, idle) on CPU c follows the
+ *       end of the previous one on c, usually exactly: ts - that end;
+ *       any other row: ts - the previous row's ts;
+ *     pid: pid - the previous row's pid on the same CPU;
+ *     event: 0 for user-mode execution of the row's pid (0x10000 + pid),
+ *       else event + 1 if event >= 0, else event;
+ *     name: 0 for the name last seen with the same event, else index + 1.
+ *   (KTV1, written before: ts - previous ts, and every other column as
+ *   it is; unmakeself still reads it.)
  *   u:nstrings u:lenbytes  v:len[nstrings]  u:databytes  UTF-8 data
  *   text section (only unmakeself reads it): u:len prefix, u:len suffix,
  *     u:nglue (u:len bytes)*, u:nexc (u:row u:len bytes)*
@@ -535,7 +546,98 @@ static int sc_skip(struct sc *c, int depth)
 /* Reading the trace                                                       */
 /* ---------------------------------------------------------------------- */
 
+/*
+ * Column prediction of KTV2 (see the blob layout above): the state that
+ * the writer and the reader keep while going through the rows in order.
+ */
+#define PRED_NCPU 65536
+#define PRED_EV_LO (-16)
+#define PRED_EV_HI 0x40000
+#define PRED_NONE INT64_MIN
+
+struct pred {
+	int64_t prev_ts;
+	int64_t *cpu_end;	/* end of the last execution span on a CPU */
+	int64_t *cpu_pid;	/* pid of the last row on a CPU */
+	int32_t *ev_nm;		/* name index last seen with an event, -1 none */
+};
+
+static void pred_init(struct pred *p)
+{
+	p->prev_ts = 0;
+	p->cpu_end = kt_xcalloc(PRED_NCPU, sizeof(*p->cpu_end));
+	p->cpu_pid = kt_xcalloc(PRED_NCPU, sizeof(*p->cpu_pid));
+	p->ev_nm = kt_xcalloc(PRED_EV_HI - PRED_EV_LO, sizeof(*p->ev_nm));
+	for (int i = 0; i < PRED_NCPU; i++)
+		p->cpu_end[i] = PRED_NONE;
+	for (int i = 0; i < PRED_EV_HI - PRED_EV_LO; i++)
+		p->ev_nm[i] = -1;
+}
+
+static void pred_free(struct pred *p)
+{
+	free(p->cpu_end);
+	free(p->cpu_pid);
+	free(p->ev_nm);
+}
+
+/* Kernel, user or idle execution: the spans that tile a CPU's time. */
+static int pred_exec(int64_t ev)
+{
+	return (ev >= 0 && ev < 0x200) || (ev >= 0x400 && ev < 0x1000) || ev >= 0x10000;
+}
+
+/*
+ * One row's values v[0..9] (ts, dur, cpu, pid, rpc, event, arg, retval,
+ * ipc, name) to the column values r[] and back (decode != 0: r[] in, v[]
+ * out).  Decoding needs cpu, then pid, event, dur and ts, then name.
+ */
+static void pred_row(struct pred *p, int64_t *v, int64_t *r, int decode)
+{
+	int64_t cpu = decode ? r[2] : v[2];
+	int cok = cpu >= 0 && cpu < PRED_NCPU;
+
+	if (decode) {
+		v[2] = r[2];
+		v[3] = cok ? p->cpu_pid[cpu] + r[3] : r[3];
+		v[5] = r[5] == 0 ? 0x10000 + v[3] : r[5] > 0 ? r[5] - 1 : r[5];
+		v[1] = r[1];
+		for (int i = 4; i < 9; i++)
+			if (i != 5)
+				v[i] = r[i];
+	} else {
+		r[2] = v[2];
+		r[3] = cok ? v[3] - p->cpu_pid[cpu] : v[3];
+		r[5] = v[3] > 0 && v[5] == 0x10000 + v[3] ? 0 : v[5] >= 0 ? v[5] + 1 : v[5];
+		r[1] = v[1];
+		for (int i = 4; i < 9; i++)
+			if (i != 5)
+				r[i] = v[i];
+	}
+	if (cok)
+		p->cpu_pid[cpu] = v[3];
+	int ex = cok && pred_exec(v[5]);
+	int64_t base = ex && p->cpu_end[cpu] != PRED_NONE ? p->cpu_end[cpu] : p->prev_ts;
+	/* unsigned: wraps instead of overflowing on absurd times */
+	if (decode)
+		v[0] = (int64_t)((uint64_t)base + (uint64_t)r[0]);
+	else
+		r[0] = (int64_t)((uint64_t)v[0] - (uint64_t)base);
+	p->prev_ts = v[0];
+	if (ex)
+		p->cpu_end[cpu] = (int64_t)((uint64_t)v[0] + (uint64_t)v[1]);
+	int eok = v[5] >= PRED_EV_LO && v[5] < PRED_EV_HI;
+	int32_t *last = eok ? &p->ev_nm[v[5] - PRED_EV_LO] : NULL;
+	if (decode)
+		v[9] = r[9] == 0 && last ? *last : r[9] - 1;
+	else
+		r[9] = last && *last == v[9] ? 0 : v[9] + 1;
+	if (last)
+		*last = (int32_t)v[9];
+}
+
 struct trace {
+	struct pred pred;
 	struct bv col[NCOLS];
 	uint32_t nrows;
 	struct strtab names, glue;
@@ -640,9 +742,9 @@ static void add_exc(struct trace *t, uint32_t row, const char *s, size_t n)
 }
 
 /*
- * Parse one event row at c->p.  Fills the columns.  prev_ts: previous ts.
+ * Parse one event row at c->p.  Fills the columns.
  */
-static int read_row(struct sc *c, struct trace *t, int64_t *prev_ts,
+static int read_row(struct sc *c, struct trace *t,
 		    struct bv *name, struct bv *canon, int64_t *row_ts)
 {
 	size_t st = c->p;
@@ -713,13 +815,16 @@ static int read_row(struct sc *c, struct trace *t, int64_t *prev_ts,
 	}
 	if (!canonical)
 		add_exc(t, t->nrows, c->s + st, c->p - st);
-	bv_varint(&t->col[0], fx[0] - *prev_ts);
-	*prev_ts = fx[0];
-	*row_ts = fx[0];
-	bv_varint(&t->col[1], fx[1]);
+	int64_t v[10], r[10];
+	v[0] = fx[0];
+	v[1] = fx[1];
 	for (int i = 2; i < 9; i++)
-		bv_varint(&t->col[i], iv[i]);
-	bv_varint(&t->col[9], strtab_intern(&t->names, name->p ? (char *)name->p : "", name->len));
+		v[i] = iv[i];
+	v[9] = strtab_intern(&t->names, name->p ? (char *)name->p : "", name->len);
+	pred_row(&t->pred, v, r, 0);
+	for (int i = 0; i < 10; i++)
+		bv_varint(&t->col[i], r[i]);
+	*row_ts = fx[0];
 	t->nrows++;
 	return 0;
 }
@@ -740,6 +845,7 @@ static void add_script_safe(struct bv *o, const char *s, size_t n)
 
 static void trace_free(struct trace *t)
 {
+	pred_free(&t->pred);
 	for (int i = 0; i < NCOLS; i++)
 		bv_free(&t->col[i]);
 	strtab_free(&t->names);
@@ -751,7 +857,6 @@ static void trace_free(struct trace *t)
 static int read_trace(struct sc *c, struct trace *t)
 {
 	struct bv key = { 0 }, name = { 0 }, canon = { 0 };
-	int64_t prev_ts = 0;
 	int rc = -1, have_events = 0;
 #ifdef KT_HAVE_JANSSON
 	json_t *meta = json_object();
@@ -809,7 +914,7 @@ static int read_trace(struct sc *c, struct trace *t)
 						gl = strtab_intern(&t->glue, c->s + last_end, st - last_end);
 					else
 						t->prefix_end = st;
-					if (read_row(c, t, &prev_ts, &name, &canon, &last_ts))
+					if (read_row(c, t, &name, &canon, &last_ts))
 						goto out;
 					sc_drop(c);
 					bv_varint(&t->col[10], gl);
@@ -983,7 +1088,7 @@ static void emit_blob(struct sink *k, struct trace *t, const char *json, size_t 
 {
 	struct bv b = { 0 };
 
-	bv_add(&b, "KTV1", 4);
+	bv_add(&b, "KTV2", 4);
 	bv_u32(&b, t->nrows);
 	bv_u32(&b, NCOLS);
 	for (int i = 0; i < NCOLS; i++)
@@ -1256,6 +1361,7 @@ static int html_write(FILE *out, const char *template_path, const char *json,
 		sc_fail(&c, "NUL byte in the input");
 		goto out;
 	}
+	pred_init(&t.pred);
 	if (read_trace(&c, &t))
 		goto out;
 
@@ -1407,8 +1513,9 @@ static int extract_blob(FILE *out, const unsigned char *blob, size_t n, char *er
 {
 	struct rd r = { blob, n, 0, 0 };
 	const unsigned char *magic = rd_bytes(&r, 4);
-	if (!magic || memcmp(magic, "KTV1", 4)) {
-		snprintf(err, errlen, "embedded data is not a kutrace KTV1 blob");
+	int ver = !magic ? 0 : !memcmp(magic, "KTV1", 4) ? 1 : !memcmp(magic, "KTV2", 4) ? 2 : 0;
+	if (!ver) {
+		snprintf(err, errlen, "embedded data is not a kutrace KTV1/KTV2 blob");
 		return -1;
 	}
 	uint32_t nrows = rd_u32(&r), ncols = rd_u32(&r);
@@ -1473,11 +1580,20 @@ static int extract_blob(FILE *out, const unsigned char *blob, size_t n, char *er
 			exc_p = rd_bytes(&r, exc_len); } else next_exc = UINT32_MAX; } while (0)
 	NEXT_EXC();
 	struct bv row = { 0 };
+	struct pred pred;
+	pred_init(&pred);
 	for (uint32_t k = 0; k < nrows; k++) {
 		int64_t v[NCOLS];
 		for (int i = 0; i < NCOLS; i++)
 			v[i] = rd_varint(&col[i]);
-		ts += v[0];
+		if (ver == 2) {
+			int64_t rv[10];
+			memcpy(rv, v, sizeof(rv));
+			pred_row(&pred, v, rv, 1);
+			ts = v[0];
+		} else {
+			ts += v[0];
+		}
 		if (k > 0) {
 			if (v[10] < 0 || v[10] >= nglue) {
 				r.bad = 1;
@@ -1502,6 +1618,7 @@ static int extract_blob(FILE *out, const unsigned char *blob, size_t n, char *er
 	}
 #undef NEXT_EXC
 	bv_free(&row);
+	pred_free(&pred);
 	for (int i = 0; i < NCOLS; i++)
 		if (col[i].bad)
 			r.bad = 1;

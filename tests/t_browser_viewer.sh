@@ -16,6 +16,11 @@ for f in small unsafe orig misc; do
 	$MS $TPL tests/data/viewer/$f.json $TMP/$f.html || nok "makeself $f.json"
 done
 cp tests/data/viewer/orig.json $TMP/
+# Rows that break every column prediction of the KTV2 encoding: the page
+# must decode exactly the values of the JSON.
+cp tests/browser/pred_edge.json $TMP/ && $MS $TPL $TMP/pred_edge.json $TMP/pred.html || nok "makeself pred_edge.json"
+# Legacy overlays: bracket (-1), oval (-2), dots (-6), and hack mode.
+$MS $TPL tests/browser/legacy.json $TMP/legacy.html || nok "makeself legacy.json"
 # The bare template with its sources next to it (no embedded data).
 cp postprocess/viewer/viewer.js postprocess/viewer/viewer.css $TMP/ && cp $TPL $TMP/template.html
 node tests/browser/gen_trace.js 50000 4 60 > $TMP/gen.json && $MS $TPL $TMP/gen.json $TMP/gen.html || nok "synthetic page"

@@ -52,6 +52,32 @@ else
 	skip "synthetic round trip: no node"
 fi
 
+# The columns are stored as differences from predictions (lib/html.c,
+# struct pred): rows that break every prediction still round trip.
+E=tests/browser/pred_edge.json
+$MS $TPL $E $TMP/pe.html 2>$TMP/err && $UM $TMP/pe.html > $TMP/pe.json
+same_file "prediction edge cases round trip (CPU -1 and >= 65536, events outside the table, pid 0/-1/2^31-1, start times going back)" $E $TMP/pe.json
+# A kutrace_postproc trace (what the predictions are made for) round trips.
+if [ -x $KT_BIN/kutrace_synth ] && [ -x $KT_BIN/kutrace_postproc ]; then
+	$KT_BIN/kutrace_synth -s 5 -c 4 -m 1 --ipc -o $TMP/sy.trace >/dev/null 2>&1 &&
+	$KT_BIN/kutrace_postproc $TMP/sy.trace "synth" -o $TMP/sy.json --no-html >/dev/null 2>&1 &&
+	$MS $TPL $TMP/sy.json $TMP/sy.html && $UM $TMP/sy.html > $TMP/sy2.json
+	same_file "round trip identity on a kutrace_synth trace" $TMP/sy.json $TMP/sy2.json
+	spans=$(grep -c '^\[ ' $TMP/sy.json); bytes=$(stat -c %s $TMP/sy.html)
+	check "kutrace_synth page: $bytes bytes for $spans spans (< 10 bytes/span + 200 KB)" [ $bytes -lt $((spans * 10 + 200000)) ]
+else
+	skip "kutrace_synth round trip: not built"
+fi
+# A page made before the KTV2 encoding (a KTV1 blob, here just its data
+# element) still gives its JSON back.
+cat > $TMP/ktv1.html <<'KTV1'
+<html><body>
+<script type="application/octet-stream" id="ktdata" data-enc="deflate" data-rows="38">eJyNVN1r21YUv1ZdRdWMJ4RJ3TBaYdKQrJYqya4dBwoDU7ZuSwgjDR2lM7J1HYvow9VH0nUMVNOHDToo2Rjb8IP3D6x5yGCPeRnkqc1gD330yh6CH0YH29tod+6Vk1DoQ6/O0bnn66dz7rn2Byur2gxC6A3gJeBPgIn+/lgSvQR8Yawfcrz3cHAekTXopwbnhr+l9988mBj+fuJJGjGp7T7zTEH791Pbf54YnIPt4Ov04HuGxD5YerDNo/ivk7t/nIXs3R8yQAxw/OWdwVds/HOeAoLhCDANcD/1ScwzhYn/TsdPTxFQBmJJ3kilsPsvFIbZfTwN+hEl6AgxTJplWYauFAOfZUnlTBoWy5INm2L37qYQ2smjA/FAHIk7+cMHUQe8gEZiIhMaB6MRxJNMNPyVG14ZXkGvtfpcHHNb3M53RB5scbE02uJ60pPTYHlevc+dvJcBRxwL33B7d0/1hZ7Uk+gW/D0eEnrT4O/BAyJBAYIS7mXghZgvsvARnnZKO4BJPX54npzFIyr/+ZFFvzyfQFmWAdtRWXsp1EHHOQjl81T892LipfJ5JAr5LMuN1Vw6k0E5DolU4whx5Fw5PpMVRDY3mZ/i3jqLJEEoIHaan+Fm32ZgIMUp5fVO68yYdYETM5PcJD+dnRIEIZ+bmsmIYj6H/gVn0wg6FzrYtr3GpufbZiP0DWVer+myZdrY7sptH98Kgo6paJcqiVF2Pg1u2WDQ1bKPDfNYvbTpWyG2vZZhN0LLwX5jA7dCz5eDVgebsh+5rtG0cYK/aazjqAvCChutbiS3ZHzbCmXH8NcbxmVaUtdYw422Ednh2HqRmpfrl9vj1dSquobn214Xu0a4hsMowL5S7UbJptS01rqWqVRVWIFj2LZSLlfK38KcJOkzXirUPcfBbliQFqTCqi5tWmFHurpcl9oWts1CESKM21bwodHE9nUatAJtSbMBbs297P2YeuvL16SlyGlin3qhrUXPxPaS4WDqv+rC8cx+NFf3fDy7sjhnleSqpqqQ9k5JqanvvneH5rVtYy0gCVpJI/o69l1sr2I/sDyXAlWUiqLK6xFMq4VpjtOEc4S6aBp0S2y+4ZqeY5nEViuDdb5SpYBBx/PDxSjp6dhyzbXCIOkzoKBhx4sCAEmMh7ChFdpJP3QcEr04STwpB65U4tVVXZM1VdbnG1p5QdUWVJVGbRw3UiryBbwBE6Dt3uDJf2aRv1Gr1RS1KKn09SoqFG7yNz/nye+NoSnkwv8PHgFycw==</script>
+</body></html>
+KTV1
+$UM $TMP/ktv1.html > $TMP/ktv1.json
+same_file "unmakeself reads a KTV1 page (small.json)" $D/small.json $TMP/ktv1.json
+
 # Original-makeself pages: unmakeself gives back the JSON string.
 { echo '<html><script>'; echo '<!-- selfcontained1 -->'; printf "var myString = '"; tr '\n' ' ' < $D/small.json; echo "';"; echo '<!-- selfcontained2 -->'; echo '</script></html>'; } > $TMP/old.html
 $UM $TMP/old.html > $TMP/old.json

@@ -11,7 +11,7 @@ const EV_PSTATE = 0x209, EV_PSTATE2 = 0x21C, EV_MARKA = 0x20A, EV_MARKD = 0x20D;
 const EV_LEFT = 0x20E, EV_RIGHT = 0x20F, EV_RXPKT = 0x214, EV_TXPKT = 0x215, EV_ENQ = 0x21A;
 const EV_PCU = 0x280, EV_PCK = 0x281, EV_LOCKHELD = 0x282, EV_LOCKTRY = 0x283;
 const EV_WAIT = 0x300, EV_IDLE = 0x10000, EV_CEXIT = 0x20000;
-const EV_ARC = -3, EV_CALLOUT = -4, EV_IPI = -7;
+const EV_BRACKET = -1, EV_OVAL = -2, EV_ARC = -3, EV_CALLOUT = -4, EV_DOTS = -6, EV_IPI = -7, EV_LTIMER = 0x5EC;
 const PAL_A = ['#CC0000', '#CC4700', '#CC8F00', '#BECC00', '#77CC00', '#30CC00', '#00CC18', '#00CC5F',
   '#00CCA7', '#00A7CC', '#005FCC', '#0018CC', '#3000CC', '#7700CC', '#BE00CC', '#CC008F', '#CC0047'];
 const PAL_B = ['#FF0000', '#FF6600', '#FFCC00', '#CCE000', '#66E000', '#00FF00', '#00FF66', '#00FFCC',
@@ -64,40 +64,75 @@ async function inflate(bytes) {
   return new Uint8Array(await new Response(ds.readable).arrayBuffer());
 }
 
+// Zig-zag LEB128 varints of one column; one function per output type so
+// that each loop stays monomorphic and on small integers.  A varint of
+// five bytes or more (values of 2^27 and up) is redone by vSlow in doubles.
+let VQ = 0;
+function vSlow(u, q) { // the varint at q; VQ = the position after it
+  let v = 0, sh = 0, b; do { b = u[q++]; v += (b & 127) * Math.pow(2, sh); sh += 7; } while (b & 128);
+  VQ = q; return v % 2 ? -(v + 1) / 2 : v / 2;
+}
+function colI32(u, p, n, out) {
+  let q = p;
+  for (let i = 0; i < n; i++) {
+    let b = u[q++], v = b & 127;
+    if (b & 128) {
+      b = u[q++]; v |= (b & 127) << 7;
+      if (b & 128) { b = u[q++]; v |= (b & 127) << 14;
+        if (b & 128) { b = u[q++]; v |= (b & 127) << 21;
+          if (b & 128) { out[i] = vSlow(u, q - 4); q = VQ; continue; } } }
+    }
+    out[i] = (v >>> 1) ^ -(v & 1);
+  }
+  return out;
+}
+function colF64(u, p, n, out) {
+  let q = p;
+  for (let i = 0; i < n; i++) {
+    let b = u[q++], v = b & 127;
+    if (b & 128) {
+      b = u[q++]; v |= (b & 127) << 7;
+      if (b & 128) { b = u[q++]; v |= (b & 127) << 14;
+        if (b & 128) { b = u[q++]; v |= (b & 127) << 21;
+          if (b & 128) { out[i] = vSlow(u, q - 4); q = VQ; continue; } } }
+    }
+    out[i] = (v >>> 1) ^ -(v & 1);
+  }
+  return out;
+}
+// The KTV2 blob of lib/html.c: columns, then the prediction undone in one
+// pass (the same rules as pred_row there), then the string table.
 function decodeBlob(u) {
   const dv = new DataView(u.buffer, u.byteOffset, u.byteLength);
   let p = 0;
   const u32 = () => { const v = dv.getUint32(p, true); p += 4; return v; };
-  if (String.fromCharCode(u[0], u[1], u[2], u[3]) !== 'KTV1') throw new Error('embedded data is not KTV1');
+  if (String.fromCharCode(u[0], u[1], u[2], u[3]) !== 'KTV2') throw new Error('embedded data is not KTV2');
   p = 4;
   const n = u32(), ncols = u32();
   const lens = []; for (let i = 0; i < ncols; i++) lens.push(u32());
-  const cols = [];
-  // arg (6) is a float: it carries unsigned 32-bit arguments (mark_d, packet hashes).
-  const typed = [Float64Array, Float64Array, Int32Array, Int32Array, Int32Array, Int32Array, Float64Array, Int32Array, Uint8Array, Uint32Array];
-  for (let c = 0; c < ncols; c++) {
-    const end = p + lens[c];
-    if (c >= 10) { p = end; continue; }
-    const out = new typed[c](n);
-    let q = p, acc = 0;
-    const scale = c <= 1 ? 1e-8 : 1;
-    for (let i = 0; i < n; i++) {
-      let b = u[q++], v = b & 127;
-      if (b & 128) {
-        b = u[q++]; v |= (b & 127) << 7;
-        if (b & 128) {
-          b = u[q++]; v |= (b & 127) << 14;
-          if (b & 128) {
-            b = u[q++]; v = (v | ((b & 127) << 21)) >>> 0; let sh = 28;
-            while (b & 128) { b = u[q++]; v += (b & 127) * Math.pow(2, sh); sh += 7; }
-          }
-        }
-      }
-      const s = (v & 1) ? -(v + 1) / 2 : v / 2; // zig-zag
-      if (c === 0) { acc += s; out[i] = acc * scale; } else if (c === 1) out[i] = s * scale; else out[i] = s;
-    }
-    cols.push(out); p = end;
+  const at = []; for (let i = 0; i < ncols; i++) { at.push(p); p += lens[i]; }
+  const ts = colF64(u, at[0], n, new Float64Array(n)), dur = colF64(u, at[1], n, new Float64Array(n));
+  const cpu = colI32(u, at[2], n, new Int32Array(n)), pid = colI32(u, at[3], n, new Int32Array(n));
+  const rpc = colI32(u, at[4], n, new Int32Array(n)), ev = colI32(u, at[5], n, new Int32Array(n));
+  // arg is a float: it carries unsigned 32-bit arguments (mark_d, packet hashes).
+  const arg = colF64(u, at[6], n, new Float64Array(n)), ret = colI32(u, at[7], n, new Int32Array(n));
+  const ipc = Uint8Array.from(colI32(u, at[8], n, new Int32Array(n))), nmc = colI32(u, at[9], n, new Int32Array(n));
+  const nm = new Uint32Array(nmc.buffer); // in place
+  const NCPU = 65536, EVLO = -16, EVHI = 0x40000;
+  const cpuEnd = new Float64Array(NCPU).fill(-Infinity), cpuPid = new Int32Array(NCPU), evNm = new Int32Array(EVHI - EVLO).fill(-1);
+  let prevTs = 0;
+  for (let i = 0; i < n; i++) {
+    const c = cpu[i], cok = c >= 0 && c < NCPU;
+    const pd = cok ? cpuPid[c] + pid[i] : pid[i]; pid[i] = pd; if (cok) cpuPid[c] = pd;
+    const r5 = ev[i], e = r5 === 0 ? 0x10000 + pd : r5 > 0 ? r5 - 1 : r5; ev[i] = e;
+    const ex = cok && ((e >= 0 && e < 0x200) || (e >= 0x400 && e < 0x1000) || e >= 0x10000);
+    const t = (ex && cpuEnd[c] !== -Infinity ? cpuEnd[c] : prevTs) + ts[i]; ts[i] = t; prevTs = t;
+    if (ex) cpuEnd[c] = t + dur[i];
+    const eok = e >= EVLO && e < EVHI, r9 = nmc[i];
+    const k = r9 === 0 && eok ? evNm[e - EVLO] : r9 - 1; nm[i] = k; if (eok) evNm[e - EVLO] = k;
   }
+  for (let i = 0; i < n; i++) { ts[i] *= 1e-8; dur[i] *= 1e-8; }
+  const cols = [ts, dur, cpu, pid, rpc, ev, arg, ret, ipc, nm];
   const nstr = u32(); const lb = u32(); let q = p; p += lb;
   const dlen = u32(); const dstart = p; p += dlen;
   const td = new TextDecoder('utf-8'); const names = new Array(nstr); let off = dstart;
@@ -156,16 +191,18 @@ function buildRows() {
   const n = D.n, ts = D.ts, dur = D.dur, cpu = D.cpu, pid = D.pid, rpc = D.rpc, ev = D.ev, arg = D.arg, nm = D.nm;
   const cpuMap = new Map(), cpuSeen = new Uint8Array(4096), pidSeen = new Uint8Array(1 << 22);
   const pidLabel = new Map(), rpcLabel = new Map(), rpcOrder = [];
-  let arcs = 0, ipis = 0;
-  let fmin = Infinity, fmax = -Infinity;
+  const arcs = [], ipis = [], legacy = [];
+  let fmin = Infinity, fmax = -Infinity, t1 = (n ? ts[0] : 0) + 1e-6;
   for (let k = 0; k < n; k++) {
     const e = ev[k];
     if (e === EV_PSTATE || e === EV_PSTATE2) {
       let f = arg[k]; if (f < 100) f *= 100; else if (f > 100000) f = Math.round(f / 1000); arg[k] = f;
       if (f < fmin) fmin = f; if (f > fmax) fmax = f; D.hasFreq = true;
     }
-    if (e === EV_ARC) { arcs++; continue; }
-    if (e === EV_IPI) { ipis++; continue; }
+    const end = ts[k] + dur[k]; if (end > t1 && end < 999) t1 = end;
+    if (e === EV_ARC) { arcs.push(k); continue; }
+    if (e === EV_IPI) { ipis.push(k); continue; }
+    if (e === EV_BRACKET || e === EV_OVAL || e === EV_DOTS) { legacy.push(k); continue; }
     if (e < 0) continue;
     const c = cpu[k];
     if (c >= 0) { if (c < 4096) { if (!cpuSeen[c]) { cpuSeen[c] = 1; cpuMap.set(c, null); } } else if (!cpuMap.has(c)) cpuMap.set(c, null); }
@@ -210,103 +247,108 @@ function buildRows() {
     const m = new Map(rows.map(r => [r.id, r.idx])); return id => { const v = m.get(id); return v === undefined ? -1 : v; };
   };
   const cL = lookup(G[0].rows), pL = lookup(G[1].rows), rL = lookup(G[2].rows);
-  // Row of each span per group (-1 = none), and per-row counts (exec, overlay).
+  // Row of each span per group (-1 = none), per-row counts (exec, overlay)
+  // and time extents.
   const cr = new Int32Array(n), pr = new Int32Array(n), rr = new Int32Array(n), exf = new Uint8Array(n);
   const nR = ROWS.length, cEx = new Int32Array(nR), cOv = new Int32Array(nR);
+  const tmin = new Float64Array(nR).fill(Infinity), tmax = new Float64Array(nR).fill(-Infinity);
   for (let k = 0; k < n; k++) {
     const e = ev[k];
     if (e < 0 || e === EV_LEFT || e === EV_RIGHT) { cr[k] = pr[k] = rr[k] = -1; continue; }
     const ex = (e >= 0 && e < 0x200) || (e >= 0x400 && e < 0x1000) || e >= EV_IDLE; exf[k] = ex ? 1 : 0;
-    const cnt = ex ? cEx : cOv;
-    let a = cpu[k] >= 0 ? cL(cpu[k]) : -1; cr[k] = a; if (a >= 0) cnt[a]++;
-    a = pid[k] > 0 ? pL(pid[k]) : -1; pr[k] = a; if (a >= 0) cnt[a]++;
-    a = rpc[k] > 0 ? rL(rpc[k]) : -1; rr[k] = a; if (a >= 0) cnt[a]++;
+    const cnt = ex ? cEx : cOv, s = ts[k], end = s + dur[k];
+    let a = cpu[k] >= 0 ? cL(cpu[k]) : -1; cr[k] = a; if (a >= 0) { cnt[a]++; if (s < tmin[a]) tmin[a] = s; if (end > tmax[a]) tmax[a] = end; }
+    a = pid[k] > 0 ? pL(pid[k]) : -1; pr[k] = a; if (a >= 0) { cnt[a]++; if (s < tmin[a]) tmin[a] = s; if (end > tmax[a]) tmax[a] = end; }
+    a = rpc[k] > 0 ? rL(rpc[k]) : -1; rr[k] = a; if (a >= 0) { cnt[a]++; if (s < tmin[a]) tmin[a] = s; if (end > tmax[a]) tmax[a] = end; }
   }
-  // One sequential pass scatters each span to its rows: the span index, and
-  // for execution spans row-local copies of start, duration and event.
-  const exA = [], ovA = [], tsA = [], duA = [], evA = [], fEx = new Int32Array(nR), fOv = new Int32Array(nR);
-  for (let i = 0; i < nR; i++) {
-    exA.push(new Int32Array(cEx[i])); ovA.push(new Int32Array(cOv[i]));
-    tsA.push(new Float64Array(cEx[i])); duA.push(new Float32Array(cEx[i])); evA.push(new Int32Array(cEx[i]));
-  }
-  const put = (row, k, s, d, e) => { const p = fEx[row]++; exA[row][p] = k; tsA[row][p] = s; duA[row][p] = d; evA[row][p] = e; };
-  for (let k = 0; k < n; k++) {
-    const a = cr[k], b = pr[k], c = rr[k]; if (a < 0 && b < 0 && c < 0) continue;
-    if (exf[k]) { const s = ts[k], d = dur[k], e = ev[k]; if (a >= 0) put(a, k, s, d, e); if (b >= 0) put(b, k, s, d, e); if (c >= 0) put(c, k, s, d, e); }
-    else { if (a >= 0) ovA[a][fOv[a]++] = k; if (b >= 0) ovA[b][fOv[b]++] = k; if (c >= 0) ovA[c][fOv[c]++] = k; }
-  }
-  for (let i = 0; i < nR; i++) { const r = ROWS[i]; r.ex = exA[i]; r.ov = ovA[i]; r.ts = tsA[i]; r.du = duA[i]; r.ev = evA[i]; }
-  D.cpuRow = cr; D.pidRow = pr; D.rpcRow = rr;
-  for (const r of ROWS) {
-    rowArrays(r); splitOverlays(r);
-    const fe = r.ex.length ? ts[r.ex[0]] : Infinity, fo = r.ov.length ? ts[r.ov[0]] : Infinity;
-    r.tmin = Math.min(fe, fo); r.tmax = Math.max(r.exEnd.length ? r.exEnd[r.exEnd.length - 1] : -Infinity, r.ovMax);
-  }
-  D.arcs = new Int32Array(arcs); D.ipis = new Int32Array(ipis); arcs = 0; ipis = 0; D.arcLv = null;
-  for (let k = 0; k < n; k++) { if (ev[k] === EV_ARC) D.arcs[arcs++] = k; else if (ev[k] === EV_IPI) D.ipis[ipis++] = k; }
-  D.t0 = n ? ts[0] : 0; let t1 = D.t0 + 1e-6;
-  for (let k = 0; k < n; k++) { const e = ts[k] + dur[k]; if (e > t1 && e < 999) t1 = e; }
-  D.t1 = t1;
+  for (let i = 0; i < nR; i++) { const r = ROWS[i]; r.tmin = tmin[i]; r.tmax = tmax[i]; r.nEx = cEx[i]; r.nOv = cOv[i]; r.ready = false; }
+  D.cpuRow = cr; D.pidRow = pr; D.rpcRow = rr; D.exf = exf;
+  // The CPU rows now (the first view shows them); the PID and RPC rows in
+  // the background after the first draw, or at once when needed (ensureRows).
+  allocRows(G[0].rows); scatter(cr, 0, n); for (const r of G[0].rows) finishRow(r);
+  REST.rows = G[1].rows.concat(G[2].rows); REST.k = 0; REST.m = 0; REST.i = 0; REST.done = !REST.rows.length;
+  if (!REST.done) allocRows(REST.rows);
+  D.arcs = Int32Array.from(arcs); D.ipis = Int32Array.from(ipis);
+  D.arcLv = levelSet(D.arcs); D.ipiLv = levelSet(D.ipis);
+  D.legacy = Int32Array.from(legacy); D.legLv = levelSet(D.legacy);
+  D.t0 = n ? ts[0] : 0; D.t1 = t1;
   D.extra = (D.meta.extra || []).filter(r => Array.isArray(r) && r[5] === EV_CALLOUT);
 }
 
-// Overlays of a row split by duration: level L holds spans of 2^L..2^(L+1)
-// ns, so a redraw only visits the levels that can be a pixel or more wide.
-// Marks, packets and RPC messages are drawn at any width (ovPt).
-function isPointOverlay(e) { return (e >= EV_MARKA && e <= EV_MARKD) || e === EV_RXPKT || e === EV_TXPKT || e === EV_RPCRX || e === EV_RPCTX; }
-// Span indices split by duration level (2^L..2^(L+1) ns), each level with
-// its running maximum end, for visiting only the spans long enough to show.
-function makeLevels(list) {
-  const n = list.length, dur = D.dur, lv = new Int8Array(n), cnt = new Int32Array(41);
-  for (let i = 0; i < n; i++) { const d = dur[list[i]]; const L = d > 1e-9 ? Math.min(40, Math.floor(Math.log2(d * 1e9))) : 0; lv[i] = L; cnt[L]++; }
-  const a = []; for (let L = 0; L <= 40; L++) a.push(cnt[L] ? new Int32Array(cnt[L]) : null);
-  const fill = new Int32Array(41); for (let i = 0; i < n; i++) { const L = lv[i]; a[L][fill[L]++] = list[i]; }
-  return { lv: a, end: a.map(x => (x ? endMax(x) : null)) };
-}
-// Indices of the spans in levels that can last minDur or more and overlap [t0, t1).
-function gatherLevels(levels, minDur, t0, t1, out) {
-  const ts = D.ts;
-  for (let L = 0; L <= 40; L++) {
-    const a = levels.lv[L]; if (!a || Math.pow(2, L + 1) * 1e-9 < minDur) continue;
-    for (let i = firstAbove(levels.end[L], t0); i < a.length; i++) { const k = a[i]; if (ts[k] >= t1) break; out.push(k); }
+// Per-row arrays: the span indices of execution spans (ex) and overlays
+// (ov), and row-local copies of start, duration and event of the execution
+// spans (for the per-pixel walk in drawExec), filled in span order.
+function allocRows(rows) {
+  for (const r of rows) {
+    r.ex = new Int32Array(r.nEx); r.ov = new Int32Array(r.nOv); r.ts = new Float64Array(r.nEx); r.du = new Float32Array(r.nEx); r.ev = new Int32Array(r.nEx);
+    r.fEx = 0; r.fOv = 0;
   }
-  return out;
+}
+function finishRow(r) { r.blk = null; splitOverlays(r); r.ready = true; } // rowArrays() on the first walk (drawExec)
+// Spans k0..k1 into their rows of one group (map: D.cpuRow, pidRow, rpcRow).
+function scatter(map, k0, k1) {
+  const ts = D.ts, dur = D.dur, ev = D.ev, exf = D.exf;
+  for (let k = k0; k < k1; k++) {
+    const a = map[k]; if (a < 0) continue;
+    const r = ROWS[a];
+    if (exf[k]) { const p = r.fEx++; r.ex[p] = k; r.ts[p] = ts[k]; r.du[p] = dur[k]; r.ev[p] = ev[k]; } else r.ov[r.fOv++] = k;
+  }
+}
+// The PID and RPC rows, built in steps of about 'ms' milliseconds.
+const REST = { rows: [], k: 0, m: 0, i: 0, done: true };
+function buildRest(ms) {
+  const t = performance.now(), maps = [D.pidRow, D.rpcRow];
+  while (!REST.done && performance.now() - t < ms) {
+    if (REST.m < 2) { const k1 = Math.min(D.n, REST.k + 262144); scatter(maps[REST.m], REST.k, k1); REST.k = k1; if (k1 === D.n) { REST.m++; REST.k = 0; } continue; }
+    if (REST.i < REST.rows.length) { const r = REST.rows[REST.i++]; finishRow(r); rowLod(r); continue; } // the zoomed-out summaries too
+    REST.done = true;
+  }
+  return REST.done;
+}
+function ensureRows() { if (!REST.done) { const t = performance.now(); buildRest(Infinity); perf.rest = (perf.rest || 0) + performance.now() - t; } }
+function idleRows() { if (!REST.done) { const t = performance.now(); buildRest(10); perf.rest = (perf.rest || 0) + performance.now() - t; if (!REST.done) setTimeout(idleRows, 0); } }
+// Overlays of a row by kind, each kind split by duration level: waits
+// (ovW) and the generic specials (ovX) go into the pixel buffer; frequency
+// (ovF), PC samples (ovS), locks (ovK) and queued lines (ovQ) are paths.  A
+// redraw visits only the kinds that are switched on, and in each only the
+// levels that can be a pixel wide (no per-frame lists, no sorting).  Marks
+// (mk) and packets/RPC messages (ovPt) are drawn at any width.
+// {idx[L], ts[L], du[L], ev[L], end[L] (running max end)} for levels 0..40,
+// or null: row-local copies, so that a redraw reads them in order instead
+// of jumping around the global columns (cache misses).
+function levelSet(list) {
+  const n = list.length; if (!n) return null;
+  const dur = D.dur, ts = D.ts, ev = D.ev, lv = new Int8Array(n), cnt = new Int32Array(41);
+  for (let i = 0; i < n; i++) { const d = dur[list[i]]; const L = d > 1e-9 ? Math.min(40, Math.floor(Math.log2(d * 1e9))) : 0; lv[i] = L; cnt[L]++; }
+  const idx = [], lts = [], ldu = [], lev = [], end = [];
+  for (let L = 0; L <= 40; L++) {
+    const m = cnt[L]; idx.push(m ? new Int32Array(m) : null); lts.push(m ? new Float64Array(m) : null);
+    ldu.push(m ? new Float32Array(m) : null); lev.push(m ? new Int32Array(m) : null); end.push(m ? new Float64Array(m) : null);
+  }
+  const fill = new Int32Array(41);
+  for (let i = 0; i < n; i++) {
+    const L = lv[i], k = list[i], p = fill[L]++; idx[L][p] = k; lts[L][p] = ts[k]; ldu[L][p] = dur[k]; lev[L][p] = ev[k];
+    const e = ts[k] + dur[k], a = end[L]; a[p] = p && a[p - 1] > e ? a[p - 1] : e;
+  }
+  return { idx, ts: lts, du: ldu, ev: lev, end };
 }
 function splitOverlays(r) {
   const list = r.ov, n = list.length, ts = D.ts, dur = D.dur, ev = D.ev;
-  const lv = new Int8Array(n), cnt = new Int32Array(41); let np = 0, mx = -Infinity;
+  const W = [], X = [], F = [], Sm = [], K = [], Q = [], pt = [], mk0 = [], mk1 = []; let mx = -Infinity;
   for (let i = 0; i < n; i++) {
-    const k = list[i], d = dur[k]; if (ts[k] + d > mx) mx = ts[k] + d;
-    if (isPointOverlay(ev[k])) { lv[i] = -1; np++; continue; }
-    const L = d > 1e-9 ? Math.min(40, Math.floor(Math.log2(d * 1e9))) : 0; lv[i] = L; cnt[L]++;
+    const k = list[i], e = ev[k]; if (ts[k] + dur[k] > mx) mx = ts[k] + dur[k];
+    if (e >= EV_MARKA && e <= EV_MARKD) (e === EV_MARKA + 1 ? mk1 : mk0).push(k); // mark_b has its own text line
+    else if (e === EV_RXPKT || e === EV_TXPKT || e === EV_RPCRX || e === EV_RPCTX) pt.push(k);
+    else if (e >= EV_WAIT && e < EV_WAIT + 32) W.push(k);
+    else if (e === EV_PSTATE || e === EV_PSTATE2) F.push(k);
+    else if (e === EV_PCU || e === EV_PCK) Sm.push(k);
+    else if (e === EV_LOCKHELD || e === EV_LOCKTRY) K.push(k);
+    else if (isRectOverlay(e)) X.push(k); else Q.push(k);
   }
   r.ovMax = mx;
-  const pt = [], mk0 = [], mk1 = []; r.ovLv = []; const fill = new Int32Array(41);
-  for (let L = 0; L <= 40; L++) r.ovLv.push(cnt[L] ? new Int32Array(cnt[L]) : null);
-  for (let i = 0; i < n; i++) {
-    const L = lv[i], k = list[i];
-    if (L >= 0) r.ovLv[L][fill[L]++] = k;
-    else if (ev[k] === EV_MARKA + 1) mk1.push(k); else if (ev[k] >= EV_MARKA && ev[k] <= EV_MARKD) mk0.push(k); else pt.push(k);
-  }
-  // marks by text line (mark_b has its own), other point overlays (packets, messages)
-  r.ovPt = Int32Array.from(pt); r.mk = [Int32Array.from(mk0), Int32Array.from(mk1)];
-  r.ovLvEnd = r.ovLv.map(a => (a ? endMax(a) : null)); r.ovLvTs = r.ovLv.map(a => (a ? Float64Array.from(a, k => ts[k]) : null));
-}
-// Overlay spans of a row that may be visible at the current scale, in ts order.
-// Returns [rectangle kinds (pass 1), the others (pass 2)], each in ts order.
-function overlayCands(r, P) {
-  const o1 = [], o2 = [], t0 = S.t0, t1 = S.t1, ts = D.ts, ev = D.ev, lts = r.ovLvTs;
-  let srcs = 0; const allW = S.btn.freq === 1 && D.hasFreq && r.group.name === 'CPU'; // bold Freq draws every band
-  // RPC messages reach up to 9 ms before their event (rx)
-  if (r.ovPt.length) { for (let i = firstTsAtLeast(r.ovPt, 0, r.ovPt.length, t0 - 0.01); i < r.ovPt.length; i++) { const k = r.ovPt[i]; if (ts[k] >= t1) break; o2.push(k); } srcs++; }
-  for (let L = 0; L <= 40; L++) {
-    const a = r.ovLv[L]; if (!a) continue;
-    if (Math.pow(2, L + 1) * 1e-9 < P && !allW) continue; // nothing under a pixel is drawn
-    const lt = lts[L], n = a.length; let i = firstAbove(r.ovLvEnd[L], t0); if (i < n && lt[i] < t1) srcs++;
-    for (; i < n && lt[i] < t1; i++) { const k = a[i]; if (isRectOverlay(ev[k])) o1.push(k); else o2.push(k); }
-  }
-  if (srcs > 1) { const a = Int32Array.from(o1), b = Int32Array.from(o2); a.sort(); b.sort(); return [a, b]; }
-  return [o1, o2];
+  r.ovW = r.group.name === 'CPU' ? null : levelSet(W); // waits show on PID and RPC rows only
+  r.ovX = levelSet(X); r.ovF = levelSet(F); r.ovS = levelSet(Sm); r.ovK = levelSet(K); r.ovQ = levelSet(Q);
+  r.ovPt = Int32Array.from(pt); r.mk = [Int32Array.from(mk0), Int32Array.from(mk1)]; r.mkTs = r.mk.map(a => Float64Array.from(a, k => ts[k])); r.mkT = r.mk.map(a => Int8Array.from(a, k => ev[k] - EV_MARKA));
 }
 // Execution spans of a row, in one pass: row-local contiguous copies of
 // start, duration and event (for the per-pixel walk in drawExec), the
@@ -339,6 +381,8 @@ function endMax(list) {
   for (let i = 0; i < m; i++) { const k = list[i]; const e = D.ts[k] + D.dur[k]; if (e > mx) mx = e; out[i] = mx; }
   return out;
 }
+// first i in [lo, hi) with a[i] >= v
+function firstAtLeast(a, lo, hi, v) { while (lo < hi) { const m = (lo + hi) >> 1; if (a[m] >= v) hi = m; else lo = m + 1; } return lo; }
 // first i with a[i] > v
 function firstAbove(a, v) { let lo = 0, hi = a.length; while (lo < hi) { const m = (lo + hi) >> 1; if (a[m] > v) hi = m; else lo = m + 1; } return lo; }
 // first j in [lo,hi) with ts[list[j]] >= v
@@ -361,12 +405,13 @@ let L = {}; // layout
 const cv = document.getElementById('cv');
 const ctx = cv.getContext('2d');
 let dpr = 1;
-const perf = { lastDraw: 0, draws: 0, prims: 0, tri: 0, msgs: 0, markBoxes: [] };
+const perf = { lastDraw: 0, draws: 0, prims: 0, tri: 0, msgs: 0, arcs: 0, ticks: 0, markBoxes: [], phase: {} };
 
 function recomputeHL() {
   const n = D.n; anyHL = false;
   if (!hlSpan || hlSpan.length !== n) hlSpan = new Uint8Array(n); else hlSpan.fill(0);
   for (const g of G) { g.hasHL = g.rows.some(r => r.hl); if (g.hasHL) anyHL = true; if (!g.hasHL && g.open === 'hl') g.open = 'open'; }
+  if (G.some((g, i) => i > 0 && g.hasHL)) ensureRows();
   for (const r of ROWS) if (r.hl) { for (const k of r.ex) hlSpan[k] = 1; for (const k of r.ov) hlSpan[k] = 1; }
   if (S.hlEv.length) {
     anyHL = true; const ev = D.ev; const set = S.hlEv;
@@ -374,7 +419,8 @@ function recomputeHL() {
   }
   if (anyHL) { // arcs: highlighted if either end's CPU or PID row is
     const hlCpu = new Set(G[0].rows.filter(r => r.hl).map(r => r.id)), hlPid = new Set(G[1].rows.filter(r => r.hl).map(r => r.id));
-    for (const k of D.arcs) if (hlCpu.has(D.cpu[k]) || hlCpu.has(D.arg[k]) || hlPid.has(D.ret[k])) hlSpan[k] = 1;
+    for (const k of D.arcs) if (hlCpu.has(D.cpu[k]) || hlCpu.has(D.arg[k]) || hlPid.has(D.pid[k]) || hlPid.has(D.ret[k])) hlSpan[k] = 1;
+    for (const k of D.legacy) if (hlCpu.has(D.cpu[k]) || hlPid.has(D.pid[k])) hlSpan[k] = 1; // brackets, ovals, dots: by their row
   }
 }
 function isHL(k) { return !anyHL || hlSpan[k] === 1; }
@@ -390,6 +436,7 @@ function rowTracks(r) {
 }
 
 function layout() {
+  if (G.some((g, i) => i > 0 && g.open !== 'closed')) ensureRows(); // the PID/RPC rows are built on first use
   const aw = Math.max(300, window.innerWidth - 16), ah = Math.max(240, window.innerHeight - (document.getElementById('bar').offsetHeight + document.getElementById('foot').offsetHeight) - 12);
   let W = aw, H = ah;
   const asp = /^([1-9]):([1-9])$/.exec(S.cfg.aspect);
@@ -466,10 +513,28 @@ function pbRectW(x0, x1, y0, y1, v) { // CSS px, colour word
   if (b <= a) b = a + 1; if (a < 0) a = 0; if (b > w) b = w; if (b <= a) return;
   let p = Math.round(y0 * dpr) - PB.y0, q = Math.round(y1 * dpr) - PB.y0;
   if (q <= p) q = p + 1; if (p < 0) p = 0; if (q > PB.h) q = PB.h; if (q <= p) return;
-  const u = PB.u32;
+  pbFill(a, b, p, q, v);
+}
+// Device pixels [a, b) x [p, q) of the pixel buffer; fill() only for long
+// runs (a call costs more than a short loop).
+function pbFill(a, b, p, q, v) {
+  const u = PB.u32, w = PB.w;
   if (b - a === 1) { for (let i = p * w + a, end = q * w; i < end; i += w) u[i] = v; }
+  else if (b - a < 48) { for (let y = p; y < q; y++) for (let i = y * w + a, end = y * w + b; i < end; i++) u[i] = v; }
   else for (let y = p; y < q; y++) u.fill(v, y * w + a, y * w + b);
   perf.prims++;
+}
+// Device rows [out[o], out[o+1]) of a stroke w px tall centred on yc, as pbRectW rounds them.
+const FAST_BANDS = new Int32Array(6);
+function pbBand(yc, w, out, o) {
+  let p = Math.round((yc - w / 2) * dpr) - PB.y0, q = Math.round((yc + w / 2) * dpr) - PB.y0;
+  if (q <= p) q = p + 1; if (p < 0) p = 0; if (q > PB.h) q = PB.h; out[o] = p; out[o + 1] = q;
+}
+// One CSS pixel column [x, x+1) of device rows [p, q).
+function pbCol(x, p, q, v) {
+  const w = PB.w; let a = Math.round(x * dpr) - PB.x0, b = Math.round((x + 1) * dpr) - PB.x0;
+  if (a < 0) a = 0; if (b > w) b = w; if (b <= a || q <= p) return;
+  pbFill(a, b, p, q, v);
 }
 // Run a path-drawing function now, or after the pixel buffer is put.
 function later(f) { if (PB.on) PB.later.push(f); else f(); }
@@ -603,8 +668,16 @@ function drawIpc(x, yc, size, v, fill) {
 function drawExec(r, g) {
   const n = r.ex.length; if (!n) return;
   const rts = r.ts, rdu = r.du, rev = r.ev, list = r.ex, t0 = S.t0, t1 = S.t1;
-  const B1 = r.blk[0], B2 = r.blk[1];
   const P = (t1 - t0) / L.pw, E = g.E, yc = g.yc;
+  // Rows under 7 px draw fast glyphs only: an aggregated pixel is one
+  // column of the idle, user or kernel band, written straight into the
+  // pixel buffer (device rows of the three bands worked out once).
+  const fast = E < 7 && PB.on, FB = FAST_BANDS;
+  if (fast) { pbBand(yc, Math.max(1, 0.07 * E), FB, 0); pbBand(yc, Math.max(1, 0.38 * E), FB, 2); pbBand(yc, Math.max(1, 0.93 * E), FB, 4); }
+  const WP = W_PAL[S.btn.cb], fade = S.fade;
+  if (P >= 2e-6 && n >= 256 && PB.on) { const lod = rowLod(r); if (lod && P >= lod.q0) return drawExecLod(r, g, lod, P); }
+  if (!r.blk) rowArrays(r);
+  const B1 = r.blk[0], B2 = r.blk[1];
   let i = firstAbove(r.exEnd, t0);
   while (i < n) {
     const s = rts[i]; if (s >= t1) break;
@@ -631,8 +704,107 @@ function drawExec(r, g) {
     if (tU >= tI && tU >= tK && lU >= 0) pick = lU; else if (tK > tU && tK >= tI && lK >= 0) pick = lK; else pick = -1;
     const x = L.left + px;
     if (pick < 0) pick = lI >= 0 ? lI : idleIn(rev, i, j);
-    drawFastE(rev[pick], x, x + 1, yc, E, anyHL && !hlSpan[list[pick]]);
+    const e = rev[pick], grey = fade || (anyHL && !hlSpan[list[pick]]);
+    if (fast) {
+      if (e === EV_IDLE || e === EV_CEXIT) pbCol(x, FB[0], FB[1], grey ? W_GREY : W_BLACK);
+      else if (e > EV_IDLE) pbCol(x, FB[2], FB[3], grey ? W_GREY : WP[((e * 4) % 17 + 17) % 17]);
+      else { const h = e >> 8; pbCol(x, FB[4], FB[5], grey ? W_GREY : W_FASTK[h === 4 || h === 6 ? 1 : h === 5 || h === 7 ? 2 : h >= 8 ? 3 : 0]); }
+    } else drawFastE(e, x, x + 1, yc, E, grey);
     i = j;
+  }
+}
+// Level of detail for zoomed-out views (a pixel wider than the finest bin
+// of the row): the execution spans of a row summed into time bins on a
+// power-of-two grid anchored at the trace start (idle, user and kernel
+// time and the last user and kernel span of each bin), the finest bin
+// about 4 spans wide on average, each coarser level twice as wide.  A
+// redraw picks the level whose bins are between half a pixel and a pixel
+// wide and applies the aggregation rule of 3.4 per pixel to the 1-2 bins
+// starting in it: O(pixels) per row however many spans are in view.
+// Spans a pixel or longer are drawn in full on top, from a per-duration
+// index of the row's long spans.  Built on the first such redraw.
+function rowLod(r) {
+  if (r.lod !== undefined) return r.lod;
+  const m = r.ex.length; r.lod = null; if (m < 256) return null;
+  const rts = r.ts, rdu = r.du, rev = r.ev, O = D.t0;
+  const ext = Math.max(1e-9, r.tmax - rts[0]);
+  const q0 = Math.pow(2, Math.max(0, Math.ceil(Math.log2(4 * ext / m * 1e9)))) * 1e-9;
+  const levels = [];
+  let base = Math.floor((rts[0] - O) / q0), nb = Math.floor((rts[m - 1] - O) / q0) - base + 1;
+  let I = new Float32Array(nb), U = new Float32Array(nb), K = new Float32Array(nb), LU = new Int32Array(nb).fill(-1), LK = new Int32Array(nb).fill(-1);
+  for (let i = 0; i < m; i++) {
+    const b = Math.floor((rts[i] - O) / q0) - base, e = rev[i], d = rdu[i];
+    if (e === EV_IDLE || e === EV_CEXIT) I[b] += d; else if (e > EV_IDLE) { U[b] += d; LU[b] = i; } else { K[b] += d; LK[b] = i; }
+  }
+  let q = q0;
+  for (;;) {
+    levels.push({ q, base, I, U, K, LU, LK });
+    if (nb <= 2 || levels.length > 40) break;
+    const pb = Math.floor(base / 2), pn = Math.floor((base + nb - 1) / 2) - pb + 1;
+    const I2 = new Float32Array(pn), U2 = new Float32Array(pn), K2 = new Float32Array(pn), LU2 = new Int32Array(pn).fill(-1), LK2 = new Int32Array(pn).fill(-1);
+    for (let j = 0; j < nb; j++) { // children in order: the later one's last spans win
+      const c = Math.floor((base + j) / 2) - pb; I2[c] += I[j]; U2[c] += U[j]; K2[c] += K[j];
+      if (LU[j] >= 0) LU2[c] = LU[j]; if (LK[j] >= 0) LK2[c] = LK[j];
+    }
+    base = pb; nb = pn; I = I2; U = U2; K = K2; LU = LU2; LK = LK2; q *= 2;
+  }
+  // spans of q0 or longer by duration level (row-local indices, running max end)
+  const cnt = new Int32Array(41), lvOf = L => Math.min(40, Math.max(0, Math.floor(Math.log2(L * 1e9))));
+  for (let i = 0; i < m; i++) if (rdu[i] >= q0) cnt[lvOf(rdu[i])]++;
+  const lidx = [], lend = [], fill = new Int32Array(41);
+  for (let L = 0; L <= 40; L++) { lidx.push(cnt[L] ? new Int32Array(cnt[L]) : null); lend.push(cnt[L] ? new Float64Array(cnt[L]) : null); }
+  for (let i = 0; i < m; i++) {
+    const d = rdu[i]; if (d < q0) continue;
+    const L = lvOf(d), p = fill[L]++, e = rts[i] + d, a = lend[L]; lidx[L][p] = i; a[p] = p && a[p - 1] > e ? a[p - 1] : e;
+  }
+  return (r.lod = { q0, levels, lidx, lend });
+}
+let LOD_COLS = new Int32Array(2 * 4096); // scratch: pixel, pick
+function drawExecLod(r, g, lod, P) {
+  const t0 = S.t0, t1 = S.t1, O = D.t0, E = g.E, yc = g.yc, list = r.ex, rev = r.ev, rts = r.ts, rdu = r.du;
+  let l = Math.floor(Math.log2(P / lod.q0) + 1e-9); if (l >= lod.levels.length) l = lod.levels.length - 1;
+  const lv = lod.levels[l], q = lv.q, base = lv.base, I = lv.I, U = lv.U, K = lv.K, LU = lv.LU, LK = lv.LK, nb = I.length;
+  const fast = E < 7, FB = FAST_BANDS, WP = W_PAL[S.btn.cb], fade = S.fade;
+  if (fast) { pbBand(yc, Math.max(1, 0.07 * E), FB, 0); pbBand(yc, Math.max(1, 0.38 * E), FB, 2); pbBand(yc, Math.max(1, 0.93 * E), FB, 4); }
+  let j = Math.max(0, Math.floor((t0 - O) / q) - base); const jEnd = Math.min(nb, Math.floor((t1 - O) / q) - base + 1);
+  const idleHL = r.hl || S.hlEv.includes(EV_IDLE) || S.hlEv.includes(EV_CEXIT); // idle (pid 0) is on CPU rows only
+  if (LOD_COLS.length < 2 * (L.pw + 8)) LOD_COLS = new Int32Array(2 * (L.pw + 8));
+  const cols = LOD_COLS, B = L.left; let nc = 0, cur = -1, tI = 0, tU = 0, tK = 0, lU = -1, lK = -1;
+  // pass 1: per pixel the winner of its bins (3.4): a row-local span index, -2 idle, -1 none
+  for (; j <= jEnd; j++) {
+    let px = 2147483647;
+    if (j < jEnd) {
+      if (LU[j] < 0 && LK[j] < 0 && I[j] === 0) continue; // empty bin
+      px = Math.floor((O + (base + j) * q - t0) / P); if (px < 0) px = 0;
+      if (px === cur) { tI += I[j]; tU += U[j]; tK += K[j]; if (LU[j] >= 0) lU = LU[j]; if (LK[j] >= 0) lK = LK[j]; continue; }
+    }
+    if (cur >= 0) {
+      tU *= 10; tK *= 10; let pick;
+      if (tU >= tI && tU >= tK && lU >= 0) pick = lU; else if (tK > tU && tK >= tI && lK >= 0) pick = lK; else pick = tI > 0 ? -2 : -1;
+      if (pick !== -1) { cols[nc++] = cur; cols[nc++] = pick; }
+    }
+    if (j === jEnd) break;
+    cur = px; tI = I[j]; tU = U[j]; tK = K[j]; lU = LU[j]; lK = LK[j];
+  }
+  // pass 2: the columns
+  for (let c = 0; c < nc; c += 2) {
+    const x = B + cols[c], pick = cols[c + 1], e = pick >= 0 ? rev[pick] : EV_IDLE, grey = fade || (anyHL && (pick >= 0 ? !hlSpan[list[pick]] : !idleHL));
+    if (fast) {
+      if (e === EV_IDLE || e === EV_CEXIT) pbCol(x, FB[0], FB[1], grey ? W_GREY : W_BLACK);
+      else if (e > EV_IDLE) pbCol(x, FB[2], FB[3], grey ? W_GREY : WP[((e * 4) % 17 + 17) % 17]);
+      else { const h = e >> 8; pbCol(x, FB[4], FB[5], grey ? W_GREY : W_FASTK[h === 4 || h === 6 ? 1 : h === 5 || h === 7 ? 2 : h >= 8 ? 3 : 0]); }
+    } else drawFastE(e, x, x + 1, yc, E, grey);
+  }
+  // spans a pixel or longer, in full
+  const lidx = lod.lidx, lend = lod.lend;
+  for (let Lv = Math.max(0, Math.floor(Math.log2(P * 1e9)) - 1); Lv <= 40; Lv++) {
+    const a = lidx[Lv]; if (!a) continue;
+    const n = a.length;
+    for (let i = firstAbove(lend[Lv], t0); i < n; i++) {
+      const x = a[i], s = rts[x]; if (s >= t1) break;
+      const d = rdu[x]; if (d < P || s + d <= t0) continue;
+      drawSpan(list[x], xOf(s), xOf(s + d), yc, E, true);
+    }
   }
 }
 // an idle span (row-local index) between i and j, else the last one
@@ -658,62 +830,106 @@ function isRectOverlay(e) {
     e !== EV_RPCRX && e !== EV_RPCTX && e !== EV_RXPKT && e !== EV_TXPKT && e !== EV_ENQ;
 }
 
-// Overlays: waits, samples, locks, frequency, marks, specials, packets.
-function drawOverlays(r, g, markSlots, list, pass) {
-  const ts = D.ts, dur = D.dur, ev = D.ev, arg = D.arg, t0 = S.t0, t1 = S.t1;
-  const P = (t1 - t0) / L.pw, E = g.E, yc = g.yc;
-  const n = list.length;
-  let lockStack = [];
-  for (let i = 0; i < n; i++) {
-    const k = list[i], s = ts[k]; if (s >= t1) break;
-    const e = ev[k], d = dur[k]; if (s + d <= t0 && e !== EV_RPCTX && e !== EV_RPCRX) continue;
-    const w = d / P;
-    const grey = anyHL && !hlSpan[k];
-    const x0 = Math.max(xOf(s), L.left - 5), x1 = Math.min(xOf(s + d), L.right + 5);
-    if (e >= EV_WAIT && e < EV_WAIT + 32) {
-      if (w < 2 || r.group.name === 'CPU') continue;
-      const letter = e - EV_WAIT; const col = grey || S.fade ? GREY : (WAIT_COLOR[letter] || '#808080'); const y = yc - E / 4;
-      const xm = morse(x1, y, x1 - x0, letter, col, E);
-      if (xm > x0) rectFill(x0, y - 0.0375 * E, xm - x0, Math.max(1, 0.075 * E), col);
-    } else if (e === EV_PSTATE || e === EV_PSTATE2) {
-      if (!S.btn.freq || !D.hasFreq || (S.btn.freq === 2 && w < 2)) continue;
-      const step = Math.max(1, Math.floor((D.fmax - D.fmin) / 8)); const bk = Math.floor((arg[k] - D.fmin) / step);
-      const bold = S.btn.freq === 1 ? 0.1 : 0;
-      let c, a; if (bk <= 0) { c = '#E00000'; a = 0.5; } else if (bk <= 2) { c = '#E0C000'; a = 0.4; } else if (bk <= 4) { c = '#E0C000'; a = 0.3; }
-      else if (bk <= 6) { c = '#E0C000'; a = 0.2; } else { c = '#00C000'; a = 0.05; }
-      ctx.globalAlpha = a + bold; ctx.fillStyle = c; ctx.fillRect(x0, yc - E / 2, x1 - x0, E); ctx.globalAlpha = 1; perf.prims++;
-    } else if (e === EV_PCU || e === EV_PCK) {
-      if (!S.btn.samp || w < 2 || grey) continue;
-      if (S.btn.samp === 2 && D.pid[k] === 0) continue; if (S.btn.samp === 1 && D.pid[k] !== 0) continue;
-      const y = yc - 0.55 * E;
-      ctx.strokeStyle = pal().B2[(arg[k] * 7 + 6) % 15]; ctx.lineWidth = Math.max(1, 0.075 * E);
-      ctx.beginPath(); ctx.moveTo(x0, y - 1); ctx.lineTo(x1, y - 6); ctx.stroke();
-      if (x1 - x0 >= 15) { ctx.strokeStyle = pal().A2[(arg[k] * 4) % 17]; ctx.setLineDash(e === EV_PCK ? [8, 8] : [5, 10]);
-        ctx.lineWidth *= e === EV_PCK ? 2 : 1; ctx.beginPath(); ctx.moveTo(x0, y - 1); ctx.lineTo(x1, y - 6); ctx.stroke(); ctx.setLineDash([]); }
-      ctx.strokeStyle = '#000'; ctx.lineWidth = 1; ctx.beginPath(); ctx.moveTo(x1 - 3, y - 9); ctx.lineTo(x1, y - 6); ctx.lineTo(x1 + 3, y - 9); ctx.stroke(); perf.prims++;
-    } else if (e === EV_LOCKHELD || e === EV_LOCKTRY) {
-      if (!S.btn.lock || w < 8 || grey) continue;
-      lockStack = lockStack.filter(q => q > s); const lvl = lockStack.length; lockStack.push(s + d);
-      const lw = Math.max(1, 0.075 * E) * (S.btn.lock === 1 && e === EV_LOCKHELD ? 1.5 : 1);
-      const y = yc - 0.55 * E - lvl * 1.5 * lw;
-      ctx.strokeStyle = PAL_B[(arg[k] * 7 + 6) % 15]; ctx.lineWidth = lw; ctx.setLineDash(e === EV_LOCKTRY ? [3, 3] : []);
-      ctx.beginPath(); ctx.moveTo(x0, y); ctx.lineTo(x1, y); ctx.stroke(); ctx.setLineDash([]);
-      ctx.beginPath(); ctx.arc(x0 + 3, y, 3, Math.PI * 0.6, Math.PI * 1.4); ctx.moveTo(x1 - 3 + 3 * Math.cos(-0.4 * Math.PI), y + 3 * Math.sin(-0.4 * Math.PI)); ctx.arc(x1 - 3, y, 3, -0.4 * Math.PI, 0.4 * Math.PI); ctx.stroke(); perf.prims++;
-    } else if (e === EV_RPCRX || e === EV_RPCTX) {
-      if (!grey) drawMessage(k);
-    } else if (e === EV_RXPKT || e === EV_TXPKT) {
-      const x = xOf(s); if (x < L.left || x > L.right) continue;
-      ctx.strokeStyle = '#000'; ctx.lineWidth = 1; ctx.beginPath();
-      if (e === EV_RXPKT) { ctx.moveTo(x - 3, L.top + 9); ctx.lineTo(x + 3, L.top + 17); } else { ctx.moveTo(x - 3, L.top + 9); ctx.lineTo(x + 3, L.top + 1); }
-      ctx.stroke();
-    } else if (e === EV_ENQ) {
-      if (w < 2) continue; ctx.strokeStyle = grey ? GREY : PAL_B[(arg[k] * 7 + 6) % 15]; ctx.lineWidth = Math.max(1, 0.19 * E);
-      ctx.setLineDash([3, 5]); ctx.beginPath(); ctx.moveTo(x0, yc - E / 4); ctx.lineTo(x1, yc - E / 4); ctx.stroke(); ctx.setLineDash([]);
-    } else if (e >= 0x200 && e < 0x240) {
-      if (w < 1) continue;
-      fr(x0, x1, yc - E / 3, E, grey ? GREY : colA(e));
+// Overlays of one row (VIEWER.md 3.6): pass 1 the rectangles into the pixel
+// buffer (waits, specials), pass 2 the path-drawn ones and packets/messages.
+const LOCKS = [];
+function drawOverlays(r, g, pass) {
+  const t0 = S.t0, t1 = S.t1, P = (t1 - t0) / L.pw;
+  if (pass === 1) {
+    if (r.ovW) drawWaits(r.ovW, g, P);
+    if (r.ovX) visitLevels(r.ovX, P, r, g, false);
+    return;
+  }
+  if (r.ovF && S.btn.freq && D.hasFreq) visitLevels(r.ovF, P, r, g, S.btn.freq === 1); // bold Freq draws every band
+  if (r.ovS && S.btn.samp) visitLevels(r.ovS, P, r, g, false);
+  if (r.ovQ) visitLevels(r.ovQ, P, r, g, false);
+  if (r.ovK && S.btn.lock) { // stacked in time order: a lock line goes above the ones still held
+    LOCKS.length = 0; visitLevels(r.ovK, P * 8, r, g, false, LOCKS);
+    if (LOCKS.length) {
+      LOCKS.sort((a, b) => a - b); const ends = [], ts = D.ts, dur = D.dur;
+      for (const k of LOCKS) { const s = ts[k]; let lvl = 0; for (let j = 0; j < ends.length; j++) if (ends[j] > s) ends[lvl++] = ends[j]; ends.length = lvl; if (drawOverlay(k, r, g, P, lvl)) ends.push(s + dur[k]); }
     }
   }
+  if (r.ovPt.length) { // RPC messages reach up to 9 ms before their event (rx)
+    const list = r.ovPt, n = list.length, ts = D.ts;
+    for (let i = firstTsAtLeast(list, 0, n, t0 - 0.01); i < n && ts[list[i]] < t1; i++) drawOverlay(list[i], r, g, P, 0);
+  }
+}
+// Draw (or collect into out) the spans of a level set that overlap the
+// window and can last minDur or more (all of them if every).
+function visitLevels(set, minDur, r, g, every, out) {
+  const t0 = S.t0, t1 = S.t1, P = (t1 - t0) / L.pw;
+  for (let lv = 0; lv <= 40; lv++) {
+    const a = set.idx[lv]; if (!a || (!every && Math.pow(2, lv + 1) * 1e-9 < minDur)) continue;
+    const lt = set.ts[lv], n = a.length;
+    for (let i = firstAbove(set.end[lv], t0); i < n && lt[i] < t1; i++) { if (out) out.push(a[i]); else drawOverlay(a[i], r, g, P, 0); }
+  }
+}
+// Waits (3.6.1): a thin line E/4 above the centre, up to three Morse
+// characters of the letter at its right end; 2 px or more.
+const WAIT_W = []; for (let l = 0; l < 32; l++) WAIT_W.push(rgba(WAIT_COLOR[l] || '#808080'));
+function drawWaits(set, g, P) {
+  const t0 = S.t0, t1 = S.t1, E = g.E, y = g.yc - E / 4;
+  const lh = Math.max(1, 0.075 * E), ly0 = y - lh / 2, ly1 = y + lh / 2, xl = L.left - 5, xr = L.right + 5;
+  const greyAll = S.fade;
+  for (let lv = 0; lv <= 40; lv++) {
+    const a = set.idx[lv]; if (!a || Math.pow(2, lv + 1) * 1e-9 < 2 * P) continue;
+    const lt = set.ts[lv], ld = set.du[lv], le = set.ev[lv], n = a.length;
+    for (let i = firstAbove(set.end[lv], t0); i < n && lt[i] < t1; i++) {
+      const s = lt[i], d = ld[i]; if (d < 2 * P || s + d <= t0) continue;
+      const letter = le[i] - EV_WAIT, grey = greyAll || (anyHL && !hlSpan[a[i]]);
+      let x0 = xOf(s), x1 = xOf(s + d); if (x0 < xl) x0 = xl; if (x1 > xr) x1 = xr;
+      let xm = x1;
+      if (x1 - x0 >= 1.5 * (MORSE_W[letter] || 9)) xm = morse(x1, y, x1 - x0, letter, grey ? GREY : (WAIT_COLOR[letter] || '#808080'), E);
+      if (xm > x0) pbRectW(x0, xm, ly0, ly1, grey ? W_GREY : WAIT_W[letter]);
+    }
+  }
+}
+// One overlay span; lvl = stacking level of a lock line.  Returns true if drawn.
+function drawOverlay(k, r, g, P, lvl) {
+  const ts = D.ts, dur = D.dur, ev = D.ev, arg = D.arg, t0 = S.t0, E = g.E, yc = g.yc;
+  const s = ts[k], e = ev[k], d = dur[k]; if (s + d <= t0 && e !== EV_RPCTX && e !== EV_RPCRX) return false;
+  const w = d / P;
+  const grey = anyHL && !hlSpan[k];
+  const x0 = Math.max(xOf(s), L.left - 5), x1 = Math.min(xOf(s + d), L.right + 5);
+  if (e === EV_PSTATE || e === EV_PSTATE2) {
+    if (!S.btn.freq || !D.hasFreq || (S.btn.freq === 2 && w < 2)) return false;
+    const step = Math.max(1, Math.floor((D.fmax - D.fmin) / 8)); const bk = Math.floor((arg[k] - D.fmin) / step);
+    const bold = S.btn.freq === 1 ? 0.1 : 0;
+    let c, a; if (bk <= 0) { c = '#E00000'; a = 0.5; } else if (bk <= 2) { c = '#E0C000'; a = 0.4; } else if (bk <= 4) { c = '#E0C000'; a = 0.3; }
+    else if (bk <= 6) { c = '#E0C000'; a = 0.2; } else { c = '#00C000'; a = 0.05; }
+    ctx.globalAlpha = a + bold; ctx.fillStyle = c; ctx.fillRect(x0, yc - E / 2, x1 - x0, E); ctx.globalAlpha = 1; perf.prims++;
+  } else if (e === EV_PCU || e === EV_PCK) {
+    if (!S.btn.samp || w < 2 || grey) return false;
+    if (S.btn.samp === 2 && D.pid[k] === 0) return false; if (S.btn.samp === 1 && D.pid[k] !== 0) return false;
+    const y = yc - 0.55 * E;
+    ctx.strokeStyle = pal().B2[(arg[k] * 7 + 6) % 15]; ctx.lineWidth = Math.max(1, 0.075 * E);
+    ctx.beginPath(); ctx.moveTo(x0, y - 1); ctx.lineTo(x1, y - 6); ctx.stroke();
+    if (x1 - x0 >= 15) { ctx.strokeStyle = pal().A2[(arg[k] * 4) % 17]; ctx.setLineDash(e === EV_PCK ? [8, 8] : [5, 10]);
+      ctx.lineWidth *= e === EV_PCK ? 2 : 1; ctx.beginPath(); ctx.moveTo(x0, y - 1); ctx.lineTo(x1, y - 6); ctx.stroke(); ctx.setLineDash([]); }
+    ctx.strokeStyle = '#000'; ctx.lineWidth = 1; ctx.beginPath(); ctx.moveTo(x1 - 3, y - 9); ctx.lineTo(x1, y - 6); ctx.lineTo(x1 + 3, y - 9); ctx.stroke(); perf.prims++;
+  } else if (e === EV_LOCKHELD || e === EV_LOCKTRY) {
+    if (!S.btn.lock || w < 8 || grey) return false;
+    const lw = Math.max(1, 0.075 * E) * (S.btn.lock === 1 && e === EV_LOCKHELD ? 1.5 : 1);
+    const y = yc - 0.55 * E - lvl * 1.5 * lw;
+    ctx.strokeStyle = PAL_B[(arg[k] * 7 + 6) % 15]; ctx.lineWidth = lw; ctx.setLineDash(e === EV_LOCKTRY ? [3, 3] : []);
+    ctx.beginPath(); ctx.moveTo(x0, y); ctx.lineTo(x1, y); ctx.stroke(); ctx.setLineDash([]);
+    ctx.beginPath(); ctx.arc(x0 + 3, y, 3, Math.PI * 0.6, Math.PI * 1.4); ctx.moveTo(x1 - 3 + 3 * Math.cos(-0.4 * Math.PI), y + 3 * Math.sin(-0.4 * Math.PI)); ctx.arc(x1 - 3, y, 3, -0.4 * Math.PI, 0.4 * Math.PI); ctx.stroke(); perf.prims++;
+  } else if (e === EV_RPCRX || e === EV_RPCTX) {
+    if (grey) return false; drawMessage(k);
+  } else if (e === EV_RXPKT || e === EV_TXPKT) {
+    const x = xOf(s); if (x < L.left || x > L.right) return false;
+    ctx.strokeStyle = '#000'; ctx.lineWidth = 1; ctx.beginPath();
+    if (e === EV_RXPKT) { ctx.moveTo(x - 3, L.top + 9); ctx.lineTo(x + 3, L.top + 17); } else { ctx.moveTo(x - 3, L.top + 9); ctx.lineTo(x + 3, L.top + 1); }
+    ctx.stroke();
+  } else if (e === EV_ENQ) {
+    if (w < 2) return false; ctx.strokeStyle = grey ? GREY : PAL_B[(arg[k] * 7 + 6) % 15]; ctx.lineWidth = Math.max(1, 0.19 * E);
+    ctx.setLineDash([3, 5]); ctx.beginPath(); ctx.moveTo(x0, yc - E / 4); ctx.lineTo(x1, yc - E / 4); ctx.stroke(); ctx.setLineDash([]);
+  } else if (e >= 0x200 && e < 0x240) {
+    if (w < 1) return false;
+    fr(x0, x1, yc - E / 3, E, grey ? GREY : colA(e));
+  }
+  return true;
 }
 
 function b40(v) { let s = ''; v = v >>> 0; while (v > 0 && s.length < 6) { s += B40[v % 40]; v = Math.floor(v / 40); } return s; }
@@ -723,18 +939,36 @@ function markText(k) { const e = D.ev[k]; if (e === EV_MARKD) return String(D.ar
 // Marks of a row, per text line: after a box is drawn, jump past the marks
 // whose box would overlap it (binary search), so dense marks cost
 // O(boxes drawn x log n).
-function drawMarks(r, g, slots) {
+// Level of detail: a row too low for a line of text (txt 0, e.g. the
+// squeezed rows of an open PID group) gets no boxes, whose text would
+// cover the rows below; each mark is a 1 px tick across its event band in
+// the mark's colour, at most one per pixel and kind (pixel buffer, pass 1).
+const MARK_COL = ['#FF0000', '#0000FF', '#008000', '#000000'], MARK_W = MARK_COL.map(rgba);
+function markTicks(r, g) {
   const m = S.btn.mark; if (!m) return;
-  const ts = D.ts, ev = D.ev;
-  for (const list of r.mk) {
-    const n = list.length; if (!n) continue;
-    let i = firstTsAtLeast(list, 0, n, S.t0);
-    while (i < n) {
-      const k = list[i]; if (ts[k] >= S.t1) break;
-      const t = ev[k] - EV_MARKA;
-      if ((anyHL && !hlSpan[k]) || (m === 2 && (t === 1 || t === 3)) || (m === 1 && (t === 0 || t === 2))) { i++; continue; }
-      const b = drawMark(k, r, g, slots);
-      i = b === undefined ? i + 1 : Math.max(i + 1, firstTsAtLeast(list, i + 1, n, tOf(b + 2)));
+  const y0 = g.yc - g.E / 2 - 1, y1 = g.yc + g.E / 2 + 1, t1 = S.t1;
+  for (let j = 0; j < 2; j++) {
+    const list = r.mk[j], lts = r.mkTs[j], lty = r.mkT[j], n = list.length; if (!n) continue;
+    let i = firstAtLeast(lts, 0, n, S.t0);
+    while (i < n && lts[i] < t1) {
+      const t = lty[i];
+      if ((anyHL && !hlSpan[list[i]]) || (m === 2 && (t === 1 || t === 3)) || (m === 1 && (t === 0 || t === 2))) { i++; continue; }
+      const x = Math.floor(xOf(lts[i])); pbRectW(x, x + 1, y0, y1, MARK_W[t]); perf.ticks++;
+      i = firstAtLeast(lts, i + 1, n, tOf(x + 1)); // the next pixel
+    }
+  }
+}
+function drawMarks(r, g, slots) {
+  const m = S.btn.mark; if (!m || !g.txt) return;
+  const t1 = S.t1;
+  for (let j = 0; j < 2; j++) {
+    const list = r.mk[j], lts = r.mkTs[j], lty = r.mkT[j], n = list.length; if (!n) continue;
+    let i = firstAtLeast(lts, 0, n, S.t0);
+    while (i < n && lts[i] < t1) {
+      const t = lty[i];
+      if ((anyHL && !hlSpan[list[i]]) || (m === 2 && (t === 1 || t === 3)) || (m === 1 && (t === 0 || t === 2))) { i++; continue; }
+      const b = drawMark(list[i], r, g, slots);
+      i = b === undefined ? i + 1 : Math.max(i + 1, firstAtLeast(lts, i + 1, n, tOf(b + 2)));
     }
   }
 }
@@ -763,7 +997,7 @@ function textWidth(text, font) { // cached measureText
 function markGlyph(x, yc, E, t, text, font) { // VIEWER.md 3.6.8
   const close = text[0] === '/';
   ctx.font = font + 'px sans-serif';
-  const col = ['#FF0000', '#0000FF', '#008000', '#000000'][t];
+  const col = MARK_COL[t];
   const yTxt = yc + E / 2 + font * (t === 1 ? 2 : 1);
   ctx.strokeStyle = col; ctx.lineWidth = 1; ctx.beginPath(); ctx.moveTo(x, yc); ctx.lineTo(x, yTxt); ctx.stroke();
   const tw = ctx.measureText(text).width;
@@ -792,42 +1026,161 @@ function drawMessage(k) {
   perf.prims++; perf.msgs++;
 }
 
+// Wakeup arcs (-3) and, in bold mode, IPI arcs (-7), drawn into the pixel
+// buffer: thousands of dashed curves cost the canvas tens of ms to
+// rasterise, stepping along them here a few.
 function drawArcs() {
   if (!S.btn.arc) return;
   const bold = S.btn.arc === 1; const win = S.t1 - S.t0;
   const cpuRows = new Map(G[0].rows.filter(r => r.h).map(r => [r.id, r]));
   const pidRows = G[1].open !== 'closed' ? new Map(G[1].rows.filter(r => r.h).map(r => [r.id, r])) : null;
-  const draw = (list, ipi) => {
-    if (!bold && !S.hack && win > 5e-3 && !ipi) { // only arcs of 5 % of the width or more can show
-      if (!D.arcLv) D.arcLv = makeLevels(D.arcs);
-      list = gatherLevels(D.arcLv, 0.04 * win, S.t0 - 0.01, S.t1, []).sort((a, b) => a - b);
-    }
-    const ts = D.ts, dur = D.dur;
-    let i = firstTsAtLeast(list, 0, list.length, S.t0 - 0.01);
-    for (; i < list.length; i++) {
-      const k = list[i]; const s = ts[k]; if (s > S.t1) break; const e = s + dur[k]; if (e < S.t0) continue;
-      if (anyHL && !hlSpan[k]) continue;
-      const x0 = xOf(s), x1 = xOf(e);
-      if (!bold && !S.hack && win > 5e-3 && Math.abs(x1 - x0) < 0.05 * L.pw) continue;
-      const pairs = [[cpuRows.get(D.cpu[k]), cpuRows.get(D.arg[k])]];
-      if (pidRows && !ipi) { const w = D.pidRow[k] >= 0 ? ROWS[D.pidRow[k]] : null; pairs.push([w && w.h ? w : null, pidRows.get(D.ret[k])]); }
-      for (const [ra, rb] of pairs) {
-        if (!ra || !rb) continue;
-        const ga = rowGeom(ra), gb = rowGeom(rb);
-        const y0 = ga.yc - ga.E / 2, y1 = gb.yc - gb.E / 2;
-        const mx = (x0 + x1) / 2, my = (y0 + y1) / 2, dx = x1 - x0, dy = y1 - y0, len = Math.hypot(dx, dy) || 1;
-        const cx = mx + dy / len * 30, cy = my - dx / len * 30;
-        ctx.strokeStyle = ipi ? '#C0C0C0' : bold ? '#0055AA' : '#0080FF'; ctx.lineWidth = ipi ? 2 : bold ? 3 : 2;
-        ctx.setLineDash(ipi ? [9, 3] : bold ? [4, 4] : [3, 3]);
-        ctx.beginPath(); ctx.moveTo(x0, y0); ctx.quadraticCurveTo(cx, cy, x1, y1); ctx.stroke(); ctx.setLineDash([]);
-        const a = Math.atan2(y1 - cy, x1 - cx);
-        ctx.beginPath(); ctx.moveTo(x1 - 8 * Math.cos(a - 0.4), y1 - 8 * Math.sin(a - 0.4)); ctx.lineTo(x1, y1);
-        ctx.lineTo(x1 - 8 * Math.cos(a + 0.4), y1 - 8 * Math.sin(a + 0.4)); ctx.stroke(); perf.prims++;
+  const geo = new Map(); const top = r => { let y = geo.get(r); if (y === undefined) { const g = rowGeom(r); y = g.yc - g.E / 2; geo.set(r, y); } return y; };
+  const draw = (set, ipi) => {
+    if (!set) return;
+    const short = !bold && !S.hack && win > 5e-3 && !ipi; // only arcs of 5 % of the width or more show
+    const minDur = short ? 0.04 * win : 0, t0 = S.t0, t1 = S.t1;
+    const v = rgba(ipi ? '#C0C0C0' : bold ? '#0055AA' : '#0080FF'), lw = ipi ? 2 : bold ? 3 : 2, on = ipi ? 9 : bold ? 4 : 3, off = ipi ? 3 : bold ? 4 : 3;
+    for (let lv = 0; lv <= 40; lv++) {
+      const a = set.idx[lv]; if (!a || Math.pow(2, lv + 1) * 1e-9 < minDur) continue;
+      const lt = set.ts[lv], ld = set.du[lv], m = a.length;
+      for (let i = firstAbove(set.end[lv], t0); i < m && lt[i] <= t1; i++) {
+        const k = a[i]; if (anyHL && !hlSpan[k]) continue;
+        const x0 = xOf(lt[i]), x1 = xOf(lt[i] + ld[i]);
+        if (short && Math.abs(x1 - x0) < 0.05 * L.pw) continue;
+        const ra = cpuRows.get(D.cpu[k]), rb = cpuRows.get(D.arg[k]); if (ra && rb) arcPB(x0, top(ra), x1, top(rb), lw, on, off, v);
+        if (pidRows && !ipi) { const wa = pidRows.get(D.pid[k]), wb = pidRows.get(D.ret[k]); if (wa && wb) arcPB(x0, top(wa), x1, top(wb), lw, on, off, v); }
       }
     }
   };
-  draw(D.arcs, false);
-  if (bold) draw(D.ipis, true);
+  draw(D.arcLv, false);
+  if (bold) draw(D.ipiLv, true);
+}
+// One arc (3.6.9): a quadratic curve whose control point is 30 px to the
+// left of the direction of travel, dashed on/off px, lw px wide, and an
+// 8 px arrowhead at the end.  The curve is cut into 16 pieces; pieces off
+// the plot are skipped (their length still counts for the dashes), the
+// others are stepped about every pixel.
+function arcPB(x0, y0, x1, y1, lw, on, off, v) {
+  const mx = (x0 + x1) / 2, my = (y0 + y1) / 2, dx = x1 - x0, dy = y1 - y0, len = Math.hypot(dx, dy) || 1;
+  const cx = mx + dy / len * 30, cy = my - dx / len * 30;
+  if (Math.max(x0, x1, cx) < L.left - 10 || Math.min(x0, x1, cx) > L.right + 10) return;
+  // device pixels of the pixel buffer; x(t) = ax t^2 + bx t + x0 (same for y)
+  const X0 = x0 * dpr - PB.x0, Y0 = y0 * dpr - PB.y0, CX = cx * dpr - PB.x0, CY = cy * dpr - PB.y0, X1 = x1 * dpr - PB.x0, Y1 = y1 * dpr - PB.y0;
+  const ax = X0 - 2 * CX + X1, bx = 2 * (CX - X0), ay = Y0 - 2 * CY + Y1, by = 2 * (CY - Y0);
+  const W = PB.w, H = PB.h, u32 = PB.u32, wd = Math.max(1, Math.round(lw * dpr)), half = wd / 2 - 1;
+  const ond = on * dpr, per = (on + off) * dpr, N = 16; let ph = 0, xa = X0, ya = Y0;
+  for (let sgm = 1; sgm <= N; sgm++) {
+    const tb = sgm / N, xb = (ax * tb + bx) * tb + X0, yb = (ay * tb + by) * tb + Y0;
+    const sl = Math.sqrt((xb - xa) * (xb - xa) + (yb - ya) * (yb - ya));
+    if (Math.max(xa, xb) >= -wd && Math.min(xa, xb) <= W + wd && Math.max(ya, yb) >= -wd && Math.min(ya, yb) <= H + wd) {
+      // a step about as long as the line is wide, by forward differences
+      const m = Math.max(1, Math.ceil(sl / wd)), h = 1 / N / m, ta = (sgm - 1) / N, dl = sl / m;
+      // x, y: the dot's top left corner + 0.5 (rounded by truncation where >= 0)
+      let x = xa - half, y = ya - half, ddx = ax * (2 * ta * h + h * h) + bx * h, ddy = ay * (2 * ta * h + h * h) + by * h;
+      const d2x = 2 * ax * h * h, d2y = 2 * ay * h * h, Wm = W - wd, Hm = H - wd;
+      let q = ph;
+      for (let j = 0; j < m; j++) {
+        if (q < ond && x >= 0 && y >= 0 && x <= Wm && y <= Hm) {
+          const o = (y | 0) * W + (x | 0);
+          if (wd === 2) { u32[o] = v; u32[o + 1] = v; u32[o + W] = v; u32[o + W + 1] = v; }
+          else for (let r = 0, oo = o; r < wd; r++, oo += W) for (let c = 0; c < wd; c++) u32[oo + c] = v;
+        }
+        x += ddx; y += ddy; ddx += d2x; ddy += d2y; q += dl; if (q >= per) q -= per;
+      }
+    }
+    ph = (ph + sl) % per; xa = xb; ya = yb;
+  }
+  if (x1 >= L.left - 10 && x1 <= L.right + 10) {
+    const a = Math.atan2(y1 - cy, x1 - cx);
+    pbLine(x1 - 8 * Math.cos(a - 0.4), y1 - 8 * Math.sin(a - 0.4), x1, y1, lw, v);
+    pbLine(x1 - 8 * Math.cos(a + 0.4), y1 - 8 * Math.sin(a + 0.4), x1, y1, lw, v);
+  }
+  perf.prims++; perf.arcs++;
+}
+// A square dot of w CSS px centred on (x, y), and a solid line of them.
+function pbDot(x, y, w, v) {
+  const wd = w * dpr; let a = Math.round(x * dpr - wd / 2) - PB.x0, p = Math.round(y * dpr - wd / 2) - PB.y0;
+  const W = PB.w; let b = a + Math.max(1, Math.round(wd)), q = p + Math.max(1, Math.round(wd));
+  if (a < 0) a = 0; if (p < 0) p = 0; if (b > W) b = W; if (q > PB.h) q = PB.h;
+  const u = PB.u32; for (let yy = p; yy < q; yy++) for (let i = yy * W + a, e = yy * W + b; i < e; i++) u[i] = v;
+}
+function pbLine(xa, ya, xb, yb, w, v) {
+  const n = Math.max(1, Math.ceil(Math.hypot(xb - xa, yb - ya)));
+  for (let i = 0; i <= n; i++) pbDot(xa + (xb - xa) * i / n, ya + (yb - ya) * i / n, w, v);
+}
+
+// Legacy and hack overlays (VIEWER.md 1.4, 3.6.15), from hand-edited or
+// exported JSON; drawn after the spans and on-row overlays (3.5), on the
+// row of their CPU (else PID, else RPC), whatever their width:
+//  -2 oval: whitens everything in region 3 outside an oval around the time
+//     range and the event band of its row (a spotlight);
+//  -6 dots: orange diagonal hatching over the time range on the event band
+//     of the CPU row (CPU 0's when cpu is -1), in hack mode only;
+//  -1 bracket: a dotted [ ] around the time range and the row's event band,
+//     with the name above it.
+function legacyRow(k, dots) {
+  const find = (gi, id) => { const g = G[gi]; if (!g) return null; for (const r of g.rows) if (r.id === id) return r.h ? r : null; return null; };
+  const c = D.cpu[k], p = D.pid[k], q = D.rpc[k];
+  return (c >= 0 && find(0, c)) || (dots ? (G[0].rows.length && G[0].rows[0].h ? G[0].rows[0] : null) : (p > 0 && find(1, p)) || (q > 0 && find(2, q))) || null;
+}
+function drawLegacy() {
+  const set = D.legLv; if (!set) return;
+  const items = [];
+  for (let lv = 0; lv <= 40; lv++) {
+    const a = set.idx[lv]; if (!a) continue;
+    const lt = set.ts[lv], m = a.length;
+    for (let i = firstAbove(set.end[lv], S.t0); i < m && lt[i] <= S.t1; i++) if (!anyHL || hlSpan[a[i]]) items.push(a[i]);
+  }
+  if (!items.length) return;
+  items.sort((a, b) => a - b);
+  const clipX = x => Math.max(L.left - 10, Math.min(L.right + 10, x));
+  const geo = k => { const e = D.ev[k], r = legacyRow(k, e === EV_DOTS); if (!r) return null; const g = rowGeom(r);
+    const x0 = clipX(xOf(D.ts[k])), x1 = Math.max(x0 + 2, clipX(xOf(D.ts[k] + D.dur[k]))); return { e, g, x0, x1 }; };
+  const all = items.map(k => [k, geo(k)]).filter(x => x[1]);
+  const ovals = all.filter(x => x[1].e === EV_OVAL).map(x => x[1]);
+  if (ovals.length) { // one path: region 3 and the ovals, filled even-odd
+    const ell = (p, o) => { const cx = (o.x0 + o.x1) / 2, rx = Math.max(8, (o.x1 - o.x0) / 2 + 4), ry = Math.max(8, o.g.E / 2 + 6); p.moveTo(cx + rx, o.g.yc); p.ellipse(cx, o.g.yc, rx, ry, 0, 0, 2 * Math.PI); };
+    const fade = new Path2D(); fade.rect(L.left, L.top, L.pw, L.ph); const rims = new Path2D();
+    for (const o of ovals) { ell(fade, o); ell(rims, o); }
+    ctx.fillStyle = 'rgba(255,255,255,0.75)'; ctx.fill(fade, 'evenodd');
+    ctx.strokeStyle = '#808080'; ctx.lineWidth = 1; ctx.stroke(rims); perf.legacy.ovals += ovals.length; perf.prims++;
+  }
+  if (S.hack) for (const [, o] of all) { // dots
+    if (o.e !== EV_DOTS) continue;
+    const top = o.g.yc - o.g.E / 2, h = o.g.E;
+    ctx.save(); ctx.beginPath(); ctx.rect(o.x0, top, o.x1 - o.x0, h); ctx.clip();
+    ctx.strokeStyle = '#FF8000'; ctx.lineWidth = 1.5; ctx.beginPath();
+    for (let x = o.x0 - h; x < o.x1; x += 6) { ctx.moveTo(x, top + h); ctx.lineTo(x + h, top); }
+    ctx.stroke(); ctx.restore(); perf.legacy.dots++; perf.prims++;
+  }
+  for (const [k, o] of all) { // brackets
+    if (o.e !== EV_BRACKET) continue;
+    const top = Math.round(o.g.yc - o.g.E / 2 - 3), bot = Math.round(o.g.yc + o.g.E / 2 + 3), sf = Math.max(2, Math.min(6, (o.x1 - o.x0) / 3));
+    o.x0 = Math.round(o.x0); o.x1 = Math.round(o.x1); // crisp 2 px lines
+    ctx.strokeStyle = '#000'; ctx.lineWidth = 2; ctx.setLineDash([3, 3]); ctx.beginPath();
+    ctx.moveTo(o.x0 + sf, top); ctx.lineTo(o.x0, top); ctx.lineTo(o.x0, bot); ctx.lineTo(o.x0 + sf, bot);
+    ctx.moveTo(o.x1 - sf, top); ctx.lineTo(o.x1, top); ctx.lineTo(o.x1, bot); ctx.lineTo(o.x1 - sf, bot);
+    ctx.stroke(); ctx.setLineDash([]);
+    const text = D.names[D.nm[k]]; const f = Math.max(12, Math.min(18, o.g.font || 12));
+    if (text) {
+      ctx.font = 'bold ' + f + 'px sans-serif'; const w = ctx.measureText(text).width, xm = (o.x0 + o.x1) / 2 - w / 2;
+      ctx.globalAlpha = 0.875; ctx.fillStyle = '#fff'; ctx.fillRect(xm - 2, top - f - 2, w + 4, f + 1); ctx.globalAlpha = 1;
+      ctx.fillStyle = '#000'; ctx.textBaseline = 'middle'; ctx.fillText(text, xm, top - f / 2 - 1);
+    }
+    perf.legacy.brackets.push(text); perf.prims++;
+  }
+}
+// Hack mode: local_timer interrupts are never aggregated and are drawn at
+// least 5 px wide (VIEWER.md 3.4, 3.6.15), on top of the row's spans.
+function hackTimers(r, g) {
+  const n = r.ex.length; if (!n) return;
+  if (!r.lt) { const a = []; for (let i = 0; i < n; i++) if (r.ev[i] === EV_LTIMER) a.push(i); r.lt = Int32Array.from(a); }
+  const lt = r.lt, rts = r.ts, rdu = r.du, t0 = S.t0, t1 = S.t1;
+  let lo = 0, hi = lt.length; while (lo < hi) { const m = (lo + hi) >> 1; if (rts[lt[m]] + rdu[lt[m]] > t0) hi = m; else lo = m + 1; }
+  for (let i = lo; i < lt.length; i++) {
+    const j = lt[i], s = rts[j]; if (s >= t1) break;
+    const x0 = xOf(s); drawSpan(r.ex[j], x0, Math.max(x0 + 5, xOf(s + rdu[j])), g.yc, g.E, true); perf.legacy.timers++;
+  }
 }
 
 // ---------------------------------------------------------------- text
@@ -933,7 +1286,7 @@ function redraw() { if (!pending) { pending = true; requestAnimationFrame(() => 
 
 function render() {
   pending = false;
-  const t0p = performance.now(); perf.prims = 0; perf.tri = 0; perf.msgs = 0; perf.markBoxes = [];
+  const t0p = performance.now(); perf.prims = 0; perf.tri = 0; perf.msgs = 0; perf.arcs = 0; perf.ticks = 0; perf.markBoxes = []; perf.legacy = { brackets: [], ovals: 0, dots: 0, timers: 0 };
   layout();
   S.overheadHatch = (S.t1 - S.t0) < 8e-6;
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
@@ -958,14 +1311,21 @@ function render() {
   }
   // Relative mode (base-time click): each row's time starts at its first span.
   const T0 = S.t0, T1 = S.t1;
-  pbBegin(L.left, L.top, L.pw + over, L.ph);
-  const P = (T1 - T0) / L.pw;
-  for (const v of vis) { const [r, g, sh] = v; S.t0 = T0 + sh; S.t1 = T1 + sh; drawExec(r, g); v.push(r.ov.length ? overlayCands(r, P) : [[], []]); drawOverlays(r, g, slots, v[3][0], 1); }
-  S.t0 = T0; S.t1 = T1;
-  pbEnd();
-  for (const [r, g, sh, ov] of vis) { S.t0 = T0 + sh; S.t1 = T1 + sh; drawOverlays(r, g, slots, ov[1], 2); if (r.mk) drawMarks(r, g, slots); flushRun(); }
+  // Phase times (ms) of this frame for the benchmark: exec spans, pass-1
+  // overlays (waits, ticks), arcs, putImageData, pass-2 overlays and marks.
+  const ph = perf.phase; ph.exec = ph.ov1 = 0; let tq = performance.now(); ph.pre = tq - t0p;
+  pbBegin(L.left, L.top, L.pw + over, L.ph); ph.clear = performance.now() - tq; tq += ph.clear;
+  for (const [r, g, sh] of vis) {
+    S.t0 = T0 + sh; S.t1 = T1 + sh; drawExec(r, g); if (S.hack) hackTimers(r, g); const tr = performance.now(); ph.exec += tr - tq;
+    drawOverlays(r, g, 1); if (!g.txt) markTicks(r, g); tq = performance.now(); ph.ov1 += tq - tr;
+  }
   S.t0 = T0; S.t1 = T1;
   if (!S.relative) drawArcs();
+  let tr = performance.now(); ph.arcs = tr - tq;
+  pbEnd(); tq = performance.now(); ph.put = tq - tr;
+  for (const [r, g, sh] of vis) { S.t0 = T0 + sh; S.t1 = T1 + sh; drawOverlays(r, g, 2); if (r.mk) drawMarks(r, g, slots); flushRun(); }
+  S.t0 = T0; S.t1 = T1; tr = performance.now(); ph.ov2 = tr - tq;
+  if (!S.relative) drawLegacy();
   drawCallouts();
   drawAnnotations();
   ctx.restore();
@@ -991,7 +1351,7 @@ function render() {
   if (S.hover) { ctx.font = '18px sans-serif'; const w = ctx.measureText(S.hover).width; ctx.fillStyle = 'rgba(255,255,255,0.9)'; ctx.fillRect(L.left + 2, L.bottom - 24, w + 6, 22); ctx.fillStyle = '#000'; ctx.textBaseline = 'middle'; ctx.fillText(S.hover, L.left + 5, L.bottom - 13); }
   finish(t0p);
 }
-function finish(t0p) { perf.lastDraw = performance.now() - t0p; perf.draws++; updateStatus(); updateReadouts(); }
+function finish(t0p) { perf.lastDraw = performance.now() - t0p; if (perf.phase.ov2 !== undefined) perf.phase.post = perf.lastDraw - Object.keys(perf.phase).reduce((a, k) => (k === 'post' ? a : a + perf.phase[k]), 0); perf.draws++; updateStatus(); updateReadouts(); }
 
 
 function drawLabels() {
@@ -1238,6 +1598,7 @@ function rowAtY(y) {
 }
 function nearestSpan(r, t, y) {
   if (!r) return -1;
+  if (!r.ready) ensureRows();
   const g = rowGeom(r); const above = y < g.yc - g.E / 2, below = y > g.yc + g.E / 2;
   const cand = []; const ts = D.ts, dur = D.dur;
   for (const list of [r.ex, r.ov]) {
@@ -1392,6 +1753,7 @@ function syncButtons() {
   }
   if (!D.meta.flags || !(D.meta.flags & 0xA0)) {} else document.getElementById('b_ipc').textContent = (D.meta.flags & 0xA0) === 0xA0 ? 'Both' : (D.meta.flags & 0x80) ? 'IPC' : 'LLC';
   document.getElementById('b_not').className = S.search.not ? 'on' : '';
+  document.getElementById('b_cb').classList.toggle('hack', !!S.hack);
   document.getElementById('m_fade').className = S.fade ? 'on' : '';
   document.getElementById('m_legend').className = S.legend ? 'on' : '';
   document.getElementById('annot').textContent = S.btn.annot ? 'annot:' : 'Annot:';
@@ -1408,7 +1770,7 @@ function updateStatus() {
 function clickBtn(name, shift) {
   if (!avail(name)) return;
   if (name === 'user' || name === 'all') { S.btn[name] = S.btn[name] ? 0 : 1; S.btn[name === 'user' ? 'all' : 'user'] = 0; labelAll(name); }
-  else if (name === 'cb') { if (shift) S.hack = !S.hack; else S.btn.cb ^= 1; } // shift: hack mode (all arcs)
+  else if (name === 'cb') { if (shift) S.hack = !S.hack; else S.btn.cb ^= 1; } // shift: hack mode (all arcs, dots, local_timer 5 px wide)
   else if (name === 'samp') S.btn.samp = shift ? [2, 1, 0][[0, 2, 1].indexOf(S.btn.samp)] : S.btn.samp ? 0 : 2;
   else { const seq = BTN[name]; const i = seq.indexOf(S.btn[name]); S.btn[name] = seq[(i + 1) % seq.length]; }
   syncButtons(); redraw();
@@ -1571,8 +1933,9 @@ function state() {
     canvas: { w: L.W, h: L.H }, cfg: Object.assign({}, S.cfg), fade: S.fade, menu: S.menu, callouts: D.extra.map(c => c.slice()), lastExport: S.lastExport,
     readout: S.menu ? [document.getElementById('m_x').textContent, document.getElementById('m_y').textContent] : null, spans: D.n, title: D.meta.title,
     ipcLegend: S.btn.ipc ? (L.ipcLegend || []).slice() : [], ipcButton: document.getElementById('b_ipc').textContent,
+    hack: !!S.hack, legacy: { brackets: perf.legacy ? perf.legacy.brackets.slice() : [], ovals: perf.legacy ? perf.legacy.ovals : 0, dots: perf.legacy ? perf.legacy.dots : 0, timers: perf.legacy ? perf.legacy.timers : 0 },
     marks: perf.markBoxes.length, markOverlaps: perf.markBoxes.filter((m, i, a) => a.slice(0, i).some(q => q[0] === m[0] && m[1] < q[2] && m[2] > q[1])).length,
-    perf: { lastDraw: perf.lastDraw, draws: perf.draws, prims: perf.prims, tri: perf.tri, msgs: perf.msgs, load: perf.load, ready: perf.ready, decode: perf.decode, rows: perf.rows, script: perf.script, b64: perf.b64, inflate: perf.inflate, first: perf.first },
+    perf: { lastDraw: perf.lastDraw, phase: Object.assign({}, perf.phase), rest: perf.rest || 0, restDone: REST.done, draws: perf.draws, prims: perf.prims, tri: perf.tri, msgs: perf.msgs, arcs: perf.arcs, ticks: perf.ticks, load: perf.load, ready: perf.ready, decode: perf.decode, rows: perf.rows, script: perf.script, b64: perf.b64, inflate: perf.inflate, first: perf.first },
     names: null,
   };
 }
@@ -1585,7 +1948,7 @@ window.kutrace = {
   exportText, names: () => D.names.slice(), search: text => { document.getElementById('search').value = text; doSearch(true); render(); return S.summary; },
   rowY: label => { layout(); const r = ROWS.find(q => q.label === label); if (!r || !r.h) return null; const g = rowGeom(r); return { top: g.top, yc: g.yc, E: g.E, h: g.px }; },
   xOf: t => { layout(); return xOf(t); }, layout: () => { layout(); return { left: L.left, right: L.right, top: L.top, bottom: L.bottom, W: L.W, H: L.H }; },
-  spanAt: i => ({ ts: D.ts[i], dur: D.dur[i], ev: D.ev[i], name: D.names[D.nm[i]], cpu: D.cpu[i], pid: D.pid[i] }),
+  spanAt: i => ({ ts: D.ts[i], dur: D.dur[i], ev: D.ev[i], name: D.names[D.nm[i]], cpu: D.cpu[i], pid: D.pid[i], rpc: D.rpc[i], arg: D.arg[i], ret: D.ret[i], ipc: D.ipc[i] }),
   findSpan: name => { for (let k = 0; k < D.n; k++) if (D.names[D.nm[k]] === name) return k; return -1; },
 };
 
@@ -1617,6 +1980,7 @@ function start(meta, n, cols, names, t0) {
   setWindow(D.t0, D.t1); recomputeHL(); syncButtons(); renderViews();
   document.getElementById('loading').style.display = 'none';
   const tf = performance.now(); render(); perf.first = performance.now() - tf;
+  setTimeout(idleRows, 0); // the PID and RPC rows, in steps
   perf.load = performance.now() - t0;
   const sz = L.W + 'x' + L.H; S.sizeMsg = sz; updateStatus(); setTimeout(() => { S.sizeMsg = ''; updateStatus(); }, 4000);
   perf.ready = performance.now();

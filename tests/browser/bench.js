@@ -13,6 +13,12 @@ async function frame(page, fn) { // ms from the change until the frame that show
     requestAnimationFrame(() => setTimeout(() => res(performance.now() - t), 0)); // the task after that frame
   }), fn);
 }
+async function work(page, fn) { // ms of the frame that draws the change: script, paint and commit, not the wait for the frame
+  return page.evaluate(fn => new Promise(res => requestAnimationFrame(() => {
+    const t = performance.now(); eval(fn); window.kutrace.render(); // eslint-disable-line no-eval
+    setTimeout(() => res(performance.now() - t), 0); // the task after this frame
+  })), fn);
+}
 async function script(page, fn) { // ms of script for a change that renders synchronously
   return page.evaluate(fn => { const t = performance.now(); eval(fn); return performance.now() - t; }, fn); // eslint-disable-line no-eval
 }
@@ -30,18 +36,21 @@ const f = x => x.toFixed(1);
     const heap = await page.evaluate(() => performance.memory ? performance.memory.usedJSHeapSize / 1e6 : 0);
     console.log(`${spans} spans: HTML ${(bytes / 1e6).toFixed(1)} MB = ${(bytes / spans).toFixed(2)} bytes/span`);
     console.log(`  load to first full draw: ${f(s.perf.ready)} ms (navigation start -> drawn; script starts ${f(s.perf.script)}, base64 ${f(s.perf.b64)}, inflate ${f(s.perf.inflate)}, columns ${f(s.perf.decode)}, rows ${f(s.perf.rows)}, first draw ${f(s.perf.first)} ms; wall ${wall} ms; JS heap ${heap.toFixed(0)} MB)`);
+    await page.waitForFunction(() => window.kutraceState().perf.restDone, null, { timeout: 300000 });
+    console.log(`  PID and RPC rows built after the first draw, in 10 ms steps: ${f((await page.evaluate(() => window.kutraceState().perf.rest)))} ms in all`);
     const t0 = s.t0, t1 = s.t1, W = t1 - t0, c = (t0 + t1) / 2;
     // Redraws after zoom (full view, x10, x100, x1000 ... ) and pans.
-    const js = [], fr = [];
+    const js = [], fr = [], wk = [];
     for (const z of [1, 2, 10, 30, 100, 1000, 10000]) {
       for (let p = 0; p < 3; p++) {
         const a = c - W / z / 2 + p * W / z / 10;
         js.push(await page.evaluate(([a, b]) => { window.kutrace.setWindow(a, b); return window.kutrace.render(); }, [a, a + W / z]));
         fr.push(await frame(page, `window.kutrace.setWindow(${a + W / z / 20}, ${a + W / z + W / z / 20})`));
+        wk.push(await work(page, `window.kutrace.setWindow(${a + W / z / 40}, ${a + W / z + W / z / 40})`));
       }
     }
-    let j = stats(js), q = stats(fr);
-    console.log(`  redraw after pan/zoom (CPU rows): script median ${f(j.median)} ms, max ${f(j.max)} ms; to painted frame median ${f(q.median)} ms, max ${f(q.max)} ms`);
+    let j = stats(js), q = stats(fr), w = stats(wk);
+    console.log(`  redraw after pan/zoom (CPU rows): script median ${f(j.median)} ms, max ${f(j.max)} ms; frame (script + paint) median ${f(w.median)} ms, max ${f(w.max)} ms; to painted frame median ${f(q.median)} ms, max ${f(q.max)} ms`);
     await page.evaluate(([a, b]) => window.kutrace.setWindow(a, b), [t0, t1]);
     const opens = [], openJs = [];
     for (let i = 0; i < 3; i++) { // open, close, ... at full view; the median open
@@ -53,14 +62,20 @@ const f = x => x.toFixed(1);
     const open1 = stats(opens).median;
     await page.evaluate(() => window.kutrace.toggleGroup('PID'));
     const npid = (await page.evaluate(() => window.kutraceState().visibleRows.length));
-    const js2 = [], fr2 = [];
+    const js2 = [], fr2 = [], wk2 = [], ph = [];
     for (const z of [1, 3, 10, 30, 100, 1000]) {
-      const a = c - W / z / 2;
-      js2.push(await page.evaluate(([a, b]) => { window.kutrace.setWindow(a, b); return window.kutrace.render(); }, [a, a + W / z]));
-      fr2.push(await frame(page, `window.kutrace.setWindow(${a + W / z / 20}, ${a + W / z + W / z / 20})`));
+      for (let p = 0; p < 3; p++) {
+        const a = c - W / z / 2 + p * W / z / 10;
+        js2.push(await page.evaluate(([a, b]) => { window.kutrace.setWindow(a, b); return window.kutrace.render(); }, [a, a + W / z]));
+        if (p === 0) ph.push(`x${z} ` + Object.entries(await page.evaluate(() => window.kutraceState().perf.phase)).filter(e => e[1] >= 0.5).map(([k, v]) => k + ' ' + f(v)).join(' '));
+        fr2.push(await frame(page, `window.kutrace.setWindow(${a + W / z / 20}, ${a + W / z + W / z / 20})`));
+        wk2.push(await work(page, `window.kutrace.setWindow(${a + W / z / 40}, ${a + W / z + W / z / 40})`));
+      }
     }
-    j = stats(js2); q = stats(fr2);
-    console.log(`  PID group open (${npid} rows): script median ${f(stats(openJs).median)} ms (of ${openJs.map(f).join(', ')}), median ${f(open1)} ms to the painted frame (of ${opens.map(f).join(', ')}); zoom frames with PIDs open: script median ${f(j.median)} max ${f(j.max)} ms, painted median ${f(q.median)} max ${f(q.max)} ms`);
+    j = stats(js2); q = stats(fr2); w = stats(wk2);
+    console.log(`  PID group open (${npid} rows): script median ${f(stats(openJs).median)} ms (of ${openJs.map(f).join(', ')}), median ${f(open1)} ms to the painted frame (of ${opens.map(f).join(', ')})`);
+    console.log(`  zoom/pan frames with PIDs open: script median ${f(j.median)} max ${f(j.max)} ms; frame (script + paint) median ${f(w.median)} max ${f(w.max)} ms; to painted frame median ${f(q.median)} max ${f(q.max)} ms`);
+    console.log(`    phases (ms) by zoom: ${ph.join('; ')}`);
     await page.evaluate(([a, b]) => window.kutrace.setWindow(a, b), [t0, t1]);
     // the prefix shared by the most PID rows, and the most common syscall name
     const pre = new Map(); for (const r of s.rows) if (r.group === 'PID') { const p = r.label.replace(/[^A-Za-z_-].*/, ''); pre.set(p, (pre.get(p) || []).concat([r.label])); }

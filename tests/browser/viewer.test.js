@@ -18,6 +18,16 @@ async function search(page, text) {
   await page.fill('#search', text); await page.press('#search', 'End'); await page.keyboard.up('End');
   await page.waitForTimeout(50); await settle(page); return (await st(page)).summary;
 }
+// Count canvas pixels inside a CSS-pixel rectangle for which the
+// expression over r, g, b holds.
+async function countWhere(page, rect, expr) {
+  return page.evaluate(([rect, expr]) => {
+    const f = new Function('r', 'g', 'b', 'return ' + expr); const d = window.devicePixelRatio || 1;
+    const img = document.getElementById('cv').getContext('2d').getImageData(Math.round(rect.x * d), Math.round(rect.y * d), Math.round(rect.w * d), Math.round(rect.h * d)).data;
+    let n = 0; for (let i = 0; i < img.length; i += 4) if (f(img[i], img[i + 1], img[i + 2])) n++;
+    return n;
+  }, [rect, expr]);
+}
 // Count canvas pixels near an RGB colour inside a CSS-pixel rectangle.
 async function countColor(page, rgb, rect) {
   return page.evaluate(([rgb, rect]) => {
@@ -491,6 +501,89 @@ async function testOrig(ctx) {
   check('orig: no errors', errors.length === 0, errors);
 }
 
+// The KTV2 columns are differences from predictions (lib/html.c, struct
+// pred); the viewer must undo them exactly, also where they fail.
+async function testPred(ctx) {
+  const { page, errors } = await open(ctx, path.join(dir, 'pred.html'));
+  const rows = JSON.parse(fs.readFileSync(path.join(dir, 'pred_edge.json'), 'utf8')).events.filter(r => !(r[0] >= 999));
+  const want = rows.map((r, i) => [r, i]).sort((a, b) => a[0][0] - b[0][0] || a[1] - b[1]).map(x => x[0]); // the viewer sorts by start
+  const got = await page.evaluate(n => { const o = []; for (let i = 0; i < n; i++) o.push(window.kutrace.spanAt(i)); return o; }, want.length);
+  const bad = [];
+  want.forEach((r, i) => {
+    const g = got[i];
+    const same = g && Math.abs(g.ts - r[0]) < 1e-9 && Math.abs(g.dur - r[1]) < 1e-12 && g.cpu === r[2] && g.pid === r[3] && g.rpc === r[4] &&
+      g.ev === r[5] && g.arg === r[6] && g.ret === r[7] && g.ipc === r[8] && g.name === r[9];
+    if (!same) bad.push([i, r, g]);
+  });
+  const s = await st(page);
+  check('KTV2 decoding: all ' + want.length + ' rows of pred_edge.json come back exactly (CPU -1/70000, events -20/0x50000, pid 0/-1/70000/2^31-1, times going back)',
+    s.spans === want.length && bad.length === 0 && errors.length === 0, [s.spans, bad.slice(0, 3), errors]);
+}
+
+// Legacy and hack overlays (VIEWER.md 1.4, 3.6.15): tests/browser/legacy.json
+// has a bracket (-1) on CPU 1 over 20.003+2ms "look here", an oval (-2) on
+// CPU 0 around app.100 (20.002+2ms), dots (-6) on CPU 3 over 20.006+3ms
+// and four 1-us local_timer interrupts on CPU 2 at 20.001, .003, .005, .007.
+async function testLegacy(ctx) {
+  const { page, errors } = await open(ctx, path.join(dir, 'legacy.html'));
+  const o = await canvasOrigin(page);
+  const L = await page.evaluate(() => window.kutrace.layout());
+  const rows = {}; for (const r of ['0', '1', '2', '3']) rows[r] = await page.evaluate(l => window.kutrace.rowY(l), r);
+  const band = async (r, ta, tb) => { const xa = await page.evaluate(t => window.kutrace.xOf(t), ta), xb = await page.evaluate(t => window.kutrace.xOf(t), tb);
+    const g = rows[r]; return { x: Math.round(xa), y: Math.round(g.yc - g.E / 2), w: Math.round(xb - xa), h: Math.round(g.E) }; };
+  // saturated pixels: span colours that are not faded
+  const saturated = rect => page.evaluate(rect => { const d = document.getElementById('cv').getContext('2d').getImageData(rect.x, rect.y, rect.w, rect.h).data;
+    let n = 0; for (let i = 0; i < d.length; i += 4) if (Math.max(d[i], d[i + 1], d[i + 2]) - Math.min(d[i], d[i + 1], d[i + 2]) > 100) n++; return n; }, rect);
+  let s = await st(page);
+  check('legacy: the page opens with 17 spans, the bracket and the oval drawn, dots hidden (hack mode off)', s.spans === 17 && JSON.stringify(s.legacy.brackets) === '["look here"]' &&
+    s.legacy.ovals === 1 && s.legacy.dots === 0 && !s.hack && errors.length === 0, [s.spans, s.legacy, errors]);
+  // Oval: outside it everything is whitened (idle black -> #BFBFBF), inside the user span keeps its colours.
+  const left0 = await band('0', 20.0003, 20.0015), in0 = await band('0', 20.0025, 20.0035), out1 = await band('1', 20.0065, 20.009);
+  const black = await countColor(page, [0, 0, 0], left0), faded = await countColor(page, [0xBF, 0xBF, 0xBF], left0);
+  const inside = await saturated(in0), outside = await saturated(out1);
+  check('legacy oval (-2): idle line on CPU 0 outside it faded (' + faded + ' #BFBFBF, ' + black + ' black), app.100 inside in colour (' + inside + ' px), work.200 on CPU 1 outside faded (' + outside + ' px)',
+    black === 0 && faded > 50 && inside > 200 && outside === 0, [black, faded, inside, outside]);
+  // Bracket: dotted dark lines at both ends of its range on CPU 1.
+  const b0 = await band('1', 20.003, 20.003), b1 = await band('1', 20.005, 20.005);
+  const dark = async b => countWhere(page, { x: b.x - 3, y: b.y - 4, w: 7, h: b.h + 8 }, 'r < 80 && g < 80 && b < 80');
+  const d0 = await dark(b0), d1 = await dark(b1);
+  check('legacy bracket (-1): dotted lines at 20.003 and 20.005 on CPU 1 (' + d0 + ', ' + d1 + ' dark px), named "look here"', d0 > 10 && d1 > 10, [d0, d1]);
+  await page.screenshot({ path: path.join(shots, 'legacy_overlays.png') });
+  // Hack mode (shift-click CB): dots hatch CPU 3 orange; local_timer drawn 5 px wide.
+  const ORANGE = 'r > 200 && g > 90 && g < 200 && b < 120';
+  const dots3 = await band('3', 20.006, 20.009), orange0 = await countWhere(page, dots3, ORANGE);
+  await page.keyboard.down('Shift'); await page.click('#b_cb'); await page.keyboard.up('Shift'); await settle(page);
+  s = await st(page);
+  const orange1 = await countWhere(page, dots3, ORANGE);
+  check('hack mode (shift-click CB): on, CB palette unchanged; dots (-6) hatch CPU 3 orange (' + orange0 + ' -> ' + orange1 + ' px)',
+    s.hack && s.buttons.cb === 0 && s.legacy.dots === 1 && orange0 === 0 && orange1 > 100 && s.legacy.timers === 4, [s.hack, s.buttons.cb, s.legacy, orange0, orange1]);
+  await page.screenshot({ path: path.join(shots, 'legacy_hack.png') });
+  // The local_timer interrupts, away from the oval (which whitens the rest): 1 us at 20.005 and 20.007.
+  await page.evaluate(() => window.kutrace.setWindow(20.0045, 20.0095)); await settle(page);
+  const cpu2 = await band('2', 20.0045, 20.0095);
+  const irq1 = await countColor(page, [0xC0, 0xC0, 0xFF], cpu2);
+  await page.keyboard.down('Shift'); await page.click('#b_cb'); await page.keyboard.up('Shift'); await settle(page);
+  const irq0 = await countColor(page, [0xC0, 0xC0, 0xFF], cpu2);
+  s = await st(page);
+  check('hack mode: 1-us local_timer interrupts drawn 5 px wide with the irq glyph (its light-blue band, 0.4 E of 5 px each: ' + irq1 + ' px, ' + irq0 + ' px with hack mode off again)',
+    irq1 >= 2 * 5 * 0.25 * rows['2'].E && irq0 === 0 && !s.hack && s.legacy.timers === 0, [irq1, irq0, s.legacy]);
+  await page.keyboard.down('Shift'); await page.click('#b_cb'); await page.keyboard.up('Shift'); await settle(page);
+  // Panned away from the bracket, the oval and the dots: none drawn.
+  await page.evaluate(() => window.kutrace.setWindow(20.0, 20.0019)); await settle(page);
+  s = await st(page);
+  check('legacy: none of them drawn in a window before them (20.000..20.0019); one local_timer', s.legacy.brackets.length === 0 && s.legacy.ovals === 0 && s.legacy.dots === 0 && s.legacy.timers === 1, s.legacy);
+  await page.keyboard.down('Shift'); await page.click('#b_cb'); await page.keyboard.up('Shift'); await settle(page);
+  await page.evaluate(() => window.kutrace.setWindow(20.0, 20.01)); await settle(page);
+  s = await st(page);
+  check('hack mode off again: no dots, no wide local_timer', !s.hack && s.legacy.dots === 0 && s.legacy.timers === 0 && s.legacy.ovals === 1, [s.hack, s.legacy]);
+  // Highlighting CPU 2 only: the bracket (CPU 1) and the oval (CPU 0) are not drawn.
+  await page.evaluate(() => window.kutrace.highlight('2', true));
+  s = await st(page);
+  check('legacy overlays follow highlighting: CPU 2 highlighted -> no bracket, no oval', s.legacy.brackets.length === 0 && s.legacy.ovals === 0, s.legacy);
+  void o; void L;
+  check('legacy: no page errors', errors.length === 0, errors);
+}
+
 async function testTemplate(ctx) {
   const { page, errors } = await open(ctx, path.join(dir, 'template.html'));
   const ready = await page.evaluate(() => window.kutraceReady);
@@ -531,7 +624,7 @@ async function testSynth(ctx) {
 (async () => {
   const { ctx, cleanup } = await launch();
   try {
-    for (const t of [testSmall, testMenu, testMisc, testUnsafe, testOrig, testTemplate, testGen, testSynth]) {
+    for (const t of [testSmall, testMenu, testMisc, testUnsafe, testOrig, testPred, testLegacy, testTemplate, testGen, testSynth]) {
       try { await t(ctx); } catch (e) { check(t.name + ' ran to the end', false, String(e && e.stack || e)); }
     }
   } finally { await cleanup(); }
