@@ -306,7 +306,17 @@ function buildRest(ms) {
   return REST.done;
 }
 function ensureRows() { if (!REST.done) { const t = performance.now(); buildRest(Infinity); perf.rest = (perf.rest || 0) + performance.now() - t; } }
-function idleRows() { if (!REST.done) { const t = performance.now(); buildRest(10); perf.rest = (perf.rest || 0) + performance.now() - t; if (!REST.done) setTimeout(idleRows, 0); } }
+// After the first draw, in steps: the PID and RPC rows, then every row's
+// arrays for the zoomed-in walk (rowArrays), so that no later frame pays
+// for building them.
+let idleArr = 0;
+function idleRows() {
+  const t = performance.now();
+  if (!REST.done) buildRest(10);
+  else while (idleArr < ROWS.length && performance.now() - t < 10) { const r = ROWS[idleArr++]; if (r.ready && !r.blk) rowArrays(r); }
+  perf.rest = (perf.rest || 0) + performance.now() - t;
+  if (!REST.done || idleArr < ROWS.length) setTimeout(idleRows, 0); else perf.idleDone = true;
+}
 // Overlays of a row by kind, each kind split by duration level: waits
 // (ovW) and the generic specials (ovX) go into the pixel buffer; frequency
 // (ovF), PC samples (ovS), locks (ovK) and queued lines (ovQ) are paths.  A
@@ -435,9 +445,16 @@ function rowTracks(r) {
   return g.open === 'hl' ? 0 : 20;
 }
 
+// Heights of the control bar and the footer, read from the DOM only when
+// they may have changed (reading them forces a style and layout pass).
+const CHROME = { h: -1 };
+function chromeH() { if (CHROME.h < 0) CHROME.h = document.getElementById('bar').offsetHeight + document.getElementById('foot').offsetHeight; return CHROME.h; }
+if (window.ResizeObserver) { const ro = new ResizeObserver(() => { const h = CHROME.h; CHROME.h = -1; if (h >= 0 && chromeH() !== h) redraw(); });
+  ro.observe(document.getElementById('bar')); ro.observe(document.getElementById('foot')); }
+window.addEventListener('resize', () => { CHROME.h = -1; });
 function layout() {
   if (G.some((g, i) => i > 0 && g.open !== 'closed')) ensureRows(); // the PID/RPC rows are built on first use
-  const aw = Math.max(300, window.innerWidth - 16), ah = Math.max(240, window.innerHeight - (document.getElementById('bar').offsetHeight + document.getElementById('foot').offsetHeight) - 12);
+  const aw = Math.max(300, window.innerWidth - 16), ah = Math.max(240, window.innerHeight - chromeH() - 12);
   let W = aw, H = ah;
   const asp = /^([1-9]):([1-9])$/.exec(S.cfg.aspect);
   if (S.legend === 1) { W = 900; H = 600; } else if (S.legend === 2) { W = 650; H = 900; }
@@ -729,24 +746,30 @@ function rowLod(r) {
   const rts = r.ts, rdu = r.du, rev = r.ev, O = D.t0;
   const ext = Math.max(1e-9, r.tmax - rts[0]);
   const q0 = Math.pow(2, Math.max(0, Math.ceil(Math.log2(4 * ext / m * 1e9)))) * 1e-9;
-  const levels = [];
-  let base = Math.floor((rts[0] - O) / q0), nb = Math.floor((rts[m - 1] - O) / q0) - base + 1;
-  let I = new Float32Array(nb), U = new Float32Array(nb), K = new Float32Array(nb), LU = new Int32Array(nb).fill(-1), LK = new Int32Array(nb).fill(-1);
+  // Levels are sparse: only bins with spans, by bin number relative to base.
+  const levels = [], base0 = Math.floor((rts[0] - O) / q0);
+  let nb = 0, last = -1;
+  for (let i = 0; i < m; i++) { const b = Math.floor((rts[i] - O) / q0) - base0; if (b !== last) { nb++; last = b; } }
+  let J = new Int32Array(nb), I = new Float32Array(nb), U = new Float32Array(nb), K = new Float32Array(nb), LU = new Int32Array(nb).fill(-1), LK = new Int32Array(nb).fill(-1);
+  let p = -1; last = -1;
   for (let i = 0; i < m; i++) {
-    const b = Math.floor((rts[i] - O) / q0) - base, e = rev[i], d = rdu[i];
-    if (e === EV_IDLE || e === EV_CEXIT) I[b] += d; else if (e > EV_IDLE) { U[b] += d; LU[b] = i; } else { K[b] += d; LK[b] = i; }
+    const b = Math.floor((rts[i] - O) / q0) - base0, e = rev[i], d = rdu[i];
+    if (b !== last) { J[++p] = b; last = b; }
+    if (e === EV_IDLE || e === EV_CEXIT) I[p] += d; else if (e > EV_IDLE) { U[p] += d; LU[p] = i; } else { K[p] += d; LK[p] = i; }
   }
-  let q = q0;
+  let q = q0, base = base0;
   for (;;) {
-    levels.push({ q, base, I, U, K, LU, LK });
+    levels.push({ q, base, J, I, U, K, LU, LK });
     if (nb <= 2 || levels.length > 40) break;
-    const pb = Math.floor(base / 2), pn = Math.floor((base + nb - 1) / 2) - pb + 1;
-    const I2 = new Float32Array(pn), U2 = new Float32Array(pn), K2 = new Float32Array(pn), LU2 = new Int32Array(pn).fill(-1), LK2 = new Int32Array(pn).fill(-1);
+    const pb = Math.floor(base / 2); let pn = 0; last = -1;
+    for (let j = 0; j < nb; j++) { const c = Math.floor((base + J[j]) / 2) - pb; if (c !== last) { pn++; last = c; } }
+    const J2 = new Int32Array(pn), I2 = new Float32Array(pn), U2 = new Float32Array(pn), K2 = new Float32Array(pn), LU2 = new Int32Array(pn).fill(-1), LK2 = new Int32Array(pn).fill(-1);
+    p = -1; last = -1;
     for (let j = 0; j < nb; j++) { // children in order: the later one's last spans win
-      const c = Math.floor((base + j) / 2) - pb; I2[c] += I[j]; U2[c] += U[j]; K2[c] += K[j];
-      if (LU[j] >= 0) LU2[c] = LU[j]; if (LK[j] >= 0) LK2[c] = LK[j];
+      const c = Math.floor((base + J[j]) / 2) - pb; if (c !== last) { J2[++p] = c; last = c; }
+      I2[p] += I[j]; U2[p] += U[j]; K2[p] += K[j]; if (LU[j] >= 0) LU2[p] = LU[j]; if (LK[j] >= 0) LK2[p] = LK[j];
     }
-    base = pb; nb = pn; I = I2; U = U2; K = K2; LU = LU2; LK = LK2; q *= 2;
+    base = pb; nb = pn; J = J2; I = I2; U = U2; K = K2; LU = LU2; LK = LK2; q *= 2;
   }
   // spans of q0 or longer by duration level (row-local indices, running max end)
   const cnt = new Int32Array(41), lvOf = L => Math.min(40, Math.max(0, Math.floor(Math.log2(L * 1e9))));
@@ -763,10 +786,11 @@ let LOD_COLS = new Int32Array(2 * 4096); // scratch: pixel, pick
 function drawExecLod(r, g, lod, P) {
   const t0 = S.t0, t1 = S.t1, O = D.t0, E = g.E, yc = g.yc, list = r.ex, rev = r.ev, rts = r.ts, rdu = r.du;
   let l = Math.floor(Math.log2(P / lod.q0) + 1e-9); if (l >= lod.levels.length) l = lod.levels.length - 1;
-  const lv = lod.levels[l], q = lv.q, base = lv.base, I = lv.I, U = lv.U, K = lv.K, LU = lv.LU, LK = lv.LK, nb = I.length;
-  const fast = E < 7, FB = FAST_BANDS, WP = W_PAL[S.btn.cb], fade = S.fade;
-  if (fast) { pbBand(yc, Math.max(1, 0.07 * E), FB, 0); pbBand(yc, Math.max(1, 0.38 * E), FB, 2); pbBand(yc, Math.max(1, 0.93 * E), FB, 4); }
-  let j = Math.max(0, Math.floor((t0 - O) / q) - base); const jEnd = Math.min(nb, Math.floor((t1 - O) / q) - base + 1);
+  const lv = lod.levels[l], q = lv.q, base = lv.base, J = lv.J, I = lv.I, U = lv.U, K = lv.K, LU = lv.LU, LK = lv.LK, nb = I.length;
+  // aggregated pixels are fast glyphs (3.4) at any row height: columns of the idle, user or kernel band
+  const FB = FAST_BANDS, WP = W_PAL[S.btn.cb], fade = S.fade;
+  pbBand(yc, Math.max(1, 0.07 * E), FB, 0); pbBand(yc, Math.max(1, 0.38 * E), FB, 2); pbBand(yc, Math.max(1, 0.93 * E), FB, 4);
+  let j = firstAtLeast(J, 0, nb, Math.floor((t0 - O) / q) - base); const jEnd = firstAtLeast(J, j, nb, Math.floor((t1 - O) / q) - base + 1);
   const idleHL = r.hl || S.hlEv.includes(EV_IDLE) || S.hlEv.includes(EV_CEXIT); // idle (pid 0) is on CPU rows only
   if (LOD_COLS.length < 2 * (L.pw + 8)) LOD_COLS = new Int32Array(2 * (L.pw + 8));
   const cols = LOD_COLS, B = L.left; let nc = 0, cur = -1, tI = 0, tU = 0, tK = 0, lU = -1, lK = -1;
@@ -774,8 +798,7 @@ function drawExecLod(r, g, lod, P) {
   for (; j <= jEnd; j++) {
     let px = 2147483647;
     if (j < jEnd) {
-      if (LU[j] < 0 && LK[j] < 0 && I[j] === 0) continue; // empty bin
-      px = Math.floor((O + (base + j) * q - t0) / P); if (px < 0) px = 0;
+      px = Math.floor((O + (base + J[j]) * q - t0) / P); if (px < 0) px = 0;
       if (px === cur) { tI += I[j]; tU += U[j]; tK += K[j]; if (LU[j] >= 0) lU = LU[j]; if (LK[j] >= 0) lK = LK[j]; continue; }
     }
     if (cur >= 0) {
@@ -786,14 +809,16 @@ function drawExecLod(r, g, lod, P) {
     if (j === jEnd) break;
     cur = px; tI = I[j]; tU = U[j]; tK = K[j]; lU = LU[j]; lK = LK[j];
   }
-  // pass 2: the columns
+  // pass 2: the columns (device pixel columns written directly at dpr 1)
+  const u = PB.u32, W = PB.w, ax = B - PB.x0, one = dpr === 1;
   for (let c = 0; c < nc; c += 2) {
-    const x = B + cols[c], pick = cols[c + 1], e = pick >= 0 ? rev[pick] : EV_IDLE, grey = fade || (anyHL && (pick >= 0 ? !hlSpan[list[pick]] : !idleHL));
-    if (fast) {
-      if (e === EV_IDLE || e === EV_CEXIT) pbCol(x, FB[0], FB[1], grey ? W_GREY : W_BLACK);
-      else if (e > EV_IDLE) pbCol(x, FB[2], FB[3], grey ? W_GREY : WP[((e * 4) % 17 + 17) % 17]);
-      else { const h = e >> 8; pbCol(x, FB[4], FB[5], grey ? W_GREY : W_FASTK[h === 4 || h === 6 ? 1 : h === 5 || h === 7 ? 2 : h >= 8 ? 3 : 0]); }
-    } else drawFastE(e, x, x + 1, yc, E, grey);
+    const pick = cols[c + 1], e = pick >= 0 ? rev[pick] : EV_IDLE, grey = fade || (anyHL && (pick >= 0 ? !hlSpan[list[pick]] : !idleHL));
+    let p, q, v;
+    if (e === EV_IDLE || e === EV_CEXIT) { p = FB[0]; q = FB[1]; v = grey ? W_GREY : W_BLACK; }
+    else if (e > EV_IDLE) { p = FB[2]; q = FB[3]; v = grey ? W_GREY : WP[((e * 4) % 17 + 17) % 17]; }
+    else { const h = e >> 8; p = FB[4]; q = FB[5]; v = grey ? W_GREY : W_FASTK[h === 4 || h === 6 ? 1 : h === 5 || h === 7 ? 2 : h >= 8 ? 3 : 0]; }
+    const a = ax + cols[c];
+    if (one && a >= 0 && a < W) { for (let i = p * W + a, end = q * W; i < end; i += W) u[i] = v; perf.prims++; } else pbCol(B + cols[c], p, q, v);
   }
   // spans a pixel or longer, in full
   const lidx = lod.lidx, lend = lod.lend;
@@ -871,17 +896,23 @@ const WAIT_W = []; for (let l = 0; l < 32; l++) WAIT_W.push(rgba(WAIT_COLOR[l] |
 function drawWaits(set, g, P) {
   const t0 = S.t0, t1 = S.t1, E = g.E, y = g.yc - E / 4;
   const lh = Math.max(1, 0.075 * E), ly0 = y - lh / 2, ly1 = y + lh / 2, xl = L.left - 5, xr = L.right + 5;
-  const greyAll = S.fade;
+  const greyAll = S.fade, sx = L.pw / (t1 - t0), W = PB.w, u = PB.u32;
+  // the line's device rows, as pbRectW rounds them
+  let p = Math.round(ly0 * dpr) - PB.y0, q = Math.round(ly1 * dpr) - PB.y0; if (q <= p) q = p + 1; if (p < 0) p = 0; if (q > PB.h) q = PB.h;
   for (let lv = 0; lv <= 40; lv++) {
     const a = set.idx[lv]; if (!a || Math.pow(2, lv + 1) * 1e-9 < 2 * P) continue;
     const lt = set.ts[lv], ld = set.du[lv], le = set.ev[lv], n = a.length;
     for (let i = firstAbove(set.end[lv], t0); i < n && lt[i] < t1; i++) {
       const s = lt[i], d = ld[i]; if (d < 2 * P || s + d <= t0) continue;
       const letter = le[i] - EV_WAIT, grey = greyAll || (anyHL && !hlSpan[a[i]]);
-      let x0 = xOf(s), x1 = xOf(s + d); if (x0 < xl) x0 = xl; if (x1 > xr) x1 = xr;
+      let x0 = L.left + (s - t0) * sx, x1 = x0 + d * sx; if (x0 < xl) x0 = xl; if (x1 > xr) x1 = xr;
       let xm = x1;
       if (x1 - x0 >= 1.5 * (MORSE_W[letter] || 9)) xm = morse(x1, y, x1 - x0, letter, grey ? GREY : (WAIT_COLOR[letter] || '#808080'), E);
-      if (xm > x0) pbRectW(x0, xm, ly0, ly1, grey ? W_GREY : WAIT_W[letter]);
+      if (xm <= x0 || q <= p) continue;
+      let xa = Math.round(x0 * dpr) - PB.x0, xb = Math.round(xm * dpr) - PB.x0; if (xb <= xa) xb = xa + 1; if (xa < 0) xa = 0; if (xb > W) xb = W;
+      const v = grey ? W_GREY : WAIT_W[letter];
+      for (let y = p; y < q; y++) for (let o = y * W + xa, e = y * W + xb; o < e; o++) u[o] = v;
+      perf.prims++;
     }
   }
 }
@@ -954,7 +985,9 @@ function markTicks(r, g) {
       const t = lty[i];
       if ((anyHL && !hlSpan[list[i]]) || (m === 2 && (t === 1 || t === 3)) || (m === 1 && (t === 0 || t === 2))) { i++; continue; }
       const x = Math.floor(xOf(lts[i])); pbRectW(x, x + 1, y0, y1, MARK_W[t]); perf.ticks++;
-      i = firstAtLeast(lts, i + 1, n, tOf(x + 1)); // the next pixel
+      const tb = tOf(x + 1); let k = i + 1; // the next pixel: a few steps, else a binary search
+      while (k < n && k < i + 8 && lts[k] < tb) k++;
+      i = k < n && lts[k] < tb ? firstAtLeast(lts, k, n, tb) : k;
     }
   }
 }
@@ -1357,24 +1390,25 @@ function finish(t0p) { perf.lastDraw = performance.now() - t0p; if (perf.phase.o
 function drawLabels() {
   ctx.font = L.base + 'px sans-serif'; ctx.textBaseline = 'middle'; ctx.textAlign = 'right';
   let lastY = -1e9; let afterHeader = false; L.labelsShown = [];
+  const ticks = new Path2D(); let font = ''; // the row ticks in one stroke; the font set only when it changes
   for (const it of L.items) {
     if (it.header) {
       const g = it.header; const y = yOf(it.y) + it.h / 2 * L.ppt;
       if (y < L.top - 10 || y > L.bottom + 10) continue;
       ctx.textAlign = 'left'; ctx.font = 'bold ' + L.base + 'px sans-serif'; ctx.fillStyle = g.rows.length ? '#0000AA' : '#C0C0C0';
       const tri = g.open === 'closed' ? '▶' : g.open === 'hl' ? '▷' : '▼';
-      ctx.fillText(tri + ' ' + g.name + ' (' + g.rows.length + ')', 4, y); it.labelY = y; ctx.textAlign = 'right'; ctx.font = L.base + 'px sans-serif';
+      ctx.fillText(tri + ' ' + g.name + ' (' + g.rows.length + ')', 4, y); it.labelY = y; ctx.textAlign = 'right'; font = '';
       lastY = y; afterHeader = true; continue;
     }
-    const r = it.row; const g = rowGeom(r); const y = g.yc;
+    const r = it.row; const y = yOf(r.y) + rowGeom(r).E / 2;
     if (y < L.top - 2 || y > L.bottom + 2) continue;
-    ctx.strokeStyle = '#000'; ctx.lineWidth = 1;
     if (afterHeader || y - lastY >= L.base) {
-      ctx.beginPath(); ctx.moveTo(L.left - 4, y); ctx.lineTo(L.left, y); ctx.stroke();
-      ctx.font = (r.hl ? 'bold ' : '') + L.base + 'px sans-serif'; ctx.fillStyle = '#000';
+      ticks.moveTo(L.left - 4, y); ticks.lineTo(L.left, y);
+      const f = (r.hl ? 'bold ' : '') + L.base + 'px sans-serif'; if (f !== font) { ctx.font = font = f; ctx.fillStyle = '#000'; }
       ctx.fillText(r.label, L.left - 6, y); lastY = y; afterHeader = false; L.labelsShown.push(r.label);
-    } else { ctx.beginPath(); ctx.moveTo(L.left - 2, y); ctx.lineTo(L.left, y); ctx.stroke(); }
+    } else { ticks.moveTo(L.left - 2, y); ticks.lineTo(L.left, y); }
   }
+  ctx.strokeStyle = '#000'; ctx.lineWidth = 1; ctx.stroke(ticks);
   ctx.textAlign = 'left';
 }
 
@@ -1746,18 +1780,21 @@ function avail(name) {
   if (name === 'lock') return D.hasLock; if (name === 'freq') return D.hasFreq; if (name === 'samp') return D.hasSamp;
   if (name === 'ipc') return !!(D.meta.flags & 0xA0); return true;
 }
+// DOM writes only where something changed (each write invalidates style).
+function setCls(id, c) { const el = document.getElementById(id); if (el.className !== c) el.className = c; }
+function setText(id, t) { const el = document.getElementById(id); if (el.textContent !== t) el.textContent = t; }
 function syncButtons() {
   for (const name of ['user', 'all', 'mark', 'arc', 'lock', 'freq', 'ipc', 'samp', 'cb']) {
-    const b = document.getElementById('b_' + name); const v = S.btn[name];
-    b.className = !avail(name) ? 'na' : !v ? '' : (name === 'arc' || name === 'lock' || name === 'freq') && v === 1 ? 'bold' : (name === 'mark' && v < 3) || (name === 'ipc' && v < 3 && v > 0) || (name === 'samp' && v === 1) ? 'part' : 'on';
+    const v = S.btn[name];
+    const c = !avail(name) ? 'na' : !v ? '' : (name === 'arc' || name === 'lock' || name === 'freq') && v === 1 ? 'bold' : (name === 'mark' && v < 3) || (name === 'ipc' && v < 3 && v > 0) || (name === 'samp' && v === 1) ? 'part' : 'on';
+    setCls('b_' + name, name === 'cb' && S.hack ? (c + ' hack').trim() : c);
   }
-  if (!D.meta.flags || !(D.meta.flags & 0xA0)) {} else document.getElementById('b_ipc').textContent = (D.meta.flags & 0xA0) === 0xA0 ? 'Both' : (D.meta.flags & 0x80) ? 'IPC' : 'LLC';
-  document.getElementById('b_not').className = S.search.not ? 'on' : '';
-  document.getElementById('b_cb').classList.toggle('hack', !!S.hack);
-  document.getElementById('m_fade').className = S.fade ? 'on' : '';
-  document.getElementById('m_legend').className = S.legend ? 'on' : '';
-  document.getElementById('annot').textContent = S.btn.annot ? 'annot:' : 'Annot:';
-  document.getElementById('units').textContent = UNITS[S.search.units][0] + ':';
+  if (D.meta.flags & 0xA0) setText('b_ipc', (D.meta.flags & 0xA0) === 0xA0 ? 'Both' : (D.meta.flags & 0x80) ? 'IPC' : 'LLC');
+  setCls('b_not', S.search.not ? 'on' : '');
+  setCls('m_fade', S.fade ? 'on' : '');
+  setCls('m_legend', S.legend ? 'on' : '');
+  setText('annot', S.btn.annot ? 'annot:' : 'Annot:');
+  setText('units', UNITS[S.search.units][0] + ':');
   updateStatus();
 }
 function updateStatus() {
@@ -1935,7 +1972,7 @@ function state() {
     ipcLegend: S.btn.ipc ? (L.ipcLegend || []).slice() : [], ipcButton: document.getElementById('b_ipc').textContent,
     hack: !!S.hack, legacy: { brackets: perf.legacy ? perf.legacy.brackets.slice() : [], ovals: perf.legacy ? perf.legacy.ovals : 0, dots: perf.legacy ? perf.legacy.dots : 0, timers: perf.legacy ? perf.legacy.timers : 0 },
     marks: perf.markBoxes.length, markOverlaps: perf.markBoxes.filter((m, i, a) => a.slice(0, i).some(q => q[0] === m[0] && m[1] < q[2] && m[2] > q[1])).length,
-    perf: { lastDraw: perf.lastDraw, phase: Object.assign({}, perf.phase), rest: perf.rest || 0, restDone: REST.done, draws: perf.draws, prims: perf.prims, tri: perf.tri, msgs: perf.msgs, arcs: perf.arcs, ticks: perf.ticks, load: perf.load, ready: perf.ready, decode: perf.decode, rows: perf.rows, script: perf.script, b64: perf.b64, inflate: perf.inflate, first: perf.first },
+    perf: { lastDraw: perf.lastDraw, phase: Object.assign({}, perf.phase), rest: perf.rest || 0, restDone: REST.done && !!perf.idleDone, draws: perf.draws, prims: perf.prims, tri: perf.tri, msgs: perf.msgs, arcs: perf.arcs, ticks: perf.ticks, load: perf.load, ready: perf.ready, decode: perf.decode, rows: perf.rows, script: perf.script, b64: perf.b64, inflate: perf.inflate, first: perf.first },
     names: null,
   };
 }
@@ -1980,7 +2017,7 @@ function start(meta, n, cols, names, t0) {
   setWindow(D.t0, D.t1); recomputeHL(); syncButtons(); renderViews();
   document.getElementById('loading').style.display = 'none';
   const tf = performance.now(); render(); perf.first = performance.now() - tf;
-  setTimeout(idleRows, 0); // the PID and RPC rows, in steps
+  idleArr = 0; perf.idleDone = false; setTimeout(idleRows, 0); // the PID and RPC rows, in steps
   perf.load = performance.now() - t0;
   const sz = L.W + 'x' + L.H; S.sizeMsg = sz; updateStatus(); setTimeout(() => { S.sizeMsg = ''; updateStatus(); }, 4000);
   perf.ready = performance.now();

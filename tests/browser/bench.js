@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Viewer speed figures (make bench-viewer): node bench.js PAGE.html SPANS
-// Prints load time to first draw, redraw times after pan/zoom (script and
-// script+frame), PID group open, and HTML bytes per span.
+// Prints load time to first draw, redraw times after pan/zoom (script, the
+// frame's script + paint, and until the frame is painted, which adds the
+// wait for the next frame) with the CPU rows and with the PID group open,
+// and HTML bytes per span.  Lines starting "load to first" / "redraw
+// after" go into docs/PERFORMANCE.md (bench/report.py).
 'use strict';
 const fs = require('fs');
 const { launch, open } = require('./lib.js');
@@ -37,7 +40,7 @@ const f = x => x.toFixed(1);
     console.log(`${spans} spans: HTML ${(bytes / 1e6).toFixed(1)} MB = ${(bytes / spans).toFixed(2)} bytes/span`);
     console.log(`  load to first full draw: ${f(s.perf.ready)} ms (navigation start -> drawn; script starts ${f(s.perf.script)}, base64 ${f(s.perf.b64)}, inflate ${f(s.perf.inflate)}, columns ${f(s.perf.decode)}, rows ${f(s.perf.rows)}, first draw ${f(s.perf.first)} ms; wall ${wall} ms; JS heap ${heap.toFixed(0)} MB)`);
     await page.waitForFunction(() => window.kutraceState().perf.restDone, null, { timeout: 300000 });
-    console.log(`  PID and RPC rows built after the first draw, in 10 ms steps: ${f((await page.evaluate(() => window.kutraceState().perf.rest)))} ms in all`);
+    console.log(`  PID and RPC rows and the zoomed-in arrays built after the first draw, in 10 ms steps: ${f((await page.evaluate(() => window.kutraceState().perf.rest)))} ms in all`);
     const t0 = s.t0, t1 = s.t1, W = t1 - t0, c = (t0 + t1) / 2;
     // Redraws after zoom (full view, x10, x100, x1000 ... ) and pans.
     const js = [], fr = [], wk = [];
@@ -73,8 +76,8 @@ const f = x => x.toFixed(1);
       }
     }
     j = stats(js2); q = stats(fr2); w = stats(wk2);
-    console.log(`  PID group open (${npid} rows): script median ${f(stats(openJs).median)} ms (of ${openJs.map(f).join(', ')}), median ${f(open1)} ms to the painted frame (of ${opens.map(f).join(', ')})`);
-    console.log(`  zoom/pan frames with PIDs open: script median ${f(j.median)} max ${f(j.max)} ms; frame (script + paint) median ${f(w.median)} max ${f(w.max)} ms; to painted frame median ${f(q.median)} max ${f(q.max)} ms`);
+    console.log(`  redraw after opening the PID group (${npid} rows): script median ${f(stats(openJs).median)} ms (of ${openJs.map(f).join(', ')}), median ${f(open1)} ms to the painted frame (of ${opens.map(f).join(', ')})`);
+    console.log(`  redraw after pan/zoom with the PID group open (${npid} rows): script median ${f(j.median)} ms, max ${f(j.max)} ms; frame (script + paint) median ${f(w.median)} ms, max ${f(w.max)} ms; to painted frame median ${f(q.median)} ms, max ${f(q.max)} ms`);
     console.log(`    phases (ms) by zoom: ${ph.join('; ')}`);
     await page.evaluate(([a, b]) => window.kutrace.setWindow(a, b), [t0, t1]);
     // the prefix shared by the most PID rows, and the most common syscall name

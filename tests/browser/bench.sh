@@ -33,6 +33,6 @@ for n in ${KT_BENCH_SPANS:-1000000 10000000}; do
 	$BIN/makeself postprocess/viewer/viewer.html $json $html
 	e=$(date +%s.%N)
 	rows=$(grep -c '^\[ ' $json || true)
-	echo "makeself ($gen): $rows rows, $(stat -c %s $json) bytes of JSON in $(echo "$e - $s" | bc) s"
+	echo "makeself: $rows rows, $(stat -c %s $json) bytes of JSON in $(echo "$e - $s" | bc) s ($gen)"
 	node tests/browser/bench.js $html $rows
 done
