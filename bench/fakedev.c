@@ -178,6 +178,7 @@ static long fake_cmd(unsigned int nr, u64 arg, u64 *result)
 int __wrap_ioctl(int fd, unsigned long req, ...)
 {
 	struct kutrace_ioc *io;
+	u64 result;
 	va_list ap;
 	long e;
 
@@ -190,7 +191,10 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 		errno = ENOTTY;
 		return -1;
 	}
-	e = fake_cmd(_IOC_NR(req), io->arg, &io->result);
+	/* __u64 in the struct, uint64_t here: copy, do not alias */
+	result = io->result;
+	e = fake_cmd(_IOC_NR(req), io->arg, &result);
+	io->result = result;
 	if (e) {
 		errno = (int)-e;
 		return -1;

@@ -11,6 +11,8 @@
  *
  * Built only when Kbuild finds CONFIG_KUTRACE in the target kernel
  * (KT_HAVE_KUTRACE_PATCH); the kernel's symbols then resolve at load.
+ * The hooks and this module take every event number from the same header,
+ * the kernel's <linux/kutrace_format.h> (see Kbuild).
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -23,30 +25,6 @@
 
 #include "kutrace_core.h"
 #include "kutrace_backend.h"
-
-/* The kernel's event numbers must be the trace format's. */
-static_assert(KUTRACE_EV_PIDNAME == KUTRACE_PIDNAME);
-static_assert(KUTRACE_EV_USERPID == KUTRACE_USERPID);
-static_assert(KUTRACE_EV_RUNNABLE == KUTRACE_RUNNABLE);
-static_assert(KUTRACE_EV_IPI == KUTRACE_IPI);
-static_assert(KUTRACE_EV_MWAIT == KUTRACE_MWAIT);
-static_assert(KUTRACE_EV_RX_PKT == KUTRACE_RX_PKT);
-static_assert(KUTRACE_EV_TX_PKT == KUTRACE_TX_PKT);
-static_assert(KUTRACE_EV_MONITORSTORE == KUTRACE_MONITORSTORE);
-static_assert(KUTRACE_EV_MONITOREXIT == KUTRACE_MONITOREXIT);
-static_assert(KUTRACE_EV_PC == KUTRACE_PC_U);
-static_assert(KUTRACE_EV_TRAP == KUTRACE_TRAP);
-static_assert(KUTRACE_EV_IRQ == KUTRACE_IRQ);
-static_assert(KUTRACE_EV_TRAPRET == KUTRACE_TRAPRET);
-static_assert(KUTRACE_EV_IRQRET == KUTRACE_IRQRET);
-static_assert(KUTRACE_EV_SYSCALL64 == KUTRACE_SYSCALL64);
-static_assert(KUTRACE_EV_SYSRET64 == KUTRACE_SYSRET64);
-static_assert(KUTRACE_EV_SYSCALL32 == KUTRACE_SYSCALL32);
-static_assert(KUTRACE_EV_SYSRET32 == KUTRACE_SYSRET32);
-static_assert(KUTRACE_EV_SCHED_CALL == KUTRACE_SCHED_CALL);
-static_assert(KUTRACE_EV_SCHED_RET == KUTRACE_SCHED_RET);
-static_assert(KUTRACE_SOFTIRQ_VECTOR == KUTRACE_IRQ_BH);
-static_assert(KUTRACE_CONTROL_NR == KUTRACE_CONTROL_SYSCALL);
 
 static long pktmask = 0x0000000F;
 module_param(pktmask, long, 0444);

@@ -2,11 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # For porters: writes the unified diff of a kernel tree edited in place,
 # where every changed file FOO has its original beside it as FOO.kt-orig
-# (new files: none).  The kutrace core files come from patches/common/.
+# (new files: none).  The kutrace core files come from patches/common/,
+# the trace format header from include/kutrace/format.h (the one file the
+# module, the tools and the kernel share; never edit the kernel's copy).
 #
 #   patches/mkdiff.sh TREE "Debian 6.1.192" > patches/linux-X.Y/kutrace.patch
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
 tree=$1
 what=${2:-Linux}
 cd "$tree"
@@ -21,17 +24,22 @@ I/O port), exec and rename, and TCP/UDP packet.  The kutrace module
 fills kutrace_global_ops and switches kutrace_tracing on; until then
 each hook is one load and a not-taken branch.  System call 1023 is the
 control call of the KUtrace user library while the module is loaded.
+Event numbers and limits come from include/linux/kutrace_format.h,
+kutrace's trace format header, shared as is with the module and the
+user tools.
 
 Signed-off-by: kutrace developers <kutrace@users.noreply.github.com>
 ---
 HDR
 mkdir -p kernel/kutrace
 cp "$here/common/kutrace.h" include/linux/kutrace.h
+cp "$root/include/kutrace/format.h" include/linux/kutrace_format.h
 cp "$here/common/kutrace.c" kernel/kutrace/kutrace.c
 printf '# SPDX-License-Identifier: GPL-2.0\nobj-y := kutrace.o\n' > kernel/kutrace/Makefile
 {
 	find . -name '*.kt-orig' | sed 's/\.kt-orig$//; s|^\./||'
 	echo include/linux/kutrace.h
+	echo include/linux/kutrace_format.h
 	echo kernel/kutrace/Makefile
 	echo kernel/kutrace/kutrace.c
 } | LC_ALL=C sort -u | while read -r f; do

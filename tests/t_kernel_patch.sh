@@ -4,9 +4,63 @@
 # `patch -p1 --fuzz=0` to the Debian source it names, passes
 # scripts/checkpatch.pl --strict, keeps CONFIG_KUTRACE default n and
 # 64-bit only, and patches/pairs.sh turns it into .original/.patched pairs
-# that are the source and the patched source.
+# that are the source and the patched source.  And the trace format stays
+# in one header (issue 2): no tracked file but include/kutrace/format.h
+# defines a KUTRACE_ constant; the patches carry that file itself.
 . tests/lib.sh
 . tests/vm/lib.sh
+
+fmt=include/kutrace/format.h
+# kfile PATCH PATH: the new file PATH as PATCH creates it
+kfile() {
+	awk -v p="b/$2" '/^\+\+\+ / { on = ($2 == p); next }
+		on && /^@@/ { next } on && /^\+/ { print substr($0, 2); next } { on = 0 }' "$1"
+}
+# Every "#define KUTRACE_..." in a tracked file other than format.h (in a
+# patch: on a context or added line, except in the kutrace_format.h copy):
+# "FILE:LINE: NAME", marked "format.h's" when format.h defines NAME too.
+# Include guards (KUTRACE_..._H) are the only other KUTRACE_ macros allowed.
+fmt_defs() {
+	local names
+	names=$(sed -n 's/^[[:space:]]*#[[:space:]]*define[[:space:]]\{1,\}\(KUTRACE_[A-Za-z0-9_]*\).*/\1/p' "$fmt" | tr '\n' ' ')
+	{ git -C "$KT_ROOT" ls-files 2>/dev/null ||
+	  (cd "$KT_ROOT" && find . -type f ! -path './.git/*' ! -path './build*' | sed 's|^\./||'); } |
+	grep -vx "$fmt" | (cd "$KT_ROOT" && xargs -r -d '\n' grep -lIE '#[[:space:]]*define[[:space:]]+KUTRACE_' 2>/dev/null) |
+	(cd "$KT_ROOT" && xargs -r -d '\n' awk -v names="$names" '
+		BEGIN { n = split(names, a, " "); for (i = 1; i <= n; i++) fmt[a[i]] = 1 }
+		FNR == 1 { patch = FILENAME ~ /\.(patch|diff)$/; where = FILENAME; copy = 0 }
+		patch && /^\+\+\+ / { t = $2; sub(/^b\//, "", t); where = FILENAME " (" t ")"
+			copy = t == "include/linux/kutrace_format.h"; next }
+		{ l = $0; if (patch) { if (copy || l !~ /^[+ ]/) next; l = substr(l, 2) } }
+		l ~ /^[ \t]*#[ \t]*define[ \t]+KUTRACE_/ {
+			sub(/^[ \t]*#[ \t]*define[ \t]+/, "", l); sub(/[^A-Za-z0-9_].*/, "", l)
+			if (l in fmt) print FILENAME ":" FNR ": " l " (format.h'"'"'s, in " where ")"
+			else if (l !~ /_H$/) print FILENAME ":" FNR ": " l " (not in format.h, in " where ")"
+		}')
+}
+fmt_defs > "$TMP/defs"
+if grep -q "format.h's" "$TMP/defs"; then
+	nok "no format.h constant is #defined a second time: $(grep -c "format.h's" "$TMP/defs")"
+	grep "format.h's" "$TMP/defs" | head -20 | sed 's/^/#   /'
+else
+	ok "no format.h constant is #defined a second time (whole tree, patches included)"
+fi
+if grep -q "not in format.h" "$TMP/defs"; then
+	nok "KUTRACE_ constants #defined outside $fmt: $(grep -c "not in format.h" "$TMP/defs")"
+	grep "not in format.h" "$TMP/defs" | head -20 | sed 's/^/#   /'
+else
+	ok "no KUTRACE_ constant (include guards aside) is #defined outside $fmt"
+fi
+for v in 6.1 6.12; do
+	p=patches/linux-$v/kutrace.patch
+	kfile "$p" include/linux/kutrace_format.h > "$TMP/kf-$v"
+	same_file "$v: the patch's include/linux/kutrace_format.h is $fmt" "$fmt" "$TMP/kf-$v"
+	kfile "$p" include/linux/kutrace.h > "$TMP/kh-$v"
+	same_file "$v: the patch's include/linux/kutrace.h is patches/common/kutrace.h" patches/common/kutrace.h "$TMP/kh-$v"
+	kfile "$p" kernel/kutrace/kutrace.c > "$TMP/kc-$v"
+	same_file "$v: the patch's kernel/kutrace/kutrace.c is patches/common/kutrace.c" patches/common/kutrace.c "$TMP/kc-$v"
+done
+
 for v in 6.1 6.12; do
 	p=patches/linux-$v/kutrace.patch
 	want=$(sed -n 's/^Source: linux-source-[0-9.]* \([^ ]*\).*/\1/p' patches/linux-$v/README.md)

@@ -7,11 +7,14 @@
  * 8-byte entry, every event number and range, the block header layout and
  * flag bits, the control command numbers and ioctl encoding, and the
  * base-40 alphabet used by marks.  Nothing else in the tree may define
- * these constants again (the test suite greps for violations).
+ * these constants again (tests/t_kernel_patch.sh greps for violations).
  *
  * The file compiles in kernel code (__KERNEL__, no libc) and in userland
  * (C11).  It holds only macros and small static inline helpers without
- * side effects, so that it costs nothing where it is not used.
+ * side effects, so that it costs nothing where it is not used.  The kernel
+ * patches (patches/mkdiff.sh) ship this very file as <linux/kutrace_format.h>,
+ * where the hooks take their event numbers from it, so it must also pass the
+ * kernel's scripts/checkpatch.pl --strict.
  *
  * Reference: ../shared/spec/FORMATS.md sections 1-3; deliberate differences
  * from the original KUtrace are listed in docs/FORMAT.md.
@@ -19,19 +22,19 @@
 #ifndef KUTRACE_FORMAT_H
 #define KUTRACE_FORMAT_H
 
-#ifdef __KERNEL__
+/*
+ * <linux/types.h> gives __u64 & co. in the kernel and, as a uapi header, in
+ * userland (unsigned long long there, which is not uint64_t's unsigned long
+ * on 64-bit: take results into uint64_t by value, not by pointer).
+ */
 #include <linux/types.h>
 #include <linux/ioctl.h>
-typedef u64 kutrace_u64;
-typedef u32 kutrace_u32;
-typedef s64 kutrace_s64;
-#else
-#include <stdint.h>
-#include <linux/ioctl.h>
-typedef uint64_t kutrace_u64;
-typedef uint32_t kutrace_u32;
-typedef int64_t kutrace_s64;
+#ifndef __KERNEL__
+#include <stdint.h>	/* userland users have always had it from here */
 #endif
+typedef __u64 kutrace_u64;
+typedef __u32 kutrace_u32;
+typedef __s64 kutrace_s64;
 
 /* ---------------------------------------------------------------------- */
 /* Versions                                                                */
@@ -51,7 +54,7 @@ typedef int64_t kutrace_s64;
 #define KUTRACE_TS_SHIFT	44
 #define KUTRACE_TS_BITS		20
 #define KUTRACE_TS_MASK		0xFFFFFULL		/* after shifting down */
-#define KUTRACE_TS_PERIOD	(1ULL << KUTRACE_TS_BITS)
+#define KUTRACE_TS_PERIOD	(KUTRACE_TS_MASK + 1)	/* 2^KUTRACE_TS_BITS */
 #define KUTRACE_EVENT_SHIFT	32
 #define KUTRACE_EVENT_MASK	0xFFFULL
 #define KUTRACE_DELTA_SHIFT	24
@@ -185,6 +188,7 @@ typedef int64_t kutrace_s64;
 #define KUTRACE_RET_BIT		0x200
 #define KUTRACE_CALL_LO		0x400
 #define KUTRACE_MAX_SYSCALL	1023	/* numbers >= 1024 cannot be traced */
+#define KUTRACE_MAX_SYSCALL32	512	/* ia32 numbers >= 512 are not traced */
 
 #define KUTRACE_TRAP_PAGEFAULT	14
 #define KUTRACE_TRAP_DEVNOTAVAIL 7
@@ -199,6 +203,7 @@ typedef int64_t kutrace_s64;
 /* MWAIT hints with special meaning. */
 #define KUTRACE_MWAIT_IOPORT	255
 #define KUTRACE_MWAIT_WFI	254
+#define KUTRACE_MWAIT_HLT	KUTRACE_MWAIT_WFI	/* x86 hlt idle: as Arm WFI */
 
 /* Postprocessing-only event numbers (JSON rows). */
 #define KUTRACE_USER_BASE	0x10000	/* + pid: user-mode execution */

@@ -48,7 +48,7 @@ void kutrace_pidname(struct task_struct *t, bool always)
 	w[0] = pid;
 	BUILD_BUG_ON(sizeof(t->comm) != 2 * sizeof(u64));
 	memcpy(&w[1], t->comm, sizeof(t->comm));
-	many(KUTRACE_EV_PIDNAME, 3, w);
+	many(KUTRACE_PIDNAME, 3, w);
 }
 EXPORT_SYMBOL_GPL(kutrace_pidname);
 
@@ -94,7 +94,7 @@ void kutrace_skb(u64 event, const struct sk_buff *skb, int offset)
 EXPORT_SYMBOL_GPL(kutrace_skb);
 
 /*
- * System call KUTRACE_CONTROL_NR: the original user library's control
+ * System call KUTRACE_CONTROL_SYSCALL: the original user library's control
  * call, forwarded to the module.  False when it is another number or no
  * module is loaded (the caller then fails it with ENOSYS).
  */
@@ -102,7 +102,7 @@ bool kutrace_control_call(long nr, u64 command, u64 arg, unsigned long *ret)
 {
 	u64 (*ctl)(u64 command, u64 arg);
 
-	if (nr != KUTRACE_CONTROL_NR)
+	if (nr != KUTRACE_CONTROL_SYSCALL)
 		return false;
 	atomic_inc(&kutrace_control_active);
 	/* Pairs with the module clearing the pointer before it waits. */

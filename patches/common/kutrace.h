@@ -8,8 +8,9 @@
  * not-taken branch.  The kutrace module fills kutrace_global_ops, then
  * sets kutrace_tracing; it clears the flag before it clears the ops.
  *
- * Event numbers are those of the raw trace format; the module checks at
- * build time that they equal its own.
+ * Event numbers and limits come from <linux/kutrace_format.h>, the trace
+ * format header the module and the userland tools are built with (one
+ * file in the kutrace tree, include/kutrace/format.h, copied as is).
  */
 #ifndef _LINUX_KUTRACE_H
 #define _LINUX_KUTRACE_H
@@ -17,34 +18,7 @@
 #include <linux/types.h>
 #include <linux/compiler.h>
 #include <linux/instrumentation.h>
-
-#define KUTRACE_EV_PIDNAME	0x002
-#define KUTRACE_EV_USERPID	0x200
-#define KUTRACE_EV_RUNNABLE	0x206
-#define KUTRACE_EV_IPI		0x207
-#define KUTRACE_EV_MWAIT	0x208
-#define KUTRACE_EV_RX_PKT	0x214
-#define KUTRACE_EV_TX_PKT	0x215
-#define KUTRACE_EV_MONITORSTORE	0x21E
-#define KUTRACE_EV_MONITOREXIT	0x21F
-#define KUTRACE_EV_PC		0x280
-#define KUTRACE_EV_TRAP		0x400
-#define KUTRACE_EV_IRQ		0x500
-#define KUTRACE_EV_TRAPRET	0x600
-#define KUTRACE_EV_IRQRET	0x700
-#define KUTRACE_EV_SYSCALL64	0x800
-#define KUTRACE_EV_SYSRET64	0xA00
-#define KUTRACE_EV_SYSCALL32	0xC00
-#define KUTRACE_EV_SYSRET32	0xE00
-#define KUTRACE_EV_SCHED_CALL	0xDFF
-#define KUTRACE_EV_SCHED_RET	0xFFF
-
-#define KUTRACE_SOFTIRQ_VECTOR	0xFF	/* IRQ number used for softirqs */
-#define KUTRACE_MWAIT_HLT	0xFE	/* MWAIT arg: hlt idle */
-#define KUTRACE_MWAIT_IOPORT	0xFF	/* MWAIT arg: I/O-port C-state */
-#define KUTRACE_CONTROL_NR	1023	/* control system call */
-#define KUTRACE_SYSCALL_MAX	1023	/* 0..1022 are traced */
-#define KUTRACE_SYSCALL32_MAX	512
+#include <linux/kutrace_format.h>
 
 struct kutrace_ops {
 	u64 (*kutrace_trace_1)(u64 event, u64 arg);
@@ -96,7 +70,7 @@ static __always_inline void kutrace_idle(u64 hint)
 {
 	if (unlikely(READ_ONCE(kutrace_tracing))) {
 		instrumentation_begin();
-		kutrace_global_ops.kutrace_trace_1(KUTRACE_EV_MWAIT, hint);
+		kutrace_global_ops.kutrace_trace_1(KUTRACE_MWAIT, hint);
 		instrumentation_end();
 	}
 }
@@ -105,36 +79,36 @@ static __always_inline void kutrace_idle(u64 hint)
 static __always_inline void kutrace_pc(u64 pc)
 {
 	if (unlikely(READ_ONCE(kutrace_tracing)))
-		kutrace_global_ops.kutrace_trace_2(KUTRACE_EV_PC, 0, pc);
+		kutrace_global_ops.kutrace_trace_2(KUTRACE_PC_U, 0, pc);
 }
 
 /* 64-bit syscall numbers 512..1022 go to the 0xC00/0xE00 blocks. */
 static __always_inline void kutrace_syscall(unsigned int nr, u64 arg0)
 {
-	if (unlikely(READ_ONCE(kutrace_tracing)) && nr < KUTRACE_SYSCALL_MAX)
-		kutrace_global_ops.kutrace_trace_1(KUTRACE_EV_SYSCALL64 +
+	if (unlikely(READ_ONCE(kutrace_tracing)) && nr < KUTRACE_MAX_SYSCALL)
+		kutrace_global_ops.kutrace_trace_1(KUTRACE_SYSCALL64 +
 						   nr + (nr & 0x200),
 						   arg0 & 0xFFFF);
 }
 
 static __always_inline void kutrace_sysret(unsigned int nr, u64 ret)
 {
-	if (unlikely(READ_ONCE(kutrace_tracing)) && nr < KUTRACE_SYSCALL_MAX)
-		kutrace_global_ops.kutrace_trace_1(KUTRACE_EV_SYSRET64 +
+	if (unlikely(READ_ONCE(kutrace_tracing)) && nr < KUTRACE_MAX_SYSCALL)
+		kutrace_global_ops.kutrace_trace_1(KUTRACE_SYSRET64 +
 						   nr + (nr & 0x200), ret);
 }
 
 static __always_inline void kutrace_syscall32(unsigned int nr, u64 arg0)
 {
-	if (unlikely(READ_ONCE(kutrace_tracing)) && nr < KUTRACE_SYSCALL32_MAX)
-		kutrace_global_ops.kutrace_trace_1(KUTRACE_EV_SYSCALL32 + nr,
+	if (unlikely(READ_ONCE(kutrace_tracing)) && nr < KUTRACE_MAX_SYSCALL32)
+		kutrace_global_ops.kutrace_trace_1(KUTRACE_SYSCALL32 + nr,
 						   arg0 & 0xFFFF);
 }
 
 static __always_inline void kutrace_sysret32(unsigned int nr, u64 ret)
 {
-	if (unlikely(READ_ONCE(kutrace_tracing)) && nr < KUTRACE_SYSCALL32_MAX)
-		kutrace_global_ops.kutrace_trace_1(KUTRACE_EV_SYSRET32 + nr,
+	if (unlikely(READ_ONCE(kutrace_tracing)) && nr < KUTRACE_MAX_SYSCALL32)
+		kutrace_global_ops.kutrace_trace_1(KUTRACE_SYSRET32 + nr,
 						   ret);
 }
 
@@ -143,7 +117,7 @@ static __always_inline void kutrace_switch(struct task_struct *t, u32 pid)
 {
 	if (unlikely(READ_ONCE(kutrace_tracing))) {
 		kutrace_pidname(t, false);
-		kutrace_global_ops.kutrace_trace_1(KUTRACE_EV_USERPID, pid);
+		kutrace_global_ops.kutrace_trace_1(KUTRACE_USERPID, pid);
 	}
 }
 
