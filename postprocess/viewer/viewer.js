@@ -692,7 +692,7 @@ function drawExec(r, g) {
   const fast = E < 7 && PB.on, FB = FAST_BANDS;
   if (fast) { pbBand(yc, Math.max(1, 0.07 * E), FB, 0); pbBand(yc, Math.max(1, 0.38 * E), FB, 2); pbBand(yc, Math.max(1, 0.93 * E), FB, 4); }
   const WP = W_PAL[S.btn.cb], fade = S.fade;
-  if (P >= 2e-6 && n >= 256 && PB.on) { const lod = rowLod(r); if (lod && P >= lod.q0) return drawExecLod(r, g, lod, P); }
+  if (LOD_ON && P >= 2e-6 && n >= 256 && PB.on) { const lod = rowLod(r); if (lod && P >= LOD_SUB * lod.q0) { perf.lodDrawn++; return drawExecLod(r, g, lod, P); } }
   if (!r.blk) rowArrays(r);
   const B1 = r.blk[0], B2 = r.blk[1];
   let i = firstAbove(r.exEnd, t0);
@@ -783,9 +783,14 @@ function rowLod(r) {
   return (r.lod = { q0, levels, lidx, lend });
 }
 let LOD_COLS = new Int32Array(2 * 4096); // scratch: pixel, pick
+// The bins used are a quarter to an eighth of a pixel wide, so that a bin
+// straddling a pixel boundary moves little time into the wrong pixel; a
+// row whose finest bins are wider than that is walked span by span (then
+// at most about 16 spans per pixel on average).
+let LOD_ON = true, LOD_SUB = 4; // tests compare with the exact walk (kutrace.setLod)
 function drawExecLod(r, g, lod, P) {
   const t0 = S.t0, t1 = S.t1, O = D.t0, E = g.E, yc = g.yc, list = r.ex, rev = r.ev, rts = r.ts, rdu = r.du;
-  let l = Math.floor(Math.log2(P / lod.q0) + 1e-9); if (l >= lod.levels.length) l = lod.levels.length - 1;
+  let l = Math.floor(Math.log2(P / lod.q0 / LOD_SUB) + 1e-9); if (l < 0) l = 0; if (l >= lod.levels.length) l = lod.levels.length - 1;
   const lv = lod.levels[l], q = lv.q, base = lv.base, J = lv.J, I = lv.I, U = lv.U, K = lv.K, LU = lv.LU, LK = lv.LK, nb = I.length;
   // aggregated pixels are fast glyphs (3.4) at any row height: columns of the idle, user or kernel band
   const FB = FAST_BANDS, WP = W_PAL[S.btn.cb], fade = S.fade;
@@ -1319,7 +1324,7 @@ function redraw() { if (!pending) { pending = true; requestAnimationFrame(() => 
 
 function render() {
   pending = false;
-  const t0p = performance.now(); perf.prims = 0; perf.tri = 0; perf.msgs = 0; perf.arcs = 0; perf.ticks = 0; perf.markBoxes = []; perf.legacy = { brackets: [], ovals: 0, dots: 0, timers: 0 };
+  const t0p = performance.now(); perf.prims = 0; perf.tri = 0; perf.msgs = 0; perf.arcs = 0; perf.ticks = 0; perf.lodDrawn = 0; perf.markBoxes = []; perf.legacy = { brackets: [], ovals: 0, dots: 0, timers: 0 };
   layout();
   S.overheadHatch = (S.t1 - S.t0) < 8e-6;
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
@@ -1971,8 +1976,8 @@ function state() {
     readout: S.menu ? [document.getElementById('m_x').textContent, document.getElementById('m_y').textContent] : null, spans: D.n, title: D.meta.title,
     ipcLegend: S.btn.ipc ? (L.ipcLegend || []).slice() : [], ipcButton: document.getElementById('b_ipc').textContent,
     hack: !!S.hack, legacy: { brackets: perf.legacy ? perf.legacy.brackets.slice() : [], ovals: perf.legacy ? perf.legacy.ovals : 0, dots: perf.legacy ? perf.legacy.dots : 0, timers: perf.legacy ? perf.legacy.timers : 0 },
-    marks: perf.markBoxes.length, markOverlaps: perf.markBoxes.filter((m, i, a) => a.slice(0, i).some(q => q[0] === m[0] && m[1] < q[2] && m[2] > q[1])).length,
-    perf: { lastDraw: perf.lastDraw, phase: Object.assign({}, perf.phase), rest: perf.rest || 0, restDone: REST.done && !!perf.idleDone, draws: perf.draws, prims: perf.prims, tri: perf.tri, msgs: perf.msgs, arcs: perf.arcs, ticks: perf.ticks, load: perf.load, ready: perf.ready, decode: perf.decode, rows: perf.rows, script: perf.script, b64: perf.b64, inflate: perf.inflate, first: perf.first },
+    marks: perf.markBoxes.length, markRows: [...new Set(perf.markBoxes.map(m => ROWS[m[0] >> 1].label))], ticks: perf.ticks, markOverlaps: perf.markBoxes.filter((m, i, a) => a.slice(0, i).some(q => q[0] === m[0] && m[1] < q[2] && m[2] > q[1])).length,
+    perf: { lodDrawn: perf.lodDrawn, lastDraw: perf.lastDraw, phase: Object.assign({}, perf.phase), rest: perf.rest || 0, restDone: REST.done && !!perf.idleDone, draws: perf.draws, prims: perf.prims, tri: perf.tri, msgs: perf.msgs, arcs: perf.arcs, ticks: perf.ticks, load: perf.load, ready: perf.ready, decode: perf.decode, rows: perf.rows, script: perf.script, b64: perf.b64, inflate: perf.inflate, first: perf.first },
     names: null,
   };
 }
@@ -1986,6 +1991,7 @@ window.kutrace = {
   rowY: label => { layout(); const r = ROWS.find(q => q.label === label); if (!r || !r.h) return null; const g = rowGeom(r); return { top: g.top, yc: g.yc, E: g.E, h: g.px }; },
   xOf: t => { layout(); return xOf(t); }, layout: () => { layout(); return { left: L.left, right: L.right, top: L.top, bottom: L.bottom, W: L.W, H: L.H }; },
   spanAt: i => ({ ts: D.ts[i], dur: D.dur[i], ev: D.ev[i], name: D.names[D.nm[i]], cpu: D.cpu[i], pid: D.pid[i], rpc: D.rpc[i], arg: D.arg[i], ret: D.ret[i], ipc: D.ipc[i] }),
+  setLod: (on, sub) => { LOD_ON = !!on; if (sub) LOD_SUB = sub; render(); },
   findSpan: name => { for (let k = 0; k < D.n; k++) if (D.names[D.nm[k]] === name) return k; return -1; },
 };
 

@@ -39,8 +39,10 @@ const f = x => x.toFixed(1);
     const heap = await page.evaluate(() => performance.memory ? performance.memory.usedJSHeapSize / 1e6 : 0);
     console.log(`${spans} spans: HTML ${(bytes / 1e6).toFixed(1)} MB = ${(bytes / spans).toFixed(2)} bytes/span`);
     console.log(`  load to first full draw: ${f(s.perf.ready)} ms (navigation start -> drawn; script starts ${f(s.perf.script)}, base64 ${f(s.perf.b64)}, inflate ${f(s.perf.inflate)}, columns ${f(s.perf.decode)}, rows ${f(s.perf.rows)}, first draw ${f(s.perf.first)} ms; wall ${wall} ms; JS heap ${heap.toFixed(0)} MB)`);
-    await page.waitForFunction(() => window.kutraceState().perf.restDone, null, { timeout: 300000 });
-    console.log(`  PID and RPC rows and the zoomed-in arrays built after the first draw, in 10 ms steps: ${f((await page.evaluate(() => window.kutraceState().perf.rest)))} ms in all`);
+    if (s.perf.restDone !== undefined) { // (pages made before this background build had none)
+      await page.waitForFunction(() => window.kutraceState().perf.restDone, null, { timeout: 300000 });
+      console.log(`  PID and RPC rows and the zoomed-in arrays built after the first draw, in 10 ms steps: ${f((await page.evaluate(() => window.kutraceState().perf.rest)))} ms in all`);
+    }
     const t0 = s.t0, t1 = s.t1, W = t1 - t0, c = (t0 + t1) / 2;
     // Redraws after zoom (full view, x10, x100, x1000 ... ) and pans.
     const js = [], fr = [], wk = [];
@@ -70,7 +72,7 @@ const f = x => x.toFixed(1);
       for (let p = 0; p < 3; p++) {
         const a = c - W / z / 2 + p * W / z / 10;
         js2.push(await page.evaluate(([a, b]) => { window.kutrace.setWindow(a, b); return window.kutrace.render(); }, [a, a + W / z]));
-        if (p === 0) ph.push(`x${z} ` + Object.entries(await page.evaluate(() => window.kutraceState().perf.phase)).filter(e => e[1] >= 0.5).map(([k, v]) => k + ' ' + f(v)).join(' '));
+        if (p === 0) ph.push(`x${z} ` + Object.entries(await page.evaluate(() => window.kutraceState().perf.phase || {})).filter(e => e[1] >= 0.5).map(([k, v]) => k + ' ' + f(v)).join(' '));
         fr2.push(await frame(page, `window.kutrace.setWindow(${a + W / z / 20}, ${a + W / z + W / z / 20})`));
         wk2.push(await work(page, `window.kutrace.setWindow(${a + W / z / 40}, ${a + W / z + W / z / 40})`));
       }

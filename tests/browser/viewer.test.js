@@ -78,6 +78,16 @@ async function testSmall(ctx) {
   check('12 opening a group fits all rows in the window', last && last.top + last.h <= headerPos.bottom + 1, [last, headerPos.bottom]);
   check('13 row labels are drawn (thinned where crowded)', s.labelsShown.length >= 6 && s.labelsShown.length <= 10, s.labelsShown);
   await page.screenshot({ path: path.join(shots, 'small_pid_open.png') });
+  // 24 waits: wait_cpu of small.4464 (50.007 + 1 ms) in orange #FFC000 on its PID row only, with Morse -.-. at the right end.
+  await page.evaluate(() => window.kutrace.setWindow(50.0069, 50.0081)); await settle(page);
+  const w4464 = await page.evaluate(() => window.kutrace.rowY('small.4464')), Lw = await page.evaluate(() => window.kutrace.layout());
+  const orangeRow = await countColor(page, [0xFF, 0xC0, 0], { x: Lw.left, y: w4464.top, w: Lw.right - Lw.left, h: w4464.E });
+  const orangeAll = await countColor(page, [0xFF, 0xC0, 0], { x: Lw.left, y: Lw.top, w: Lw.right - Lw.left, h: Lw.bottom - Lw.top });
+  const xw0 = await page.evaluate(() => window.kutrace.xOf(50.0075)), xw1 = await page.evaluate(() => window.kutrace.xOf(50.008));
+  const morseRight = await countColor(page, [0xFF, 0xC0, 0], { x: xw0, y: w4464.top, w: xw1 - xw0, h: w4464.E });
+  check('24 wait_cpu drawn orange on the small.4464 row only (' + orangeRow + ' of ' + orangeAll + ' px), thicker Morse at its right end (' + morseRight + ' px in the right half)',
+    orangeRow > 300 && orangeRow === orangeAll && morseRight > orangeRow / 2, [orangeRow, orangeAll, morseRight]);
+  await page.evaluate(() => window.kutrace.setWindow(50.0, 50.01)); await settle(page);
 
   // Shift-click highlight on a label.
   const sshd = await page.evaluate(() => window.kutrace.rowY('sshd.1562'));
@@ -597,16 +607,44 @@ async function testTemplate(ctx) {
 async function testGen(ctx) {
   const { page, errors } = await open(ctx, path.join(dir, 'gen.html'));
   let s = await st(page);
+  const full = [s.t0, s.t1];
   check('synthetic trace loads (' + s.spans + ' spans, ' + Math.round(s.perf.load) + ' ms)', s.spans > 10000 && errors.length === 0, errors);
   await page.screenshot({ path: path.join(shots, 'gen_full.png') });
   check('3.6.8 dense marks at full view: boxes drawn, none overlapping on a text line', s.marks >= 4 && s.markOverlaps === 0, [s.marks, s.markOverlaps]);
-  await page.evaluate(() => window.kutrace.toggleGroup('PID'));
+  await page.evaluate(() => window.kutrace.toggleGroup('PID')); await settle(page);
+  s = await st(page);
+  const hts = await page.evaluate(labels => labels.map(l => window.kutrace.rowY(l).h), s.markRows);
+  check('3.6.8 PID group open (64 rows too low for text): ' + s.ticks + ' marks as 1 px ticks, no boxes (' + s.marks + ')',
+    s.ticks >= 4 && s.marks === 0 && hts.length === 0, [s.ticks, s.marks, s.markRows, hts]);
+  await page.screenshot({ path: path.join(shots, 'gen_pid_open.png') });
   await page.evaluate(() => window.kutrace.setWindow(10.01, 10.012)); await settle(page);
   await page.screenshot({ path: path.join(shots, 'gen_pid_zoom.png') });
   await page.evaluate(() => window.kutrace.prefixHighlight('mysqld.1000'));
   s = await st(page);
   check('73 prefix highlight on a generated trace marks every mysqld row', s.rows.filter(r => r.highlighted).every(r => r.label.startsWith('mysqld')) && s.rows.filter(r => r.highlighted).length >= 5);
   await page.screenshot({ path: path.join(shots, 'gen_highlight.png') });
+  // Zoomed out, rows with 16 or more spans per pixel are drawn from time
+  // bins (rowLod) instead of span by span: in a 500 px window the 4 CPU rows
+  // (12k spans each) are.  Each pixel column must show the same kind of
+  // glyph (idle line, span colour, nothing) as the exact walk.
+  await page.evaluate(() => window.kutrace.prefixHighlight('mysqld.1000')); // off
+  await page.evaluate(() => window.kutrace.toggleGroup('PID'));
+  await page.setViewportSize({ width: 500, height: 700 }); await page.waitForTimeout(100);
+  await page.evaluate(([a, b]) => window.kutrace.setWindow(a, b), full); await settle(page);
+  const cmp = await page.evaluate(() => {
+    const L = window.kutrace.layout(), s = window.kutraceState(), c = document.getElementById('cv').getContext('2d'), d = window.devicePixelRatio || 1;
+    const kind = (r, g, b) => (r + g + b < 60 ? 'idle' : r > 235 && g > 235 && b > 235 ? 'none' : 'span');
+    const grab = () => s.visibleRows.map(lab => { const y = window.kutrace.rowY(lab); const px = c.getImageData(Math.round(L.left * d), Math.round(y.yc * d), Math.round((L.right - L.left) * d), 1).data;
+      const a = []; for (let i = 0; i < px.length; i += 4) a.push(kind(px[i], px[i + 1], px[i + 2]) + (px[i] << 16 | px[i + 1] << 8 | px[i + 2])); return a; });
+    window.kutrace.setLod(true); const lodRows = window.kutraceState().perf.lodDrawn, prims = window.kutraceState().perf.prims, a = grab();
+    window.kutrace.setLod(false); const b = grab(); window.kutrace.setLod(true);
+    let tot = 0, k = 0, same = 0;
+    for (let r = 0; r < a.length; r++) for (let x = 0; x < a[r].length; x++) { if (a[r][x].startsWith('none') && b[r][x].startsWith('none')) continue; tot++; if (a[r][x].slice(0, 4) === b[r][x].slice(0, 4)) k++; if (a[r][x] === b[r][x]) same++; }
+    return { rows: a.length, lodRows, prims, tot, kind: k / tot, same: same / tot, width: L.right - L.left };
+  });
+  check('3.4 zoomed out, the CPU rows are drawn from time bins (' + cmp.lodRows + ' rows) and agree with the span-by-span walk in ' + (100 * cmp.kind).toFixed(1) + ' % of ' + cmp.tot + ' pixel columns (kind of glyph), ' + (100 * cmp.same).toFixed(1) + ' % (colour)',
+    cmp.rows === 4 && cmp.lodRows === 4 && cmp.tot > 500 && cmp.kind >= 0.95 && cmp.same >= 0.7 && cmp.prims <= 4 * 2 * cmp.width + 2000, cmp);
+  await page.setViewportSize({ width: 1600, height: 1000 }); await page.waitForTimeout(100);
   check('generated: no errors', errors.length === 0, errors);
 }
 
@@ -618,6 +656,23 @@ async function testSynth(ctx) {
   const nmarks = await page.evaluate(() => { const s = window.kutraceState(); let n = 0; for (let k = 0; k < s.spans; k++) { const e = window.kutrace.spanAt(k).ev; if (e >= 0x20A && e <= 0x20D) n++; } return n; });
   check('3.6.8 synth trace at full view: ' + s.marks + ' of ' + nmarks + ' marks drawn as boxes, none overlapping on a text line', nmarks > 3 * s.marks && s.marks >= 20 && s.markOverlaps === 0, [s.marks, nmarks, s.markOverlaps]);
   await page.screenshot({ path: path.join(shots, 'synth_full.png') });
+  // PID group open: the rows are too low for text, so marks are 1 px ticks
+  // (level of detail), never boxes whose text would cover the rows below.
+  await page.evaluate(() => window.kutrace.toggleGroup('PID')); await settle(page);
+  let p = await st(page);
+  const heights = await page.evaluate(labels => labels.map(l => window.kutrace.rowY(l).h), p.markRows);
+  check('3.6.8 synth PID group open: boxes (' + p.marks + ') only on rows with a text band, none overlapping; ticks (' + p.ticks + ') elsewhere',
+    p.marks > 0 && heights.every(h => h >= 24) && p.markOverlaps === 0, [p.ticks, p.markRows, heights]);
+  await page.screenshot({ path: path.join(shots, 'synth_pid_open.png') });
+  // Wakeup arcs between PID rows too (waker pid -> woken pid, 3.6.9) when the group is open: in a 4 ms window all arcs show.
+  const w = await page.evaluate(() => { const s = window.kutraceState(); for (let k = 0; k < s.spans; k++) { const x = window.kutrace.spanAt(k); if (x.ev === -3 && x.pid > 0 && x.dur < 0.002) return x.ts; } return null; });
+  await page.evaluate(t => window.kutrace.setWindow(t - 0.001, t + 0.003), w);
+  await page.evaluate(() => window.kutrace.toggleGroup('PID')); await settle(page);
+  const arcsCpu = (await st(page)).perf.arcs;
+  await page.evaluate(() => window.kutrace.toggleGroup('PID')); await settle(page);
+  p = await st(page);
+  check('3.6.9 wakeup arcs: ' + arcsCpu + ' between CPU rows, ' + p.perf.arcs + ' with the PID group open (PID to PID added)', w !== null && arcsCpu >= 1 && p.perf.arcs > arcsCpu && p.perf.arcs <= 2 * arcsCpu, [w, arcsCpu, p.perf.arcs]);
+  await page.screenshot({ path: path.join(shots, 'synth_pid_arcs.png') });
   check('synth: no errors', errors.length === 0, errors);
 }
 
