@@ -547,6 +547,12 @@ function pbBand(yc, w, out, o) {
   let p = Math.round((yc - w / 2) * dpr) - PB.y0, q = Math.round((yc + w / 2) * dpr) - PB.y0;
   if (q <= p) q = p + 1; if (p < 0) p = 0; if (q > PB.h) q = PB.h; out[o] = p; out[o + 1] = q;
 }
+// CSS x0..x1 (at least one device pixel) of device rows [p, q).
+function pbSpan(x0, x1, p, q, v) {
+  const w = PB.w; let a = Math.round(x0 * dpr) - PB.x0, b = Math.round(x1 * dpr) - PB.x0;
+  if (b <= a) b = a + 1; if (a < 0) a = 0; if (b > w) b = w; if (b <= a || q <= p) return;
+  pbFill(a, b, p, q, v);
+}
 // One CSS pixel column [x, x+1) of device rows [p, q).
 function pbCol(x, p, q, v) {
   const w = PB.w; let a = Math.round(x * dpr) - PB.x0, b = Math.round((x + 1) * dpr) - PB.x0;
@@ -700,7 +706,14 @@ function drawExec(r, g) {
     const s = rts[i]; if (s >= t1) break;
     const d = rdu[i];
     if (s + d <= t0) { i++; continue; }
-    if (d >= P) { const k = list[i]; drawSpan(k, xOf(s), xOf(s + d), yc, E, true); i++; continue; }
+    if (d >= P) { // a pixel or more: in full (fast rows: one band, from the row-local event)
+      if (fast) { const e = rev[i], g2 = fade || (anyHL && !hlSpan[list[i]]), x0 = Math.max(xOf(s), L.left - 20), x1 = Math.min(xOf(s + d), L.right + 20);
+        if (e === EV_IDLE || e === EV_CEXIT) pbSpan(x0, x1, FB[0], FB[1], g2 ? W_GREY : W_BLACK);
+        else if (e > EV_IDLE) pbSpan(x0, x1, FB[2], FB[3], g2 ? W_GREY : WP[((e * 4) % 17 + 17) % 17]);
+        else { const h = e >> 8; pbSpan(x0, x1, FB[4], FB[5], g2 ? W_GREY : W_FASTK[h === 4 || h === 6 ? 1 : h === 5 || h === 7 ? 2 : h >= 8 ? 3 : 0]); }
+      } else drawSpan(list[i], xOf(s), xOf(s + d), yc, E, true);
+      i++; continue;
+    }
     const px = Math.floor((Math.max(s, t0) - t0) / P); const b = t0 + (px + 1) * P;
     let tI = 0, tU = 0, tK = 0, lU = -1, lK = -1, lI = -1, j = i;
     while (j < n) {
