@@ -281,17 +281,21 @@ function buildRows() {
 function allocRows(rows) {
   for (const r of rows) {
     r.ex = new Int32Array(r.nEx); r.ov = new Int32Array(r.nOv); r.ts = new Float64Array(r.nEx); r.du = new Float32Array(r.nEx); r.ev = new Int32Array(r.nEx);
+    r.exEnd = new Float64Array(r.nEx); // running maximum end (where a redraw starts)
     r.fEx = 0; r.fOv = 0;
   }
 }
-function finishRow(r) { r.blk = null; splitOverlays(r); r.ready = true; } // rowArrays() on the first walk (drawExec)
+function finishRow(r) { r.blk = null; splitOverlays(r); r.ready = true; } // rowArrays() in the background or on the first walk
 // Spans k0..k1 into their rows of one group (map: D.cpuRow, pidRow, rpcRow).
 function scatter(map, k0, k1) {
   const ts = D.ts, dur = D.dur, ev = D.ev, exf = D.exf;
   for (let k = k0; k < k1; k++) {
     const a = map[k]; if (a < 0) continue;
     const r = ROWS[a];
-    if (exf[k]) { const p = r.fEx++; r.ex[p] = k; r.ts[p] = ts[k]; r.du[p] = dur[k]; r.ev[p] = ev[k]; } else r.ov[r.fOv++] = k;
+    if (exf[k]) {
+      const p = r.fEx++, s = ts[k], d = dur[k], e = s + d, x = r.exEnd; r.ex[p] = k; r.ts[p] = s; r.du[p] = d; r.ev[p] = ev[k];
+      x[p] = p && x[p - 1] > e ? x[p - 1] : e;
+    } else r.ov[r.fOv++] = k;
   }
 }
 // The PID and RPC rows, built in steps of about 'ms' milliseconds.
@@ -306,13 +310,15 @@ function buildRest(ms) {
   return REST.done;
 }
 function ensureRows() { if (!REST.done) { const t = performance.now(); buildRest(Infinity); perf.rest = (perf.rest || 0) + performance.now() - t; } }
-// After the first draw, in steps: the PID and RPC rows, then every row's
-// arrays for the zoomed-in walk (rowArrays), so that no later frame pays
-// for building them.
+// After the first draw, in steps: the CPU rows' time bins (rowLod) and
+// blocks (rowArrays), the PID and RPC rows (with their bins), then the
+// blocks of those, so that no later frame pays for building them.
 let idleArr = 0;
 function idleRows() {
   const t = performance.now();
-  if (!REST.done) buildRest(10);
+  const cpu = G[0].rows;
+  if (idleArr < cpu.length) while (idleArr < cpu.length && performance.now() - t < 10) { const r = cpu[idleArr++]; rowLod(r); if (!r.blk) rowArrays(r); }
+  else if (!REST.done) buildRest(10);
   else while (idleArr < ROWS.length && performance.now() - t < 10) { const r = ROWS[idleArr++]; if (r.ready && !r.blk) rowArrays(r); }
   perf.rest = (perf.rest || 0) + performance.now() - t;
   if (!REST.done || idleArr < ROWS.length) setTimeout(idleRows, 0); else perf.idleDone = true;
@@ -372,19 +378,17 @@ function blockArrays(m, sh) {
     LU: new Int32Array(nb).fill(-1), LK: new Int32Array(nb).fill(-1) };
 }
 function rowArrays(r) {
-  const m = r.ex.length, rts = r.ts, rdu = r.du, rev = r.ev, end = new Float64Array(m);
+  const m = r.ex.length, rdu = r.du, rev = r.ev;
   const A = blockArrays(m, BLK_SH), B = blockArrays(m, BLK_SH2);
   const AI = A.I, AU = A.U, AK = A.K, AM = A.M, ALU = A.LU, ALK = A.LK, BI = B.I, BU = B.U, BK = B.K, BM = B.M, BLU = B.LU, BLK_ = B.LK;
-  let mx = -Infinity;
   for (let i = 0; i < m; i++) {
-    const s = rts[i], d = rdu[i], e = rev[i], a = i >> BLK_SH, b = i >> BLK_SH2;
-    if (s + d > mx) mx = s + d; end[i] = mx;
+    const d = rdu[i], e = rev[i], a = i >> BLK_SH, b = i >> BLK_SH2;
     if (e === EV_IDLE || e === EV_CEXIT) { AI[a] += d; BI[b] += d; }
     else if (e > EV_IDLE) { AU[a] += d; BU[b] += d; ALU[a] = i; BLU[b] = i; }
     else { AK[a] += d; BK[b] += d; ALK[a] = i; BLK_[b] = i; }
     if (d > AM[a]) AM[a] = d; if (d > BM[b]) BM[b] = d;
   }
-  r.exEnd = end; r.blk = [A, B];
+  r.blk = [A, B];
 }
 function endMax(list) {
   const m = list.length, out = new Float64Array(m); let mx = -Infinity;
@@ -698,9 +702,11 @@ function drawExec(r, g) {
   const fast = E < 7 && PB.on, FB = FAST_BANDS;
   if (fast) { pbBand(yc, Math.max(1, 0.07 * E), FB, 0); pbBand(yc, Math.max(1, 0.38 * E), FB, 2); pbBand(yc, Math.max(1, 0.93 * E), FB, 4); }
   const WP = W_PAL[S.btn.cb], fade = S.fade;
-  if (LOD_ON && P >= 2e-6 && n >= 256 && PB.on) { const lod = rowLod(r); if (lod && P >= LOD_SUB * lod.q0) { perf.lodDrawn++; return drawExecLod(r, g, lod, P); } }
-  if (!r.blk) rowArrays(r);
-  const B1 = r.blk[0], B2 = r.blk[1];
+  // The first draw after loading walks the spans (no bins, no blocks: they
+  // take longer to build than the walk takes); the background build makes both.
+  if (LOD_ON && P >= 2e-6 && n >= 256 && PB.on && (r.lod !== undefined || !S.firstDraw)) { const lod = rowLod(r); if (lod && P >= LOD_SUB * lod.q0) { perf.lodDrawn++; return drawExecLod(r, g, lod, P); } }
+  if (!r.blk && !S.firstDraw) rowArrays(r);
+  const blk = !!r.blk, B1 = blk ? r.blk[0] : null, B2 = blk ? r.blk[1] : null;
   let i = firstAbove(r.exEnd, t0);
   while (i < n) {
     const s = rts[i]; if (s >= t1) break;
@@ -717,7 +723,7 @@ function drawExec(r, g) {
     const px = Math.floor((Math.max(s, t0) - t0) / P); const b = t0 + (px + 1) * P;
     let tI = 0, tU = 0, tK = 0, lU = -1, lK = -1, lI = -1, j = i;
     while (j < n) {
-      if ((j & (BLK - 1)) === 0 && j + BLK <= n && rts[j + BLK - 1] < b) {
+      if (blk && (j & (BLK - 1)) === 0 && j + BLK <= n && rts[j + BLK - 1] < b) {
         let B = B1, sh = BLK_SH;
         if ((j & (BLK2 - 1)) === 0 && j + BLK2 <= n && rts[j + BLK2 - 1] < b && B2.M[j >> BLK_SH2] < P) { B = B2; sh = BLK_SH2; }
         const q = j >> sh;
@@ -2035,7 +2041,7 @@ function start(meta, n, cols, names, t0) {
   try { const s = localStorage.getItem(storageKey()); if (s) views[0].view = JSON.parse(s); } catch (e) { /* ignore */ }
   setWindow(D.t0, D.t1); recomputeHL(); syncButtons(); renderViews();
   document.getElementById('loading').style.display = 'none';
-  const tf = performance.now(); render(); perf.first = performance.now() - tf;
+  const tf = performance.now(); S.firstDraw = true; render(); S.firstDraw = false; perf.first = performance.now() - tf;
   idleArr = 0; perf.idleDone = false; setTimeout(idleRows, 0); // the PID and RPC rows, in steps
   perf.load = performance.now() - t0;
   const sz = L.W + 'x' + L.H; S.sizeMsg = sz; updateStatus(); setTimeout(() => { S.sizeMsg = ''; updateStatus(); }, 4000);
