@@ -266,8 +266,7 @@ function buildRows() {
   // The CPU rows now (the first view shows them); the PID and RPC rows in
   // the background after the first draw, or at once when needed (ensureRows).
   allocRows(G[0].rows); scatter(cr, 0, n); for (const r of G[0].rows) finishRow(r);
-  REST.rows = G[1].rows.concat(G[2].rows); REST.k = 0; REST.m = 0; REST.i = 0; REST.done = !REST.rows.length;
-  if (!REST.done) allocRows(REST.rows);
+  REST.rows = G[1].rows.concat(G[2].rows); REST.k = 0; REST.m = -1; REST.i = 0; REST.done = !REST.rows.length;
   D.arcs = Int32Array.from(arcs); D.ipis = Int32Array.from(ipis);
   D.arcLv = levelSet(D.arcs); D.ipiLv = levelSet(D.ipis);
   D.legacy = Int32Array.from(legacy); D.legLv = levelSet(D.legacy);
@@ -303,6 +302,7 @@ const REST = { rows: [], k: 0, m: 0, i: 0, done: true };
 function buildRest(ms) {
   const t = performance.now(), maps = [D.pidRow, D.rpcRow];
   while (!REST.done && performance.now() - t < ms) {
+    if (REST.m < 0) { allocRows(REST.rows); REST.m = 0; continue; }
     if (REST.m < 2) { const k1 = Math.min(D.n, REST.k + 262144); scatter(maps[REST.m], REST.k, k1); REST.k = k1; if (k1 === D.n) { REST.m++; REST.k = 0; } continue; }
     if (REST.i < REST.rows.length) { const r = REST.rows[REST.i++]; finishRow(r); rowLod(r); continue; } // the zoomed-out summaries too
     REST.done = true;
@@ -329,25 +329,25 @@ function idleRows() {
 // redraw visits only the kinds that are switched on, and in each only the
 // levels that can be a pixel wide (no per-frame lists, no sorting).  Marks
 // (mk) and packets/RPC messages (ovPt) are drawn at any width.
-// {idx[L], ts[L], du[L], ev[L], end[L] (running max end)} for levels 0..40,
-// or null: row-local copies, so that a redraw reads them in order instead
-// of jumping around the global columns (cache misses).
+// Span indices by duration level (2^L..2^(L+1) ns, L = 0..40), each level a
+// segment off[L]..off[L+1] of flat arrays: idx (span), ts, du, ev and end
+// (running maximum end within the level), or null when empty.  Row-local
+// copies, so that a redraw reads them in order instead of jumping around
+// the global columns (cache misses).
 function levelSet(list) {
   const n = list.length; if (!n) return null;
-  const dur = D.dur, ts = D.ts, ev = D.ev, lv = new Int8Array(n), cnt = new Int32Array(41);
-  for (let i = 0; i < n; i++) { const d = dur[list[i]]; const L = d > 1e-9 ? Math.min(40, Math.floor(Math.log2(d * 1e9))) : 0; lv[i] = L; cnt[L]++; }
-  const idx = [], lts = [], ldu = [], lev = [], end = [];
-  for (let L = 0; L <= 40; L++) {
-    const m = cnt[L]; idx.push(m ? new Int32Array(m) : null); lts.push(m ? new Float64Array(m) : null);
-    ldu.push(m ? new Float32Array(m) : null); lev.push(m ? new Int32Array(m) : null); end.push(m ? new Float64Array(m) : null);
-  }
-  const fill = new Int32Array(41);
+  const dur = D.dur, ts = D.ts, ev = D.ev, lv = new Int8Array(n), off = new Int32Array(42);
+  for (let i = 0; i < n; i++) { const d = dur[list[i]]; const L = d > 1e-9 ? Math.min(40, Math.floor(Math.log2(d * 1e9))) : 0; lv[i] = L; off[L + 1]++; }
+  for (let L = 0; L <= 40; L++) off[L + 1] += off[L];
+  const idx = new Int32Array(n), lts = new Float64Array(n), ldu = new Float32Array(n), lev = new Int32Array(n), end = new Float64Array(n), fill = off.slice(0, 41);
   for (let i = 0; i < n; i++) {
-    const L = lv[i], k = list[i], p = fill[L]++; idx[L][p] = k; lts[L][p] = ts[k]; ldu[L][p] = dur[k]; lev[L][p] = ev[k];
-    const e = ts[k] + dur[k], a = end[L]; a[p] = p && a[p - 1] > e ? a[p - 1] : e;
+    const L = lv[i], k = list[i], p = fill[L]++; idx[p] = k; lts[p] = ts[k]; ldu[p] = dur[k]; lev[p] = ev[k];
+    const e = ts[k] + dur[k]; end[p] = p > off[L] && end[p - 1] > e ? end[p - 1] : e;
   }
-  return { idx, ts: lts, du: ldu, ev: lev, end };
+  return { off, idx, ts: lts, du: ldu, ev: lev, end };
 }
+// first i in [lo, hi) with a[i] > v
+function firstAboveIn(a, lo, hi, v) { while (lo < hi) { const m = (lo + hi) >> 1; if (a[m] > v) hi = m; else lo = m + 1; } return lo; }
 function splitOverlays(r) {
   const list = r.ov, n = list.length, ts = D.ts, dur = D.dur, ev = D.ev;
   const W = [], X = [], F = [], Sm = [], K = [], Q = [], pt = [], mk0 = [], mk1 = []; let mx = -Infinity;
@@ -909,9 +909,9 @@ function drawOverlays(r, g, pass) {
 function visitLevels(set, minDur, r, g, every, out) {
   const t0 = S.t0, t1 = S.t1, P = (t1 - t0) / L.pw;
   for (let lv = 0; lv <= 40; lv++) {
-    const a = set.idx[lv]; if (!a || (!every && Math.pow(2, lv + 1) * 1e-9 < minDur)) continue;
-    const lt = set.ts[lv], n = a.length;
-    for (let i = firstAbove(set.end[lv], t0); i < n && lt[i] < t1; i++) { if (out) out.push(a[i]); else drawOverlay(a[i], r, g, P, 0); }
+    const lo = set.off[lv], n = set.off[lv + 1]; if (lo === n || (!every && Math.pow(2, lv + 1) * 1e-9 < minDur)) continue;
+    const a = set.idx, lt = set.ts;
+    for (let i = firstAboveIn(set.end, lo, n, t0); i < n && lt[i] < t1; i++) { if (out) out.push(a[i]); else drawOverlay(a[i], r, g, P, 0); }
   }
 }
 // Waits (3.6.1): a thin line E/4 above the centre, up to three Morse
@@ -924,9 +924,9 @@ function drawWaits(set, g, P) {
   // the line's device rows, as pbRectW rounds them
   let p = Math.round(ly0 * dpr) - PB.y0, q = Math.round(ly1 * dpr) - PB.y0; if (q <= p) q = p + 1; if (p < 0) p = 0; if (q > PB.h) q = PB.h;
   for (let lv = 0; lv <= 40; lv++) {
-    const a = set.idx[lv]; if (!a || Math.pow(2, lv + 1) * 1e-9 < 2 * P) continue;
-    const lt = set.ts[lv], ld = set.du[lv], le = set.ev[lv], n = a.length;
-    for (let i = firstAbove(set.end[lv], t0); i < n && lt[i] < t1; i++) {
+    const lo = set.off[lv], n = set.off[lv + 1]; if (lo === n || Math.pow(2, lv + 1) * 1e-9 < 2 * P) continue;
+    const a = set.idx, lt = set.ts, ld = set.du, le = set.ev;
+    for (let i = firstAboveIn(set.end, lo, n, t0); i < n && lt[i] < t1; i++) {
       const s = lt[i], d = ld[i]; if (d < 2 * P || s + d <= t0) continue;
       const letter = le[i] - EV_WAIT, grey = greyAll || (anyHL && !hlSpan[a[i]]);
       let x0 = L.left + (s - t0) * sx, x1 = x0 + d * sx; if (x0 < xl) x0 = xl; if (x1 > xr) x1 = xr;
@@ -1098,9 +1098,9 @@ function drawArcs() {
     const minDur = short ? 0.04 * win : 0, t0 = S.t0, t1 = S.t1;
     const v = rgba(ipi ? '#C0C0C0' : bold ? '#0055AA' : '#0080FF'), lw = ipi ? 2 : bold ? 3 : 2, on = ipi ? 9 : bold ? 4 : 3, off = ipi ? 3 : bold ? 4 : 3;
     for (let lv = 0; lv <= 40; lv++) {
-      const a = set.idx[lv]; if (!a || Math.pow(2, lv + 1) * 1e-9 < minDur) continue;
-      const lt = set.ts[lv], ld = set.du[lv], m = a.length;
-      for (let i = firstAbove(set.end[lv], t0); i < m && lt[i] <= t1; i++) {
+      const lo = set.off[lv], m = set.off[lv + 1]; if (lo === m || Math.pow(2, lv + 1) * 1e-9 < minDur) continue;
+      const a = set.idx, lt = set.ts, ld = set.du;
+      for (let i = firstAboveIn(set.end, lo, m, t0); i < m && lt[i] <= t1; i++) {
         const k = a[i]; if (anyHL && !hlSpan[k]) continue;
         const x0 = xOf(lt[i]), x1 = xOf(lt[i] + ld[i]);
         if (short && Math.abs(x1 - x0) < 0.05 * L.pw) continue;
@@ -1184,9 +1184,9 @@ function drawLegacy() {
   const set = D.legLv; if (!set) return;
   const items = [];
   for (let lv = 0; lv <= 40; lv++) {
-    const a = set.idx[lv]; if (!a) continue;
-    const lt = set.ts[lv], m = a.length;
-    for (let i = firstAbove(set.end[lv], S.t0); i < m && lt[i] <= S.t1; i++) if (!anyHL || hlSpan[a[i]]) items.push(a[i]);
+    const lo = set.off[lv], m = set.off[lv + 1]; if (lo === m) continue;
+    const a = set.idx, lt = set.ts;
+    for (let i = firstAboveIn(set.end, lo, m, S.t0); i < m && lt[i] <= S.t1; i++) if (!anyHL || hlSpan[a[i]]) items.push(a[i]);
   }
   if (!items.length) return;
   items.sort((a, b) => a - b);
