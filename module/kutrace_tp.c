@@ -64,7 +64,7 @@ static void kt_sys_enter(void *d, struct pt_regs *regs, long id)
 		return;
 	kt_pf_close();
 	if (in_ia32_syscall()) {
-		if (id < 512)
+		if (id < KUTRACE_MAX_SYSCALL32)
 			kt_trace_1(KUTRACE_SYSCALL32 + id,
 				   regs->bx & KUTRACE_ARG0_MASK);
 		return;
@@ -82,7 +82,7 @@ static void kt_sys_exit(void *d, struct pt_regs *regs, long ret)
 	if (!READ_ONCE(kt_tracing) || id < 0)
 		return;
 	if (in_ia32_syscall()) {
-		if (id < 512)
+		if (id < KUTRACE_MAX_SYSCALL32)
 			kt_trace_1(KUTRACE_SYSRET32 + id, ret);
 		return;
 	}
