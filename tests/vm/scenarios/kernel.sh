@@ -6,9 +6,12 @@
 N=100000 M=100 K=1000 X=200
 KO=/lib/modules/kutrace_mod.ko
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
-PIN=1 kutrace_control record -o mixed.trace -- workload mixed $N $M $K \
+# exact ping-pong counts: the pair at SCHED_FIFO on a quiet CPU 1
+ktquiet on
+PIN=1 FIFO=10 kutrace_control record -o mixed.trace -- workload mixed $N $M $K \
 	> workload.out 2> record.err
 echo "record=$?"
+ktquiet off
 kutrace_control record -o exc.trace -- ktexc exc $X > exc.out 2> exc.err
 echo "exc=$?"
 kutrace_control record -o udp.trace -- ktexc udp $X > udp.out 2> udp.err
