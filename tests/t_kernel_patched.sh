@@ -56,16 +56,7 @@ for k in ${KT_KERNELS:-p6.1 p6.12}; do
 		"$(fact "$TMP/mixed.f" pid $child sys 0 | cut -d' ' -f1-2)"
 	eq "$k: ping-pong child: K writes" "calls $K" \
 		"$(fact "$TMP/mixed.f" pid $child sys 1 | cut -d' ' -f1-2)"
-	# As in t_vm_basic: the pair at SCHED_FIFO on a quiet CPU 1, so every
-	# round trip is one switch and one wakeup each way, nothing else.
-	check "$k: guest quiet for the ping-pong" \
-		grep -Eq "^quiet: rt_runtime=-1 watchdog=(0|none) fair_server=(0|none)$" "$out/scenario.log"
-	ktcheck "$out/mixed.trace" "$pid" "$child" > "$TMP/pair.f"
-	eq "$k: ping-pong: K switches into the child from the parent, K wakeups by it, no others" \
-		"switchin $K wakeup $K other_switchin 0 other_wakeup 0" \
-		"$(fact "$TMP/pair.f" pair $child $pid)"
-	eq "$k: ping-pong: K switches into the parent from the child, K wakeups by it" \
-		"switchin $K wakeup $K" "$(fact "$TMP/pair.f" pair $pid $child | cut -d' ' -f1-4)"
+	pingpong_pair $K "$out/mixed.trace" "$pid" "$child" "$L"
 	# Its M sleeps and its fork; plus one when pinning itself to CPU 1
 	# moved it there: the patched 6.1 wakeup hook also fires when
 	# migration/N re-activates the task on its new CPU (seen: runnable.66

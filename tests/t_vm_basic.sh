@@ -54,21 +54,7 @@ for k in ${KT_VM_KERNELS:-6.1 6.12}; do
 		"$(fact "$TMP/mixed.f" pid $child sys 0 | cut -d' ' -f1-2)"
 	eq "$k: ping-pong child: K writes" "calls $K" \
 		"$(fact "$TMP/mixed.f" pid $child sys 1 | cut -d' ' -f1-2)"
-	# The pair runs SCHED_FIFO at one priority on CPU 1: a write never
-	# preempts, every read blocks.  So each round trip is exactly one
-	# switch parent -> child and one child -> parent, each after a wakeup
-	# by the other (the child's first wakeup is its fork, wake_up_new_task
-	# in the parent; its last switch-out is its exit).  Nothing else may
-	# run on CPU 1 meanwhile: the guest turns off RT throttling, the 6.12
-	# fair server and the soft-lockup watchdog (see the scenario).
-	check "$k: guest quiet for the ping-pong (no RT throttling, fair server, watchdog)" \
-		grep -Eq "^quiet: rt_runtime=-1 watchdog=0 fair_server=(0|none)$" "$out/scenario.log"
-	ktcheck "$out/mixed.trace" "$pid" "$child" > "$TMP/pair.f"
-	eq "$k: ping-pong: K switches into the child from the parent, K wakeups by it, no others" \
-		"switchin $K wakeup $K other_switchin 0 other_wakeup 0" \
-		"$(fact "$TMP/pair.f" pair $child $pid)"
-	eq "$k: ping-pong: K switches into the parent from the child, K wakeups by it" \
-		"switchin $K wakeup $K" "$(fact "$TMP/pair.f" pair $pid $child | cut -d' ' -f1-4)"
+	pingpong_pair $K "$out/mixed.trace" "$pid" "$child" "$out/scenario.log"
 	eq "$k: child: K switch-ins and K wakeups in all" "$K $K" \
 		"$(fact "$TMP/mixed.f" pid $child switchin | awk '{ print $1, $3 }')"
 	# the parent's other wakeups: its M sleeps and its own fork

@@ -72,6 +72,9 @@ function vSlow(u, q) { // the varint at q; VQ = the position after it
   let v = 0, sh = 0, b; do { b = u[q++]; v += (b & 127) * Math.pow(2, sh); sh += 7; } while (b & 128);
   VQ = q; return v % 2 ? -(v + 1) / 2 : v / 2;
 }
+// colI32 and colF64 are the same loop on purpose: one function per typed
+// array type keeps each call site monomorphic, which V8 runs ~2x faster
+// than one function fed both Int32Array and Float64Array.
 function colI32(u, p, n, out) {
   let q = p;
   for (let i = 0; i < n; i++) {

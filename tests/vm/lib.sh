@@ -30,3 +30,20 @@ between() {
 	if [ -n "$4" ] && [ "$4" -ge "$2" ] && [ "$4" -le "$3" ]; then ok "$1 ($4)"
 	else nok "$1 (expected $2..$3, got ${4:-nothing})"; fi
 }
+# pingpong_pair K TRACE PID CHILD SCENARIO_LOG: the exact counts of a
+# SCHED_FIFO ping-pong pair on a quiet CPU (tests/vm/ktquiet): a write
+# never preempts and every read blocks, so each of the K round trips is
+# one switch and one wakeup each way and nothing else runs in between (the
+# child's first wakeup is its fork, in the parent).  Leaves the pair facts
+# in $TMP/pair.f.
+pingpong_pair() {
+	local K=$1 trace=$2 pid=$3 child=$4 log=$5
+	check "$k: guest quiet for the ping-pong (no RT throttling, fair server, watchdog)" \
+		grep -Eq "^quiet: rt_runtime=-1 watchdog=(0|none) fair_server=(0|none)$" "$log"
+	ktcheck "$trace" "$pid" "$child" > "$TMP/pair.f"
+	eq "$k: ping-pong: K switches into the child from the parent, K wakeups by it, no others" \
+		"switchin $K wakeup $K other_switchin 0 other_wakeup 0" \
+		"$(fact "$TMP/pair.f" pair $child $pid)"
+	eq "$k: ping-pong: K switches into the parent from the child, K wakeups by it" \
+		"switchin $K wakeup $K" "$(fact "$TMP/pair.f" pair $pid $child | cut -d' ' -f1-4)"
+}
