@@ -21,6 +21,8 @@ cp tests/data/viewer/orig.json $TMP/
 cp tests/browser/pred_edge.json $TMP/ && $MS $TPL $TMP/pred_edge.json $TMP/pred.html || nok "makeself pred_edge.json"
 # Legacy overlays: bracket (-1), oval (-2), dots (-6), and hack mode.
 $MS $TPL tests/browser/legacy.json $TMP/legacy.html || nok "makeself legacy.json"
+# A wakeup arc across a frequency band, a PC sample and a mark box (3.5 order).
+$MS $TPL tests/browser/arcs.json $TMP/arcs.html || nok "makeself arcs.json"
 # The bare template with its sources next to it (no embedded data).
 cp postprocess/viewer/viewer.js postprocess/viewer/viewer.css $TMP/ && cp $TPL $TMP/template.html
 node tests/browser/gen_trace.js 50000 4 60 > $TMP/gen.json && $MS $TPL $TMP/gen.json $TMP/gen.html || nok "synthetic page"

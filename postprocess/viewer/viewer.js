@@ -476,7 +476,7 @@ function layout() {
   const base = S.cfg.ypx;
   const titleH = 6 + 2 * base, axisH = 6 + 2 * base + 10;
   const labW = Math.round(S.cfg.ychars * 0.6 * base), legW = Math.max(20, Math.min(80, Math.round(W * 0.05)));
-  L = { legendItems: L.legendItems, ipcLegend: L.ipcLegend, labelsShown: L.labelsShown, tickLabels: L.tickLabels, baseText: L.baseText, axisTitle: L.axisTitle, W, H, base, top: titleH, bottom: H - axisH, left: labW, right: W - legW, legW };
+  L = { legendItems: L.legendItems, legendGeom: L.legendGeom, ipcLegend: L.ipcLegend, labelsShown: L.labelsShown, tickLabels: L.tickLabels, baseText: L.baseText, axisTitle: L.axisTitle, W, H, base, top: titleH, bottom: H - axisH, left: labW, right: W - legW, legW };
   L.pw = L.right - L.left; L.ph = L.bottom - L.top;
   // tracks
   // A header is 10 tracks, or more when that is too low for its label.
@@ -1086,11 +1086,38 @@ function drawMessage(k) {
   perf.prims++; perf.msgs++;
 }
 
-// Wakeup arcs (-3) and, in bold mode, IPI arcs (-7), drawn into the pixel
-// buffer: thousands of dashed curves cost the canvas tens of ms to
-// rasterise, stepping along them here a few.
+// Wakeup arcs (-3) and, in bold mode, IPI arcs (-7), stepped into a pixel
+// buffer of their own (AL): thousands of dashed curves cost the canvas tens
+// of ms to rasterise, stepping along them here a few.  The arcs go on top
+// of the spans and of every on-row overlay (VIEWER.md 3.5), so AL is
+// transparent: the rectangle the arcs touched is put on a scratch canvas
+// and composited over the plot with one drawImage, then cleared again (a
+// frame pays for the pixels near its arcs, nothing when none is drawn).
+const AL = { cv: null, cx: null, img: null, u32: null, w: 0, h: 0, a: 0, b: 0, p: 0, q: 0 };
+function alBegin() {
+  if (!AL.img || AL.w !== PB.w || AL.h !== PB.h) {
+    if (!AL.cv) { AL.cv = document.createElement('canvas'); AL.cx = AL.cv.getContext('2d'); }
+    AL.cv.width = PB.w; AL.cv.height = PB.h; AL.img = AL.cx.createImageData(PB.w, PB.h); AL.u32 = new Uint32Array(AL.img.data.buffer); AL.w = PB.w; AL.h = PB.h;
+  }
+  AL.a = AL.w; AL.b = 0; AL.p = AL.h; AL.q = 0; // the touched rectangle [a, b) x [p, q), empty
+}
+function alTouch(xa, xb, ya, yb) { // device px of the buffer, clamped
+  if (xa < AL.a) AL.a = Math.max(0, Math.floor(xa)); if (xb > AL.b) AL.b = Math.min(AL.w, Math.ceil(xb));
+  if (ya < AL.p) AL.p = Math.max(0, Math.floor(ya)); if (yb > AL.q) AL.q = Math.min(AL.h, Math.ceil(yb));
+}
+function alEnd() {
+  const a = AL.a, b = AL.b, p = AL.p, q = AL.q; if (b <= a || q <= p) return;
+  AL.cx.putImageData(AL.img, 0, 0, a, p, b - a, q - p);
+  ctx.save(); ctx.setTransform(1, 0, 0, 1, 0, 0); ctx.drawImage(AL.cv, a, p, b - a, q - p, PB.x0 + a, PB.y0 + p, b - a, q - p); ctx.restore();
+  const u = AL.u32, W = AL.w; for (let y = p; y < q; y++) u.fill(0, y * W + a, y * W + b);
+}
 function drawArcs() {
-  if (!S.btn.arc) return;
+  if (!S.btn.arc || !PB.u32) return;
+  alBegin(); const main = PB.u32; PB.u32 = AL.u32; // arcPB and pbDot write to PB.u32
+  try { arcsInto(); } finally { PB.u32 = main; }
+  alEnd();
+}
+function arcsInto() {
   const bold = S.btn.arc === 1; const win = S.t1 - S.t0;
   const cpuRows = new Map(G[0].rows.filter(r => r.h).map(r => [r.id, r]));
   const pidRows = G[1].open !== 'closed' ? new Map(G[1].rows.filter(r => r.h).map(r => [r.id, r])) : null;
@@ -1126,6 +1153,8 @@ function arcPB(x0, y0, x1, y1, lw, on, off, v) {
   if (Math.max(x0, x1, cx) < L.left - 10 || Math.min(x0, x1, cx) > L.right + 10) return;
   // device pixels of the pixel buffer; x(t) = ax t^2 + bx t + x0 (same for y)
   const X0 = x0 * dpr - PB.x0, Y0 = y0 * dpr - PB.y0, CX = cx * dpr - PB.x0, CY = cy * dpr - PB.y0, X1 = x1 * dpr - PB.x0, Y1 = y1 * dpr - PB.y0;
+  const pad = (lw + 10) * dpr; // the curve stays in the hull of its three points; the arrowhead within 8 px of the end
+  alTouch(Math.min(X0, CX, X1) - pad, Math.max(X0, CX, X1) + pad, Math.min(Y0, CY, Y1) - pad, Math.max(Y0, CY, Y1) + pad);
   const ax = X0 - 2 * CX + X1, bx = 2 * (CX - X0), ay = Y0 - 2 * CY + Y1, by = 2 * (CY - Y0);
   const W = PB.w, H = PB.h, u32 = PB.u32, wd = Math.max(1, Math.round(lw * dpr)), half = wd / 2 - 1;
   const ond = on * dpr, per = (on + off) * dpr, N = 16; let ph = 0, xa = X0, ya = Y0;
@@ -1198,36 +1227,45 @@ function drawLegacy() {
     const x0 = clipX(xOf(D.ts[k])), x1 = Math.max(x0 + 2, clipX(xOf(D.ts[k] + D.dur[k]))); return { e, g, x0, x1 }; };
   const all = items.map(k => [k, geo(k)]).filter(x => x[1]);
   const ovals = all.filter(x => x[1].e === EV_OVAL).map(x => x[1]);
-  if (ovals.length) { // one path: region 3 and the ovals, filled even-odd
-    const ell = (p, o) => { const cx = (o.x0 + o.x1) / 2, rx = Math.max(8, (o.x1 - o.x0) / 2 + 4), ry = Math.max(8, o.g.E / 2 + 6); p.moveTo(cx + rx, o.g.yc); p.ellipse(cx, o.g.yc, rx, ry, 0, 0, 2 * Math.PI); };
-    const fade = new Path2D(); fade.rect(L.left, L.top, L.pw, L.ph); const rims = new Path2D();
-    for (const o of ovals) { ell(fade, o); ell(rims, o); }
-    ctx.fillStyle = 'rgba(255,255,255,0.75)'; ctx.fill(fade, 'evenodd');
-    ctx.strokeStyle = '#808080'; ctx.lineWidth = 1; ctx.stroke(rims); perf.legacy.ovals += ovals.length; perf.prims++;
-  }
+  if (ovals.length) { ovalsGlyph(L.left, L.top, L.pw, L.ph, ovals); perf.legacy.ovals += ovals.length; perf.prims++; }
   if (S.hack) for (const [, o] of all) { // dots
     if (o.e !== EV_DOTS) continue;
-    const top = o.g.yc - o.g.E / 2, h = o.g.E;
-    ctx.save(); ctx.beginPath(); ctx.rect(o.x0, top, o.x1 - o.x0, h); ctx.clip();
-    ctx.strokeStyle = '#FF8000'; ctx.lineWidth = 1.5; ctx.beginPath();
-    for (let x = o.x0 - h; x < o.x1; x += 6) { ctx.moveTo(x, top + h); ctx.lineTo(x + h, top); }
-    ctx.stroke(); ctx.restore(); perf.legacy.dots++; perf.prims++;
+    dotsGlyph(o.x0, o.x1, o.g.yc, o.g.E); perf.legacy.dots++; perf.prims++;
   }
   for (const [k, o] of all) { // brackets
     if (o.e !== EV_BRACKET) continue;
-    const top = Math.round(o.g.yc - o.g.E / 2 - 3), bot = Math.round(o.g.yc + o.g.E / 2 + 3), sf = Math.max(2, Math.min(6, (o.x1 - o.x0) / 3));
-    o.x0 = Math.round(o.x0); o.x1 = Math.round(o.x1); // crisp 2 px lines
-    ctx.strokeStyle = '#000'; ctx.lineWidth = 2; ctx.setLineDash([3, 3]); ctx.beginPath();
-    ctx.moveTo(o.x0 + sf, top); ctx.lineTo(o.x0, top); ctx.lineTo(o.x0, bot); ctx.lineTo(o.x0 + sf, bot);
-    ctx.moveTo(o.x1 - sf, top); ctx.lineTo(o.x1, top); ctx.lineTo(o.x1, bot); ctx.lineTo(o.x1 - sf, bot);
-    ctx.stroke(); ctx.setLineDash([]);
-    const text = D.names[D.nm[k]]; const f = Math.max(12, Math.min(18, o.g.font || 12));
-    if (text) {
-      ctx.font = 'bold ' + f + 'px sans-serif'; const w = ctx.measureText(text).width, xm = (o.x0 + o.x1) / 2 - w / 2;
-      ctx.globalAlpha = 0.875; ctx.fillStyle = '#fff'; ctx.fillRect(xm - 2, top - f - 2, w + 4, f + 1); ctx.globalAlpha = 1;
-      ctx.fillStyle = '#000'; ctx.textBaseline = 'middle'; ctx.fillText(text, xm, top - f / 2 - 1);
-    }
+    const text = D.names[D.nm[k]];
+    bracketGlyph(o.x0, o.x1, o.g.yc, o.g.E, text, Math.max(12, Math.min(18, o.g.font || 12)));
     perf.legacy.brackets.push(text); perf.prims++;
+  }
+}
+// The legacy glyphs (also drawn by the legend).  Ovals {x0, x1, g: {yc, E}}:
+// the rectangle x, y, w, h whitened outside them, one even-odd path.
+function ovalsGlyph(x, y, w, h, ovals) {
+  const ell = (p, o) => { const cx = (o.x0 + o.x1) / 2, rx = Math.max(8, (o.x1 - o.x0) / 2 + 4), ry = Math.max(8, o.g.E / 2 + 6); p.moveTo(cx + rx, o.g.yc); p.ellipse(cx, o.g.yc, rx, ry, 0, 0, 2 * Math.PI); };
+  const fade = new Path2D(); fade.rect(x, y, w, h); const rims = new Path2D();
+  for (const o of ovals) { ell(fade, o); ell(rims, o); }
+  ctx.fillStyle = 'rgba(255,255,255,0.75)'; ctx.fill(fade, 'evenodd');
+  ctx.strokeStyle = '#808080'; ctx.lineWidth = 1; ctx.stroke(rims);
+}
+function dotsGlyph(x0, x1, yc, E) { // orange diagonal hatching over the event band
+  const top = yc - E / 2, h = E;
+  ctx.save(); ctx.beginPath(); ctx.rect(x0, top, x1 - x0, h); ctx.clip();
+  ctx.strokeStyle = '#FF8000'; ctx.lineWidth = 1.5; ctx.beginPath();
+  for (let x = x0 - h; x < x1; x += 6) { ctx.moveTo(x, top + h); ctx.lineTo(x + h, top); }
+  ctx.stroke(); ctx.restore();
+}
+function bracketGlyph(x0, x1, yc, E, text, f) { // a dotted [ ] around the event band, the name above
+  const top = Math.round(yc - E / 2 - 3), bot = Math.round(yc + E / 2 + 3), sf = Math.max(2, Math.min(6, (x1 - x0) / 3));
+  x0 = Math.round(x0); x1 = Math.round(x1); // crisp 2 px lines
+  ctx.strokeStyle = '#000'; ctx.lineWidth = 2; ctx.setLineDash([3, 3]); ctx.beginPath();
+  ctx.moveTo(x0 + sf, top); ctx.lineTo(x0, top); ctx.lineTo(x0, bot); ctx.lineTo(x0 + sf, bot);
+  ctx.moveTo(x1 - sf, top); ctx.lineTo(x1, top); ctx.lineTo(x1, bot); ctx.lineTo(x1 - sf, bot);
+  ctx.stroke(); ctx.setLineDash([]);
+  if (text) {
+    ctx.font = 'bold ' + f + 'px sans-serif'; const w = ctx.measureText(text).width, xm = (x0 + x1) / 2 - w / 2;
+    ctx.globalAlpha = 0.875; ctx.fillStyle = '#fff'; ctx.fillRect(xm - 2, top - f - 2, w + 4, f + 1); ctx.globalAlpha = 1;
+    ctx.fillStyle = '#000'; ctx.textBaseline = 'middle'; ctx.fillText(text, xm, top - f / 2 - 1);
   }
 }
 // Hack mode: local_timer interrupts are never aggregated and are drawn at
@@ -1372,7 +1410,7 @@ function render() {
   // Relative mode (base-time click): each row's time starts at its first span.
   const T0 = S.t0, T1 = S.t1;
   // Phase times (ms) of this frame for the benchmark: exec spans, pass-1
-  // overlays (waits, ticks), arcs, putImageData, pass-2 overlays and marks.
+  // overlays (waits, ticks), putImageData, pass-2 overlays and marks, arcs.
   const ph = perf.phase; ph.exec = ph.ov1 = 0; let tq = performance.now(); ph.pre = tq - t0p;
   pbBegin(L.left, L.top, L.pw + over, L.ph); ph.clear = performance.now() - tq; tq += ph.clear;
   for (const [r, g, sh] of vis) {
@@ -1380,11 +1418,13 @@ function render() {
     drawOverlays(r, g, 1); if (!g.txt) markTicks(r, g); tq = performance.now(); ph.ov1 += tq - tr;
   }
   S.t0 = T0; S.t1 = T1;
-  if (!S.relative) drawArcs();
-  let tr = performance.now(); ph.arcs = tr - tq;
-  pbEnd(); tq = performance.now(); ph.put = tq - tr;
+  pbEnd(); let tr = performance.now(); ph.put = tr - tq;
   for (const [r, g, sh] of vis) { S.t0 = T0 + sh; S.t1 = T1 + sh; drawOverlays(r, g, 2); if (r.mk) drawMarks(r, g, slots); flushRun(); }
-  S.t0 = T0; S.t1 = T1; tr = performance.now(); ph.ov2 = tr - tq;
+  S.t0 = T0; S.t1 = T1; tq = performance.now(); ph.ov2 = tq - tr;
+  // 3.5 step 2: the negative-event overlays after every span and on-row
+  // overlay: arcs over frequency, samples, locks and marks, then the legacy ones.
+  if (!S.relative) drawArcs();
+  tr = performance.now(); ph.arcs = tr - tq;
   if (!S.relative) drawLegacy();
   drawCallouts();
   drawAnnotations();
@@ -1501,7 +1541,7 @@ function drawCallouts() {
 // The legend page (VIEWER.md 4.6): landscape 900x600 (two columns) or
 // portrait 650x900, drawn with the real glyph code on a scratch span.
 function drawLegend() {
-  const land = S.legend === 1, rh = land ? 29 : 26.5, E = land ? 20 : 18, colW = land ? 450 : 620;
+  const land = S.legend === 1, colW = land ? 450 : 620; let rh = land ? 29 : 26.5, E = land ? 20 : 18;
   ctx.fillStyle = '#0000AA'; ctx.font = 'bold 26px serif'; ctx.textBaseline = 'middle'; ctx.textAlign = 'left';
   ctx.fillText('KUtrace HTML Legend', 20, 24);
   const saved = { anyHL, fade: S.fade, ov: S.overheadHatch, ipc: S.btn.ipc }; anyHL = false; S.fade = false; S.overheadHatch = false; S.btn.ipc = 0;
@@ -1535,24 +1575,38 @@ function drawLegend() {
     ['lock held, lock wait (PID rows)', (a, b, y) => { const m = (a + b) / 2; line(a, y, m - 6, y, PAL_B[4], 2); line(m + 6, y, b, y, PAL_B[9], 2, [3, 3]); }],
     ['Manually inserted'],
     ['callout', (a, b, y) => { ctx.strokeStyle = '#000'; ctx.lineWidth = 2; ctx.fillStyle = '#fff'; ctx.beginPath(); ctx.moveTo(a, y + 9); ctx.lineTo(a + 20, y); ctx.lineTo(a + 30, y); ctx.closePath(); ctx.fill(); ctx.stroke(); ctx.beginPath(); ctx.rect(a + 14, y - 10, 90, 18); ctx.fill(); ctx.stroke(); ctx.fillStyle = '#0000AA'; ctx.font = '14px sans-serif'; ctx.fillText('look here', a + 20, y); }],
-    ['marks a, b, c, d', (a, b, y) => { const w = (b - a) / 4; ['hello', 'b', 'c', '99'].forEach((t, i) => markGlyph(a + i * w + 6, y - 8, 6, i, t, 12)); }],
+    // Legacy overlays (1.4, 3.6.15) from hand-edited JSON rows: the same glyphs as on a row.
+    ['bracket (−1): a time range, named', (a, b, y) => { span(EV_IDLE, 0, a, b, y); span(0x10000 + 1234, 0, a + 30, b - 30, y); bracketGlyph(a + 22, b - 22, y, E * 0.8, '', 12); }],
+    ['oval (−2): spotlight, the rest faded', (a, b, y) => { span(0x10000 + 1234, 0, a, b, y); const m = (a + b) / 2; ovalsGlyph(a, y - E / 2 - 3, b - a, E + 6, [{ x0: m - 12, x1: m + 12, g: { yc: y, E: E * 0.4 } }]); }],
+    ['marks a, b, c, d', (a, b, y) => { const w = (b - a) / 4; ['hello', 'b', 'c', '99'].forEach((t, i) => markGlyph(a + i * w + 6, y - 8, 6, i, t, 12)); }, 1.4], // mark b's box hangs lower
     ['Annotations'],
     ['search match, annotated span', (a, b, y) => { line(a + 4, y - E / 2, a + 4, y + E / 2, '#600090', 1.5); ctx.fillStyle = '#600090'; ctx.font = '14px sans-serif'; ctx.fillText('write(3)', a + 8, y); }],
     ['grid: light lines at the time ticks', (a, b, y) => { for (let x = a + 10; x < b; x += 40) line(x + 0.5, y - E / 2, x + 0.5, y + E / 2, '#C8C8C8', 1); }],
+    ['Hack mode (shift-click CB)'],
+    ['dots (−6): hatching on a CPU row', (a, b, y) => { span(EV_IDLE, 0, a, b, y); dotsGlyph(a + 10, b - 10, y, E); }],
+    ['local_timer at least 5 px wide', (a, b, y) => { span(EV_IDLE, 0, a, b, y); for (let x = a + 12; x < b - 8; x += 34) span(EV_LTIMER, 0, x, Math.max(x + 5, x + 0.2), y); }],
   ];
-  const drawn = [];
-  let col = 0, y = 60; const perCol = land ? Math.ceil(items.length / 2) : items.length;
+  // Landscape: two columns, split at the section header nearest the middle.
+  // The line height (and the glyph height with it) shrinks so that every
+  // entry fits on the fixed 900x600 or 650x900 page.
+  let split = items.length;
+  if (land) { let best = Infinity; items.forEach((it, n) => { if (it.length === 1 && n && Math.abs(n - items.length / 2) < best) { best = Math.abs(n - items.length / 2); split = n; } }); }
+  const lines = list => list.reduce((a, it) => a + (it.length === 1 ? 0.9 : it[2] || 1), 0);
+  const need = Math.max(lines(items.slice(0, split)), lines(items.slice(split)));
+  rh = Math.min(rh, (L.H - 60 - 12) / Math.max(1, need - 0.5)); E = Math.min(E, Math.round(rh * 0.72));
+  const drawn = [], geom = [];
+  let col = 0, y = 60;
   items.forEach((it, n) => {
-    if (land && n === perCol) { col = 1; y = 60; }
+    if (n === split) { col = 1; y = 60; }
     const x0 = 20 + col * colW, xa = x0 + 8, xb = x0 + (land ? 150 : 230);
     if (it.length === 1) { ctx.fillStyle = '#0000AA'; ctx.font = 'bold 16px sans-serif'; ctx.textBaseline = 'middle'; ctx.fillText(it[0], x0, y); y += rh * 0.9; return; }
     it[1](xa, xb, y); flushRun();
     ctx.fillStyle = '#000'; ctx.font = '14px sans-serif'; ctx.textBaseline = 'middle'; ctx.textAlign = 'left'; ctx.fillText(it[0], xb + 14, y);
-    drawn.push(it[0]); y += rh;
+    drawn.push(it[0]); geom.push({ label: it[0], x0: xa, x1: xb, y, E }); y += rh * (it[2] || 1);
   });
   for (const [key, v] of tmp) D[key] = v;
   anyHL = saved.anyHL; S.fade = saved.fade; S.overheadHatch = saved.ov; S.btn.ipc = saved.ipc;
-  L.legendItems = drawn;
+  L.legendItems = drawn; L.legendGeom = geom;
 }
 
 // ---------------------------------------------------------------- search
@@ -1993,7 +2047,7 @@ function state() {
     buttons: Object.assign({}, S.btn), search: Object.assign({}, S.search), summary: S.summary, last: S.last || null,
     searchError: S.searchErr, annotations: S.anns.map(a => (a.long ? longText(a.k) : shortText(a.k))), measure: S.measureText && S.measure ? S.measureText : '',
     hover: S.hover, status: document.getElementById('status').textContent,
-    views: views.map(v => ({ label: v.label, set: !!v.view })), legend: S.legend, legendItems: S.legend ? (L.legendItems || []).slice() : [],
+    views: views.map(v => ({ label: v.label, set: !!v.view })), legend: S.legend, legendItems: S.legend ? (L.legendItems || []).slice() : [], legendGeom: S.legend ? (L.legendGeom || []).map(g => Object.assign({}, g)) : [],
     canvas: { w: L.W, h: L.H }, cfg: Object.assign({}, S.cfg), fade: S.fade, menu: S.menu, callouts: D.extra.map(c => c.slice()), lastExport: S.lastExport,
     readout: S.menu ? [document.getElementById('m_x').textContent, document.getElementById('m_y').textContent] : null, spans: D.n, title: D.meta.title,
     ipcLegend: S.btn.ipc ? (L.ipcLegend || []).slice() : [], ipcButton: document.getElementById('b_ipc').textContent,
@@ -2013,6 +2067,7 @@ window.kutrace = {
   rowY: label => { layout(); const r = ROWS.find(q => q.label === label); if (!r || !r.h) return null; const g = rowGeom(r); return { top: g.top, yc: g.yc, E: g.E, h: g.px }; },
   xOf: t => { layout(); return xOf(t); }, layout: () => { layout(); return { left: L.left, right: L.right, top: L.top, bottom: L.bottom, W: L.W, H: L.H }; },
   spanAt: i => ({ ts: D.ts[i], dur: D.dur[i], ev: D.ev[i], name: D.names[D.nm[i]], cpu: D.cpu[i], pid: D.pid[i], rpc: D.rpc[i], arg: D.arg[i], ret: D.ret[i], ipc: D.ipc[i] }),
+  setButtons: o => { Object.assign(S.btn, o); syncButtons(); render(); }, // e.g. {arc: 0, freq: 2}
   setLod: (on, sub) => { LOD_ON = !!on; if (sub) LOD_SUB = sub; render(); },
   findSpan: name => { for (let k = 0; k < D.n; k++) if (D.names[D.nm[k]] === name) return k; return -1; },
 };

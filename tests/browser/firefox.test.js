@@ -74,7 +74,7 @@ async function search(page, text) {
     await page.screenshot({ path: path.join(shots, 'firefox_pid_highlight.png') });
     await page.click('#legendbtn'); await settle(page);
     s = await st(page);
-    check('firefox 65: legend (landscape) draws its 27 entries', s.legend === 1 && s.legendItems.length === 27, s.legendItems.length);
+    check('firefox 65: legend (landscape) draws its 31 entries (legacy and hack-mode overlays included)', s.legend === 1 && s.legendItems.length === 31 && s.legendItems.includes('dots (−6): hatching on a CPU row'), s.legendItems.length);
     await page.screenshot({ path: path.join(shots, 'firefox_legend.png') });
     await page.click('#legendbtn'); await page.click('#legendbtn');
     await page.click('#menubtn');
@@ -89,6 +89,18 @@ async function search(page, text) {
     check('firefox 2: names with quote, backslash, </script>, non-ASCII shown exactly', JSON.stringify(s.rows.filter(q => q.group === 'PID').map(q => q.label)) ===
       JSON.stringify(["it's.101", 'back\\slash.102', '</script><script>alert(1)</script>.103', 'naïve-日本語-😀.104', 'ctl\u0001\ttab.105']) && u.errors.length === 0, [s.rows.map(q => q.label), u.errors]);
     await u.page.close();
+    // 3.5: the arc layer composited over the frequency band, mark box and PC sample (as in viewer.test.js).
+    const a = await openPage(browser, path.join(dir, 'arcs.html'));
+    const ar = await a.page.evaluate(() => {
+      const K = window.kutrace, L = K.layout(), d = window.devicePixelRatio || 1, c = document.getElementById('cv').getContext('2d');
+      const grab = o => { K.setButtons(o); return new Uint32Array(c.getImageData(Math.round(L.left * d), Math.round(L.top * d), Math.round((L.right - L.left) * d), Math.round((L.bottom - L.top) * d)).data.buffer); };
+      const ARC = 0xFFFF8000, OFF = { arc: 0, freq: 0, mark: 0, samp: 0 }, ON = { freq: 2, mark: 3, samp: 2 };
+      const Z = grab(OFF), A = grab(Object.assign({}, OFF, { arc: 2 })), B = grab(Object.assign({}, OFF, ON)), C = grab(Object.assign({}, OFF, ON, { arc: 2 }));
+      let n = 0, kept = 0; for (let i = 0; i < Z.length; i++) if (A[i] !== Z[i] && A[i] === ARC && B[i] !== Z[i]) { n++; if (C[i] === ARC) kept++; }
+      return [n, kept];
+    });
+    check('firefox 3.5: the wakeup arc over the overlays it crosses (' + ar[1] + ' of ' + ar[0] + ' px keep its colour)', ar[0] >= 50 && ar[1] === ar[0] && a.errors.length === 0, [ar, a.errors]);
+    await a.page.close();
     const g = await openPage(browser, path.join(dir, 'gen.html'));
     s = await st(g.page);
     check('firefox: synthetic ' + s.spans + ' spans load in ' + Math.round(s.perf.load) + ' ms, no errors', s.spans > 10000 && g.errors.length === 0, g.errors);

@@ -39,6 +39,12 @@ async function countColor(page, rgb, rect) {
   }, [rgb, rect]);
 }
 
+// The legend entries of the legacy overlays (VIEWER.md 1.4, 3.6.15).  The
+// legend is a fixed key (like Lock, Samp and RPC messages, shown whether or
+// not the trace has them), so these are listed for every trace.
+const LEGACY_LEGEND = ['bracket (−1): a time range, named', 'oval (−2): spotlight, the rest faded', 'dots (−6): hatching on a CPU row', 'local_timer at least 5 px wide'];
+let SMALL_LEGEND = null;
+
 async function testSmall(ctx) {
   const { page, errors, requests } = await open(ctx, path.join(dir, 'small.html'));
   const dialogs = []; page.on('dialog', d => { dialogs.push(d.message()); d.accept('myview'); });
@@ -306,8 +312,11 @@ async function testSmall(ctx) {
   const s2 = await st(page);
   check('65 legend cycles landscape 900x600 -> portrait 650x900 -> off', sl.legend === 1 && sl.canvas.w === 900 && sl.canvas.h === 600 &&
     sp.legend === 2 && sp.canvas.w === 650 && sp.canvas.h === 900 && s2.legend === 0 && s2.canvas.w === 1584, [sl.legend, sl.canvas, sp.legend, sp.canvas, s2.legend, s2.canvas]);
-  check('65 legend lists the glyph kinds (27 entries, waits by letter)', sl.legendItems.length === 27 && sl.legendItems.includes('wait for cpu (c: -.-.)') &&
-    JSON.stringify(sl.legendItems) === JSON.stringify(sp.legendItems), sl.legendItems);
+  check('65 legend lists the glyph kinds (31 entries, waits by letter, the legacy and hack-mode overlays too)', sl.legendItems.length === 31 && sl.legendItems.includes('wait for cpu (c: -.-.)') &&
+    LEGACY_LEGEND.every(l => sl.legendItems.includes(l)) && JSON.stringify(sl.legendItems) === JSON.stringify(sp.legendItems), sl.legendItems);
+  SMALL_LEGEND = sl.legendItems;
+  const bottom = Math.max(...sp.legendGeom.map(g => g.y + g.E / 2));
+  check('65 portrait legend: every entry on the 650x900 page (lowest glyph bottom ' + Math.round(bottom) + ' px)', bottom <= 900 - 8, sp.legendGeom.slice(-2));
   check('65 after the legend the time window is unchanged', near(s2.t0, 50.003, 1e-12) && near(s2.t1, 50.004, 1e-12), [s2.t0, s2.t1]);
 
   // Buttons: IPC legend and CB.
@@ -534,6 +543,7 @@ async function testPred(ctx) {
 // has a bracket (-1) on CPU 1 over 20.003+2ms "look here", an oval (-2) on
 // CPU 0 around app.100 (20.002+2ms), dots (-6) on CPU 3 over 20.006+3ms
 // and four 1-us local_timer interrupts on CPU 2 at 20.001, .003, .005, .007.
+const ORANGE = 'r > 200 && g > 90 && g < 200 && b < 120';
 async function testLegacy(ctx) {
   const { page, errors } = await open(ctx, path.join(dir, 'legacy.html'));
   const o = await canvasOrigin(page);
@@ -560,7 +570,6 @@ async function testLegacy(ctx) {
   check('legacy bracket (-1): dotted lines at 20.003 and 20.005 on CPU 1 (' + d0 + ', ' + d1 + ' dark px), named "look here"', d0 > 10 && d1 > 10, [d0, d1]);
   await page.screenshot({ path: path.join(shots, 'legacy_overlays.png') });
   // Hack mode (shift-click CB): dots hatch CPU 3 orange; local_timer drawn 5 px wide.
-  const ORANGE = 'r > 200 && g > 90 && g < 200 && b < 120';
   const dots3 = await band('3', 20.006, 20.009), orange0 = await countWhere(page, dots3, ORANGE);
   await page.keyboard.down('Shift'); await page.click('#b_cb'); await page.keyboard.up('Shift'); await settle(page);
   s = await st(page);
@@ -590,8 +599,58 @@ async function testLegacy(ctx) {
   await page.evaluate(() => window.kutrace.highlight('2', true));
   s = await st(page);
   check('legacy overlays follow highlighting: CPU 2 highlighted -> no bracket, no oval', s.legacy.brackets.length === 0 && s.legacy.ovals === 0, s.legacy);
+  // The legend (landscape): the four legacy entries, drawn with the same glyph code.
+  await page.evaluate(() => window.kutrace.highlight('2', false));
+  await page.click('#legendbtn'); await settle(page);
+  s = await st(page);
+  const lg = l => s.legendGeom.find(g => g.label === l);
+  const cell = g => ({ x: Math.round(g.x0), y: Math.round(g.y - g.E / 2 - 4), w: Math.round(g.x1 - g.x0), h: Math.round(g.E + 8) });
+  const gB = lg(LEGACY_LEGEND[0]), gO = lg(LEGACY_LEGEND[1]), gD = lg(LEGACY_LEGEND[2]), gT = lg(LEGACY_LEGEND[3]);
+  const lgOK = gB && gO && gD && gT;
+  // bracket: its dark dotted left end above the idle line; oval: grey rim and the faded (light) user colours outside it;
+  // dots: orange hatching; local_timer: the irq glyph's light-blue band in 5 px blips on the idle line
+  const bDark = lgOK ? await countWhere(page, { x: Math.round(gB.x0 + 18), y: Math.round(gB.y - gB.E / 2 - 2), w: 8, h: Math.round(gB.E / 2 - 1) }, 'r < 80 && g < 80 && b < 80') : 0;
+  const oFaded = lgOK ? await countWhere(page, { x: Math.round(gO.x0 + 2), y: Math.round(gO.y - 3), w: 40, h: 6 }, 'b > 200 && r > 150 && r < 235') : 0;
+  const oSat = lgOK ? await countWhere(page, { x: Math.round((gO.x0 + gO.x1) / 2 - 6), y: Math.round(gO.y - 3), w: 12, h: 6 }, 'b > 150 && r < 80') : 0;
+  const dOr = lgOK ? await countWhere(page, cell(gD), ORANGE) : 0, tIrq = lgOK ? await countColor(page, [0xC0, 0xC0, 0xFF], cell(gT)) : 0;
+  check('legend: bracket (' + bDark + ' dark px at its left end), oval (' + oFaded + ' faded px outside, ' + oSat + ' in colour inside), dots (' + dOr + ' orange px), 5 px local_timer (' + tIrq + ' irq px)',
+    lgOK && bDark >= 8 && oFaded > 30 && oSat > 10 && dOr > 100 && tIrq >= 10, [lgOK, bDark, oFaded, oSat, dOr, tIrq]);
+  check('legend: the same entries as for a trace without legacy overlays (a fixed key)', SMALL_LEGEND && JSON.stringify(s.legendItems) === JSON.stringify(SMALL_LEGEND), [s.legendItems, SMALL_LEGEND]);
+  await page.screenshot({ path: path.join(shots, 'legend_legacy.png') });
+  await page.click('#legendbtn'); await page.click('#legendbtn'); await settle(page); // portrait, off
   void o; void L;
   check('legacy: no page errors', errors.length === 0, errors);
+}
+
+// Drawing order (VIEWER.md 3.5): wakeup arcs are drawn after the spans and
+// every on-row overlay.  tests/browser/arcs.json has an arc from CPU 0 at
+// 30.002 to CPU 2 at 30.004 across CPU 1, whose row has a frequency band
+// (800 MHz, red at 50 %), a PC sample line and a mark_a box under it.  The
+// pixels the arc sets (overlays off) that an overlay also covers (arc off)
+// must have the arc's colour with both on.
+async function testArcOrder(ctx) {
+  const { page, errors } = await open(ctx, path.join(dir, 'arcs.html'));
+  const r = await page.evaluate(() => {
+    const K = window.kutrace, L = K.layout(), d = window.devicePixelRatio || 1, c = document.getElementById('cv').getContext('2d');
+    const grab = o => { K.setButtons(o); return new Uint32Array(c.getImageData(Math.round(L.left * d), Math.round(L.top * d), Math.round((L.right - L.left) * d), Math.round((L.bottom - L.top) * d)).data.buffer); };
+    const ARC = 0xFFFF8000, OFF = { arc: 0, freq: 0, mark: 0, samp: 0 }; // #0080FF as a little-endian RGBA word
+    const Z = grab(OFF), A = grab(Object.assign({}, OFF, { arc: 2 }));
+    const arc = []; for (let i = 0; i < Z.length; i++) if (A[i] !== Z[i] && A[i] === ARC) arc.push(i);
+    const out = { arc: arc.length };
+    for (const [nm, o] of [['freq', { freq: 2 }], ['mark', { mark: 3 }], ['samp', { samp: 2 }], ['all', { freq: 2, mark: 3, samp: 2 }]]) {
+      const B = grab(Object.assign({}, OFF, o)), C = grab(Object.assign({}, OFF, o, { arc: 2 }));
+      const both = arc.filter(i => B[i] !== Z[i]); out[nm] = [both.length, both.filter(i => C[i] === ARC).length];
+    }
+    K.setButtons({ arc: 2, freq: 2, mark: 3, samp: 2 });
+    out.arcs = window.kutraceState().perf.arcs;
+    return out;
+  });
+  check('3.5 the wakeup arc is drawn over the overlays it crosses: of its pixels under the frequency band ' + r.freq[1] + '/' + r.freq[0] + ', the mark box ' + r.mark[1] + '/' + r.mark[0] +
+    ', the PC sample ' + r.samp[1] + '/' + r.samp[0] + ', all on ' + r.all[1] + '/' + r.all[0] + ' keep the arc colour',
+    r.arcs === 1 && r.arc > 100 && r.freq[0] >= 50 && r.mark[0] >= 3 && r.samp[0] >= 1 && r.all[0] >= r.freq[0] &&
+    r.freq[1] === r.freq[0] && r.mark[1] === r.mark[0] && r.samp[1] === r.samp[0] && r.all[1] === r.all[0], r);
+  await page.screenshot({ path: path.join(shots, 'arcs_over_overlays.png') });
+  check('arcs: no page errors', errors.length === 0, errors);
 }
 
 async function testTemplate(ctx) {
@@ -679,7 +738,7 @@ async function testSynth(ctx) {
 (async () => {
   const { ctx, cleanup } = await launch();
   try {
-    for (const t of [testSmall, testMenu, testMisc, testUnsafe, testOrig, testPred, testLegacy, testTemplate, testGen, testSynth]) {
+    for (const t of [testSmall, testMenu, testMisc, testUnsafe, testOrig, testPred, testLegacy, testArcOrder, testTemplate, testGen, testSynth]) {
       try { await t(ctx); } catch (e) { check(t.name + ' ran to the end', false, String(e && e.stack || e)); }
     }
   } finally { await cleanup(); }
