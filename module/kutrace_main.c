@@ -18,6 +18,7 @@
 #include <linux/uaccess.h>
 #include <linux/capability.h>
 #include <linux/string.h>
+#include <linux/smp.h>
 #include <linux/security.h>
 #include <linux/perf_event.h>
 #include <linux/delay.h>
@@ -174,6 +175,20 @@ static long kt_copy_4kb(u64 index, u64 uaddr, bool side)
 	return copy_to_user(dst, src, 4096);
 }
 
+/*
+ * Each CPU records the task it runs when tracing starts.  A CPU's first
+ * block may have been opened by a forced insert (kutrace_control's names)
+ * while tracing was off; its header then names a task that may since have
+ * left that CPU without a traced switch.
+ */
+static void kt_note_current(void *unused)
+{
+	kt_switch_begin(current->pid, current->comm);
+	kt_pidname(current->pid, current->comm, false);
+	kt_trace_1(KUTRACE_USERPID, current->pid);
+	kt_switch_end();
+}
+
 static long kt_do_cmd(unsigned int nr, u64 arg, u64 *result)
 {
 	u64 w[KUTRACE_MAX_ENTRY_WORDS];
@@ -192,6 +207,7 @@ static long kt_do_cmd(unsigned int nr, u64 arg, u64 *result)
 		if (kt_st.full)
 			return -ENOSPC;
 		WRITE_ONCE(kt_tracing, true);
+		on_each_cpu(kt_note_current, NULL, 1);
 		*result = 1;
 		break;
 	case KUTRACE_CMD_FLUSH:
