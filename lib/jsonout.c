@@ -5,8 +5,8 @@
  *
  * Rows come from the span builder nearly in time order: a span is written
  * when it ends, so rows of one CPU come in order and rows of different
- * CPUs interleave, while waits, wakeup arcs and lock spans come late.  The
- * writer keeps rows in a few ascending "lanes" (a row joins a lane whose
+ * CPUs interleave, while waits, wakeup arcs and lock spans come late.  An
+ * ordering thread keeps rows in a few ascending "lanes" (a row joins a lane whose
  * last row is not greater, else the unsorted spare lane) and, whenever the
  * caller says no future row can start before time `low`, merges the lanes
  * and writes every row that starts before it.  Nothing is sorted twice and
@@ -105,7 +105,7 @@ struct kt_jsonout {
 	struct esc cache[NCACHE];	/* the writer's, then the final copy's */
 	struct writer w;
 	struct lane lane[NLANES + 1];	/* the orderer's */
-	uint64_t sent, looked;	/* rows handed to the writer; at the last look */
+	uint64_t sent, looked;	/* rows handed to the orderer; at the last look */
 	size_t step, budget;
 	int64_t below;		/* every written row starts before this */
 	char *header;		/* as written, NULL before the first write */
@@ -347,11 +347,6 @@ void kt_jsonout_cpu(const struct kt_jsonout *o, double *order, double *write)
 	*write = o->w.cpu;
 }
 
-static void to_writer(struct kt_jsonout *o, const struct kt_row *r)
-{
-	chq_put(&o->w.in, r);
-}
-
 /* Everything handed over is in the file and both threads are gone. */
 static void stop_writer(struct kt_jsonout *o)
 {
@@ -421,7 +416,7 @@ void kt_jsonout_row(struct kt_jsonout *o, const struct kt_row *r)
 		o->late[o->nlate++] = *r;
 		return;
 	}
-	to_writer(o, r);
+	chq_put(&o->w.in, r);
 	o->sent++;
 }
 
@@ -554,7 +549,7 @@ void kt_jsonout_advance(struct kt_jsonout *o, int64_t low,
 		if (fflush(o->f) != 0)
 			kt_die("write error on the JSON output (disk full?): %s", strerror(errno));
 		o->rows_start = ftell(o->f);
-		o->w.off = o->rows_start;	/* read by the writer after submit() */
+		o->w.off = o->rows_start;	/* read by the writer after chq_submit() */
 	}
 	o->looked = o->sent;
 	if (low <= o->below)
@@ -564,7 +559,7 @@ void kt_jsonout_advance(struct kt_jsonout *o, int64_t low,
 		o->cpbelow = kt_xrealloc(o->cpbelow, o->cpcap * sizeof(*o->cpbelow));
 	}
 	o->cpbelow[o->ncp++] = o->below;
-	to_writer(o, &(struct kt_row){ .start = low });
+	chq_put(&o->w.in, &(struct kt_row){ .start = low });
 	o->below = low;
 }
 

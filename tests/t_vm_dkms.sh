@@ -42,12 +42,9 @@ for rel in $rels; do
 	check "$k: the module carries the DKMS signature" \
 		sh -c "tail -c 28 '$TMP/kutrace_mod-$k.ko' | grep -q 'Module signature appended'"
 	out=$KT_ROOT/build/vm/dkms-$k
-	rm -rf "$out"
-	if ! KT_KO="$TMP/kutrace_mod-$k.ko" tests/vm/vm.sh -k "$k" tests/vm/scenarios/dkms.sh "$out" 2>"$TMP/vm.err"; then
-		nok "$k: guest ran the scenario"; sed 's/^/#   /' "$TMP/vm.err" | tail -20
-		continue
-	fi
-	ok "$k: guest booted with the DKMS module ($(grep -o 'after [0-9]* s' "$TMP/vm.err"))"
+	KT_KO="$TMP/kutrace_mod-$k.ko" vm_run "$k: guest ran the scenario" "$out" \
+		-k "$k" tests/vm/scenarios/dkms.sh || continue
+	ok "$k: guest booted with the DKMS module ($VM_AFTER)"
 	eq "$k: insmod of the DKMS-built module" "insmod=0" "$(cat "$out/insmod.status")"
 	eq "$k: the guest loaded exactly the DKMS-built bytes" \
 		"$(md5sum < "$TMP/kutrace_mod-$k.ko" | cut -d' ' -f1)" "$(cut -d' ' -f1 "$out/ko.md5")"
@@ -65,12 +62,9 @@ for rel in $rels; do
 	# kutrace_control says why and how to enroll it.  One kernel is enough.
 	[ "$k" = 6.1 ] || continue
 	lo=$KT_ROOT/build/vm/dkms-lockdown-$k
-	rm -rf "$lo"
-	if ! KT_APPEND="lockdown=integrity" KT_KO="$TMP/kutrace_mod-$k.ko" \
-		tests/vm/vm.sh -k "$k" tests/vm/scenarios/dkms.sh "$lo" 2>"$TMP/vm.err"; then
-		nok "$k lockdown: guest ran the scenario"; sed 's/^/#   /' "$TMP/vm.err" | tail -20
-		continue
-	fi
+	KT_APPEND="lockdown=integrity" KT_KO="$TMP/kutrace_mod-$k.ko" \
+		vm_run "$k lockdown: guest ran the scenario" "$lo" \
+		-k "$k" tests/vm/scenarios/dkms.sh || continue
 	check "$k lockdown: the guest is in integrity lockdown" grep -q '\[integrity\]' "$lo/lockdown.txt"
 	check "$k lockdown: insmod of the DKMS-signed module is refused" sh -c "! grep -q 'insmod=0' '$lo/insmod.status'"
 	sed 's/^/#   insmod: /' "$lo/insmod.err"

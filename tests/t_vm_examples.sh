@@ -31,12 +31,8 @@ shots() {
 }
 for k in ${KT_VM_KERNELS:-6.1 6.12}; do
 	out=$KT_ROOT/build/vm/examples-$k
-	rm -rf "$out"
-	if ! tests/vm/vm.sh -k "$k" tests/vm/scenarios/examples.sh "$out" 2>"$TMP/vm.err"; then
-		nok "$k: guest ran the scenario"; sed 's/^/#   /' "$TMP/vm.err" | tail -20
-		continue
-	fi
-	ok "$k: guest ran the examples ($(grep -o 'after [0-9]* s' "$TMP/vm.err"))"
+	vm_run "$k: guest ran the scenario" "$out" -k "$k" tests/vm/scenarios/examples.sh || continue
+	ok "$k: guest ran the examples ($VM_AFTER)"
 	for p in hello time_getpid client_server help_hello_world_trace help_time_getpid help_client_server; do
 		eq "$k: $p exit status" "$p=0" "$(grep "^$p=" "$out/scenario.log")"
 	done

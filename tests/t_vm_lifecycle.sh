@@ -10,12 +10,8 @@
 vm_ready || exit 0
 for k in ${KT_VM_KERNELS_LIFECYCLE:-6.1}; do
 	out=$KT_ROOT/build/vm/lifecycle-$k
-	rm -rf "$out"
-	if ! tests/vm/vm.sh -k "$k" tests/vm/scenarios/lifecycle.sh "$out" 2>"$TMP/vm.err"; then
-		nok "$k: guest ran the scenario"; sed 's/^/#   /' "$TMP/vm.err" | tail -20
-		continue
-	fi
-	ok "$k: guest ran the lifecycle scenario ($(grep -o 'after [0-9]* s' "$TMP/vm.err"))"
+	vm_run "$k: guest ran the scenario" "$out" -k "$k" tests/vm/scenarios/lifecycle.sh || continue
+	ok "$k: guest ran the lifecycle scenario ($VM_AFTER)"
 	L=$out/scenario.log
 	check "$k: insmod tracemb=0 fails" grep -q "badparam=[1-9]" "$L"
 	check "$k: ... with a clear message" grep -q "tracemb=0 is invalid" "$out/badparam.dmesg"

@@ -11,17 +11,13 @@ vm_ready || exit 0
 set -- ${KT_TICKLESS:-30 70}
 k=${KT_VM_KERNEL_TICKLESS:-6.1}
 out=$KT_ROOT/build/vm/tickless-$k
-rm -rf "$out"
 sed "s/^S1=.*/S1=$1 S2=$2/" tests/vm/scenarios/tickless.sh > "$TMP/tickless.sh"
 # CPU 1 as quiet as possible: no tick while idle or busy, IRQs on CPU 0,
 # no clocksource watchdog (6.12 under TCG keeps the TSC and checks it
 # every 0.5 s, which wakes the idle CPUs)
 export KT_APPEND=${KT_APPEND-"nohz_full=1 irqaffinity=0 rcu_nocbs=1 tsc=nowatchdog"}
-if ! tests/vm/vm.sh -k "$k" -t 900 "$TMP/tickless.sh" "$out" 2>"$TMP/vm.err"; then
-	nok "$k: guest ran the tickless scenario"; sed 's/^/#   /' "$TMP/vm.err" | tail -20
-	exit 0
-fi
-ok "$k: guest ran the tickless scenario ($(grep -o 'after [0-9]* s' "$TMP/vm.err"))"
+vm_run "$k: guest ran the tickless scenario" "$out" -k "$k" -t 900 "$TMP/tickless.sh" || exit 0
+ok "$k: guest ran the tickless scenario ($VM_AFTER)"
 check "$k: record succeeded" grep -q "record=0" "$out/scenario.log"
 ktcheck "$out/idle.trace" > "$TMP/idle.f"
 rate=$(fact "$TMP/idle.f" rate)

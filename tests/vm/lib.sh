@@ -11,6 +11,18 @@ vm_ready() {
 	fi
 	return 0
 }
+# vm_run NAME OUT [vm.sh options] SCENARIO: run a guest scenario, its /out
+# in OUT (emptied first).  On failure "not ok - NAME" with the tail of
+# vm.sh's messages, and status 1.  Sets VM_AFTER ("after N s").
+vm_run() {
+	local name=$1 out=$2; shift 2
+	rm -rf "$out"
+	if ! tests/vm/vm.sh "$@" "$out" 2>"$TMP/vm.err"; then
+		nok "$name"; sed 's/^/#   /' "$TMP/vm.err" | tail -20
+		return 1
+	fi
+	VM_AFTER=$(grep -o 'after [0-9]* s' "$TMP/vm.err")
+}
 # ktcheck FILE: build (once) and run the independent raw-trace checker
 KTCHECK=$TMP/ktcheck
 ktcheck() {
@@ -29,6 +41,19 @@ eq() { if [ "$2" = "$3" ]; then ok "$1"; else nok "$1 (expected $2, got $3)"; fi
 between() {
 	if [ -n "$4" ] && [ "$4" -ge "$2" ] && [ "$4" -le "$3" ]; then ok "$1 ($4)"
 	else nok "$1 (expected $2..$3, got ${4:-nothing})"; fi
+}
+# mixed_counts FACTS PID CHILD: exact call counts of "workload mixed N M K"
+# (N getpid, M clock_nanosleep, K ping-pong round trips) from ktcheck.
+mixed_counts() {
+	local f=$1 pid=$2 child=$3
+	eq "$k: every getpid call returns" "rets $N" \
+		"$(fact "$f" pid $pid sys 39 | awk '{print $5, $6}')"
+	eq "$k: exactly M clock_nanosleep calls" "calls $M" \
+		"$(fact "$f" pid $pid sys 230 | cut -d' ' -f1-2)"
+	eq "$k: ping-pong child: K reads" "calls $K" \
+		"$(fact "$f" pid $child sys 0 | cut -d' ' -f1-2)"
+	eq "$k: ping-pong child: K writes" "calls $K" \
+		"$(fact "$f" pid $child sys 1 | cut -d' ' -f1-2)"
 }
 # pingpong_pair K TRACE PID CHILD SCENARIO_LOG: the exact counts of a
 # SCHED_FIFO ping-pong pair on a quiet CPU (tests/vm/ktquiet): a write
