@@ -63,9 +63,10 @@ if [ -x "$KT_BIN/kutrace_postproc" ] &&
 		nok "$k: every CPU's timeline tiles"; sed 's/^/#   /' "$TMP/tile.out"
 	fi
 	# CPU 1 may still wake now and then (every 10-20 s on 6.1, every 2 s
-	# on the NO_HZ_IDLE patched kernels), so its idle comes in several
-	# spans: together they cover both sleeps.  Some CPU idles longer than
-	# the original's 8 s limit, and that span is kept.
+	# on the NO_HZ_IDLE patched kernels, every 0.5 s when some timer of
+	# the guest keeps running), so its idle comes in several spans:
+	# together they cover both sleeps.  When a CPU was silent for longer
+	# than the original's 8 s limit, that silence is one idle span.
 	r=$(python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -75,8 +76,14 @@ print("%.3f %.3f" % (sum(idle1), max(idle or [0])))' "$TMP/idle.json")
 	read -r tot longest <<< "$r"
 	check "$k: CPU 1 idles at least 97% of $1 s + $2 s in the JSON (${tot} s)" \
 		awk -v t="$tot" -v s=$(($1 + $2)) 'BEGIN { exit !(t >= 0.97 * s) }'
-	check "$k: idle spans longer than 8 s are kept (longest ${longest} s)" \
-		awk -v l="$longest" 'BEGIN { exit !(l > 8) }'
+	gap=$(awk -v r="$rate" '$1 == "cpu" { for (i = 1; i < NF; i++) if ($i == "maxgap" && $(i + 1) > m) m = $(i + 1) }
+		END { printf "%.3f", m / r / 1e6 }' "$TMP/idle.f")
+	if awk -v g="$gap" 'BEGIN { exit !(g > 8) }'; then
+		check "$k: the longest silence (${gap} s) is kept as one idle span (longest ${longest} s)" \
+			awk -v l="$longest" -v g="$gap" 'BEGIN { exit !(l >= 0.99 * g - 0.01) }'
+	else
+		skip "$k: idle spans over 8 s: no CPU was silent that long (${gap} s; t_synth --long-gap covers them)"
+	fi
 else
 	nok "$k: kutrace_postproc turns the trace into JSON"
 fi
