@@ -11,6 +11,11 @@
  * With two arguments, a second argument ending in .html/.htm is the output
  * (as in the original makeself), anything else is the JSON input.
  * TEMPLATE "-" means: find viewer.html (see kt_html_find_template).
+ *
+ * The original's template (show_cpu.html: d3 and the viewer inline, the
+ * JSON spliced in as a JS string at its "<!-- selfcontained1 -->" line)
+ * cannot show kutrace's columnar data, so it is replaced by kutrace's
+ * built-in viewer, which shows the same timeline, with one line saying so.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -24,6 +29,30 @@ static int ends_with(const char *s, const char *suf)
 {
 	size_t a = strlen(s), b = strlen(suf);
 	return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+/*
+ * An original KUtrace template has the "selfcontained" marker comments and
+ * no "kutrace:data" line.  Unreadable files are left to the page writer,
+ * which reports them.
+ */
+static int is_original_template(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	size_t len;
+	char *t;
+	int orig;
+
+	if (!f)
+		return 0;
+	t = kt_html_slurp(f, &len);
+	fclose(f);
+	if (!t)
+		return 0;
+	orig = memmem(t, len, "<!-- selfcontained1 -->", 23) &&
+	       !memmem(t, len, "<!-- kutrace:data -->", 21);
+	free(t);
+	return orig;
 }
 
 int main(int argc, char **argv)
@@ -40,6 +69,15 @@ int main(int argc, char **argv)
 		found = kt_html_find_template(argv[0]);
 		if (!found)
 			kt_die("cannot find viewer.html (set KUTRACE_VIEWER)");
+		tpl = found;
+	}
+	if (is_original_template(tpl)) {
+		found = kt_html_find_template(argv[0]);
+		if (!found)
+			kt_die("%s is the original KUtrace template and kutrace's viewer.html was not found (set KUTRACE_VIEWER)",
+			       tpl);
+		fprintf(stderr, "%s: %s is the original KUtrace template (show_cpu.html); using kutrace's built-in viewer instead\n",
+			kt_progname(), tpl);
 		tpl = found;
 	}
 	const char *in = NULL, *outp = NULL;

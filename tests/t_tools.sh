@@ -291,3 +291,25 @@ PYEOF
 else
 	skip "damaged JSON: no python3"
 fi
+
+# ---- makeself with the original's template ----------------------------
+# show_cpu.html as shipped: d3 inline after <!-- selfcontained0 -->, the
+# JSON spliced in at <!-- selfcontained1 --> as var myString (VIEWER.md).
+{ echo '<!DOCTYPE html><html><head><meta charset="utf-8"><title>KUtrace</title>'
+  echo '<!-- selfcontained0 -->'
+  echo '<script>// https://d3js.org v4.13.0 Copyright 2018 Mike Bostock'
+  echo '!function(t,n){"object"==typeof exports?n(exports):n(t.d3=t.d3||{})}(this,function(t){"use strict";t.version="4.13.0"});</script>'
+  echo '</head><body><div id="svg"></div><script>'
+  echo '<!-- selfcontained1 -->'
+  echo "var myString = '';"
+  echo '<!-- selfcontained2 -->'
+  echo 'var data = JSON.parse(myString);'
+  echo '</script></body></html>'; } > "$TMP/show_cpu.html"
+"$B/makeself" "$TMP/show_cpu.html" "$D/small.json" "$TMP/orig_tpl.html" 2> "$TMP/e"; rc=$?
+check "makeself accepts the original show_cpu.html template (rc $rc)" test $rc = 0 -a -s "$TMP/orig_tpl.html"
+check "makeself says in one line that the built-in viewer is used" \
+	bash -c "[ \$(wc -l < '$TMP/e') = 1 ] && grep -q 'original KUtrace template.*built-in viewer' '$TMP/e'"
+"$B/makeself" "$KT_ROOT/postprocess/viewer/viewer.html" "$D/small.json" "$TMP/builtin.html" 2>/dev/null
+check "the page is the built-in viewer's page" cmp -s "$TMP/orig_tpl.html" "$TMP/builtin.html"
+"$B/unmakeself" "$TMP/orig_tpl.html" > "$TMP/o" 2>/dev/null
+same_file "the page holds the trace (unmakeself gives it back)" "$D/small.json" "$TMP/o"
