@@ -36,6 +36,7 @@
  * The JSON is rebuilt as prefix row0 glue[g1] row1 ... suffix, where a row
  * is printed in the canonical eventtospan form unless it is listed in the
  * exceptions, which keep the row text as it was.
+ * RPC and points pages: "KTJ1" + the JSON text (see check_page).
  */
 #include <errno.h>
 #include <limits.h>
@@ -1249,6 +1250,325 @@ out:
 }
 
 /* ---------------------------------------------------------------------- */
+/* The book's other pages: RPC and points                                 */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * Besides CPU timelines (10-field span rows), KUtrace pages come in two
+ * other kinds, which makeself embeds as their JSON text, whole (blob
+ * "KTJ1" + the bytes, data-kind="rpc" or "points"), for pages.js:
+ *   RPC ("Comment" : "V4 flat RPCs", "version" : 4): each event row is
+ *     [T1, T2, T3, T4, "client:port", "server:port", lglen1, lglen2,
+ *      rpcid, parent, "msgtype", "method", "status", datalen, "data"];
+ *   points: "points" : [[t, value, ...], ...], drawn as a scatter plot.
+ * page_kind() decides from the keys before the first event row and that
+ * row, so a CPU page is not scanned twice.
+ */
+enum { PAGE_CPU, PAGE_RPC, PAGE_POINTS };
+static const char *const page_kind_name[] = { "cpu", "rpc", "points" };
+
+#define RPC_NFIELDS 15
+/* 'n' number, 's' string: the field types of an RPC row, and their names. */
+static const char rpc_types[RPC_NFIELDS + 1] = "nnnnssnnnnsssns";
+static const char *const rpc_fields[RPC_NFIELDS] = {
+	"T1", "T2", "T3", "T4", "client:port", "server:port", "lglen1", "lglen2",
+	"rpcid", "parent", "msgtype", "method", "status", "datalen", "data" };
+
+static int key_is(const struct bv *k, const char *s)
+{
+	return k->len == strlen(s) && memcmp(k->p, s, k->len) == 0;
+}
+
+/* The row at c->p starts like an RPC row: four numbers, then a string. */
+static int rpc_row_start(struct sc *c)
+{
+	size_t save = c->p;
+	int yes = 0;
+	double d;
+	int64_t fx;
+	int isf;
+
+	if (sc_peek(c) != '[')
+		goto out;
+	c->p++;
+	for (int i = 0; i < 4; i++) {
+		sc_ws(c);
+		if (sc_number(c, &d, &fx, &isf))
+			goto out;
+		sc_ws(c);
+		if (sc_peek(c) != ',')
+			goto out;
+		c->p++;
+	}
+	sc_ws(c);
+	yes = sc_peek(c) == '"';
+out:
+	c->p = save;
+	return yes;
+}
+
+static int page_kind(const char *json, size_t len)
+{
+	char err[200];
+	struct sc c = { .s = json, .n = len, .err = err, .errlen = sizeof(err) };
+	struct bv key = { 0 };
+	int kind = PAGE_CPU, v4 = 0;
+
+	if (len >= 3 && memcmp(json, "\xEF\xBB\xBF", 3) == 0)
+		c.p = 3;
+	sc_ws(&c);
+	if (sc_peek(&c) != '{')
+		goto out;
+	c.p++;
+	for (;;) {
+		sc_ws(&c);
+		key.len = 0;
+		if (sc_string(&c, &key))
+			goto out;
+		sc_ws(&c);
+		if (sc_peek(&c) != ':')
+			goto out;
+		c.p++;
+		sc_ws(&c);
+		if (key_is(&key, "points")) {
+			kind = PAGE_POINTS;
+			goto out;
+		}
+		if (key_is(&key, "events") && sc_peek(&c) == '[') {
+			c.p++;
+			sc_ws(&c);
+			if (sc_peek(&c) != ']') {
+				if (rpc_row_start(&c))
+					kind = PAGE_RPC;
+				goto out;
+			}
+			c.p++;
+		} else if (key_is(&key, "version")) {
+			double d;
+			int64_t fx;
+			int isf;
+			if (sc_number(&c, &d, &fx, &isf))
+				goto out;
+			v4 = d == 4;
+		} else if (sc_skip(&c, 1)) {
+			goto out;
+		}
+		sc_ws(&c);
+		if (sc_peek(&c) != ',')
+			break;
+		c.p++;
+	}
+	/* No row to tell: an empty V4 page is an RPC page. */
+	if (v4)
+		kind = PAGE_RPC;
+out:
+	bv_free(&key);
+	return kind;
+}
+
+static int rpc_row(struct sc *c, uint32_t row)
+{
+	size_t st = c->p;
+	double d;
+	int64_t fx;
+	int isf;
+
+	if (sc_peek(c) != '[')
+		return sc_fail(c, "RPC row %u: expected '[', found %s", row, what(sc_peek(c)));
+	c->p++;
+	sc_ws(c);
+	/* An end marker [999, ...] may close the array, whatever its shape. */
+	if (sc_peek(c) == '9' && c->p + 3 <= c->n && memcmp(c->s + c->p, "999", 3) == 0) {
+		c->p = st;
+		if (sc_skip(c, 1))
+			return -1;
+		sc_ws(c);
+		if (sc_peek(c) != ']')
+			return sc_fail(c, "RPC row %u: the end marker [999, ...] is not the last row", row);
+		return 0;
+	}
+	for (int i = 0; i < RPC_NFIELDS; i++) {
+		sc_ws(c);
+		int ch = sc_peek(c);
+		int ok = rpc_types[i] == 's' ? ch == '"' : ch == '-' || (ch >= '0' && ch <= '9');
+		if (!ok)
+			return sc_fail(c, "RPC row %u field %d (%s): expected a %s, found %s", row, i + 1,
+				       rpc_fields[i], rpc_types[i] == 's' ? "string" : "number", what(ch));
+		if (rpc_types[i] == 's' ? sc_string(c, NULL) : sc_number(c, &d, &fx, &isf))
+			return -1;
+		sc_ws(c);
+		ch = sc_peek(c);
+		if (i < RPC_NFIELDS - 1 && ch != ',')
+			return sc_fail(c, "RPC row %u: %d fields, need %d [T1, T2, T3, T4, \"client:port\", "
+				       "\"server:port\", lglen1, lglen2, rpcid, parent, \"msgtype\", "
+				       "\"method\", \"status\", datalen, \"data\"]", row, i + 1, RPC_NFIELDS);
+		if (i == RPC_NFIELDS - 1 && ch != ']')
+			return sc_fail(c, "RPC row %u: expected ']' after %d fields, found %s",
+				       row, RPC_NFIELDS, what(ch));
+		c->p++;
+	}
+	return 0;
+}
+
+static int point_row(struct sc *c, uint32_t row)
+{
+	double d;
+	int64_t fx;
+	int isf;
+
+	if (sc_peek(c) != '[')
+		return sc_fail(c, "point %u: expected [t, value], found %s", row, what(sc_peek(c)));
+	c->p++;
+	for (int i = 0; i < 2; i++) {
+		sc_ws(c);
+		int ch = sc_peek(c);
+		if (!(ch == '-' || (ch >= '0' && ch <= '9')))
+			return sc_fail(c, "point %u: expected [t, value] (numbers), found %s", row, what(ch));
+		if (sc_number(c, &d, &fx, &isf))
+			return -1;
+		sc_ws(c);
+		ch = sc_peek(c);
+		if (ch == ']' && i == 1)
+			break;
+		if (ch != ',')
+			return sc_fail(c, "point %u: expected [t, value], found %s", row, what(ch));
+		c->p++;
+		if (i == 1) {
+			/* Further elements (a label, a colour) are the viewer's business. */
+			for (;;) {
+				if (sc_skip(c, 2))
+					return -1;
+				sc_ws(c);
+				ch = sc_peek(c);
+				if (ch == ']')
+					break;
+				if (ch != ',')
+					return sc_fail(c, "point %u: expected ',' or ']', found %s", row, what(ch));
+				c->p++;
+			}
+		}
+	}
+	c->p++;
+	return 0;
+}
+
+/* An array of rows, each checked by one(). */
+static int check_rows(struct sc *c, const char *what_, int (*one)(struct sc *, uint32_t))
+{
+	if (sc_peek(c) != '[')
+		return sc_fail(c, "\"%s\" is not an array", what_);
+	c->p++;
+	sc_ws(c);
+	if (sc_peek(c) == ']') {
+		c->p++;
+		return 0;
+	}
+	for (uint32_t row = 0;; row++) {
+		if (one(c, row))
+			return -1;
+		sc_ws(c);
+		int ch = sc_peek(c);
+		if (ch != ',' && ch != ']')
+			return sc_fail(c, "expected ',' or ']' after %s row %u, found %s", what_, row, what(ch));
+		c->p++;
+		if (ch == ']')
+			return 0;
+		sc_ws(c);
+	}
+}
+
+/* The whole page JSON, strictly, with the row shape of its kind. */
+static int check_page(struct sc *c, int kind)
+{
+	struct bv key = { 0 };
+	int rc = -1, have = 0;
+
+	if (c->n >= 3 && memcmp(c->s, "\xEF\xBB\xBF", 3) == 0)
+		c->p = 3;
+	sc_ws(c);
+	if (sc_peek(c) != '{') {
+		sc_fail(c, "expected '{' at the start of a KUtrace JSON file, found %s", what(sc_peek(c)));
+		goto out;
+	}
+	c->p++;
+	sc_ws(c);
+	if (sc_peek(c) == '}') {
+		c->p++;
+	} else {
+		for (;;) {
+			sc_ws(c);
+			key.len = 0;
+			if (sc_string(c, &key))
+				goto out;
+			sc_ws(c);
+			if (sc_peek(c) != ':') {
+				sc_fail(c, "expected ':', found %s", what(sc_peek(c)));
+				goto out;
+			}
+			c->p++;
+			sc_ws(c);
+			int r;
+			if (kind == PAGE_RPC && key_is(&key, "events"))
+				r = check_rows(c, "events", rpc_row), have = 1;
+			else if (kind == PAGE_POINTS && key_is(&key, "points"))
+				r = check_rows(c, "points", point_row), have = 1;
+			else
+				r = sc_skip(c, 1);
+			if (r)
+				goto out;
+			sc_ws(c);
+			int ch = sc_peek(c);
+			if (ch != ',' && ch != '}') {
+				sc_fail(c, "expected ',' or '}' after a top-level value, found %s", what(ch));
+				goto out;
+			}
+			c->p++;
+			if (ch == '}')
+				break;
+		}
+	}
+	sc_ws(c);
+	if (c->p != c->n) {
+		sc_fail(c, "text after the end of the JSON object");
+		goto out;
+	}
+	if (!have) {
+		sc_fail(c, "no \"%s\" array", kind == PAGE_RPC ? "events" : "points");
+		goto out;
+	}
+	rc = 0;
+out:
+	bv_free(&key);
+	return rc;
+}
+
+/* The JSON text itself as the blob: "KTJ1" + the bytes. */
+static int write_text_blob(FILE *out, const char *json, size_t len)
+{
+	struct sink *k = kt_xcalloc(1, sizeof(*k));
+	int rc = -1;
+
+	k->w.out = out;
+#ifdef KT_HAVE_ZLIB
+	if (deflateInit(&k->z, 6) != Z_OK)
+		goto out;
+#endif
+	sink_add(k, "KTJ1", 4);
+	sink_add(k, json, len);
+	sink_deflate(k, (const unsigned char *)"", 0, 1);
+#ifdef KT_HAVE_ZLIB
+	deflateEnd(&k->z);
+#endif
+	if (!k->bad && b64_end(&k->w) == 0)
+		rc = 0;
+#ifdef KT_HAVE_ZLIB
+out:
+#endif
+	free(k);
+	return rc;
+}
+
+/* ---------------------------------------------------------------------- */
 /* Template                                                                */
 /* ---------------------------------------------------------------------- */
 
@@ -1361,9 +1681,16 @@ static int html_write(FILE *out, const char *template_path, const char *json,
 		sc_fail(&c, "NUL byte in the input");
 		goto out;
 	}
-	pred_init(&t.pred);
-	if (read_trace(&c, &t))
-		goto out;
+	int kind = page_kind(json, len);
+
+	if (kind != PAGE_CPU) {
+		if (check_page(&c, kind))
+			goto out;
+	} else {
+		pred_init(&t.pred);
+		if (read_trace(&c, &t))
+			goto out;
+	}
 
 #ifdef KT_HAVE_ZLIB
 	const char *enc = "deflate";
@@ -1390,6 +1717,13 @@ static int html_write(FILE *out, const char *template_path, const char *json,
 		} else if (local_ref(p, ll, "<link rel=\"stylesheet\" href=\"", "\">", name, sizeof(name))) {
 			if (inline_file(out, dir, name, "<style>\n", "</style>\n", err, errlen))
 				goto fail;
+		} else if (kind != PAGE_CPU && memmem(p, ll, "<!-- kutrace:data -->", 21)) {
+			fprintf(out, "<script type=\"application/json\" id=\"ktmeta\">{}</script>\n"
+				"<script type=\"application/octet-stream\" id=\"ktdata\" "
+				"data-enc=\"%s\" data-kind=\"%s\">", enc, page_kind_name[kind]);
+			if (write_text_blob(out, json, len))
+				goto fail;
+			fputs("</script>\n", out);
 		} else if (memmem(p, ll, "<!-- kutrace:data -->", 21)) {
 			fputs("<script type=\"application/json\" id=\"ktmeta\">", out);
 			fwrite(t.meta.p, 1, t.meta.len, out);
@@ -1513,6 +1847,11 @@ static int extract_blob(FILE *out, const unsigned char *blob, size_t n, char *er
 {
 	struct rd r = { blob, n, 0, 0 };
 	const unsigned char *magic = rd_bytes(&r, 4);
+	if (magic && !memcmp(magic, "KTJ1", 4)) {
+		/* An RPC or points page: the JSON text as it was. */
+		fwrite(blob + 4, 1, n - 4, out);
+		return 0;
+	}
 	int ver = !magic ? 0 : !memcmp(magic, "KTV1", 4) ? 1 : !memcmp(magic, "KTV2", 4) ? 2 : 0;
 	if (!ver) {
 		snprintf(err, errlen, "embedded data is not a kutrace KTV1/KTV2 blob");

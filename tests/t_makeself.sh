@@ -144,3 +144,34 @@ sed 's/id="ktdata" data-enc="deflate" data-rows="[0-9]*">AAAA/id="ktdata" data-e
 $UM $TMP/dam.html > /dev/null 2>$TMP/err
 rc=$?
 check "unmakeself on damaged data: error, no crash (rc=$rc)" [ $rc = 1 ]
+
+# The book's other page kinds (issue 14): a queue-test RPC page (15-field
+# rows, "V4 flat RPCs") and a disk scatter page ("points"); both go into
+# the page whole and come back byte for byte.
+for f in rpc_q points_disk; do
+	kind=$([ $f = rpc_q ] && echo rpc || echo points)
+	if $MS $TPL $D/$f.json $TMP/$f.html 2>$TMP/err; then
+		check "$f.json makes a page of kind $kind" grep -q "id=\"ktdata\" data-enc=\"[a-z]*\" data-kind=\"$kind\"" $TMP/$f.html
+		$UM $TMP/$f.html > $TMP/$f.rt.json
+		same_file "round trip makeself/unmakeself is identity: $f.json" $D/$f.json $TMP/$f.rt.json
+	else
+		nok "makeself $f.json: $(cat $TMP/err)"
+	fi
+done
+printf '{"Comment" : "V4 flat RPCs", "version" : 4, "events" : []}' > $TMP/e.json
+$MS $TPL $TMP/e.json $TMP/e.html 2>$TMP/err && $UM $TMP/e.html > $TMP/e2.json
+same_file "empty V4 RPC page round trip" $TMP/e.json $TMP/e2.json
+check "an empty V4 page is an RPC page" grep -q 'data-kind="rpc"' $TMP/e.html
+R='[1.0, 1.1, 1.2, 1.3, "a:1", "b:2", 10, 20, 7, 0, "Req", "m", "Success", 5, "d"]'
+printf '{"version" : 4, "events" : [%s,\n[999.0, 0, 0, 0, "", "", 0, 0, 0, 0, "", "", "", 0, ""]]}' "$R" > $TMP/e.json
+$MS $TPL $TMP/e.json $TMP/e.html 2>$TMP/err && $UM $TMP/e.html > $TMP/e2.json
+same_file "RPC page with an end marker round trip" $TMP/e.json $TMP/e2.json
+bad "RPC row with 14 fields" '{"version" : 4, "events" : [[1.0, 1.1, 1.2, 1.3, "a:1", "b:2", 10, 20, 7, 0, "Req", "m", "Success", 5]]}'
+bad "RPC row with a number as method" '{"events" : [[1.0, 1.1, 1.2, 1.3, "a:1", "b:2", 10, 20, 7, 0, "Req", 3, "Success", 5, "d"]]}'
+bad "RPC row with 16 fields" "{\"events\" : [${R%]}, 1]]}"
+bad "RPC page with a CPU row after RPC rows" "{\"events\" : [$R, [1.0, 0.1, 0, 1, 0, 65537, 0, 0, 0, \"a\"]]}"
+bad "RPC end marker not last" "{\"events\" : [$R, [999.0], $R]}"
+bad "point with a string value" '{"points" : [[1.0, 2.0], [1.5, "x"]]}'
+bad "point with one number" '{"points" : [[1.0]]}'
+bad "points not an array" '{"points" : 3}'
+bad "points page with broken JSON after the points" '{"points" : [[1.0, 2.0]], "title" : }'

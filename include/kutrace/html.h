@@ -17,6 +17,12 @@
  *
  * The blob also keeps the exact text around and between the rows, so
  * kt_html_extract() gives back the JSON file byte for byte.
+ *
+ * The book's other page kinds, an RPC page (15-field rows, "V4 flat RPCs")
+ * and a points (scatter) page ("points" : [[t, value], ...]), are checked
+ * row by row and embedded whole: ktmeta is {}, ktdata has
+ * data-kind="rpc" or "points" and its blob is "KTJ1" + the JSON text
+ * (drawn by postprocess/viewer/pages.js).
  */
 #ifndef KUTRACE_HTML_H
 #define KUTRACE_HTML_H
