@@ -212,6 +212,21 @@ static void jr_push(struct kt_jitem **v, size_t *n, const struct kt_jitem *it)
 	(*v)[(*n)++] = *it;
 }
 
+/*
+ * The book's other page kinds hold no spans; a tool that reads spans
+ * refuses them in one line, before it has written anything.
+ */
+static void jr_refuse(const struct kt_jreader *r, long line, const char *kind)
+{
+	char msg[256];
+
+	snprintf(msg, sizeof(msg), "%s, not a KUtrace span trace: %s cannot use it",
+		 kind, kt_progname());
+	jr_fail(r, line, msg);
+}
+
+static void jr_read_row(struct kt_jreader *r, struct kt_jrow *row, int *last);
+
 void kt_jr_open(struct kt_jreader *r, const char *path)
 {
 	struct stat st;
@@ -244,11 +259,19 @@ void kt_jr_open(struct kt_jreader *r, const char *path)
 		struct kt_jitem it;
 
 		jr_read_item(r, &it, 0);
+		if (strcmp(it.key, "points") == 0)
+			jr_refuse(r, r->line, "a points page (scatter plot, \"points\" : [[t, value], ...])");
 		if (strcmp(it.key, "events") == 0) {
 			free(it.key);
 			free(it.key_raw);
 			jr_expect(r, '[', "'[' after \"events\" :");
 			r->in_events = 1;
+			/* The first row now: its shape tells the page kind. */
+			jr_skip_ws(r);
+			if (jr_peek(r) != ']') {
+				jr_read_row(r, &r->peek, &r->peek_last);
+				r->have_first = 1;
+			}
 			return;
 		}
 		long line = r->line;
@@ -332,6 +355,11 @@ static void jr_read_row(struct kt_jreader *r, struct kt_jrow *row, int *last)
 	 * Errors are collected in msg and reported after json_decref, so that
 	 * the sanitizer's leak check stays quiet on the error exit.
 	 */
+	if (!r->have_peek && n == 15 && json_is_string(json_array_get(a, 4))) {
+		json_decref(a);
+		jr_refuse(r, line, "an RPC page (\"V4 flat RPCs\": one row per RPC, [T1, T2, T3, T4, "
+			  "\"client:port\", ...])");
+	}
 	if (n != 9 && n != 10) {
 		/* The original accepted a missing name (9 fields) in some tools. */
 		snprintf(msg, sizeof(msg), "event row does not have 10 fields");
@@ -392,7 +420,13 @@ int kt_jr_next(struct kt_jreader *r, struct kt_jrow *row)
 
 	if (r->done)
 		return 0;
-	if (!r->have_peek) {
+	if (r->have_first) {
+		/* The row kt_jr_open read. */
+		*row = r->peek;
+		last = r->peek_last;
+		r->have_first = 0;
+		r->have_peek = 1;
+	} else if (!r->have_peek) {
 		/* First call (have_peek = started): empty array "[ ]". */
 		r->have_peek = 1;
 		jr_skip_ws(r);
@@ -401,8 +435,10 @@ int kt_jr_next(struct kt_jreader *r, struct kt_jrow *row)
 			jr_finish(r);
 			return 0;
 		}
+		jr_read_row(r, row, &last);
+	} else {
+		jr_read_row(r, row, &last);
 	}
-	jr_read_row(r, row, &last);
 	if (is_sentinel_shape(row) && (last || row->start >= 999.0)) {
 		r->had_sentinel = 1;
 		r->sentinel_start = row->start;

@@ -313,3 +313,18 @@ check "makeself says in one line that the built-in viewer is used" \
 check "the page is the built-in viewer's page" cmp -s "$TMP/orig_tpl.html" "$TMP/builtin.html"
 "$B/unmakeself" "$TMP/orig_tpl.html" > "$TMP/o" 2>/dev/null
 same_file "the page holds the trace (unmakeself gives it back)" "$D/small.json" "$TMP/o"
+# The book's pages that hold no spans (issue 14): an RPC page and a points
+# page are refused in one line naming the kind, with nothing on stdout.
+V=$KT_ROOT/tests/data/viewer
+for page in "rpc_q:an RPC page" "points_disk:a points page"; do
+	f=${page%%:*} kind=${page#*:}
+	for t in $JSON_TOOLS; do
+		"$B/$t" $(args_of "$t") < "$V/$f.json" > "$TMP/o" 2> "$TMP/e"; rc=$?
+		if [ $rc = 1 ] && [ "$(wc -l < "$TMP/e")" = 1 ] && grep -q "^$t: .*: $kind .*$t cannot use it" "$TMP/e" &&
+		   [ ! -s "$TMP/o" ]; then
+			ok "$t refuses $kind ($f.json) before any output"
+		else
+			nok "$t on $f.json: rc=$rc, $(wc -c < "$TMP/o") bytes out, stderr: $(head -2 "$TMP/e")"
+		fi
+	done
+done

@@ -54,7 +54,8 @@ struct kt_jreader {
 	/* state */
 	int in_events;		/* inside "events" : [ */
 	int done;		/* events array finished */
-	int have_peek;		/* one row of look-ahead */
+	int have_peek;		/* kt_jr_next has started */
+	int have_first;		/* peek holds the first row, read by kt_jr_open */
 	struct kt_jrow peek;
 	int peek_last;
 	struct kt_buf tmp;
@@ -71,7 +72,8 @@ struct kt_jreader {
 
 /*
  * Open path ("-" or NULL = stdin) and read the header up to and including
- * `"events" : [`.  Dies on error.
+ * `"events" : [` and the first row.  Dies on error, and on the book's
+ * pages that hold no spans (an RPC page, a points page), naming the kind.
  */
 void kt_jr_open(struct kt_jreader *r, const char *path);
 /*
