@@ -24,7 +24,7 @@ $MS $TPL tests/browser/legacy.json $TMP/legacy.html || nok "makeself legacy.json
 # A wakeup arc across a frequency band, a PC sample and a mark box (3.5 order).
 $MS $TPL tests/browser/arcs.json $TMP/arcs.html || nok "makeself arcs.json"
 # The bare template with its sources next to it (no embedded data).
-cp postprocess/viewer/viewer.js postprocess/viewer/viewer.css $TMP/ && cp $TPL $TMP/template.html
+cp postprocess/viewer/*.js postprocess/viewer/*.css $TMP/ && cp $TPL $TMP/template.html
 node tests/browser/gen_trace.js 50000 4 60 > $TMP/gen.json && $MS $TPL $TMP/gen.json $TMP/gen.html || nok "synthetic page"
 # A kutrace_synth trace (dense marks, 4 CPUs) through kutrace_postproc.
 if [ -x $KT_BIN/kutrace_synth ] && [ -x $KT_BIN/kutrace_postproc ]; then

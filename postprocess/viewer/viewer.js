@@ -5,6 +5,7 @@
 // Test hook: window.kutraceState() and window.kutrace (the viewer object).
 'use strict';
 (function () {
+if (window.ktOtherPage) return; // an RPC or points page: pages.js draws it
 // ---------------------------------------------------------------- constants
 const EV_USERPID = 0x200, EV_RPCREQ = 0x201, EV_RPCMID = 0x203, EV_RPCRX = 0x204, EV_RPCTX = 0x205;
 const EV_PSTATE = 0x209, EV_PSTATE2 = 0x21C, EV_MARKA = 0x20A, EV_MARKD = 0x20D;
