@@ -183,6 +183,22 @@ void kt_clean_name(const char *in, size_t n, char *out, size_t outlen)
 	out[o] = '\0';
 }
 
+/*
+ * One event as a line of rawtoevent's text (FORMATS.md 4.5), without the
+ * newline.  The line's bytes also order events of equal time: that is
+ * what `sort -n` does with them in the original pipeline.
+ */
+int kt_event_line(char *buf, size_t len, const struct kt_event *e)
+{
+	if (kutrace_is_varlen((unsigned int)e->event))
+		return snprintf(buf, len, "%" PRId64 " 1 %d %d %s", e->t, e->event,
+				(int32_t)e->arg, e->name);
+	return snprintf(buf, len, "%" PRId64 " %" PRId64 " %d %d  %d %d  %" PRId64
+			" %" PRId64 " %d %s (%x)", e->t, e->dur, e->event, e->cpu,
+			e->pid, e->rpc, e->arg, e->retval, e->ipc,
+			e->name[0] ? e->name : "-", (unsigned int)e->event);
+}
+
 /* ---- decoder --------------------------------------------------------- */
 
 /* The cache slot of (ev, arg): its name is NULL on a miss, to be filled. */
@@ -386,9 +402,11 @@ static void name_entry(struct kt_decoder *d, int64_t t, int cpu,
 		key = KEY(K_EVENT, ((type & 0xF) << 8) | arg);
 		break;
 	}
-	if (type == KUTRACE_PIDNAME && (arg == 0 || strncmp(clean, "idle:", 5) == 0))
-		return;	/* pid 0 is always "-idle-" */
-	set_name(d, key, clean);
+	if (type == KUTRACE_PIDNAME && arg != 0 && strncmp(clean, "idle:", 5) == 0)
+		return;	/* FreeBSD idle threads are pid 0 */
+	/* Pid 0 is always "-idle-"; its name records are passed on as text. */
+	if (type != KUTRACE_PIDNAME || arg != 0)
+		set_name(d, key, clean);
 	if (type == KUTRACE_MODEL_NAME)
 		d->tb.lowres = strncmp(clean, "u74-mc", 6) == 0;
 	if (type == KUTRACE_INTERRUPTNAME && strncmp(clean, "local_timer", 11) == 0)
@@ -451,7 +469,11 @@ static uint64_t extend(uint64_t *hi, uint64_t *prior, uint64_t t)
 	return *hi | t;
 }
 
-/* The context switch that opens a CPU's first block (4.1 step 3). */
+/*
+ * The context switch that opens a CPU's first block (4.1 step 3).  As in
+ * the original it has duration 1 and arg 0 (a real switch: 0 and the pid),
+ * which tells the span builder that the thread was already running.
+ */
 static void block_switch(struct kt_decoder *d, const struct kt_block *b,
 			 int64_t hpid, int64_t t)
 {
@@ -459,7 +481,7 @@ static void block_switch(struct kt_decoder *d, const struct kt_block *b,
 	const char *pn = hpid ? pid_name(d, hpid) : "-idle-";
 	struct kt_event e = {
 		.t = t, .dur = 1, .event = KUTRACE_USERPID,
-		.cpu = (int)b->cpu, .pid = (int)hpid, .arg = hpid,
+		.cpu = (int)b->cpu, .pid = (int)hpid, .arg = 0,
 	};
 
 	snprintf(nbuf, sizeof(nbuf), "%s.%" PRId64, pn ? pn : "", hpid);
@@ -507,10 +529,13 @@ int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
 
 	if (hpid == 0 || strncmp(b->comm, "idle:", 5) == 0)
 		hpid = 0;
-	if (hpid != 0 && b->comm[0]) {
+	if (hpid == 0 || b->comm[0]) {
 		uint64_t words[3] = { 0, 0, 0 };
 
-		memcpy(&words[0], b->comm, KUTRACE_HDR_COMM_BYTES);
+		if (hpid == 0)
+			memcpy(&words[0], "-idle-", 6);
+		else
+			memcpy(&words[0], b->comm, KUTRACE_HDR_COMM_BYTES);
 		name_entry(d, t0, (int)b->cpu, KUTRACE_PIDNAME, (uint32_t)hpid,
 			   words, 3);
 	}
@@ -601,7 +626,11 @@ int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
 		int64_t t = kt_timebase_ns10(&d->tb, full);
 
 		if (pending_switch) {
-			block_switch(d, b, hpid, t < t0 ? t : t0);
+			/*
+			 * Strictly before the first entry: at equal times the
+			 * sort of the event text could put it after that entry.
+			 */
+			block_switch(d, b, hpid, t <= t0 ? t - 1 : t0);
 			pending_switch = 0;
 		}
 
@@ -644,7 +673,6 @@ int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
 				e.t = cs->last_timer_t - 1;
 			e.arg = (int64_t)((pc >> 6) & 0xFFFF);
 			e.ipc = 0;
-			e.dur = 1;
 			e.name = pc_name(d, pc);
 			emit(d, &e);
 			continue;
@@ -653,7 +681,6 @@ int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
 			cs->pid = argall;
 			e.pid = (int)argall;
 			e.arg = argall;
-			e.dur = 1;
 			int sw = (int)(argall & 1023);
 
 			if (d->swname[sw].name && d->swname[sw].pid == (int64_t)argall) {

@@ -567,7 +567,8 @@ static void name_record(struct kt_spans *s, const struct kt_event *e)
  * [idle, -sched-]) and load the new one's; a never-seen thread starts
  * inside the scheduler, [user, -sched-].
  */
-static void switch_to(struct kt_spans *s, struct cpu *c, int64_t pid)
+static void switch_to(struct kt_spans *s, struct cpu *c, int64_t pid,
+		      const char *evname)
 {
 	struct thread *t = thread(s, pid);
 
@@ -584,7 +585,8 @@ static void switch_to(struct kt_spans *s, struct cpu *c, int64_t pid)
 		c->stack = t->stack;
 	}
 	c->stack.f[0].event = KUTRACE_USER_BASE + (int)pid;
-	c->stack.f[0].name = user_name(s, t);
+	/* A thread not named yet: the name the switch event carries. */
+	c->stack.f[0].name = t->name || !evname || !evname[0] ? user_name(s, t) : evname;
 	c->th = t;
 }
 
@@ -769,7 +771,7 @@ static void queue_step(struct kt_spans *s, struct cpu *c, const struct kt_event 
 	if (is_rpc) {
 		new_rpc = (int)(e->arg & 0xFFFF);
 	} else {
-		struct thread *t = thread(s, (uint32_t)e->arg);
+		struct thread *t = thread(s, (uint32_t)e->pid);
 
 		new_rpc = t->have_stack ? t->stack.rpc : 0;
 	}
@@ -903,7 +905,8 @@ static void process(struct kt_spans *s, const struct kt_event *e)
 		struct kstack *st = c->st;
 		int found = 0;
 
-		for (int i = st->top; i >= 1; i--)
+		/* The nearest frame of X: a deeper one would pop it again. */
+		for (int i = st->top; i >= 1 && !found; i--)
 			if (st->f[i].event == x ||
 			    (is_sched(x) && is_sched(st->f[i].event)))
 				found = i;
@@ -988,7 +991,7 @@ static void process(struct kt_spans *s, const struct kt_event *e)
 		/* An open user span: the stacks disagree (no scheduler). */
 		int was_user = c->st->top == 0 && c->sp.valid;
 
-		switch_to(s, c, (uint32_t)e->arg);
+		switch_to(s, c, (uint32_t)e->pid, e->name);
 		/*
 		 * A span starts now when either side of the switch is user
 		 * code.  5.4 rule 5 only starts one for the new side, which
@@ -1101,7 +1104,14 @@ static void process(struct kt_spans *s, const struct kt_event *e)
 void kt_spans_event(struct kt_spans *s, const struct kt_event *e)
 {
 	if (e->event >= KUTRACE_VARLEN_LO && e->event <= KUTRACE_VARLEN_HI) {
-		name_record(s, e);
+		/*
+		 * Names count from their time on.  The copies at -1 that
+		 * rawtoevent writes for the original's eventtospan would give
+		 * a thread, before its first name, whichever of its names
+		 * sorts last.
+		 */
+		if (e->t >= 0)
+			name_record(s, e);
 		return;
 	}
 	if (e->cpu < 0 || e->cpu >= KUTRACE_MAX_CPUS)

@@ -59,10 +59,23 @@ struct ctx {
 	char tracebase[32];
 };
 
+/*
+ * Time order; events of equal time in the byte order of their event-text
+ * lines, as `sort -n` puts them in rawtoevent | sort -n | eventtospan, so
+ * that both give the same JSON.
+ */
 static int less(const struct item *a, const struct item *b)
 {
 	if (a->e.t != b->e.t)
 		return a->e.t < b->e.t;
+	char la[1024], lb[1024];
+
+	kt_event_line(la, sizeof(la), &a->e);
+	kt_event_line(lb, sizeof(lb), &b->e);
+	int c = strcmp(la, lb);
+
+	if (c)
+		return c < 0;
 	return a->seq < b->seq;
 }
 
@@ -109,13 +122,13 @@ static void set_meta(struct ctx *c)
 }
 
 /* a's head goes before b's; an empty FIFO goes after everything. */
-static int beats(const struct fifo *a, const struct fifo *b)
+static int beats(struct fifo *a, struct fifo *b)
 {
 	if (!a->n || !b->n)
 		return a->n != 0 && b->n == 0;
 	if (a->t != b->t)
 		return a->t < b->t;
-	return a->seq < b->seq;
+	return less(at(a, 0), at(b, 0));
 }
 
 /*
@@ -193,11 +206,7 @@ static void on_event(void *p, const struct kt_event *e)
 {
 	struct ctx *c = p;
 
-	/* Name records pass straight on: they only fill tables. */
-	if (e->event >= KUTRACE_VARLEN_LO && e->event <= KUTRACE_VARLEN_HI) {
-		kt_spans_event(c->spans, e);
-		return;
-	}
+	/* Name records too: a thread's name changes at its time (exec). */
 	if (e->t < c->released)
 		c->disorder++;	/* cross-CPU clock drift beyond the window */
 	fifo_push(c, e);

@@ -24,16 +24,19 @@ struct ctx {
 
 static void print_event(void *p, const struct kt_event *e)
 {
+	static char *buf;
+	static size_t cap;
+	int n;
+
 	(void)p;
-	if (kutrace_is_varlen((unsigned int)e->event)) {
-		/* Name records go out twice: at their time and at -1. */
-		printf("%" PRId64 " 1 %d %d %s\n", e->t, e->event, (int32_t)e->arg, e->name);
-		printf("-1 1 %d %d %s\n", e->event, (int32_t)e->arg, e->name);
-		return;
+	while ((n = kt_event_line(buf, cap, e)) >= (int)cap) {
+		cap = (size_t)n + 256;
+		buf = kt_xrealloc(buf, cap);
 	}
-	printf("%" PRId64 " %" PRId64 " %d %d  %d %d  %" PRId64 " %" PRId64 " %d %s (%x)\n",
-	       e->t, e->dur, e->event, e->cpu, e->pid, e->rpc, e->arg,
-	       e->retval, e->ipc, e->name[0] ? e->name : "-", e->event);
+	puts(buf);
+	/* Name records go out twice: at their time and at -1. */
+	if (kutrace_is_varlen((unsigned int)e->event))
+		printf("-1 1 %d %d %s\n", e->event, (int32_t)e->arg, e->name);
 }
 
 static void setup(struct ctx *c)

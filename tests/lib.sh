@@ -15,3 +15,16 @@ same_file() {
 		nok "$1"; diff -u "$2" "$3" | head -40 | sed 's/^/#   /'
 	fi
 }
+# same_json "what" TRACE: kutrace_postproc and rawtoevent | sort -n |
+# eventtospan give byte-identical JSON (randomid aside) on TRACE
+same_json() {
+	local d=$TMP/same_json
+	mkdir -p "$d"
+	if ! "$KT_BIN/kutrace_postproc" "$2" x --no-html -o "$d/a.json" 2>"$d/a.err"; then
+		nok "$1: kutrace_postproc: $(tail -1 "$d/a.err")"; return
+	fi
+	"$KT_BIN/rawtoevent" "$2" 2>/dev/null | LC_ALL=C sort -n | "$KT_BIN/eventtospan" x 2>/dev/null |
+		grep -v '"randomid"' > "$d/b.json"
+	grep -v '"randomid"' "$d/a.json" > "$d/a.nr.json"
+	same_file "$1" "$d/a.nr.json" "$d/b.json"
+}

@@ -33,6 +33,37 @@ same_file "kutrace_postproc RPC golden JSON" $G/rpc.json "$TMP/rpc.nr.json"
 same_file "the pipeline gives the same RPC JSON" $G/rpc.json "$TMP/rpcpipe.json"
 R=$G/rpc.json
 
+# Every golden trace: mkgolden makes it byte for byte, and both paths give
+# its golden JSON byte for byte.
+for g in exec; do
+	"$B/mkgolden" $g "$TMP/$g.trace"
+	same_file "mkgolden regenerates the committed $g trace byte for byte" \
+		$G/$g.trace "$TMP/$g.trace"
+	"$B/kutrace_postproc" $G/$g.trace $g --no-html -o "$TMP/$g.json" 2>/dev/null
+	same_file "kutrace_postproc $g golden JSON" $G/$g.json <(grep -v randomid "$TMP/$g.json")
+	"$B/rawtoevent" $G/$g.trace 2>/dev/null | LC_ALL=C sort -n |
+		"$B/eventtospan" $g 2>/dev/null | grep -v randomid > "$TMP/$g.pipe.json"
+	same_file "rawtoevent | sort -n | eventtospan $g golden JSON" $G/$g.json "$TMP/$g.pipe.json"
+done
+# exec (sh -> cat): the name changes at its time, not for the whole life.
+E=$G/exec.json
+check "exec: user spans before the exec carry the old name" \
+	grep -qF '[ 20.00000220, 0.00000180, 0, 800, 0, 66336, 0, 0, 0, "sh.800"]' $E
+check "exec: user spans after the exec carry the new name" \
+	grep -qF '[ 20.00000600, 0.00000200, 0, 800, 0, 66336, 0, 0, 0, "cat.800"]' $E
+check "exec: the row label lists the names in time order" grep -qF '"sh+cat.800"]' $E
+
+# The two paths agree on every trace this suite has (goldens, synthetic).
+"$B/mkgolden" sched "$TMP/sched.trace"
+for t in $G/*.trace "$TMP/sched.trace"; do
+	same_json "both paths give the same JSON: $(basename "$t")" "$t"
+done
+for a in "-s 7 -c 4 -d 0.1 -x 30,10,25,3" "-s 8 -c 3 -d 0.2 --ipc --late --gaps" \
+	"-s 9 -c 2 -d 1 --wrap 4"; do
+	"$B/kutrace_synth" $a -o "$TMP/both.trace" >/dev/null 2>&1
+	same_json "both paths give the same JSON: kutrace_synth $a" "$TMP/both.trace"
+done
+
 # Interrupts inside the scheduler span (patched kernels): the interrupt
 # nests in the scheduler, which resumes after it, and a switch away from a
 # thread preempted on its way to user code leaves no hole.

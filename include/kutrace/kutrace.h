@@ -194,6 +194,8 @@ const struct kt_timebase *kt_decoder_timebase(const struct kt_decoder *d);
 /* Name of a 64-bit key (see decode.c) or NULL; names known so far. */
 /* Learn RPC method and lock names of a block ahead of decoding (decode.c). */
 void kt_decoder_prescan(struct kt_decoder *d, const struct kt_block *b);
+/* e as a line of rawtoevent's text, without the newline (snprintf's result). */
+int kt_event_line(char *buf, size_t len, const struct kt_event *e);
 const char *kt_decoder_name(const struct kt_decoder *d, uint64_t key);
 uint64_t kt_decoder_events(const struct kt_decoder *d);
 /* Lowest and highest event time seen (nsec10). */

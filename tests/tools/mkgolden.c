@@ -177,6 +177,44 @@ static void sched(const char *path)
 	kt_rw_free(w);
 }
 
+/*
+ * A thread execs (sh -> cat): the module writes the new name at the exec.
+ * Spans before it carry the old name, spans after it the new one, and a
+ * row label names the thread "sh+cat".  The other CPU keeps running, so
+ * its events interleave with the rename.
+ */
+static void exec(const char *path)
+{
+	struct kt_rw *w = two_cpus(path);
+	uint64_t stop_usec;
+
+	kt_rw_set_task(w, 0, 800, "sh");
+	kt_rw_set_task(w, 1, 900, "worker");
+	kt_rw_name(w, 0, T(1), KUTRACE_SYSCALL64NAME, 0, "read");
+	kt_rw_name(w, 0, T(1), KUTRACE_SYSCALL64NAME, 1, "write");
+	kt_rw_name(w, 0, T(1), KUTRACE_SYSCALL64NAME, 39, "getpid");
+	kt_rw_name(w, 0, T(1), KUTRACE_SYSCALL64NAME, 59, "execve");
+	kt_rw_name(w, 0, T(1), KUTRACE_PIDNAME, 800, "sh");
+	kt_rw_name(w, 0, T(1), KUTRACE_PIDNAME, 900, "worker");
+	kt_rw_trace1(w, 0, T(2), KUTRACE_USERPID, 800, 0);
+	kt_rw_trace1(w, 1, T(3), KUTRACE_USERPID, 900, 0);
+	kt_rw_trace1(w, 0, T(100), KUTRACE_SYSCALL64 + 1, 1, 0);	/* write */
+	kt_rw_trace1(w, 0, T(110), KUTRACE_SYSRET64 + 1, 12, 0);
+	kt_rw_trace1(w, 1, T(150), KUTRACE_SYSCALL64 + 39, 0, 0);
+	kt_rw_trace1(w, 1, T(155), KUTRACE_SYSRET64 + 39, 900, 0);
+	kt_rw_trace1(w, 0, T(200), KUTRACE_SYSCALL64 + 59, 0, 0);	/* execve */
+	kt_rw_name(w, 0, T(250), KUTRACE_PIDNAME, 800, "cat");
+	kt_rw_trace1(w, 0, T(300), KUTRACE_SYSRET64 + 59, 0, 0);
+	kt_rw_trace1(w, 1, T(320), KUTRACE_SYSCALL64 + 39, 0, 0);
+	kt_rw_trace1(w, 1, T(325), KUTRACE_SYSRET64 + 39, 900, 0);
+	kt_rw_trace1(w, 0, T(400), KUTRACE_SYSCALL64 + 0, 3, 0);	/* read */
+	kt_rw_trace1(w, 0, T(450), KUTRACE_SYSRET64 + 0, 4096, 0);
+	kt_rw_trace1(w, 0, T(600), KUTRACE_SYSCALL64 + 1, 1, 0);
+	kt_rw_trace1(w, 1, T(600), KUTRACE_SYSCALL64 + 39, 0, 0);
+	kt_rw_close(w, T(1000), &stop_usec);
+	kt_rw_free(w);
+}
+
 int main(int argc, char **argv)
 {
 	kt_set_progname(argv[0]);
@@ -186,8 +224,10 @@ int main(int argc, char **argv)
 		rpc(argv[2]);
 	} else if (argc == 3 && !strcmp(argv[1], "sched")) {
 		sched(argv[2]);
+	} else if (argc == 3 && !strcmp(argv[1], "exec")) {
+		exec(argv[2]);
 	} else {
-		fprintf(stderr, "usage: mkgolden basic|rpc|sched OUT.trace\n");
+		fprintf(stderr, "usage: mkgolden basic|rpc|sched|exec OUT.trace\n");
 		return 2;
 	}
 	return 0;
