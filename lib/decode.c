@@ -546,6 +546,7 @@ int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
 	 * never lands after real events.
 	 */
 	int pending_switch = !cs->seen && !wrapped_block0;
+	int64_t start = t0;	/* the block's first time: header or first entry */
 
 	if (!wrapped_block0) {
 		cs->seen = 1;
@@ -625,16 +626,17 @@ int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
 		uint64_t full = extend(&hi, &prior, t20);
 		int64_t t = kt_timebase_ns10(&d->tb, full);
 
-		if (pending_switch) {
+		cs->last_full = full;
+		if (t < start)
+			start = t;	/* stamped before the header was written */
+		if (pending_switch && !kutrace_is_varlen(ev)) {
 			/*
-			 * Strictly before the first entry: at equal times the
-			 * sort of the event text could put it after that entry.
+			 * Strictly before the first event: at equal times the
+			 * sort of the event text could put it after that event.
 			 */
-			block_switch(d, b, hpid, t <= t0 ? t - 1 : t0);
+			block_switch(d, b, hpid, t <= start ? t - 1 : start);
 			pending_switch = 0;
 		}
-
-		cs->last_full = full;
 		if (kutrace_is_varlen(ev)) {
 			name_entry(d, t, (int)b->cpu, ev, argall, &b->w[i + 1], len);
 			i += (int)len - 1;
@@ -698,9 +700,10 @@ int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
 		} else if (ev >= KUTRACE_RPCIDREQ && ev <= KUTRACE_RPCIDTXMSG) {
 			int64_t rpc = argall & 0xFFFF;
 
+			/* The end of an RPC (id 0) still carries the id it ends. */
 			if (rpc != 0)
 				cs->rpc = rpc;
-			e.rpc = (int)rpc;
+			e.rpc = (int)cs->rpc;
 			e.arg = argall;
 			e.dur = 1;
 			pt = pt_slot(d, ev, argall);
@@ -710,7 +713,7 @@ int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
 			} else {
 				const char *m = kt_decoder_name(d, KEY(K_METHOD, rpc));
 
-				snprintf(nbuf, sizeof(nbuf), "%s.%" PRId64, m ? m : "rpc", rpc);
+				snprintf(nbuf, sizeof(nbuf), "%s.%" PRId64, m ? m : "", rpc);
 				name = nbuf;
 			}
 		} else if (ev < KUTRACE_CALL_LO) {
@@ -805,6 +808,6 @@ int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
 		i += (int)len - 1;
 	}
 	if (pending_switch)
-		block_switch(d, b, hpid, t0);
+		block_switch(d, b, hpid, start);
 	return 0;
 }

@@ -32,6 +32,7 @@ struct kstack {
 	int top;
 	int ambiguous;		/* index marked at a switch, 0 = none */
 	int rpc;
+	const char *rpcname;	/* "method.rpc" of the event that set rpc */
 	int enq, deq;		/* pending enqueue/dequeue: queue + 1, 0 none */
 };
 
@@ -106,6 +107,8 @@ struct kt_spans {
 	const char *kernel, *model, *host;
 	int mbit;
 	int64_t last_t;
+	int64_t first_t;	/* earliest time of any event, NO_TIME none */
+	int64_t end_t;		/* latest end (t + dur) of any CPU event */
 	int sched_ev;		/* 0xDFF, or 0x9FF in 4.19/5.10 traces */
 	uint64_t rows;
 	const unsigned short *cexit;	/* per-model c-exit table or NULL */
@@ -113,7 +116,7 @@ struct kt_spans {
 	struct pkt rx[PKT_SLOTS], tx[PKT_SLOTS];
 	struct {		/* interned once: these are on every path */
 		const char *idle, *sched, *rsched, *cexit, *freq, *idlelp;
-		const char *wakeup, *ipi;
+		const char *wakeup, *ipi, *runnable;
 		const char *wait[26];
 		const char *forks[8];	/* clone, /clone, fork, ... (5.3 step 10) */
 	} nm;
@@ -383,6 +386,16 @@ static void start_top(struct kt_spans *s, struct cpu *c, int64_t t,
 	(void)s;
 }
 
+/*
+ * Continue the span a point event or a fused call split, from t: like the
+ * original, it keeps its arg and return value (12 after a write of 12).
+ */
+static void resume(struct kt_spans *s, struct cpu *c, const struct span *was,
+		   int64_t t)
+{
+	start_top(s, c, t, was->valid ? was->arg : 0, was->valid ? was->retval : 0);
+}
+
 /* Close CPU c's open span at t and write it. */
 static void close_span(struct kt_spans *s, int cpu, int64_t t, int ipc,
 		       int64_t retval, int have_retval)
@@ -407,8 +420,8 @@ static void close_span(struct kt_spans *s, int cpu, int64_t t, int ipc,
 
 		th->prior_end = t;
 	}
-	if (c->sp.event == KUTRACE_IDLE && dur <= 1)
-		return;
+	if (dur == 0 || (c->sp.event == KUTRACE_IDLE && dur <= 1))
+		return;	/* nothing ran: a zero-length span is no row */
 	if (c->sp.start <= 0)
 		return;
 	put(s, c->sp.start, dur, cpu, c->sp.pid, c->sp.rpc, c->sp.event,
@@ -590,6 +603,23 @@ static void switch_to(struct kt_spans *s, struct cpu *c, int64_t pid,
 	c->th = t;
 }
 
+/*
+ * The IPI arc pending for CPU cpu ends at t, the start of its next span
+ * (the c-exit's, if one comes first).  Synthetic events placed back in
+ * time (a missing scheduler return at the switch) do not end it: a CPU
+ * silent since its first block put that return before the send.
+ */
+static void ipi_arc(struct kt_spans *s, int cpu, int64_t t)
+{
+	struct cpu *c = &s->cpu[cpu];
+
+	if (c->ipi_t == NO_TIME || t < c->ipi_t)
+		return;
+	put(s, c->ipi_t, t - c->ipi_t, c->ipi_from, -1, -1, KUTRACE_ARC_IPI,
+	    cpu, 0, 0, s->nm.ipi);
+	c->ipi_t = NO_TIME;
+}
+
 static void put_cexit(struct kt_spans *s, const struct kt_event *e)
 {
 	struct cpu *c = &s->cpu[e->cpu];
@@ -611,6 +641,7 @@ static void put_cexit(struct kt_spans *s, const struct kt_event *e)
 		return;
 	/* Close idle at the c-exit start, write c-exit, resume idle. */
 	close_span(s, e->cpu, e->t - lat, 0, 0, 0);
+	ipi_arc(s, e->cpu, e->t - lat);
 	put(s, e->t - lat, lat, e->cpu, 0, 0, KUTRACE_C_EXIT, 0, 0, 0,
 	    s->nm.cexit);
 	start_top(s, c, e->t, 0, 0);
@@ -970,15 +1001,19 @@ static void process(struct kt_spans *s, const struct kt_event *e)
 			c->th->running = 1;
 		if (c->st->rpc)
 			put(s, t, 1, e->cpu, e->pid, c->st->rpc, KUTRACE_RPCIDMID,
-			    c->st->rpc, 0, 0, c->st->f[0].name);
+			    c->st->rpc, 0, 0, c->st->rpcname);
 	}
 	resolve_ambiguity(s, e);
 
 	if (ev >= KUTRACE_RPCIDREQ && ev <= KUTRACE_RPCIDMID) {
+		struct span was = c->sp;
+
 		close_span(s, e->cpu, t, e->ipc & 0xF, 0, 0);
-		c->st->rpc = (int)(e->arg & 0xFFFF);
+		/* The row carries the RPC id the CPU had (the original's). */
 		point_row(s, e);
-		start_top(s, c, t + e->dur, 0, 0);
+		c->st->rpc = (int)(e->arg & 0xFFFF);
+		c->st->rpcname = e->name;
+		resume(s, c, &was, t + e->dur);
 		return;
 	}
 	if (ev == KUTRACE_USERPID) {
@@ -1022,9 +1057,11 @@ static void process(struct kt_spans *s, const struct kt_event *e)
 	}
 	if ((ev >= KUTRACE_MARKA && ev <= KUTRACE_MARKD) || ev == KUTRACE_MWAIT ||
 	    ev == KUTRACE_MONITOREXIT) {
+		struct span was = c->sp;
+
 		close_span(s, e->cpu, t, e->ipc & 0xF, 0, 0);
 		point_row(s, e);
-		start_top(s, c, t + (e->dur > 0 ? e->dur : 1), 0, 0);
+		resume(s, c, &was, t + (e->dur > 0 ? e->dur : 1));
 		if (ev == KUTRACE_MWAIT && c->st->top == 0) {
 			c->sp.name = s->nm.idlelp;
 			c->sp.arg = 1;
@@ -1041,27 +1078,25 @@ static void process(struct kt_spans *s, const struct kt_event *e)
 		return;	/* nothing else makes spans */
 
 	/* 10. Calls, returns, c-exit. */
+	struct span was = c->sp;
+
 	close_span(s, e->cpu, t, e->ipc & 0xF, e->retval, is_kret(ev));
 	if (e->pid >= 0) {
 		struct thread *th = thread(s, e->pid);
 
-		if (th->wake_t != NO_TIME) {
+		if (th->wake_t != NO_TIME && t >= th->wake_t) {
 			put(s, th->wake_t, t - th->wake_t > MAX_SPAN ? 1 : t - th->wake_t,
 			    th->wake_cpu, th->wake_pid, th->wake_rpc,
 			    KUTRACE_ARC_WAKEUP, e->cpu, th->pid, 0,
 			    s->nm.wakeup);
 			th->wake_t = NO_TIME;
 		}
-		if (e->pid > 0 && th->prior_end != NO_TIME) {
+		if (e->pid > 0 && th->prior_end != NO_TIME && t >= th->prior_end) {
 			put_wait(s, th, 'c', th->prior_end, t);
 			th->prior_end = t + e->dur;
 		}
 	}
-	if (c->ipi_t != NO_TIME) {
-		put(s, c->ipi_t, t - c->ipi_t, c->ipi_from, -1, -1, KUTRACE_ARC_IPI,
-		    e->cpu, 0, 0, s->nm.ipi);
-		c->ipi_t = NO_TIME;
-	}
+	ipi_arc(s, e->cpu, t);
 	if (is_kcall(ev)) {
 		if (e->dur > 0) {
 			/* A fused call: its own span, then resume. */
@@ -1069,7 +1104,7 @@ static void process(struct kt_spans *s, const struct kt_event *e)
 			    e->retval, (e->ipc >> 4) & 0xF, e->name);
 			if (e->pid > 0)
 				thread(s, e->pid)->prior_end = t + e->dur;
-			start_top(s, c, t + e->dur, 0, 0);
+			resume(s, c, &was, t + e->dur);
 		} else {
 			push(c, ev, e->name, e->arg);
 			start_top(s, c, t, e->arg, 0);
@@ -1089,16 +1124,39 @@ static void process(struct kt_spans *s, const struct kt_event *e)
 	if ((is_kret(ev) || (is_kcall(ev) && e->dur > 0)) && e->retval != 0 &&
 	    is_fork(s, e->name)) {
 		struct kt_event r = *e;
-		char buf[32];
 
 		r.t = t + e->dur;
 		r.dur = 1;
 		r.event = KUTRACE_RUNNABLE;
 		r.arg = e->retval;
-		snprintf(buf, sizeof(buf), "runnable.%" PRId64, e->retval);
-		r.name = kt_intern(buf);
+		r.retval = 0;
+		r.name = s->nm.runnable;	/* the original's name, no ".pid" */
 		special(s, &r);
 	}
+}
+
+/*
+ * The switch that opens a CPU's first block names the thread that was
+ * running then, not a switch: its span starts at the block start, in
+ * user code (idle for pid 0) until the first event says otherwise (a
+ * return from X makes it X from the block start, 5.3 step 1).
+ */
+static void first_switch(struct kt_spans *s, struct cpu *c, const struct kt_event *e)
+{
+	int64_t pid = (uint32_t)e->pid;
+	struct thread *t = thread(s, pid);
+
+	memset(&c->stack, 0, sizeof(c->stack));
+	c->stack.f[0].event = KUTRACE_USER_BASE + (int)pid;
+	c->stack.f[0].name = t->name || !e->name[0] ? user_name(s, t) : e->name;
+	c->th = t;
+	t->running = 1;
+	if (pid > 0) {
+		t->have_last = 1;
+		if (t->first_t == NO_TIME)
+			t->first_t = e->t;
+	}
+	start_top(s, c, e->t, 0, 0);
 }
 
 void kt_spans_event(struct kt_spans *s, const struct kt_event *e)
@@ -1110,8 +1168,11 @@ void kt_spans_event(struct kt_spans *s, const struct kt_event *e)
 		 * a thread, before its first name, whichever of its names
 		 * sorts last.
 		 */
-		if (e->t >= 0)
+		if (e->t >= 0) {
+			if (s->first_t == NO_TIME || e->t < s->first_t)
+				s->first_t = e->t;
 			name_record(s, e);
+		}
 		return;
 	}
 	if (e->cpu < 0 || e->cpu >= KUTRACE_MAX_CPUS)
@@ -1129,9 +1190,17 @@ void kt_spans_event(struct kt_spans *s, const struct kt_event *e)
 		c->st = &c->stack;
 		c->st->f[0].event = KUTRACE_IDLE;
 		c->st->f[0].name = s->nm.idle;
+		if (e->event == KUTRACE_USERPID) {
+			first_switch(s, c, e);
+			return;
+		}
 	}
 	if (e->t > s->last_t)
 		s->last_t = e->t;
+	if (e->t + (e->dur > 0 ? e->dur : 0) > s->end_t)
+		s->end_t = e->t + (e->dur > 0 ? e->dur : 0);
+	if (s->first_t == NO_TIME || e->t < s->first_t)
+		s->first_t = e->t;
 	c->last_t = e->t;
 	process(s, e);
 }
@@ -1150,6 +1219,7 @@ struct kt_spans *kt_spans_new(kt_row_fn fn, void *ctx)
 	s->nm.idlelp = kt_intern("-idlelp-");
 	s->nm.wakeup = kt_intern("-wakeup-");
 	s->nm.ipi = kt_intern("-ipi-");
+	s->nm.runnable = kt_intern("runnable");
 	for (int i = 0; i < 26; i++)
 		s->nm.wait[i] = kt_intern(wait_names[i]);
 	static const char *const forks[8] = {
@@ -1159,6 +1229,7 @@ struct kt_spans *kt_spans_new(kt_row_fn fn, void *ctx)
 	for (int i = 0; i < 8; i++)
 		s->nm.forks[i] = kt_intern(forks[i]);
 	s->mbit = 1000;
+	s->first_t = NO_TIME;
 	s->sched_ev = KUTRACE_SCHED_CALL;
 	for (int i = 0; i < KUTRACE_MAX_CPUS; i++) {
 		s->cpu[i].mwait_hint = -1;
@@ -1175,6 +1246,10 @@ void kt_spans_finish(struct kt_spans *s)
 	for (int i = 0; i < KUTRACE_MAX_CPUS; i++) {
 		struct cpu *c = &s->cpu[i];
 
+		/* Each CPU's last span lasts to the end of the trace. */
+		if (c->st && c->sp.valid)
+			close_span(s, i, s->end_t, 0, 0, 0);
+
 		if (c->last_freq_t != NO_TIME && s->last_t > c->last_freq_t)
 			put(s, c->last_freq_t, s->last_t - c->last_freq_t, i, 0, 0,
 			    KUTRACE_PSTATE, c->freq, 0, 0, s->nm.freq);
@@ -1188,7 +1263,7 @@ void kt_spans_finish(struct kt_spans *s)
 		    t->first_t == NO_TIME)
 			continue;
 		snprintf(buf, sizeof(buf), "%s.%" PRId64, t->rowname, t->pid);
-		put(s, t->first_t, 1, 0, (int)t->pid, 0, KUTRACE_LEFTMARK, 0, 0,
+		put(s, s->first_t, 1, 0, (int)t->pid, 0, KUTRACE_LEFTMARK, 0, 0,
 		    0, kt_intern(buf));
 	}
 }

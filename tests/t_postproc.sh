@@ -31,11 +31,11 @@ same_file "kutrace_postproc RPC golden JSON" $G/rpc.json "$TMP/rpc.nr.json"
 "$B/rawtoevent" $G/rpc.trace 2>/dev/null | LC_ALL=C sort -n |
 	"$B/eventtospan" rpc 2>/dev/null | grep -v randomid > "$TMP/rpcpipe.json"
 same_file "the pipeline gives the same RPC JSON" $G/rpc.json "$TMP/rpcpipe.json"
-R=$G/rpc.json
+R=$TMP/rpc.json
 
 # Every golden trace: mkgolden makes it byte for byte, and both paths give
 # its golden JSON byte for byte.
-for g in exec; do
+for g in exec ipi edges; do
 	"$B/mkgolden" $g "$TMP/$g.trace"
 	same_file "mkgolden regenerates the committed $g trace byte for byte" \
 		$G/$g.trace "$TMP/$g.trace"
@@ -46,12 +46,58 @@ for g in exec; do
 	same_file "rawtoevent | sort -n | eventtospan $g golden JSON" $G/$g.json "$TMP/$g.pipe.json"
 done
 # exec (sh -> cat): the name changes at its time, not for the whole life.
-E=$G/exec.json
+E=$TMP/exec.json
 check "exec: user spans before the exec carry the old name" \
 	grep -qF '[ 20.00000220, 0.00000180, 0, 800, 0, 66336, 0, 0, 0, "sh.800"]' $E
 check "exec: user spans after the exec carry the new name" \
 	grep -qF '[ 20.00000600, 0.00000200, 0, 800, 0, 66336, 0, 0, 0, "cat.800"]' $E
 check "exec: the row label lists the names in time order" grep -qF '"sh+cat.800"]' $E
+check "exec: a row label starts at the trace start, not at the thread's first event" \
+	grep -qF '[ 20.00000002, 0.00000001, 0, 901, 0, 526, 0, 0, 0, "bash+ls.901"]' $E
+
+# IPIs to an idle CPU (issue 13 items 1 and 6) and fork's runnable (item 8).
+I=$TMP/ipi.json
+check "ipi: the arc to a CPU silent since its first block ends at its reschedule_ipi" \
+	grep -qF '[ 20.00000220, 0.00000580, 0, -1, -1, -7, 1, 0, 0, "-ipi-"]' $I
+check "ipi: the arc to a CPU in mwait ends where its c-exit starts" \
+	grep -qF '[ 20.00004020, 0.00000650, 0, -1, -1, -7, 1, 0, 0, "-ipi-"]' $I
+check "ipi: the c-exit (hint 0x20: 13.3 us) ends at the reschedule_ipi" \
+	grep -qF '[ 20.00004670, 0.00001330, 1, 0, 0, 131072, 0, 0, 0, "-c-exit-"]' $I
+check "ipi: clone's child is \"runnable\" with retval 0 (the original's row)" \
+	grep -qF '[ 20.00000180, 0.00000001, 0, 300, 0, 518, 301, 0, 0, "runnable"]' $I
+# No row of any golden lasts less than nothing or nothing at all (a
+# zero-length kernel row came from a CPU's first event being a return).
+for j in "$TMP"/{basic,rpc,exec,ipi,edges}.json; do
+	check "$(basename $j): no negative or zero-length CPU rows" \
+		bash -c '! grep -E "^\[ *[0-9.]+, (-|0\.00000000,)" "$1"' _ $j
+done
+
+# The edges of each CPU's timeline (item 4), against the truth mkgolden
+# edges describes: the first span from the block start, the last to the
+# trace end, nothing else lost or added.
+cat > "$TMP/edges.want" <<'W'
+[ 20.00000020, 0.00000580, 0, 700, 0, 66236, 0, 0, 0, "prog.700"],
+[ 20.00000040, 0.00000560, 1, 0, 0, 1516, 0, 0, 0, "local_timer_vector"],
+[ 20.00000600, 0.00000001, 0, 700, 0, 522, 52354419, 0, 0, "mark_a=start"],
+[ 20.00000600, 0.00001800, 1, 0, 0, 65536, 0, 0, 0, "-idle-"],
+[ 20.00000601, 0.00000999, 0, 700, 0, 66236, 0, 0, 0, "prog.700"],
+[ 20.00001600, 0.00000200, 0, 700, 0, 2049, 1, 8192, 0, "write"],
+[ 20.00001800, 0.00000601, 0, 700, 0, 66236, 0, 8192, 0, "prog.700"],
+[ 20.00002400, 0.00000001, 1, 0, 0, 520, 32, 0, 0, "mwait"],
+W
+same_file "edges: every row, first and last spans included, as the truth says" \
+	"$TMP/edges.want" <(grep '^\[ ' "$TMP/edges.json")
+
+# rawtoevent text as the original writes it (item 9).
+"$B/rawtoevent" $G/ipi.trace 2>/dev/null > "$TMP/ipi.events"
+check "rawtoevent: an idle block header gives a -idle- name line for pid 0" \
+	grep -qx '[0-9]* 1 34 0 -idle-' "$TMP/ipi.events"
+check "rawtoevent: a CPU's first-block switch has duration 1 and arg 0" \
+	grep -qF '2000000002 1 512 0  1234 0  0 0 0 hello.1234 (200)' "$TMP/basic.events"
+check "rawtoevent: a context switch has duration 0 and arg = pid" \
+	grep -qF '2000004020 0 512 0  1234 0  1234 0 0 hello.1234 (200)' "$TMP/basic.events"
+check "rawtoevent: a PC sample has duration 0" \
+	grep -qF '2000000599 0 641 0  1234 0  1 0 0 PC=ffffffff81000040 (281)' "$TMP/basic.events"
 
 # The two paths agree on every trace this suite has (goldens, synthetic).
 "$B/mkgolden" sched "$TMP/sched.trace"
@@ -88,6 +134,12 @@ check "queue span of RPC 77 on workq from enqueue+10 ns to the worker's RPC-10 n
 	grep -qF '[ 20.00000421, 0.00000398, -1, -1, 77, 538, 3, 0, 0, "workq"]' $R
 check "enqueue and dequeue points are named with their queue" \
 	grep -qF '"deq(3)"]' $R
+check "an RPC mid row (0x203) carries the method's name, not the thread's" \
+	grep -qF '[ 20.00000980, 0.00000001, 1, 600, 77, 515, 77, 0, 0, "getData.77"]' $R
+check "an RPC request row has the RPC id the CPU had before it" \
+	grep -qF '[ 20.00000320, 0.00000001, 0, 500, 0, 513, 6553677, 0, 0, "getData.77"]' $R
+check "an RPC end row is .0 with the RPC id it ends" \
+	grep -qF '[ 20.00000420, 0.00000001, 0, 500, 77, 513, 0, 0, 0, ".0"]' $R
 
 # Rows are written while the trace is read, as soon as nothing can come
 # before them.  A tiny memory budget forces the writer past sleeping
@@ -128,12 +180,12 @@ for bad in "--html-max-spans x" "--html-max-spans" "--html-max-spans 1k"; do
 done
 
 # Facts of the golden trace, reasoned from FORMATS.md, asserted one by one.
-J=$G/basic.json
+J=$TMP/basic.json
 row() { grep -qF -- "$1" $J; }
 check "fused getpid: 10 ticks = 100 ns, retval 42" \
 	row '[ 20.00000200, 0.00000010, 0, 1234, 0, 2087, 0, 42, 0, "getpid"]'
 check "timer IRQ nested inside write splits it" \
-	row '[ 20.00000620, 0.00000180, 0, 1234, 0, 2049, 0, 9, 0, "write"]'
+	row '[ 20.00000620, 0.00000180, 0, 1234, 0, 2049, 1, 9, 0, "write"]'
 check "thread blocked in read() resumes inside read, retval -14 as 65522" \
 	row '[ 20.00004040, 0.00000160, 0, 1234, 0, 2048, 0, 65522, 0, "read"]'
 check "the waker's write() names the wait wait_pipe" \
@@ -145,6 +197,8 @@ check "c-exit after mwait 0x20: 13.3 us ending at the next event" \
 check "full 32-bit pid 70000 keeps its name from a 16-bit-keyed entry" \
 	row '"worker.70000"]'
 check "mark_a label decoded" row '"mark_a=hello"]'
+check "the span a mark splits keeps its return value (write returned 9)" \
+	row '[ 20.00000901, 0.00000099, 0, 1234, 0, 66770, 0, 9, 0, "hello.1234"]'
 check "header has kernel, model and host" \
 	grep -q '"kernelVersion" : "#1SMPDebian6.1.0"' $J
 check "tracebase is the UTC minute" grep -q '"tracebase" : "2023-11-14_22:13:00"' $J

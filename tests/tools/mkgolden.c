@@ -17,9 +17,14 @@
  *
  *   mkgolden rpc OUT.trace       an RPC arrives as a packet, is queued by
  *                                the server thread and taken off the queue
- *                                by a worker, whose reply leaves as a
+ *                                by a worker, which blocks and resumes
+ *                                (RPC mid row) and whose reply leaves as a
  *                                packet: message rows (5.8) and a queue
  *                                span (5.3 step 7).
+ *
+ *   mkgolden exec|ipi|edges OUT  a thread renamed by exec; IPI arcs to an
+ *                                idle CPU; the first and last span of each
+ *                                CPU against a known timeline (see below).
  *
  * Every time is an offset in ticks (50 ticks/usec, 1 tick = 2 nsec10) from
  * the start counter; the expected JSON is tests/golden/basic.json.
@@ -109,6 +114,7 @@ static void rpc(const char *path)
 	/* On the other CPU: its block is decoded after the request uses it. */
 	kt_rw_name(w, 1, T(1), KUTRACE_METHODNAME, 77, "getData");
 	kt_rw_name(w, 0, T(1), KUTRACE_QUEUE_NAME, 3, "workq");
+	kt_rw_name(w, 0, T(1), KUTRACE_SYSCALL64NAME, 0, "read");
 	kt_rw_trace1(w, 0, T(2), KUTRACE_USERPID, 500, 0);
 	kt_rw_trace1(w, 1, T(2), KUTRACE_USERPID, 600, 0);
 	/* Request: packet at T(100), 1024 bytes (lglen8 100) for RPC 77. */
@@ -121,6 +127,15 @@ static void rpc(const char *path)
 	/* A worker takes it off and works on RPC 77. */
 	kt_rw_trace1(w, 1, T(400), KUTRACE_DEQUEUE, 3, 0);
 	kt_rw_trace1(w, 1, T(410), KUTRACE_RPCIDREQ, 77, 0);
+	/* It blocks in read() and resumes: an RPC mid row "getData.77". */
+	kt_rw_trace1(w, 1, T(450), KUTRACE_SYSCALL64 + 0, 3, 0);
+	kt_rw_trace1(w, 1, T(455), KUTRACE_SCHED_CALL, 0, 0);
+	kt_rw_trace1(w, 1, T(460), KUTRACE_USERPID, 0, 0);
+	kt_rw_trace1(w, 1, T(465), KUTRACE_SCHED_RET, 0, 0);
+	kt_rw_trace1(w, 1, T(480), KUTRACE_SCHED_CALL, 0, 0);
+	kt_rw_trace1(w, 1, T(485), KUTRACE_USERPID, 600, 0);
+	kt_rw_trace1(w, 1, T(490), KUTRACE_SCHED_RET, 0, 0);
+	kt_rw_trace1(w, 1, T(495), KUTRACE_SYSRET64 + 0, 64, 0);
 	/* Reply: 256 bytes (lglen8 80), sent as a packet at T(520). */
 	kt_rw_trace1(w, 1, T(500), KUTRACE_RPCIDRESP, 80 << 16 | 77, 0);
 	kt_rw_trace1(w, 1, T(510), KUTRACE_TX_USER, 0xCAFE0001, 0);
@@ -209,9 +224,100 @@ static void exec(const char *path)
 	kt_rw_trace1(w, 1, T(325), KUTRACE_SYSRET64 + 39, 900, 0);
 	kt_rw_trace1(w, 0, T(400), KUTRACE_SYSCALL64 + 0, 3, 0);	/* read */
 	kt_rw_trace1(w, 0, T(450), KUTRACE_SYSRET64 + 0, 4096, 0);
+	/* bash.901, first seen at T(500), execs ls: its label starts with the trace */
+	kt_rw_name(w, 1, T(480), KUTRACE_PIDNAME, 901, "bash");
+	kt_rw_trace1(w, 1, T(490), KUTRACE_SCHED_CALL, 0, 0);
+	kt_rw_trace1(w, 1, T(500), KUTRACE_USERPID, 901, 0);
+	kt_rw_trace1(w, 1, T(510), KUTRACE_SCHED_RET, 0, 0);
+	kt_rw_trace1(w, 1, T(520), KUTRACE_SYSCALL64 + 59, 0, 0);
+	kt_rw_name(w, 1, T(550), KUTRACE_PIDNAME, 901, "ls");
+	kt_rw_trace1(w, 1, T(580), KUTRACE_SYSRET64 + 59, 0, 0);
 	kt_rw_trace1(w, 0, T(600), KUTRACE_SYSCALL64 + 1, 1, 0);
 	kt_rw_trace1(w, 1, T(600), KUTRACE_SYSCALL64 + 39, 0, 0);
 	kt_rw_close(w, T(1000), &stop_usec);
+	kt_rw_free(w);
+}
+
+/*
+ * IPIs to an idle CPU.  CPU 1 idles from its first block on, silent until
+ * the first IPI: the arc ends at its reschedule_ipi (the scheduler return
+ * the postprocessor puts back at CPU 1's first switch must not end it).
+ * Later CPU 1 idles after an mwait: the second arc ends where the c-exit
+ * before the reschedule_ipi starts.  CPU 0 forks a child (runnable).
+ */
+static void ipi(const char *path)
+{
+	struct kt_rw *w = two_cpus(path);
+	uint64_t stop_usec;
+
+	kt_rw_set_task(w, 0, 300, "ping");
+	kt_rw_set_task(w, 1, 0, "swapper/1");
+	kt_rw_name(w, 0, T(1), KUTRACE_SYSCALL64NAME, 0, "read");
+	kt_rw_name(w, 0, T(1), KUTRACE_SYSCALL64NAME, 1, "write");
+	kt_rw_name(w, 0, T(1), KUTRACE_SYSCALL64NAME, 56, "clone");
+	kt_rw_name(w, 0, T(1), KUTRACE_INTERRUPTNAME, 253, "reschedule_ipi");
+	kt_rw_name(w, 0, T(1), KUTRACE_PIDNAME, 300, "ping");
+	kt_rw_name(w, 0, T(1), KUTRACE_PIDNAME, 301, "pong");
+	kt_rw_trace1(w, 0, T(2), KUTRACE_USERPID, 300, 0);
+	kt_rw_trace1(w, 1, T(3), KUTRACE_USERPID, 0, 0);
+	/* ping forks pong (clone returns its pid) and wakes it on CPU 1 */
+	kt_rw_trace1(w, 0, T(50), KUTRACE_SYSCALL64 + 56, 0, 0);
+	kt_rw_trace1(w, 0, T(90), KUTRACE_SYSRET64 + 56, 301, 0);
+	kt_rw_trace1(w, 0, T(100), KUTRACE_SYSCALL64 + 1, 1, 0);
+	kt_rw_trace1(w, 0, T(110), KUTRACE_IPI, 1, 0);
+	kt_rw_trace1(w, 0, T(130), KUTRACE_SYSRET64 + 1, 1, 0);
+	kt_rw_trace1(w, 1, T(400), KUTRACE_IRQ + 253, 0, 0);
+	kt_rw_trace1(w, 1, T(410), KUTRACE_IRQRET + 253, 0, 0);
+	kt_rw_trace1(w, 1, T(420), KUTRACE_SCHED_CALL, 0, 0);
+	kt_rw_trace1(w, 1, T(430), KUTRACE_USERPID, 301, 0);
+	kt_rw_trace1(w, 1, T(440), KUTRACE_SCHED_RET, 0, 0);
+	/* pong blocks in read; CPU 1 idles in mwait 0x20 */
+	kt_rw_trace1(w, 1, T(600), KUTRACE_SYSCALL64 + 0, 3, 0);
+	kt_rw_trace1(w, 1, T(610), KUTRACE_SCHED_CALL, 0, 0);
+	kt_rw_trace1(w, 1, T(620), KUTRACE_USERPID, 0, 0);
+	kt_rw_trace1(w, 1, T(630), KUTRACE_SCHED_RET, 0, 0);
+	kt_rw_trace1(w, 1, T(640), KUTRACE_MWAIT, 0x20, 0);
+	/* second IPI: c-exit (13.3 us) starts at T(2335), after the send */
+	kt_rw_trace1(w, 0, T(2000), KUTRACE_SYSCALL64 + 1, 1, 0);
+	kt_rw_trace1(w, 0, T(2010), KUTRACE_IPI, 1, 0);
+	kt_rw_trace1(w, 0, T(2020), KUTRACE_SYSRET64 + 1, 1, 0);
+	kt_rw_trace1(w, 1, T(3000), KUTRACE_IRQ + 253, 0, 0);
+	kt_rw_trace1(w, 1, T(3010), KUTRACE_IRQRET + 253, 0, 0);
+	kt_rw_trace1(w, 1, T(3020), KUTRACE_SCHED_CALL, 0, 0);
+	kt_rw_trace1(w, 1, T(3030), KUTRACE_USERPID, 301, 0);
+	kt_rw_trace1(w, 1, T(3040), KUTRACE_SCHED_RET, 0, 0);
+	kt_rw_trace1(w, 1, T(3050), KUTRACE_SYSRET64 + 0, 0, 0);
+	kt_rw_trace1(w, 0, T(3100), KUTRACE_SYSCALL64 + 0, 4, 0);
+	kt_rw_close(w, T(4000), &stop_usec);
+	kt_rw_free(w);
+}
+
+/*
+ * The edges of each CPU's timeline, with a known truth.  CPU 0's first
+ * block is opened by a name entry at T(10) while prog.700 runs user code;
+ * it marks at T(300) and calls write at T(800): prog.700 is in user code
+ * from T(10) to T(800) (the mark splits it).  CPU 1's first block is
+ * opened at T(20) inside an interrupt handler taken in idle, whose return
+ * at T(300) is CPU 1's first event: the handler runs from T(20).  The
+ * trace ends with CPU 1's last event at T(1200): CPU 0 runs prog.700's
+ * user code from the write's return at T(900) to T(1200), CPU 1 idles
+ * from T(300) to T(1200).
+ */
+static void edges(const char *path)
+{
+	struct kt_rw *w = two_cpus(path);
+	uint64_t stop_usec;
+
+	kt_rw_set_task(w, 0, 700, "prog");
+	kt_rw_set_task(w, 1, 0, "swapper/1");
+	kt_rw_name(w, 0, T(10), KUTRACE_SYSCALL64NAME, 1, "write");
+	kt_rw_name(w, 1, T(20), KUTRACE_INTERRUPTNAME, 236, "local_timer_vector");
+	kt_rw_trace1(w, 0, T(300), KUTRACE_MARKA, kt_base40_encode("start"), 0);
+	kt_rw_trace1(w, 1, T(300), KUTRACE_IRQRET + 236, 0, 0);
+	kt_rw_trace1(w, 0, T(800), KUTRACE_SYSCALL64 + 1, 1, 0);
+	kt_rw_trace1(w, 0, T(900), KUTRACE_SYSRET64 + 1, 0x2000, 0);
+	kt_rw_trace1(w, 1, T(1200), KUTRACE_MWAIT, 0x20, 0);
+	kt_rw_close(w, T(2000), &stop_usec);
 	kt_rw_free(w);
 }
 
@@ -226,8 +332,12 @@ int main(int argc, char **argv)
 		sched(argv[2]);
 	} else if (argc == 3 && !strcmp(argv[1], "exec")) {
 		exec(argv[2]);
+	} else if (argc == 3 && !strcmp(argv[1], "ipi")) {
+		ipi(argv[2]);
+	} else if (argc == 3 && !strcmp(argv[1], "edges")) {
+		edges(argv[2]);
 	} else {
-		fprintf(stderr, "usage: mkgolden basic|rpc|sched|exec OUT.trace\n");
+		fprintf(stderr, "usage: mkgolden basic|rpc|sched|exec|ipi|edges OUT.trace\n");
 		return 2;
 	}
 	return 0;
