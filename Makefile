@@ -25,6 +25,16 @@ PROGS   :=
 .PHONY: all test test-san deps bench clean
 all:
 
+# A fresh machine: stop with one line naming the Debian packages that
+# provide what is missing (tests/deps/build.apt), not a compiler error.
+# Goals that install the packages themselves skip the probe.
+ifeq ($(filter deps demo test clean,$(MAKECMDGOALS)),)
+KT_MISSING := $(shell tests/install-deps.sh --probe "$(CC)")
+ifneq ($(KT_MISSING),)
+$(error kutrace: missing build packages: apt-get install $(KT_MISSING)  (or: make deps))
+endif
+endif
+
 # Keep object files of programs (make would delete them as intermediates).
 .SECONDARY:
 
@@ -38,8 +48,10 @@ $(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
-# The README's test command.  Runs all suites, the sanitizer build included.
-test: all deps
+# The README's test command: installs what the tests need, then runs all
+# suites, the sanitizer build included.
+test: deps
+	$(MAKE) all
 	tests/run.sh
 	$(MAKE) test-san
 

@@ -7,13 +7,17 @@ $(EX_PROGS): $(BIN)/%: $(OBJ)/examples/%.o $(LIBKT)
 	@mkdir -p $(BIN)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# `make demo`: try kutrace without touching your own kernel.  Boots a
-# Debian cloud kernel in QEMU (installing QEMU and the kernel on first
-# use, cached in /var/cache/kutrace), traces hello_world_trace and a small
-# mixed workload, and leaves demo/*.trace, demo/*.json (and demo/*.html
-# when the viewer is built).
-.PHONY: demo
-demo: $(BIN)/kutrace_postproc
+# `make demo`: try kutrace without touching your own kernel.  Installs
+# the build and QEMU packages it needs (tests/deps/build.apt, vm.apt),
+# boots a Debian cloud kernel in QEMU (the kernel and its headers fetched
+# on first use, cached in /var/cache/kutrace), traces hello_world_trace
+# and a small mixed workload, and leaves demo/*.trace, demo/*.json and
+# demo/*.html.
+.PHONY: demo demo-run
+demo:
+	tests/install-deps.sh build vm
+	$(MAKE) demo-run
+demo-run: $(BIN)/kutrace_postproc
 	tests/vm/vm.sh -k $(or $(DEMO_KERNEL),6.1) tests/vm/scenarios/demo.sh $(BUILD)/vm/demo
 	@mkdir -p demo
 	cp $(BUILD)/vm/demo/*.trace demo/

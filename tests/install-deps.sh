@@ -3,10 +3,36 @@
 # Installs the Debian packages listed in tests/deps/*.apt that are missing,
 # then runs every tests/deps/*.sh hook (npm installs and the like).
 # Safe to run repeatedly: it does nothing when all is present.
+#   tests/install-deps.sh              every list and hook (make test, CI)
+#   tests/install-deps.sh LIST...      only tests/deps/LIST.apt, no hooks
+#                                      (make demo: build vm)
+#   tests/install-deps.sh --probe [CC] prints the packages of build.apt
+#                                      whose "needs:" (headers, programs)
+#                                      are missing (the Makefile's probe)
 set -eu
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = --probe ]; then
+	cc=${2:-cc} miss=""
+	while read -r pkg needs; do
+		for n in $needs; do
+			case $n in
+			"<"*) printf '#include %s\n' "$n" | $cc -E -x c - >/dev/null 2>&1 ;;
+			*) command -v "$n" >/dev/null 2>&1 ;;
+			esac || { miss="$miss $pkg"; break; }
+		done
+	done <<-LIST
+	$(sed -n "s/^\([a-z0-9][^ #]*\).*# *needs: *\(.*\)/\1 \2/p" tests/deps/build.apt)
+	LIST
+	echo $miss
+	exit 0
+fi
+lists=tests/deps/*.apt hooks=tests/deps/*.sh
+if [ $# -gt 0 ]; then
+	lists="" hooks=""
+	for l in "$@"; do lists="$lists tests/deps/$l.apt"; done
+fi
 missing=""
-for p in $(cat tests/deps/*.apt | sed 's/#.*//' | sort -u); do
+for p in $(cat $lists | sed 's/#.*//' | sort -u); do
 	# Node.js may come from outside Debian (this machine kind ships node 20
 	# and npm 11, which conflict with Debian's npm): a working command is
 	# enough.
@@ -26,7 +52,7 @@ if [ -n "$missing" ]; then
 	fi
 	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
 fi
-for h in tests/deps/*.sh; do
+for h in $hooks; do
 	[ -e "$h" ] || continue
 	sh "$h"
 done

@@ -1,0 +1,69 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# A fresh machine (issue 15): plain `make` needs exactly the packages of
+# tests/deps/build.apt, and without one of them it stops with one line
+# naming what to install.  Checked from the build itself: every header the
+# compiler opened (the .d files) and every program the build runs belongs
+# to a package of build.apt, to one they depend on, or to a minimal Debian
+# (Essential / Priority required, what mmdebstrap's minbase holds).
+. tests/lib.sh
+if ! command -v dpkg-query >/dev/null || ! command -v apt-cache >/dev/null; then
+	skip "fresh: not a Debian system"; exit 0
+fi
+pkgs=$(sed 's/#.*//' tests/deps/build.apt | xargs)
+# the packages build.apt brings (apt's view: the first alternative of
+# each dependency is what apt installs)
+apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts \
+	--no-breaks --no-replaces --no-enhances $pkgs 2>/dev/null |
+	grep -v '^ ' | sed 's/:amd64$//' | sort -u > "$TMP/closure"
+dpkg-query -W -f='${Package} ${Essential} ${Priority}\n' |
+	awk '$2 == "yes" || $3 == "required" { print $1 }' | sort -u > "$TMP/base"
+sort -u "$TMP/closure" "$TMP/base" > "$TMP/allowed"
+# owner PATH: the package that installed PATH (merged /usr: try both)
+owner() {
+	local p r
+	local f; f=$(readlink -f "$1")
+	for p in "$1" "$f" "${1#/usr}" "${f#/usr}"; do
+		r=$(dpkg -S "$p" 2>/dev/null | grep -v "^diversion" | head -1)
+		[ -n "$r" ] && { echo "${r%%:*}"; return 0; }
+	done
+	return 1
+}
+
+# Every header: a fresh build tree, the compiler listing each header it
+# opens (-H; the .d files of -MMD leave the system headers out).
+B=$TMP/build
+if ! make -s -j2 BUILD="$B" CC="cc -H" all lib-shared > "$TMP/make.out" 2>&1; then
+	nok "fresh: make all"; grep -v '^\.' "$TMP/make.out" | tail -20 | sed 's/^/#   /'; exit 0
+fi
+sed -n 's/^\.\.* \(\/.*\)/\1/p' "$TMP/make.out" | sort -u > "$TMP/headers"
+n=0 bad=""
+while read -r h; do
+	n=$((n + 1))
+	p=$(owner "$h") || { bad="$bad $h(no package)"; continue; }
+	grep -qx "$p" "$TMP/allowed" || bad="$bad $h($p)"
+done < "$TMP/headers"
+check "fresh: the $n headers the compiler opened come from build.apt's packages${bad:+:$bad}" \
+	test -z "$bad" -a "$n" -gt 20
+# Every program: the first word of each command make runs, and the
+# commands of the generator script.
+make -s -nB BUILD="$B" all lib-shared 2>/dev/null | awk '{ print $1 }' |
+	grep -E '^[a-z][a-z0-9_.+-]*$' > "$TMP/progs"
+grep -ohE '\| *[a-z]+|^[a-z]+' lib/gen_tables.sh | tr -d '| ' >> "$TMP/progs"
+bad="" n=0
+for c in $(sort -u "$TMP/progs"); do
+	case $c in echo|printf|cd|for|if|set|test|exit|true|emit|then|fi|do|done) continue ;; esac
+	f=$(command -v "$c") || { bad="$bad $c(not found)"; continue; }
+	n=$((n + 1))
+	p=$(owner "$f") || { bad="$bad $c(no package)"; continue; }
+	grep -qx "$p" "$TMP/allowed" || bad="$bad $c($p)"
+done
+check "fresh: the $n programs the build runs come from build.apt or a minimal Debian${bad:+:$bad}" \
+	test -z "$bad" -a "$n" -gt 3
+# The probe names each package whose header or program is missing.  A
+# compiler that sees no system headers stands for a machine without them.
+make -n all CC="cc -nostdinc" > "$TMP/probe.out" 2>&1
+check "fresh: without the headers, make stops with one line" test "$(wc -l < "$TMP/probe.out")" = 1
+check "fresh: ... naming the packages: $(cat "$TMP/probe.out")" \
+	grep -q "apt-get install libjansson-dev zlib1g-dev libelf-dev libcmocka-dev " "$TMP/probe.out"
+check "fresh: with them, no probe message" sh -c "make -n all 2>&1 | grep -vq 'missing build packages'"
