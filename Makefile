@@ -28,7 +28,7 @@ all:
 # A fresh machine: stop with one line naming the Debian packages that
 # provide what is missing (tests/deps/build.apt), not a compiler error.
 # Goals that install the packages themselves skip the probe.
-ifeq ($(filter deps demo test clean,$(MAKECMDGOALS)),)
+ifeq ($(filter deps demo test deb clean,$(MAKECMDGOALS)),)
 KT_MISSING := $(shell tests/install-deps.sh --probe "$(CC)")
 ifneq ($(KT_MISSING),)
 $(error kutrace: missing build packages: apt-get install $(KT_MISSING)  (or: make deps))

@@ -15,7 +15,9 @@
 # $(PREFIX)/share/kutrace/viewer.html, which is where kutrace_postproc and
 # makeself look for it relative to their own binary (lib/html.c).
 
-KT_VERSION    := 0.1.0
+# The version, for install, kutrace.pc, DKMS, the man pages and the
+# Debian packages (make deb): one place, the file VERSION.
+KT_VERSION    := $(file <VERSION)
 KT_SOVERSION  := 0
 PREFIX        ?= /usr/local
 BINDIR        ?= $(PREFIX)/bin
@@ -88,8 +90,10 @@ install: $(INST_PROGS:%=$(BIN)/%) $(LIBKT) $(LIBKT_SO)
 	$(INSTALL) -m 644 $(INST_HDRS:%=include/kutrace/%) $(KT_D)$(INCLUDEDIR)/kutrace/
 	$(INSTALL) -m 644 $(VIEWER_SRCS) $(KT_D)$(DATADIR)/kutrace/
 	for m in $(INST_MAN); do \
-		s=$${m##*.}; $(INSTALL) -d $(KT_D)$(MANDIR)/man$$s && \
-		$(INSTALL) -m 644 $$m $(KT_D)$(MANDIR)/man$$s/ || exit 1; \
+		s=$${m##*.}; d=$(KT_D)$(MANDIR)/man$$s/$$(basename $$m); \
+		$(INSTALL) -d $(KT_D)$(MANDIR)/man$$s && \
+		sed 's/^\(\.TH .*\) "kutrace"/\1 "kutrace $(KT_VERSION)"/' $$m > $$d && \
+		chmod 644 $$d || exit 1; \
 	done
 	$(INSTALL) -m 644 $(INST_DOCS) $(KT_D)$(DOCDIR)/
 	$(INSTALL) -d $(KT_D)$(DOCDIR)/img
@@ -132,7 +136,7 @@ dkms-src:
 	$(INSTALL) -d $(DKMS_SRC)/include/kutrace
 	$(INSTALL) -m 644 module/*.c module/*.h module/Kbuild $(DKMS_SRC)/
 	$(INSTALL) -m 644 include/kutrace/format.h $(DKMS_SRC)/include/kutrace/
-	sed 's/@VERSION@/$(KT_VERSION)/' module/dkms.conf > $(DKMS_SRC)/dkms.conf
+	sed 's/#MODULE_VERSION#/$(KT_VERSION)/' module/dkms.conf > $(DKMS_SRC)/dkms.conf
 
 # dkms add registers the tree (AUTOINSTALL=yes: rebuilt whenever a kernel's
 # headers are installed); dkms install builds and installs it for each
