@@ -1,12 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Installs what the QEMU harness needs and caches two Debian cloud kernels
-# (6.1 and 6.12 series) with their headers under /var/cache/kutrace:
+# Installs what the QEMU harness needs and caches Debian kernels with their
+# headers under /var/cache/kutrace:
 #   kernels/<release>/boot/vmlinuz-<release>   the guest kernel
 #   kernels/<release>/lib/modules/...          its modules (virtio for the out disk)
 #   /usr/src/linux-headers-<release>           headers for building kutrace_mod.ko
 # Kernel images are unpacked with dpkg-deb, not installed on the host.
-# Prints the two releases, one per line.  Safe to run repeatedly.
+#   tests/vm/setup.sh           the two cloud kernels (6.1 and 6.12 series)
+#   tests/vm/setup.sh generic   Debian's generic 6.1 kernel (6.1.0-N-amd64)
+#   tests/vm/setup.sh rt        its PREEMPT_RT flavour (6.1.0-N-rt-amd64)
+# Prints the releases, one per line.  Safe to run repeatedly.
 set -eu
 CACHE=${KT_CACHE:-/var/cache/kutrace}
 SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
@@ -19,17 +22,24 @@ for p in qemu-system-x86 busybox-static cpio xz-utils; do
 done
 [ -z "$need" ] || $SUDO apt-get install -y -qq --no-install-recommends $need >&2
 
-# Newest cloud kernel of each series that has matching headers.
+# Newest kernel of a series and flavour (a release pattern: 6.1.0-N-cloud-amd64,
+# 6.12.N+deb12-cloud-amd64, 6.1.0-N-amd64, 6.1.0-N-rt-amd64) that has
+# matching headers.
 pick() {
-	apt-cache search --names-only "^linux-headers-$1.*-cloud-amd64\$" |
-		awk '{print $1}' | sed 's/^linux-headers-//' | grep -v '^6\.1[0-9]*-cloud' |
-		sort -V | tail -1
+	apt-cache search --names-only "^linux-headers-$1\$" |
+		awk '{print $1}' | sed 's/^linux-headers-//' | sort -V | tail -1
 }
-for series in 6.1.0- 6.12.; do
-	rel=$(ls -d $CACHE/kernels/${series}*-cloud-amd64 2>/dev/null | sort -V | tail -1 | xargs -r basename)
+case ${1:-cloud} in
+cloud) pats="6\.1\.0-[0-9]+-cloud-amd64 6\.12\.[0-9.]+\+deb[0-9]+-cloud-amd64" ;;
+generic) pats="6\.1\.0-[0-9]+-amd64" ;;
+rt) pats="6\.1\.0-[0-9]+-rt-amd64" ;;
+*) echo "setup: unknown kernel kind $1 (cloud, generic, rt)" >&2; exit 2 ;;
+esac
+for pat in $pats; do
+	rel=$(ls $CACHE/kernels 2>/dev/null | grep -E "^$pat\$" | sort -V | tail -1)
 	if [ -z "$rel" ]; then
-		rel=$(pick "$series")
-		[ -n "$rel" ] || { echo "setup: no linux-headers for $series cloud-amd64" >&2; exit 1; }
+		rel=$(pick "$pat")
+		[ -n "$rel" ] || { echo "setup: no linux-headers matching $pat" >&2; exit 1; }
 	fi
 	if [ ! -d /usr/src/linux-headers-$rel ]; then
 		$SUDO apt-get install -y -qq --no-install-recommends linux-headers-$rel >&2

@@ -4,11 +4,13 @@
 # kutrace_mod.ko, kutrace_control, the examples and the test workloads, runs
 # one guest scenario script and copies its /out directory to the host.
 #
-#   tests/vm/vm.sh [-k 6.1|6.12|RELEASE|p6.1|p6.12|p6.1-nohz|p6.12-nohz]
+#   tests/vm/vm.sh [-k 6.1|6.12|6.1-generic|6.1-rt|RELEASE|p6.1|p6.12|p6.1-nohz|p6.12-nohz]
 #                  [-a tcg|kvm] [-s SMP] [-t SECS] [-m TRACEMB]
 #                  SCENARIO.sh OUTDIR
 #
-# -k 6.1, 6.12: the Debian cloud kernels (tracepoint backend).
+# -k 6.1, 6.12: the Debian cloud kernels (tracepoint backend); 6.1-generic,
+# 6.1-rt: Debian's generic 6.1 kernel (6.1.0-N-amd64) and its PREEMPT_RT
+# flavour (6.1.0-N-rt-amd64).
 # -k p6.1, p6.12: kutrace-patched kernels (patches/linux-*/, tinyconfig +
 # patches/kutrace-qemu.config, periodic 1000 Hz tick); p6.1-nohz,
 # p6.12-nohz: the same with NO_HZ_IDLE.  They are built on first use by
@@ -35,10 +37,15 @@ shift $((OPTIND - 1))
 [ $# = 2 ] || { sed -n '3,/^set -eu/p' "$0" | sed '$d'; exit 2; }
 scen=$1 out=$2
 
-rels=$("$ROOT/tests/vm/setup.sh")
+case $kern in
+6.1-generic) rel=$("$ROOT/tests/vm/setup.sh" generic) ;;
+6.1-rt) rel=$("$ROOT/tests/vm/setup.sh" rt) ;;
+*) rels=$("$ROOT/tests/vm/setup.sh") ;;
+esac
 case $kern in
 6.1) rel=$(echo "$rels" | grep '^6\.1\.') ;;
 6.12) rel=$(echo "$rels" | grep '^6\.12\.') ;;
+6.1-generic|6.1-rt) ;;
 *) rel=$kern ;;
 esac
 kimg=$CACHE/kernels/$rel/boot/vmlinuz-$rel

@@ -26,6 +26,11 @@
  * waker's context); other_*: the rest of A's switch-ins and wakeups.  The
  * previous task is the CPU's last USERPID, carried across its blocks (a
  * block header written inside a switch already names the next task).
+ * The pair is counted on each CPU up to the first switch into a pair task
+ * after one of them entered exit_group there: the round trips end when
+ * the child exits.  (On PREEMPT_RT the exiting child is switched out
+ * inside exit_group and back in when the parent blocks in wait4, a
+ * switch each way and the exit's wakeup that are no ping-pong.)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +54,7 @@ struct cpu {
 	int seen;
 	uint32_t running;	/* last USERPID (or first header) */
 	int have_running;
+	int pair_exit;		/* 1: a pair task entered exit_group, 2: done */
 };
 static struct cpu cpus[MAXCPU];
 
@@ -179,13 +185,17 @@ int main(int argc, char **argv)
 			if (ev == KUTRACE_USERPID) {
 				cur = arg;
 				swin[cur & 0xFFFF]++;
-				pair_count(pair_sw, arg, c->running);
+				if (c->pair_exit < 2)
+					pair_count(pair_sw, arg, c->running);
+				if (c->pair_exit == 1 && pair_idx(arg) >= 0)
+					c->pair_exit = 2;
 				c->running = arg;
 				continue;
 			}
 			if (ev == KUTRACE_RUNNABLE) {
 				wake[arg & 0xFFFF]++;
-				pair_count(pair_wk, arg, c->running);
+				if (c->pair_exit < 2)
+					pair_count(pair_wk, arg, c->running);
 				continue;
 			}
 			if (ev == KUTRACE_IPI) {
@@ -208,6 +218,9 @@ int main(int argc, char **argv)
 			if (ev >= KUTRACE_SYSCALL64 && ev < KUTRACE_SYSCALL64 + 512) {
 				int k = widx(ev - KUTRACE_SYSCALL64);
 
+				if (ev == KUTRACE_SYSCALL64 + 231 && !c->pair_exit &&
+				    pair_idx(c->running) >= 0)
+					c->pair_exit = 1;
 				if (ev == KUTRACE_SYSCALL64 + 3 &&
 				    (x & 0xFFFF) >= 1000)
 					printf("closemark %u %u %llu\n",
