@@ -15,6 +15,17 @@ if [ ! -d tests/browser/node_modules/playwright-core ]; then skip "pages browser
 for f in rpc_q points_disk small; do
 	$MS $TPL tests/data/viewer/$f.json $TMP/$f.html || nok "makeself $f.json"
 done
+# A queue test of 20000 RPCs (every 1000th fails): rows under a pixel.
+node -e '
+const m = ["write", "read", "chksum", "sink"], rows = []; let t = 20;
+for (let i = 0; i < 20000; i++) {
+  const t2 = t + 25e-6, t3 = t2 + 50e-6 + (i % 7) * 40e-6, t4 = t3 + 25e-6;
+  rows.push("[" + [t, t2, t3, t4].map(v => v.toFixed(6)).join(", ") + ", \"10.0.0.1:" + (50000 + i % 8) + "\", \"10.0.0.2:12345\", 10, 4, " + (i % 65536) +
+    ", 0, \"Req\", \"" + m[i % 4] + "\", \"" + (i % 1000 === 500 ? "Timeout" : "Success") + "\", 16, \"k" + i + "\"]");
+  t += 150e-6;
+}
+process.stdout.write("{\n\"Comment\" : \"V4 flat RPCs\",\n\"title\" : \"20000 RPCs\",\n\"tracebase\" : \"2019-03-21_16:31:00\",\n\"version\" : 4,\n\"events\" : [\n" + rows.join(",\n") + "\n]}\n");
+' > $TMP/rpc_big.json && $MS $TPL $TMP/rpc_big.json $TMP/rpc_big.html || nok "makeself rpc_big.json"
 mkdir -p build/screenshots
 # As in t_browser_viewer.sh: a crash without any "ok" line fails too.
 suite() {

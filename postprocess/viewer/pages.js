@@ -62,7 +62,7 @@ function rpcRows(obj) {
   R.sort((a, b) => a.t1 - b.t1 || a.id - b.id);
   const names = [...new Set(R.map(r => r.method))].sort();
   names.forEach((m, i) => METHODS.set(m, { color: METHOD_PAL[i % METHOD_PAL.length], n: 0 }));
-  for (const r of R) { r.color = METHODS.get(r.method).color; METHODS.get(r.method).n++; }
+  for (const r of R) { r.color = METHODS.get(r.method).color; r.word = word(r.color); METHODS.get(r.method).n++; }
   let a = Infinity, b = -Infinity; // (no Math.min(...list): a book page may hold 100k RPCs)
   for (const r of R) { a = Math.min(a, r.t1, r.t2); b = Math.max(b, r.t3, r.t4); }
   if (!(a < b)) { a = 0; b = 1; }
@@ -93,9 +93,12 @@ function layout() {
   }
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   const base = 14;
-  L = { tickLabels: L.tickLabels || [], yTickLabels: L.yTickLabels || [], labelsShown: L.labelsShown || [], axisTitle: L.axisTitle, baseText: L.baseText, W, H, base, top: 10 + 2 * base, bottom: H - (3 * base + 16), left: KIND === 'rpc' ? 160 : 90, right: W - 30 };
+  L = { dpr, tickLabels: L.tickLabels || [], yTickLabels: L.yTickLabels || [], labelsShown: L.labelsShown || [], axisTitle: L.axisTitle, baseText: L.baseText, W, H, base, top: 10 + 2 * base, bottom: H - (3 * base + 16), left: KIND === 'rpc' ? 160 : 90, right: W - 30 };
   L.pw = L.right - L.left; L.ph = L.bottom - L.top;
-  if (KIND === 'rpc') { L.rowH = L.ph / Math.max(R.length, 1) * P.yk; }
+  if (KIND === 'rpc') { // rows never all panned out of sight
+    L.rowH = L.ph / Math.max(R.length, 1) * P.yk;
+    P.ypan = Math.min(L.ph / 2, Math.max(P.ypan, L.ph / 2 - R.length * L.rowH));
+  }
 }
 function xOf(t) { return L.left + (t - P.t0) / (P.t1 - P.t0) * L.pw; }
 function tOf(x) { return P.t0 + (x - L.left) / L.pw * (P.t1 - P.t0); }
@@ -147,10 +150,10 @@ function render() {
   ctx.fillStyle = '#fff'; ctx.fillRect(0, 0, L.W, L.H);
   ctx.fillStyle = '#0000AA'; ctx.font = 'bold ' + 2 * L.base + 'px serif'; ctx.textAlign = 'center'; ctx.textBaseline = 'middle';
   ctx.fillText(String(P.meta.title || ''), (L.left + L.right) / 2, L.top / 2);
-  ctx.save(); ctx.beginPath(); ctx.rect(L.left, L.top, L.pw, L.ph); ctx.clip();
-  drawGrid();
-  if (KIND === 'rpc') drawRpcs(); else drawPoints();
-  ctx.restore();
+  pbBegin(); drawGrid();
+  const later = KIND === 'rpc' ? drawRpcs() : drawPoints();
+  pbEnd();
+  ctx.save(); ctx.beginPath(); ctx.rect(L.left, L.top, L.pw, L.ph); ctx.clip(); later(); ctx.restore();
   drawAxes();
   ctx.fillStyle = '#FF0000'; ctx.beginPath(); ctx.arc(L.left, L.bottom, 7, 0, 2 * Math.PI); ctx.fill();
   if (P.box) { ctx.strokeStyle = '#0000AA'; ctx.setLineDash([4, 3]); ctx.strokeRect(P.box.x0, P.box.y0, P.box.x1 - P.box.x0, P.box.y1 - P.box.y0); ctx.setLineDash([]); }
@@ -159,49 +162,92 @@ function render() {
   P.draws = (P.draws || 0) + 1;
   updateStatus();
 }
+// The data go into a pixel buffer over the plot area (device pixels), put
+// on the canvas in one call: a page of 50k RPCs or 1M points costs one
+// pass over their numbers, not a canvas call each.  Frames and text are
+// drawn on top afterwards.
+const PB = { img: null, u32: null, w: 0, h: 0, d: 1, ox: 0, oy: 0 };
+const WORDS = new Map();
+function word(c) { // '#RRGGBB' -> the little-endian RGBA word of ImageData
+  let w = WORDS.get(c);
+  if (w === undefined) { const v = parseInt(c.slice(1), 16); w = (0xFF000000 | ((v & 255) << 16) | (v & 0xFF00) | ((v >> 16) & 255)) >>> 0; WORDS.set(c, w); }
+  return w;
+}
+function pbBegin() {
+  const d = L.dpr, ox = Math.round(L.left * d), oy = Math.round(L.top * d), w = Math.max(1, Math.round(L.right * d) - ox), h = Math.max(1, Math.round(L.bottom * d) - oy);
+  if (!PB.img || PB.w !== w || PB.h !== h) { PB.img = ctx.createImageData(w, h); PB.u32 = new Uint32Array(PB.img.data.buffer); PB.w = w; PB.h = h; }
+  PB.u32.fill(0xFFFFFFFF); PB.d = d; PB.ox = ox; PB.oy = oy;
+}
+function pbEnd() { ctx.putImageData(PB.img, PB.ox, PB.oy); }
+function pbRect(x0, x1, y0, y1, w) { // CSS px; at least one device pixel each way
+  const d = PB.d; let a = Math.floor(x0 * d) - PB.ox, b = Math.floor(x1 * d) - PB.ox, p = Math.floor(y0 * d) - PB.oy, q = Math.floor(y1 * d) - PB.oy;
+  if (b <= a) b = a + 1; if (q <= p) q = p + 1;
+  if (a < 0) a = 0; if (b > PB.w) b = PB.w; if (p < 0) p = 0; if (q > PB.h) q = PB.h;
+  if (a >= b || p >= q) return;
+  const u = PB.u32, W = PB.w;
+  for (let y = p; y < q; y++) u.fill(w, y * W + a, y * W + b);
+}
+function pbDisc(x, y, r, w) { // CSS centre and radius; pixels whose centre is inside
+  const d = PB.d, cx = x * d - PB.ox, cy = y * d - PB.oy, rr = r * d, u = PB.u32, W = PB.w;
+  const p = Math.max(0, Math.ceil(cy - rr - 0.5)), q = Math.min(PB.h - 1, Math.floor(cy + rr - 0.5));
+  for (let py = p; py <= q; py++) {
+    const dy = py + 0.5 - cy, s = Math.sqrt(rr * rr - dy * dy);
+    const a = Math.max(0, Math.ceil(cx - s - 0.5)), b = Math.min(W - 1, Math.floor(cx + s - 0.5));
+    if (a <= b) u.fill(w, py * W + a, py * W + b + 1);
+  }
+}
 // Rows in view: the first and last index whose band meets the plot.
 function rowRange() { const a = Math.max(0, Math.floor(-P.ypan / L.rowH)); const b = Math.min(R.length, Math.ceil((L.ph - P.ypan) / L.rowH)); return [a, b]; }
-function seg(x0, x1, y, h, c) { if (x1 < L.left - 2 || x0 > L.right + 2) return; ctx.fillStyle = c; ctx.fillRect(x0, y, Math.max(1, x1 - x0), Math.max(1, h)); }
 function drawRpcs() {
-  const [a, b] = rowRange(); let drawn = 0;
+  const [a, b] = rowRange(); let drawn = 0; const texts = [], frames = [];
   const font = Math.min(13, Math.floor(L.rowH * 0.75));
-  for (let i = a; i < b; i++) {
+  const E = Math.max(1, L.rowH * 0.8), th = Math.max(1, Math.round(E / 5)), grey = word(GREY), black = word('#000000'), fail = word(FAIL);
+  // Where rows share a pixel the last one drawn shows: search misses
+  // first, then the hits, then the failed RPCs, which are never hidden.
+  for (let pass = 0; pass < 3; pass++) for (let i = a; i < b; i++) {
     const r = R[i]; if (r.t4 < P.t0 || r.t1 > P.t1) continue;
-    const top = rowTop(i), E = Math.max(1, L.rowH * 0.8), y = top + (L.rowH - E) / 2, th = Math.max(1, Math.round(E / 5));
     const on = !P.match || P.match[i];
-    const c = on ? r.color : GREY;
+    if (pass !== (!on ? 0 : r.ok ? 1 : 2)) continue;
+    const top = rowTop(i), y = top + (L.rowH - E) / 2;
+    // Too low for a frame: a failed RPC is drawn in red instead.
+    const c = !on ? grey : !r.ok && E < 3 ? fail : r.word;
     const x1 = xOf(r.t1), x2 = xOf(r.t2), x3 = xOf(r.t3), x4 = xOf(r.t4);
-    seg(x1, x2, y, th, c);              // request on the wire, along the top
-    seg(x2, x3, y, E, c);               // server time
-    seg(x3, x4, y + E - th, th, c);     // response on the wire, along the bottom
-    if (E >= 5) { seg(x1, x1 + 1, y, E, on ? '#000' : GREY); seg(x4 - 1, x4, y, E, on ? '#000' : GREY); } // client send, receive
-    if (!r.ok && on) { ctx.strokeStyle = FAIL; ctx.lineWidth = 2; ctx.strokeRect(x2 - 1, y - 1, Math.max(1, x3 - x2) + 2, E + 2); }
-    if (font >= 8 && on) { // the RPC's text after its end, when the row has room
-      const txt = r.label + (r.ok ? '' : ' ' + r.status) + '  ' + fmtDur(r.t4 - r.t1);
-      ctx.font = font + 'px sans-serif'; ctx.fillStyle = r.ok ? '#000' : FAIL; ctx.textBaseline = 'middle';
-      const left = x4 + 4 + ctx.measureText(txt).width > L.right && x1 - 4 > L.left + 40; // no room after it: before it
-      ctx.textAlign = left ? 'right' : 'left';
-      ctx.fillText(txt, left ? x1 - 4 : Math.max(x4 + 4, L.left + 2), top + L.rowH / 2);
-    }
+    pbRect(x1, x2, y, y + th, c);            // request on the wire, along the top
+    pbRect(x2, x3, y, y + E, c);             // server time
+    pbRect(x3, x4, y + E - th, y + E, c);    // response on the wire, along the bottom
+    if (E >= 5) { pbRect(x1, x1 + 1, y, y + E, on ? black : grey); pbRect(x4 - 1, x4, y, y + E, on ? black : grey); } // client send, receive
+    if (!r.ok && on && E >= 3) frames.push([x2 - 1, y - 1, Math.max(1, x3 - x2) + 2, E + 2]);
+    if (font >= 8 && on) texts.push([r, x1, x4, top + L.rowH / 2]);
     drawn++;
   }
   P.drawn = drawn;
+  return () => {
+    ctx.strokeStyle = FAIL; ctx.lineWidth = 2;
+    for (const f of frames) ctx.strokeRect(f[0], f[1], f[2], f[3]);
+    ctx.font = font + 'px sans-serif'; ctx.textBaseline = 'middle';
+    for (const [r, x1, x4, yc] of texts) { // the RPC's text after its end, or before its start when there is no room
+      const txt = r.label + (r.ok ? '' : ' ' + r.status) + '  ' + fmtDur(r.t4 - r.t1);
+      const left = x4 + 4 + ctx.measureText(txt).width > L.right && x1 - 4 > L.left + 40;
+      ctx.fillStyle = r.ok ? '#000' : FAIL; ctx.textAlign = left ? 'right' : 'left';
+      ctx.fillText(txt, left ? x1 - 4 : Math.max(x4 + 4, L.left + 2), yc);
+    }
+  };
 }
 function drawPoints() {
-  const R_ = +P.meta.dotR > 0 ? +P.meta.dotR : 2, col = typeof P.meta.dotColor === 'string' && P.meta.dotColor ? P.meta.dotColor : '#0000AA';
-  ctx.fillStyle = col; let drawn = 0; ctx.beginPath();
+  const R_ = +P.meta.dotR > 0 ? +P.meta.dotR : 2, col = /^#[0-9a-fA-F]{6}$/.test(P.meta.dotColor) ? P.meta.dotColor : '#0000AA';
+  const w = word(col); let drawn = 0;
   for (let i = 0; i < PTS.length; i += 2) {
     const t = PTS[i], v = PTS[i + 1]; if (t < P.t0 || t > P.t1 || v < P.v0 || v > P.v1) continue;
-    const x = xOf(t), y = yOfV(v); ctx.moveTo(x + R_, y); ctx.arc(x, y, R_, 0, 2 * Math.PI); drawn++;
+    pbDisc(xOf(t), yOfV(v), R_, w); drawn++;
   }
-  ctx.fill(); P.drawn = drawn;
+  P.drawn = drawn;
+  return () => {};
 }
 function xTicks() { return KIND === 'rpc' ? timeTicks() : { list: numTicks(P.t0, P.t1, 10).map(q => ({ t: q.v, label: q.label })), title: String(P.meta.axisLabelX || ''), baseText: '' }; }
 function drawGrid() { // faint lines at the ticks, under the data
-  ctx.strokeStyle = '#F0F0F0'; ctx.lineWidth = 1; ctx.beginPath();
-  for (const q of xTicks().list) { const x = Math.round(xOf(q.t)) + 0.5; ctx.moveTo(x, L.top); ctx.lineTo(x, L.bottom); }
-  if (KIND === 'points') for (const q of numTicks(P.v0, P.v1, 8)) { const y = Math.round(yOfV(q.v)) + 0.5; ctx.moveTo(L.left, y); ctx.lineTo(L.right, y); }
-  ctx.stroke();
+  const w = word('#F0F0F0');
+  for (const q of xTicks().list) { const x = xOf(q.t); pbRect(x, x, L.top, L.bottom, w); }
+  if (KIND === 'points') for (const q of numTicks(P.v0, P.v1, 8)) { const y = yOfV(q.v); pbRect(L.left, L.right, y, y, w); }
 }
 function drawAxes() {
   ctx.strokeStyle = '#000'; ctx.lineWidth = 1; ctx.beginPath();

@@ -182,6 +182,22 @@ async function testPoints(br) {
   await page.close();
 }
 
+async function testRpcBig(br) {
+  const { page, errors } = await open(br, path.join(dir, 'rpc_big.html'));
+  const s = await st(page);
+  check(tag + 'rpc 20000: every RPC drawn at the full view, rows under a pixel', s.rpcs === 20000 && s.drawn === 20000 && s.rowH < 0.1, [s.rpcs, s.drawn, s.rowH]);
+  // Failed RPCs (Timeout, rows 500, 1500, ...) are red even without room for a frame.
+  const f = await page.evaluate(() => { const r = window.kutrace.rpc('write.10500'), g = window.kutrace.rowY('write.10500'); return [window.kutrace.xOf((r.t2 + r.t3) / 2), Math.floor(g.y)]; });
+  const red = await countColor(page, [255, 0, 0], { x: f[0] - 2, y: f[1] - 2, w: 4, h: 4 });
+  const all = await countColor(page, [255, 0, 0], { x: s.layout.left + 10, y: s.layout.top, w: s.layout.right - s.layout.left - 10, h: s.layout.bottom - s.layout.top });
+  check(tag + 'rpc 20000: a failed RPC is a red pixel at its place (20 of them)', red > 0 && all >= 20, [red, all]);
+  const last = await page.evaluate(() => { const r = window.kutrace.rpc('sink.19999'); return [Math.floor(window.kutrace.xOf((r.t2 + r.t3) / 2)), Math.floor(window.kutrace.rowY('sink.19999').y)]; }); // the pixel pbRect fills
+  const px = await pixel(page, last[0], last[1]);
+  check(tag + 'rpc 20000: the last RPC is drawn in its method colour', same(px, hex(s.methods.find(m => m.method === 'sink').color)), px);
+  check(tag + 'rpc 20000: no page error', errors.length === 0, errors);
+  await page.close();
+}
+
 async function testCpuStill(br) {
   const { page, errors } = await open(br, path.join(dir, 'small.html'));
   const s = await st(page);
@@ -194,6 +210,7 @@ async function testCpuStill(br) {
   try {
     await testRpc(br);
     await testPoints(br);
+    await testRpcBig(br);
     await testCpuStill(br);
   } catch (e) {
     check(tag + 'pages tests ran to the end', false, String(e && e.stack || e));
