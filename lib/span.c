@@ -108,7 +108,7 @@ struct kt_spans {
 	int mbit;
 	int64_t last_t;
 	int64_t first_t;	/* earliest time of any event, NO_TIME none */
-	int64_t end_t;		/* latest end (t + dur) of any CPU event */
+	int64_t end_t;		/* latest end (t + dur) of a CPU event */
 	int sched_ev;		/* 0xDFF, or 0x9FF in 4.19/5.10 traces */
 	uint64_t rows;
 	const unsigned short *cexit;	/* per-model c-exit table or NULL */
@@ -1197,7 +1197,10 @@ void kt_spans_event(struct kt_spans *s, const struct kt_event *e)
 	}
 	if (e->t > s->last_t)
 		s->last_t = e->t;
-	if (e->t + (e->dur > 0 ? e->dur : 0) > s->end_t)
+	/* Frequency and PC samples are side readings, not CPU time. */
+	if (e->event != KUTRACE_PSTATE && e->event != KUTRACE_PSTATE2 &&
+	    e->event != KUTRACE_PC_U && e->event != KUTRACE_PC_K &&
+	    e->t + (e->dur > 0 ? e->dur : 0) > s->end_t)
 		s->end_t = e->t + (e->dur > 0 ? e->dur : 0);
 	if (s->first_t == NO_TIME || e->t < s->first_t)
 		s->first_t = e->t;

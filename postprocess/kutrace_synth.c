@@ -725,7 +725,8 @@ static void name_of(char *buf, size_t n, int ev, uint32_t pid)
  * mode (the default stack [user, -sched-] is then right); also after any
  * syscall returns to user mode (the return fix-up of FORMATS.md 5.3 pops
  * to user whatever was believed).  Without wraparound every CPU is synced
- * from its first scheduler return on.
+ * from its first scheduler return on.  A CPU's last state lasts to the
+ * end of the trace: the latest state change of any CPU.
  */
 static void write_expected(uint64_t c1, uint64_t u1)
 {
@@ -750,6 +751,15 @@ static void write_expected(uint64_t c1, uint64_t u1)
 	uint64_t b0ctr;
 	size_t total = 0, k = 0;
 
+	/* The end of the trace: the latest event of any CPU. */
+	struct rec end = { 0 };
+
+	for (int c = 0; c < O.ncpu; c++) {
+		const struct rec *l = C[c].nrec ? &C[c].recs[C[c].nrec - 1] : NULL;
+
+		if (l && (l->tick > end.tick || (l->tick == end.tick && l->adj > end.adj)))
+			end = *l;
+	}
 	kt_rw_block0(W, &b0cpu, &b0ctr);
 	for (int c = 0; c < O.ncpu; c++) {
 		uint32_t pid = 0;
@@ -808,9 +818,10 @@ static void write_expected(uint64_t c1, uint64_t u1)
 		} else if (r->action == A_RETUSER) {
 			synced[c] = 1;
 		}
-		if (!synced[c] || refs[j].i + 1 >= cp->nrec)
+		if (!synced[c])
 			continue;
-		struct rec *nx = &cp->recs[refs[j].i + 1];
+		/* A CPU's last state lasts to the end of the trace. */
+		struct rec *nx = refs[j].i + 1 < cp->nrec ? &cp->recs[refs[j].i + 1] : &end;
 
 		if (nx->tick == r->tick && nx->adj == r->adj)
 			continue;	/* zero length: no row */

@@ -13,7 +13,8 @@ vm_ready() {
 }
 # vm_run NAME OUT [vm.sh options] SCENARIO: run a guest scenario, its /out
 # in OUT (emptied first).  On failure "not ok - NAME" with the tail of
-# vm.sh's messages, and status 1.  Sets VM_AFTER ("after N s").
+# vm.sh's messages, and status 1.  Sets VM_AFTER ("after N s").  Every
+# trace the guest left is then checked by both_paths.
 vm_run() {
 	local name=$1 out=$2; shift 2
 	rm -rf "$out"
@@ -22,6 +23,17 @@ vm_run() {
 		return 1
 	fi
 	VM_AFTER=$(grep -o 'after [0-9]* s' "$TMP/vm.err")
+	both_paths "${name%%:*}" "$out"
+}
+# both_paths K DIR: on every real trace in DIR, kutrace_postproc and
+# rawtoevent | sort -n | eventtospan give byte-identical JSON (issue 13)
+both_paths() {
+	local t
+	[ -x "$KT_BIN/kutrace_postproc" ] && [ -x "$KT_BIN/eventtospan" ] || return 0
+	for t in "$2"/*.trace; do
+		[ -s "$t" ] || continue
+		same_json "$1: both paths give the same JSON on $(basename "$t")" "$t"
+	done
 }
 # ktcheck FILE: build (once) and run the independent raw-trace checker
 KTCHECK=$TMP/ktcheck
