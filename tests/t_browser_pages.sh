@@ -26,6 +26,9 @@ for (let i = 0; i < 20000; i++) {
 }
 process.stdout.write("{\n\"Comment\" : \"V4 flat RPCs\",\n\"title\" : \"20000 RPCs\",\n\"tracebase\" : \"2019-03-21_16:31:00\",\n\"version\" : 4,\n\"events\" : [\n" + rows.join(",\n") + "\n]}\n");
 ' > $TMP/rpc_big.json && $MS $TPL $TMP/rpc_big.json $TMP/rpc_big.html || nok "makeself rpc_big.json"
+# The bare template (no data) with its sources, to open the JSON files in.
+cp postprocess/viewer/*.js postprocess/viewer/*.css $TMP/ && cp $TPL $TMP/template.html
+cp tests/data/viewer/rpc_q.json tests/data/viewer/points_disk.json $TMP/
 mkdir -p build/screenshots
 # As in t_browser_viewer.sh: a crash without any "ok" line fails too.
 suite() {

@@ -15,16 +15,25 @@
 'use strict';
 (function () {
 const dataEl = document.getElementById('ktdata');
-const KIND = dataEl && dataEl.dataset.kind;
-if (KIND !== 'rpc' && KIND !== 'points') return;
-window.ktOtherPage = KIND;
+let KIND = dataEl && dataEl.dataset.kind;
+if (KIND !== 'rpc' && KIND !== 'points') KIND = null;
+if (KIND) window.ktOtherPage = KIND;
+// The kind of a JSON object opened in the bare viewer (viewer.js asks).
+function kindOf(obj) {
+  if (!obj || typeof obj !== 'object') return null;
+  if (Array.isArray(obj.points)) return 'points';
+  const ev = Array.isArray(obj.events) ? obj.events : [];
+  if (Array.isArray(ev[0]) && ev[0].length === 15 && typeof ev[0][4] === 'string') return 'rpc';
+  return !ev.length && obj.version === 4 ? 'rpc' : null;
+}
+window.ktPages = { kindOf, show: obj => { const k = kindOf(obj); if (!k) return false; KIND = window.ktOtherPage = k; takeOver(); start(obj); return true; } };
 
 // Method colours: no red (red marks a failed status), none too light.
 const METHOD_PAL = ['#4E79A7', '#F28E2B', '#59A14F', '#B07AA1', '#EDC948', '#76B7B2', '#9C755F', '#FF9DA7', '#8CD17D', '#499894', '#D4A6C8', '#86BCB6'];
 const GREY = '#D8D8D8', FAIL = '#FF0000';
 const P = { meta: {}, t0: 0, t1: 1, T0: 0, T1: 1, yk: 1, ypan: 0, summary: '', hover: '', re: null, not: false, match: null, drag: null };
 let L = {};
-const cv = document.getElementById('cv'), ctx = cv.getContext('2d');
+let cv = document.getElementById('cv'), ctx = cv.getContext('2d');
 
 // ---------------------------------------------------------------- loading
 function b64bytes(s) {
@@ -312,39 +321,47 @@ function setWindow(a, b) { if (!(b > a)) b = a + 1e-12; P.t0 = a; P.t1 = b; }
 function setY(a, b) { if (!(b > a)) b = a + 1e-12; P.v0 = a; P.v1 = b; }
 function reset() { setWindow(P.T0, P.T1); P.yk = 1; P.ypan = 0; if (KIND === 'points') setY(P.V0, P.V1); P.box = null; }
 function mouse(ev) { const r = cv.getBoundingClientRect(); return [ev.clientX - r.left, ev.clientY - r.top]; }
-cv.addEventListener('wheel', ev => {
-  ev.preventDefault(); const [x, y] = mouse(ev); const f = Math.pow(2, ev.deltaY / 500);
-  if (x < L.left || ev.shiftKey) { // the Y axis
-    if (KIND === 'rpc') { const ny = Math.max(1, P.yk / f); const y0 = y - L.top; P.ypan = y0 - (y0 - P.ypan) * (ny / P.yk); P.yk = ny; }
-    else { const v = vOfY(y); setY(v - (v - P.v0) * f, v + (P.v1 - v) * f); }
-  } else { const t = tOf(x); setWindow(t - (t - P.t0) * f, t + (P.t1 - t) * f); }
-  redraw();
-}, { passive: false });
-cv.addEventListener('mousedown', ev => {
-  const [x, y] = mouse(ev);
-  if (Math.hypot(x - L.left, y - L.bottom) <= 8) { reset(); redraw(); return; }
-  if (ev.shiftKey && KIND === 'points') { P.drag = { kind: 'box', x0: x, y0: y }; return; }
-  P.drag = { kind: x < L.left ? 'y' : 'xy', x0: x, y0: y, t0: P.t0, t1: P.t1, v0: P.v0, v1: P.v1, pan0: P.ypan };
-});
-window.addEventListener('mousemove', ev => {
-  const [x, y] = mouse(ev); const d = P.drag;
-  if (d && d.kind === 'box') { P.box = { x0: Math.min(d.x0, x), x1: Math.max(d.x0, x), y0: Math.min(d.y0, y), y1: Math.max(d.y0, y) }; redraw(); return; }
-  if (d) {
-    if (d.kind === 'xy') { const dt = (x - d.x0) / L.pw * (d.t1 - d.t0); setWindow(d.t0 - dt, d.t1 - dt); }
-    if (KIND === 'rpc' && (d.kind === 'y' || d.kind === 'xy')) P.ypan = d.pan0 + (y - d.y0);
-    if (KIND === 'points' && d.kind === 'xy') { const dv = (y - d.y0) / L.ph * (d.v1 - d.v0); setY(d.v0 + dv, d.v1 + dv); }
-    redraw(); return;
-  }
-  if (x >= L.left && x <= L.right && y >= L.top && y <= L.bottom) { const h = hoverText(x, y); if (h !== P.hover) { P.hover = h; redraw(); } }
-});
-window.addEventListener('mouseup', () => {
-  const d = P.drag; P.drag = null;
-  if (d && d.kind === 'box' && P.box) { const b = P.box; P.box = null;
-    if (b.x1 - b.x0 >= 5 && b.y1 - b.y0 >= 5) { const a = tOf(b.x0), c = tOf(b.x1), v1 = vOfY(b.y0), v0 = vOfY(b.y1); setWindow(a, c); setY(v0, v1); }
-    redraw(); }
-});
-cv.addEventListener('dblclick', ev => { const [x] = mouse(ev); if (x < L.left) return; const t = tOf(x), f = ev.shiftKey ? 2 : 0.5; setWindow(t - (t - P.t0) * f, t + (P.t1 - t) * f); redraw(); });
-window.addEventListener('resize', redraw);
+function listen() {
+  cv.addEventListener('wheel', ev => {
+    ev.preventDefault(); const [x, y] = mouse(ev); const f = Math.pow(2, ev.deltaY / 500);
+    if (x < L.left || ev.shiftKey) { // the Y axis
+      if (KIND === 'rpc') { const ny = Math.max(1, P.yk / f); const y0 = y - L.top; P.ypan = y0 - (y0 - P.ypan) * (ny / P.yk); P.yk = ny; }
+      else { const v = vOfY(y); setY(v - (v - P.v0) * f, v + (P.v1 - v) * f); }
+    } else { const t = tOf(x); setWindow(t - (t - P.t0) * f, t + (P.t1 - t) * f); }
+    redraw();
+  }, { passive: false });
+  cv.addEventListener('mousedown', ev => {
+    const [x, y] = mouse(ev);
+    if (Math.hypot(x - L.left, y - L.bottom) <= 8) { reset(); redraw(); return; }
+    if (ev.shiftKey && KIND === 'points') { P.drag = { kind: 'box', x0: x, y0: y }; return; }
+    P.drag = { kind: x < L.left ? 'y' : 'xy', x0: x, y0: y, t0: P.t0, t1: P.t1, v0: P.v0, v1: P.v1, pan0: P.ypan };
+  });
+  window.addEventListener('mousemove', ev => {
+    const [x, y] = mouse(ev); const d = P.drag;
+    if (d && d.kind === 'box') { P.box = { x0: Math.min(d.x0, x), x1: Math.max(d.x0, x), y0: Math.min(d.y0, y), y1: Math.max(d.y0, y) }; redraw(); return; }
+    if (d) {
+      if (d.kind === 'xy') { const dt = (x - d.x0) / L.pw * (d.t1 - d.t0); setWindow(d.t0 - dt, d.t1 - dt); }
+      if (KIND === 'rpc' && (d.kind === 'y' || d.kind === 'xy')) P.ypan = d.pan0 + (y - d.y0);
+      if (KIND === 'points' && d.kind === 'xy') { const dv = (y - d.y0) / L.ph * (d.v1 - d.v0); setY(d.v0 + dv, d.v1 + dv); }
+      redraw(); return;
+    }
+    if (x >= L.left && x <= L.right && y >= L.top && y <= L.bottom) { const h = hoverText(x, y); if (h !== P.hover) { P.hover = h; redraw(); } }
+  });
+  window.addEventListener('mouseup', () => {
+    const d = P.drag; P.drag = null;
+    if (d && d.kind === 'box' && P.box) { const b = P.box; P.box = null;
+      if (b.x1 - b.x0 >= 5 && b.y1 - b.y0 >= 5) { const a = tOf(b.x0), c = tOf(b.x1), v1 = vOfY(b.y0), v0 = vOfY(b.y1); setWindow(a, c); setY(v0, v1); }
+      redraw(); }
+  });
+  cv.addEventListener('dblclick', ev => { const [x] = mouse(ev); if (x < L.left) return; const t = tOf(x), f = ev.shiftKey ? 2 : 0.5; setWindow(t - (t - P.t0) * f, t + (P.t1 - t) * f); redraw(); });
+  window.addEventListener('resize', redraw);
+}
+// A page opened in the bare viewer: a canvas of our own, without the
+// CPU viewer's handlers.
+function takeOver() {
+  const c = document.createElement('canvas'); c.id = 'cv'; cv.replaceWith(c); cv = c; ctx = cv.getContext('2d');
+  document.getElementById('loading').style.display = 'none';
+}
 
 // ---------------------------------------------------------------- page
 function bar() {
@@ -379,7 +396,7 @@ function start(obj) {
   P.meta = Object.assign({}, obj); delete P.meta.events; delete P.meta.points;
   document.title = 'KUtrace ' + (P.meta.title || '');
   if (KIND === 'rpc') rpcRows(obj); else pointRows(obj);
-  bar(); reset();
+  bar(); reset(); listen();
   document.getElementById('loading').style.display = 'none';
   render();
   window.kutraceState = state;
@@ -396,5 +413,5 @@ function start(obj) {
   window.kutraceReady = true;
   document.dispatchEvent(new Event('kutrace-ready'));
 }
-load().catch(e => { document.getElementById('loading').textContent = 'Cannot load the page: ' + e.message; window.kutraceError = String(e && e.stack || e); });
+if (KIND) load().catch(e => { document.getElementById('loading').textContent = 'Cannot load the page: ' + e.message; window.kutraceError = String(e && e.stack || e); });
 })();

@@ -1381,7 +1381,7 @@ function higherUnit(ab, whole) { // digits of the next unit up at a roll-over ti
 
 // ---------------------------------------------------------------- render
 let pending = false;
-function redraw() { if (!pending) { pending = true; requestAnimationFrame(() => { if (pending) render(); }); } } // render() clears pending
+function redraw() { if (!pending && !window.ktOtherPage) { pending = true; requestAnimationFrame(() => { if (pending) render(); }); } } // render() clears pending
 
 function render() {
   pending = false;
@@ -2111,12 +2111,14 @@ function start(meta, n, cols, names, t0) {
 function showOpener() {
   const el = document.getElementById('loading');
   el.innerHTML = 'No trace embedded. Open or drop a KUtrace JSON file: <input type="file" id="openjson" accept=".json,application/json">';
-  const openFile = f => f.text().then(txt => { const o = fromJSON(JSON.parse(txt)); start(o.meta, o.n, o.cols, o.names, performance.now()); })
+  // An RPC or points page goes to pages.js, which then owns the page.
+  const loadJSON = obj => { if (window.ktPages && window.ktPages.show(obj)) return; const o = fromJSON(obj); start(o.meta, o.n, o.cols, o.names, performance.now()); };
+  const openFile = f => f.text().then(txt => loadJSON(JSON.parse(txt)))
     .catch(e => { el.textContent = 'Cannot read ' + f.name + ': ' + e.message; });
   document.getElementById('openjson').addEventListener('change', ev => { if (ev.target.files[0]) openFile(ev.target.files[0]); });
   window.addEventListener('dragover', e => e.preventDefault());
   window.addEventListener('drop', e => { e.preventDefault(); if (e.dataTransfer.files[0]) openFile(e.dataTransfer.files[0]); });
-  window.kutraceLoadJSON = obj => { const o = fromJSON(obj); start(o.meta, o.n, o.cols, o.names, performance.now()); };
+  window.kutraceLoadJSON = loadJSON;
   window.kutraceReady = 'empty';
 }
 load().catch(e => { document.getElementById('loading').textContent = 'Cannot load the trace: ' + e.message; window.kutraceError = String(e && e.stack || e); });

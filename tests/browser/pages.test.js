@@ -198,6 +198,29 @@ async function testRpcBig(br) {
   await page.close();
 }
 
+// A JSON file opened in the bare viewer (no embedded data) goes to pages.js.
+async function testOpened(br) {
+  for (const [f, kind] of [['rpc_q', 'rpc'], ['points_disk', 'points']]) {
+    const { page, errors } = await open(br, path.join(dir, 'template.html'));
+    const json = JSON.parse(fs.readFileSync(path.join(dir, f + '.json'), 'utf8'));
+    await page.evaluate(o => window.kutraceLoadJSON(o), json); await settle(page);
+    const s = await st(page);
+    let px = null;
+    if (kind === 'rpc') {
+      await page.evaluate(() => window.kutrace.setWindow(12.000300, 12.000730));
+      const g = await page.evaluate(() => window.kutrace.rowY('read.4311')), x = await page.evaluate(() => window.kutrace.xOf(12.0005));
+      px = await pixel(page, x, g.y + g.E / 2);
+    }
+    if (FX) await page.setViewport({ width: 1200, height: 800 }); else await page.setViewportSize({ width: 1200, height: 800 });
+    await new Promise(r => setTimeout(r, 100)); await settle(page);
+    const s2 = await st(page);
+    check(tag + 'bare viewer: an opened ' + f + '.json is drawn as a ' + kind + ' page, and survives a resize',
+      s.kind === kind && (kind === 'rpc' ? s.rpcs === 40 && same(px, hex(s.methods.find(m => m.method === 'read').color)) : s.points === 300 && s.drawn === 300) &&
+      s2.canvas.w < s.canvas.w && errors.length === 0, [s.kind, s.rpcs, s.points, px, s.canvas, s2.canvas, errors]);
+    await page.close();
+  }
+}
+
 async function testCpuStill(br) {
   const { page, errors } = await open(br, path.join(dir, 'small.html'));
   const s = await st(page);
@@ -211,6 +234,7 @@ async function testCpuStill(br) {
     await testRpc(br);
     await testPoints(br);
     await testRpcBig(br);
+    await testOpened(br);
     await testCpuStill(br);
   } catch (e) {
     check(tag + 'pages tests ran to the end', false, String(e && e.stack || e));
