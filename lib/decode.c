@@ -452,24 +452,6 @@ static const char *cached_name(struct kt_decoder *d, unsigned int ev,
 }
 
 /*
- * Extend a 20-bit timestamp (FORMATS.md 4.2, 3.6).  A backward step
- * (modulo 2^20) shorter than the late-store window is a late store, even
- * when it crosses a rollover (the original missed that case); anything
- * else is a forward step.
- */
-static uint64_t extend(uint64_t *hi, uint64_t *prior, uint64_t t)
-{
-	uint64_t back = (*prior - t) & KUTRACE_TS_MASK;
-
-	if (t < *prior && back >= KUTRACE_LATE_STORE_WINDOW)
-		*hi += KUTRACE_TS_PERIOD;	/* forward across a rollover */
-	else if (t > *prior && back != 0 && back < KUTRACE_LATE_STORE_WINDOW)
-		*hi -= KUTRACE_TS_PERIOD;	/* late store across a rollover */
-	*prior = t;
-	return *hi | t;
-}
-
-/*
  * The context switch that opens a CPU's first block (4.1 step 3).  As in
  * the original it has duration 1 and arg 0 (a real switch: 0 and the pid),
  * which tells the span builder that the thread was already running.
@@ -505,11 +487,8 @@ int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
 	char nbuf[128];
 
 	d->all_flags |= b->flags;
-	if (b->cpu >= KUTRACE_MAX_CPUS) {
-		snprintf(d->err, sizeof(d->err), "block %ld word 0: CPU %u out of range",
-			 b->index, b->cpu);
+	if (kt_block_check(b, d->err, sizeof(d->err)) < 0)
 		return -1;
-	}
 	/*
 	 * Per CPU, blocks are allocated in time order, so a block that starts
 	 * well before the previous one of its CPU ended is damage, not a late
@@ -553,10 +532,9 @@ int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
 		cs->pid = hpid;
 	}
 
-	uint64_t hi = b->base & ~KUTRACE_TS_MASK;
-	uint64_t prior = b->base & KUTRACE_TS_MASK;
-	int first = 1;
+	struct kt_tswalk tw;
 
+	kt_tswalk_init(&tw, b->base);
 	for (int i = b->first_entry; i < KUTRACE_BLOCK_WORDS; i++) {
 		uint64_t w = b->w[i];
 
@@ -564,66 +542,17 @@ int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
 			continue;
 		if (w == KUTRACE_WORD_END)
 			break;
-		uint64_t t20 = w >> KUTRACE_TS_SHIFT;
 		unsigned int ev = kutrace_word_event(w);
 
-		if (t20 == KUTRACE_TS_MASK && ev == KUTRACE_EVENT_MASK)
+		if ((w >> KUTRACE_TS_SHIFT) == KUTRACE_TS_MASK && ev == KUTRACE_EVENT_MASK)
 			continue;
 		unsigned int len = kutrace_entry_words(ev);
-
-		/*
-		 * No tracer writes these numbers (0x300.. are postprocessing
-		 * waits): a word carrying one is garbage, not an event.
-		 */
-		if (ev > KUTRACE_NOP && ev < KUTRACE_VARLEN_LO)
-			len = 0;	/* a name type with length nibble 0 */
-		if (ev == KUTRACE_NOP ||	/* a NOP is an all-zero word */
-		    (ev > KUTRACE_LOCK_TRY && ev < KUTRACE_CALL_LO) ||
-		    ev == KUTRACE_LOCK_HELD || ev == KUTRACE_LOCK_TRY) {
-			snprintf(d->err, sizeof(d->err),
-				 "block %ld word %d: garbage word %016" PRIx64
-				 " (event 0x%03x is never written by a tracer)",
-				 b->index, i, w, ev);
-			return -1;
-		}
-
-		if (len == 0 || len > KUTRACE_MAX_ENTRY_WORDS) {
-			snprintf(d->err, sizeof(d->err),
-				 "block %ld word %d: name entry 0x%03x with length nibble %u (must be 1..8)",
-				 b->index, i, ev, len);
-			return -1;
-		}
-		if (i + (int)len > KUTRACE_BLOCK_WORDS) {
-			snprintf(d->err, sizeof(d->err),
-				 "block %ld word %d: %u-word entry 0x%03x crosses the block end",
-				 b->index, i, len, ev);
-			return -1;
-		}
-		/*
-		 * First entry stamped just before a 20-bit rollover that
-		 * happened before the header was written: it belongs to the
-		 * previous period (the original placed it ~17 ms late).
-		 */
-		if (first && t20 > prior + 4096)
-			hi -= KUTRACE_TS_PERIOD;
 		uint32_t argall = (uint32_t)w;
+		uint64_t full;
 
-		if (ev == KUTRACE_TSDELTA) {
-			/* Opening a block, the header already has full time. */
-			if (!first) {
-				uint64_t full = hi | prior;
-				int64_t delta = argall < KUTRACE_TSDELTA_NEG_LIMIT ?
-					(int64_t)argall : (int64_t)argall - (1LL << 32);
-
-				full += (uint64_t)delta;
-				hi = full & ~KUTRACE_TS_MASK;
-				prior = full & KUTRACE_TS_MASK;
-			}
-			first = 0;
-			continue;
-		}
-		first = 0;
-		uint64_t full = extend(&hi, &prior, t20);
+		/* kt_block_check above vouches for ev and len. */
+		if (kt_tswalk_step(&tw, w, &full))
+			continue;	/* TSDELTA */
 		int64_t t = kt_timebase_ns10(&d->tb, full);
 
 		cs->last_full = full;

@@ -7,6 +7,7 @@
  * problem is reported as one line naming the file, the block and the word.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,6 +106,9 @@ int kt_raw_next(struct kt_raw *r, struct kt_block *b)
 	memcpy(b->comm, &b->w[pidw + 2], KUTRACE_HDR_COMM_BYTES);
 	b->comm[KUTRACE_HDR_COMM_BYTES] = '\0';
 	b->first_entry = bi == 0 ? KUTRACE_HDR0_WORDS : KUTRACE_HDRN_WORDS;
+	b->limit = 0;
+	b->last = 0;
+	b->prev_base = 0;
 
 	if (bi == 0) {
 		int version = (int)(b->flags & KUTRACE_FLAG_VERSION);
@@ -118,10 +122,12 @@ int kt_raw_next(struct kt_raw *r, struct kt_block *b)
 		}
 		r->version = version;
 		r->file_flags = b->flags;
-		r->start_ctr = b->w[KUTRACE_HDR_START_CTR];
-		r->start_usec = b->w[KUTRACE_HDR_START_USEC];
-		r->stop_ctr = b->w[KUTRACE_HDR_STOP_CTR];
-		r->stop_usec = b->w[KUTRACE_HDR_STOP_USEC];
+		if (!r->indexed) {
+			r->start_ctr = b->w[KUTRACE_HDR_START_CTR];
+			r->start_usec = b->w[KUTRACE_HDR_START_USEC];
+			r->stop_ctr = b->w[KUTRACE_HDR_STOP_CTR];
+			r->stop_usec = b->w[KUTRACE_HDR_STOP_USEC];
+		}
 	} else if (b->flags & KUTRACE_FLAG_VERSION) {
 		return fail(r, bi, 1, "version nibble set in a non-first block (garbage header?)");
 	}
@@ -145,6 +151,122 @@ int kt_raw_next(struct kt_raw *r, struct kt_block *b)
 	return 1;
 }
 
+/* gettimeofday plausibility window: [2016-01-01, 2050-01-01) UTC. */
+#define USEC_2016 1451606400000000ULL
+#define USEC_2050 2524608000000000ULL
+
+/*
+ * A time pair is sound when both wall-clock times are plausible, time
+ * runs forward at a plausible rate (the original's 0.99..100.1 ticks per
+ * usec) and every block starts between the start and the stop counter.
+ */
+static int pair_ok(uint64_t c0, uint64_t u0, uint64_t c1, uint64_t u1,
+		   uint64_t lo, uint64_t hi)
+{
+	if (u0 < USEC_2016 || u0 >= USEC_2050 || u1 < USEC_2016 || u1 >= USEC_2050 ||
+	    c1 <= c0 || u1 <= u0)
+		return 0;
+	double rate = (double)(c1 - c0) / (double)(u1 - u0);
+
+	return rate >= 0.99 && rate <= 100.1 &&
+	       lo + KUTRACE_LATE_STORE_WINDOW >= c0 && hi <= c1 + KUTRACE_LATE_STORE_WINDOW;
+}
+
+/* The value congruent to c modulo 2^32 that is nearest to want. */
+static uint64_t near32(uint64_t c, uint64_t want)
+{
+	uint64_t v = (want & ~0xFFFFFFFFULL) | (c & 0xFFFFFFFFULL);
+
+	if (v > want && v - want > 0x80000000ULL && v >= 0x100000000ULL)
+		v -= 0x100000000ULL;
+	else if (v < want && want - v > 0x80000000ULL)
+		v += 0x100000000ULL;
+	return v;
+}
+
+/*
+ * The original kutrace_control re-extends the stop counter as if it were
+ * a 32-bit 54 MHz counter whenever both counters are below 2^32, which
+ * gives the pair wrong high counter bits (or garbage) on a fresh machine.
+ * A pair that disagrees with the blocks is repaired from the blocks' own
+ * times: first the counters' high 32 bits from the block counters, else
+ * the first and last block headers' (counter, usec) pairs.
+ */
+static void repair_pairs(struct kt_raw *r, const struct kt_block_ref *refs, long n)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	const struct kt_block_ref *a = NULL, *z = NULL;
+
+	for (long i = 0; i < n; i++) {
+		if (refs[i].cpu >= KUTRACE_MAX_CPUS)
+			continue;
+		if (refs[i].base < lo) {
+			lo = refs[i].base;
+			a = &refs[i];
+		}
+		if (refs[i].base >= hi) {
+			hi = refs[i].base;
+			z = &refs[i];
+		}
+	}
+	if (!a || pair_ok(r->start_ctr, r->start_usec, r->stop_ctr, r->stop_usec, lo, hi))
+		return;
+	uint64_t c0 = near32(r->start_ctr, lo), c1 = near32(r->stop_ctr, hi);
+	uint64_t u0 = r->start_usec, u1 = r->stop_usec;
+
+	if (c0 > lo)
+		c0 = lo;
+	if (!pair_ok(c0, u0, c1, u1, lo, hi)) {
+		c0 = a->base;
+		u0 = a->usec;
+		c1 = z->base;
+		u1 = z->usec;
+		if (!pair_ok(c0, u0, c1, u1, lo, hi))
+			return;	/* nothing sound: kt_timebase_init says so */
+	}
+	snprintf(r->note, sizeof(r->note),
+		 "%s: block 0 words 2..5: start/stop time pair (counter %#" PRIx64 "..%#" PRIx64
+		 ", usec %" PRIu64 "..%" PRIu64 ") disagrees with the blocks; repaired from their own times (counter %#"
+		 PRIx64 "..%#" PRIx64 ", usec %" PRIu64 "..%" PRIu64 ")",
+		 r->path, r->start_ctr, r->stop_ctr, r->start_usec, r->stop_usec, c0, c1, u0, u1);
+	r->start_ctr = c0;
+	r->start_usec = u0;
+	r->stop_ctr = c1;
+	r->stop_usec = u1;
+}
+
+/*
+ * Per CPU, blocks are allocated in time order: no entry of a block is
+ * later than the start of its CPU's next block, and none of the CPU's
+ * last block later than the stop counter.  Without wraparound the file is
+ * in allocation order: kt_block_check compares each block with the one in
+ * front of it (moved or swapped blocks).
+ */
+static void set_limits(struct kt_raw *r, struct kt_block_ref *refs, long n, int wrap)
+{
+	long *next = kt_xmalloc(KUTRACE_MAX_CPUS * sizeof(*next));
+
+	for (int c = 0; c < KUTRACE_MAX_CPUS; c++)
+		next[c] = -1;
+	for (long i = n - 1; i >= 0; i--) {
+		unsigned int cpu = refs[i].cpu;
+
+		if (cpu >= KUTRACE_MAX_CPUS)
+			continue;	/* kt_raw_next reports it */
+		if (next[cpu] >= 0) {
+			refs[i].limit = refs[next[cpu]].base;
+			refs[i].last = 0;
+		} else {
+			refs[i].limit = r->stop_ctr;
+			refs[i].last = 1;
+		}
+		next[cpu] = i;
+		if (!wrap && i > 0)
+			refs[i].prev_base = refs[i - 1].base;
+	}
+	free(next);
+}
+
 static int cmp_base(const void *a, const void *b)
 {
 	const struct kt_block_ref *x = a, *y = b;
@@ -161,19 +283,26 @@ long kt_raw_index(struct kt_raw *r, struct kt_block_ref **out)
 	unsigned int flags0 = 0;
 
 	for (;;) {
-		uint64_t hdr[2];
+		uint64_t hdr[6];
+		size_t want = n == 0 ? sizeof(hdr) : 2 * sizeof(hdr[0]);
 
 		if (fseek(r->f, off, SEEK_SET) != 0)
 			break;
-		size_t got = fread(hdr, 1, sizeof(hdr), r->f);
+		size_t got = fread(hdr, 1, want, r->f);
 
 		if (got == 0)
 			break;
-		if (got < sizeof(hdr)) {
+		if (got < want) {
 			free(refs);
 			return fail(r, n, 0, "truncated block header");
 		}
-		load_le(hdr, 2);
+		load_le(hdr, want / sizeof(hdr[0]));
+		if (n == 0) {
+			r->start_ctr = hdr[KUTRACE_HDR_START_CTR];
+			r->start_usec = hdr[KUTRACE_HDR_START_USEC];
+			r->stop_ctr = hdr[KUTRACE_HDR_STOP_CTR];
+			r->stop_usec = hdr[KUTRACE_HDR_STOP_USEC];
+		}
 		if (n == cap) {
 			cap = cap ? cap * 2 : 256;
 			refs = kt_xrealloc(refs, (size_t)cap * sizeof(*refs));
@@ -185,6 +314,7 @@ long kt_raw_index(struct kt_raw *r, struct kt_block_ref **out)
 		refs[n].index = n;
 		refs[n].offset = off;
 		refs[n].base = hdr[0] & KUTRACE_HDR_LOW56;
+		refs[n].usec = hdr[1] & KUTRACE_HDR_LOW56;
 		refs[n].cpu = (unsigned int)(hdr[0] >> KUTRACE_HDR_CPU_SHIFT);
 		n++;
 		off += KUTRACE_BLOCK_BYTES;
@@ -199,6 +329,11 @@ long kt_raw_index(struct kt_raw *r, struct kt_block_ref **out)
 	if ((flags0 & KUTRACE_FLAG_WRAP) && n > 2)
 		qsort(refs + 1, (size_t)(n - 1), sizeof(*refs), cmp_base);
 	fseek(r->f, 0, SEEK_SET);
+	if (n > 0) {
+		repair_pairs(r, refs, n);
+		set_limits(r, refs, n, (flags0 & KUTRACE_FLAG_WRAP) != 0);
+	}
+	r->indexed = 1;
 	*out = refs;
 	return n;
 }
@@ -213,6 +348,9 @@ int kt_raw_read_at(struct kt_raw *r, const struct kt_block_ref *ref,
 
 	if (rc == 0)
 		return fail(r, ref->index, -1, "block vanished (file truncated while reading?)");
+	b->limit = ref->limit;
+	b->last = ref->last;
+	b->prev_base = ref->prev_base;
 	return rc;
 }
 

@@ -45,6 +45,9 @@ struct fifo {
 struct ctx {
 	struct kt_raw raw;
 	struct kt_decoder *dec;
+	int skip_damaged;	/* --skip-damaged: skip and count damaged blocks */
+	long skipped;
+	char err[256];
 	struct kt_spans *spans;
 	struct kt_jsonout *jo;
 	struct kt_json_meta meta;
@@ -223,6 +226,8 @@ static void setup(struct ctx *c)
 
 	if (c->dec)
 		return;
+	if (c->raw.note[0])
+		fprintf(stderr, "%s: %s\n", kt_progname(), c->raw.note);
 	c->dec = kt_decoder_new(&c->raw, on_event, c, err, sizeof(err));
 	if (!c->dec)
 		kt_die("%s", err);
@@ -241,6 +246,8 @@ static int on_prescan(void *p, const struct kt_block *b)
 	struct ctx *c = p;
 
 	setup(c);
+	if (c->skip_damaged && kt_block_check(b, c->err, sizeof(c->err)) < 0)
+		return 0;	/* reported by on_block */
 	kt_decoder_prescan(c->dec, b);
 	return 0;
 }
@@ -250,6 +257,18 @@ static int on_block(void *p, const struct kt_block *b)
 	struct ctx *c = p;
 
 	setup(c);
+	if (c->skip_damaged || b->last) {
+		int rc = kt_block_check(b, c->err, sizeof(c->err));
+
+		if (rc > 0)
+			fprintf(stderr, "%s: %s: %s\n", kt_progname(), c->raw.path, c->err);
+		if (rc < 0 && c->skip_damaged) {
+			fprintf(stderr, "%s: %s: %s (block skipped)\n", kt_progname(),
+				c->raw.path, c->err);
+			c->skipped++;
+			return 0;
+		}
+	}
 	if (kt_decode_block(c->dec, b) < 0)
 		kt_die("%s: %s", c->raw.path, kt_decoder_err(c->dec));
 	int64_t t0 = kt_timebase_ns10(kt_decoder_timebase(c->dec), b->base);
@@ -262,13 +281,15 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: kutrace_postproc FILE.trace [\"title\"] [-o OUT.json] [--no-html]\n"
-		"                        [--html-max-spans N] [--stats]\n"
+		"                        [--html-max-spans N] [--stats] [--skip-damaged]\n"
 		"Turns a raw kutrace/KUtrace trace into timespans: writes FILE.json (rows of\n"
 		"[start, dur, cpu, pid, rpc, event, arg, retval, ipc, name]) and, when the\n"
 		"viewer template is installed, the self-contained timeline FILE.html.\n"
 		"The title defaults to the file name.  Traces of more than N spans (default\n"
 		"10000000, 0 = no limit) get no HTML: a browser page cannot hold them well.\n"
-		"--stats prints the CPU time of the reading, ordering and writing threads.\n");
+		"--stats prints the CPU time of the reading, ordering and writing threads.\n"
+		"A damaged block stops the program with a line naming file, block and word;\n"
+		"--skip-damaged skips such blocks instead (one line each) and counts them.\n");
 }
 
 static char *replace_ext(const char *path, const char *ext)
@@ -305,6 +326,8 @@ int main(int argc, char **argv)
 			html = 0;
 		} else if (!strcmp(argv[i], "--stats")) {
 			stats = 1;
+		} else if (!strcmp(argv[i], "--skip-damaged")) {
+			c.skip_damaged = 1;
 		} else if (!strcmp(argv[i], "--html-max-spans") && i + 1 < argc) {
 			char *end;
 
@@ -390,6 +413,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kutrace_postproc: %zu rows placed late (one more copy of %s)\n",
 			kt_jsonout_late(c.jo), json_path);
 
+	if (c.skipped)
+		fprintf(stderr, "kutrace_postproc: %ld damaged blocks skipped\n", c.skipped);
 	fprintf(stderr, "kutrace_postproc: %" PRIu64 " events, %" PRIu64 " spans -> %s\n",
 		kt_decoder_events(c.dec), rows, json_path);
 	if (c.disorder)

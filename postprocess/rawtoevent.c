@@ -45,6 +45,8 @@ static void setup(struct ctx *c)
 
 	if (c->dec)
 		return;
+	if (c->raw.note[0])
+		fprintf(stderr, "%s: %s\n", kt_progname(), c->raw.note);
 	c->dec = kt_decoder_new(&c->raw, print_event, c, err, sizeof(err));
 	if (!c->dec)
 		kt_die("%s", err);

@@ -252,7 +252,7 @@ cp $G/basic.trace "$TMP/cpu.trace"; printf '\xc8' | dd of="$TMP/cpu.trace" bs=1 
 bad "CPU number out of range" "$TMP/cpu.trace" 'cpu.trace: block 0 word 0: CPU number 200 out of range'
 cp $G/basic.trace "$TMP/garb.trace"
 head -c 32768 /dev/urandom | dd of="$TMP/garb.trace" bs=8 seek=40 conv=notrunc status=none
-bad "garbage words" "$TMP/garb.trace" 'garb.trace: block 0 word [0-9]+: (garbage word|name entry|.*crosses)'
+bad "garbage words" "$TMP/garb.trace" 'garb.trace: block 0 word [0-9]+: (garbage word|name entry|.*crosses|time runs)'
 # Event 0 in a non-zero word (found by the sanitizer run on random garbage).
 cp $G/basic.trace "$TMP/ev0.trace"; patch_word "$TMP/ev0.trace" 40 0000100000000001
 bad "non-zero word with event 0" "$TMP/ev0.trace" 'ev0.trace: block 0 word 40: garbage word 0000100000000001'
@@ -267,7 +267,31 @@ bad "name length nibble 9" "$TMP/nib9.trace" 'nib9.trace: block 0 word 40: name 
 w0=$(od -An -tx8 -j $((2 * 65536)) -N8 "$TMP/back.trace" | tr -d ' ')
 patch_word "$TMP/back.trace" $((2 * 8192)) "$(printf '%016x' $((0x$w0 - 0x400000)))"
 bad "time running backward beyond the late-store window" "$TMP/back.trace" \
-	'back.trace: block 2 word 0: CPU 0 time runs backward'
+	'back.trace: block [12] word [0-9]+: (CPU 0 time runs backward|time runs [0-9]+ ticks past the start of the CPU.s next block)'
+# An absurd start/stop time pair (block 0 words 2..5), as the original
+# kutrace_control writes when its 32-bit-counter workaround misfires: the
+# stop counter gets wrong high bits (A), or the pair no wall-clock time (B,
+# tracebase 1970).  Repaired from the blocks' own times, said in one line.
+"$B/kutrace_postproc" $G/basic.trace -o "$TMP/pair0.json" --no-html 2>/dev/null
+base0=$(grep '"tracebase"' "$TMP/pair0.json")
+rows0=$(grep -c '^\[' "$TMP/pair0.json")
+cp $G/basic.trace "$TMP/pairA.trace"
+w4=$(od -An -tx8 -j 32 -N8 "$TMP/pairA.trace" | tr -d ' ')
+patch_word "$TMP/pairA.trace" 4 "$(printf '%016x' $((0x$w4 + (1 << 32))))"
+cp $G/basic.trace "$TMP/pairB.trace"
+patch_word "$TMP/pairB.trace" 3 0000000000000000; patch_word "$TMP/pairB.trace" 5 0000000000000064
+for v in A B; do
+	"$B/kutrace_postproc" "$TMP/pair$v.trace" -o "$TMP/pair$v.json" --no-html 2> "$TMP/e"; rc=$?
+	check "absurd time pair $v: repaired, one line says so (rc $rc)" \
+		sh -c "[ $rc = 0 ] && [ \$(grep -c 'block 0 words 2..5: start/stop time pair .* repaired from their own times' '$TMP/e') = 1 ] && [ \$(wc -l < '$TMP/e') = 2 ]"
+	check "absurd time pair $v: tracebase of the real start ($base0), every row kept" \
+		sh -c "grep -qxF '$base0' '$TMP/pair$v.json' && [ \$(grep -c '^\[' '$TMP/pair$v.json') = $rows0 ]"
+done
+same_json() { cmp -s <(grep -v '"randomid"\|"title"' "$1") <(grep -v '"randomid"\|"title"' "$2"); }
+check "absurd time pair A: the stop counter's high bits restored (same JSON)" same_json "$TMP/pair0.json" "$TMP/pairA.json"
+"$B/checktrace" "$TMP/pairB.trace" > "$TMP/o"
+check "checktrace fails the absurd pair and says postprocessing repairs it" \
+	sh -c "grep -q '^FAIL block 0: start/stop gettimeofday' '$TMP/o' && grep -q '^info .*(postprocessing repairs it)' '$TMP/o'"
 out=$("$B/kutrace_postproc" /nonexistent.trace 2>&1); rc=$?
 check "missing file: one-line error" test $rc -ne 0 -a "$out" = "kutrace_postproc: /nonexistent.trace: No such file or directory"
 check "--help" "$B/kutrace_postproc" --help

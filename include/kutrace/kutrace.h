@@ -86,12 +86,24 @@ struct kt_block {
 	uint32_t pid;		/* header pid word, low 32 bits */
 	uint32_t mhz;		/* header pid word, high 32 bits */
 	char comm[KUTRACE_HDR_COMM_BYTES + 1];
+	/*
+	 * Set when the whole file was indexed (kt_raw_each on a seekable
+	 * file), 0 otherwise: no entry of this block may be later than
+	 * limit (the start of its CPU's next block, or the stop counter),
+	 * and last says no later block of its CPU follows.
+	 */
+	uint64_t limit;
+	int last;
+	/* Start of the block before it in the file, when that is allocation
+	 * order (no wraparound); 0 if unknown. */
+	uint64_t prev_base;
 };
 
 struct kt_raw {
 	FILE *f;
 	const char *path;
 	int own_file;
+	int indexed;		/* kt_raw_index ran: time pairs from it */
 	long next_index;
 	int side_in_file;	/* block 0 said side blocks follow */
 	unsigned int file_flags;	/* block 0 flags */
@@ -99,6 +111,9 @@ struct kt_raw {
 	/* Block 0 time pairs (FORMATS.md 2.1). */
 	uint64_t start_ctr, start_usec, stop_ctr, stop_usec;
 	char err[256];
+	/* Non-empty when kt_raw_index repaired an absurd time pair: one line
+	 * for the program to print. */
+	char note[256];
 };
 
 /*
@@ -214,7 +229,11 @@ struct kt_block_ref {
 	long index;
 	long offset;
 	uint64_t base;
+	uint64_t usec;
 	unsigned int cpu;
+	uint64_t limit;		/* see struct kt_block */
+	int last;
+	uint64_t prev_base;
 };
 long kt_raw_index(struct kt_raw *r, struct kt_block_ref **out);
 /* Read block ref into b (seekable files only).  1 ok, -1 error. */
@@ -228,6 +247,77 @@ int kt_raw_read_at(struct kt_raw *r, const struct kt_block_ref *ref,
  */
 typedef int (*kt_block_fn)(void *ctx, const struct kt_block *b);
 int kt_raw_each(struct kt_raw *r, kt_block_fn fn, void *ctx);
+
+/*
+ * Extending the 20-bit entry timestamps of one block to full tick values
+ * (FORMATS.md 4.2, with the corrections of docs/FORMAT.md 8.2/8.3): the
+ * one implementation used by the decoder and by block validation.
+ */
+struct kt_tswalk {
+	uint64_t hi;		/* multiple of 2^20 */
+	uint64_t prior;		/* last 20-bit timestamp */
+	int first;		/* no entry seen yet */
+};
+
+static inline void kt_tswalk_init(struct kt_tswalk *t, uint64_t base)
+{
+	t->hi = base & ~KUTRACE_TS_MASK;
+	t->prior = base & KUTRACE_TS_MASK;
+	t->first = 1;
+}
+
+/*
+ * Feed entry word w.  Returns 0 with *full set for an entry, or 1 for a
+ * TSDELTA, which only moves the time on (a TSDELTA that opens a block is
+ * ignored: the header already has the full time).
+ */
+static inline int kt_tswalk_step(struct kt_tswalk *t, uint64_t w, uint64_t *full)
+{
+	uint64_t ts = w >> KUTRACE_TS_SHIFT;
+
+	/*
+	 * First entry stamped just before a 20-bit rollover that happened
+	 * before the header was written: it belongs to the previous period.
+	 */
+	if (t->first && ts > t->prior + 4096)
+		t->hi -= KUTRACE_TS_PERIOD;
+	if (kutrace_word_event(w) == KUTRACE_TSDELTA) {
+		if (!t->first) {
+			uint32_t d = (uint32_t)w;
+			uint64_t f = (t->hi | t->prior) +
+				(uint64_t)(d < KUTRACE_TSDELTA_NEG_LIMIT ?
+					   (int64_t)d : (int64_t)d - (1LL << 32));
+
+			t->hi = f & ~KUTRACE_TS_MASK;
+			t->prior = f & KUTRACE_TS_MASK;
+		}
+		t->first = 0;
+		return 1;
+	}
+	t->first = 0;
+	uint64_t back = (t->prior - ts) & KUTRACE_TS_MASK;
+
+	if (ts < t->prior && back >= KUTRACE_LATE_STORE_WINDOW)
+		t->hi += KUTRACE_TS_PERIOD;	/* forward across a rollover */
+	else if (ts > t->prior && back != 0 && back < KUTRACE_LATE_STORE_WINDOW)
+		t->hi -= KUTRACE_TS_PERIOD;	/* late store across a rollover */
+	t->prior = ts;
+	*full = t->hi | ts;
+	return 0;
+}
+
+/*
+ * Damage detection for one block (lib/blockcheck.c), used by checktrace,
+ * kutrace_postproc and rawtoevent: words no tracer writes (event numbers
+ * 0x001..0x00F, 0x282..0x3FF), name entries with a length nibble of 0 or
+ * more than 8, entries crossing the block end, entries after a run of
+ * zero words, times running backward beyond the late-store window or past
+ * b->limit, and a block that ends early although its CPU goes on in a
+ * later block.  Returns 0 when sound, -1 with one line
+ * "block B word W: what" in err, or 1 with a warning in err when the
+ * CPU's last block is full (the file may have been cut at a block end).
+ */
+int kt_block_check(const struct kt_block *b, char *err, size_t errlen);
 
 /* ---------------------------------------------------------------------- */
 /* Timespans (eventtospan, FORMATS.md 5)                                   */

@@ -58,7 +58,8 @@ int main(int argc, char **argv)
 	for (int b = 0; b < 3; b++) {
 		uint64_t base = C0 + (uint64_t)(b + 1) * rate * 100000;	/* 0.1 s apart */
 		uint64_t usec = U0 + (uint64_t)(b + 1) * 100000;
-		unsigned int cpu = (unsigned int)b % 2, flags = 0;
+		/* One block per CPU: a CPU leaves a block only when it is full. */
+		unsigned int cpu = (unsigned int)b, flags = 0;
 
 		if (strcmp(d, "order") == 0 && b == 2)
 			base = C0 + rate * 50000, usec = U0 + 50000;
