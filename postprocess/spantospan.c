@@ -2,9 +2,10 @@
 /*
  * spantospan - coarsen a span JSON to a time resolution (FORMATS.md 6.5).
  *
- *   spantospan <resolution_usec> < in.json > out.json
+ *   spantospan <resolution_usec> [<start_sec> [<stop_sec>]] < in.json > out.json
  *
- * 0 copies the rows unchanged.  Otherwise, per CPU, spans shorter than the
+ * Only rows with start_sec <= start < stop_sec are used (defaults: all).
+ * 0 copies those rows unchanged.  Otherwise, per CPU, spans shorter than the
  * resolution are accumulated by event number instead of being drawn, and
  * the timeline is rebuilt from the spans that survive:
  *
@@ -22,8 +23,8 @@
  *    integer nanoseconds, and adjacent emitted spans of the same event are
  *    merged, keeping the fields of the first.
  *
- * Unlike the original, the output is time-sorted (all CPUs merged), so it
- * can go to makeself without another sort.
+ * As in the original, the output is grouped: the mark_a rows first, then
+ * each CPU's rows (CPUs in ascending order), each group in time order.
  */
 #include <errno.h>
 #include <math.h>
@@ -51,8 +52,8 @@ struct cpu_state {
 };
 
 struct out_row {
-	int64_t key_ns;		/* sort key */
-	long seq;		/* stable tie-break: emission order */
+	int64_t group;		/* -1 marks, else the CPU */
+	long seq;		/* emission order within the group */
 	struct kt_jrow row;
 };
 
@@ -65,19 +66,21 @@ static int64_t res_ns;
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: spantospan <resolution_usec> < in.json > out.json\n"
+		"usage: spantospan <resolution_usec> [<start_sec> [<stop_sec>]] < in.json > out.json\n"
 		"Coarsens the per-CPU timeline to about <resolution_usec>: short\n"
 		"spans are accumulated per event and drawn as fewer, longer spans.\n"
-		"0 copies the input rows unchanged.  Output is time-sorted.\n");
+		"Only rows starting in [start_sec, stop_sec) are used (default: all).\n"
+		"0 copies those rows unchanged.  Output is grouped as the original's:\n"
+		"mark_a rows, then CPU by CPU; sort it for a time-ordered file.\n");
 }
 
-static void out_push(const struct kt_jrow *w, int64_t key_ns)
+static void out_push(const struct kt_jrow *w, int64_t group)
 {
 	if (nout == capout) {
 		capout = capout ? capout * 2 : 1024;
 		outv = kt_xrealloc(outv, capout * sizeof(*outv));
 	}
-	outv[nout].key_ns = key_ns;
+	outv[nout].group = group;
 	outv[nout].seq = (long)nout;
 	outv[nout].row = *w;
 	nout++;
@@ -89,7 +92,7 @@ static void flush_pend(struct cpu_state *c)
 		return;
 	c->pend.start = (double)c->pend_start / 1e9;
 	c->pend.dur = (double)c->pend_ns / 1e9;
-	out_push(&c->pend, c->pend_start);
+	out_push(&c->pend, c->pend.cpu);
 	c->have_pend = 0;
 }
 
@@ -182,9 +185,22 @@ static int cmp_out(const void *a, const void *b)
 {
 	const struct out_row *x = a, *y = b;
 
-	if (x->key_ns != y->key_ns)
-		return x->key_ns < y->key_ns ? -1 : 1;
+	if (x->group != y->group)
+		return x->group < y->group ? -1 : 1;
 	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* A non-negative decimal argument, or a one-line error. */
+static double number(const char *s, const char *what, const char *unit)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || *end || errno || !(v >= 0) || isinf(v))
+		kt_die("bad %s '%s' (%s)", what, s, unit);
+	return v;
 }
 
 int main(int argc, char **argv)
@@ -194,16 +210,15 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (argc != 2) {
+	if (argc < 2 || argc > 4) {
 		usage(stderr);
 		return 2;
 	}
-	char *end;
-	double res_us;
+	double res_us = number(argv[1], "resolution", "microseconds, >= 0");
+	double lo = argc > 2 ? number(argv[2], "start time", "seconds, >= 0") : 0;
+	double hi = argc > 3 ? number(argv[3], "stop time", "seconds, >= 0") : INFINITY;
 
-	errno = 0;
-	res_us = strtod(argv[1], &end);
-	if (end == argv[1] || *end || errno || !(res_us >= 0) || res_us > 1e12)
+	if (res_us > 1e12)
 		kt_die("bad resolution '%s' (microseconds, >= 0)", argv[1]);
 	res_ns = llround(res_us * 1000.0);
 
@@ -213,12 +228,14 @@ int main(int argc, char **argv)
 	kt_jr_open(&r, "-");
 	kt_jw_header(stdout, &r, NULL, NULL);
 	while (kt_jr_next(&r, &w)) {
+		if (!(w.start >= lo && w.start < hi))
+			continue;
 		if (res_ns == 0) {
 			kt_jw_row(stdout, &w);
 			continue;
 		}
 		if (w.event == KUTRACE_MARKA) {
-			out_push(&w, llround(w.start * 1e9));
+			out_push(&w, -1);
 			continue;
 		}
 		if (w.cpu < 0 || w.event < KUTRACE_CALL_LO || w.dur < 11e-9)

@@ -53,11 +53,30 @@ same_file "rows past 999 s and a late sentinel survive" "$TMP/late.json" "$TMP/o
 
 # ---- spantospan -------------------------------------------------------
 "$B/spantospan" 20 < "$D/small.json" > "$TMP/o"
-same_file "spantospan 20 us (time-sorted)" "$D/small_span20.json" "$TMP/o"
+same_file "spantospan 20 us (grouped: marks, then CPU by CPU)" "$D/small_span20.json" "$TMP/o"
+# Grouped as the original writes it: the mark_a rows, then each CPU's rows
+# in ascending CPU order, each group in time order (not globally sorted).
+check "spantospan output is grouped per CPU, each group time-sorted" python3 -c '
+import sys
+rows = [l.rstrip(",\n").strip("[]").split(", ") for l in open(sys.argv[1]) if l.startswith("[") and not l.startswith("[999")]
+key = [(-1 if r[5] == "522" else int(r[2]), float(r[0])) for r in rows]
+assert key == sorted(key), key
+assert [float(r[0]) for r in rows] != sorted(float(r[0]) for r in rows)
+' "$TMP/o"
 "$B/spantospan" 0 < "$D/small.json" > "$TMP/o"
 same_file "spantospan 0 copies rows" "$D/small.json" "$TMP/o"
-check "spantospan output is time-sorted" bash -c \
-	"grep '^\[' '$D/small_span20.json' | sort -c -s -k1,1n"
+# The original's optional time range: rows starting in [start, stop).
+"$B/spantospan" 0 1.00003 1.00008 < "$D/small.json" > "$TMP/o" 2> "$TMP/e"; rc=$?
+"$B/spantotrim" 1.00003 1.00008 < "$D/small.json" > "$TMP/o2" 2>/dev/null
+check "spantospan RES START STOP accepted (rc $rc)" test $rc = 0 -a ! -s "$TMP/e"
+same_file "spantospan 0 START STOP keeps the rows spantotrim START STOP keeps" "$TMP/o2" "$TMP/o"
+"$B/spantospan" 20 1.00003 1.00008 < "$D/small.json" > "$TMP/o"
+check "spantospan 20 START STOP: only spans from the range" \
+	sh -c "[ \$(grep -c '^\[' '$TMP/o') = 5 ] && ! grep -q 'mark_a' '$TMP/o'"
+"$B/spantospan" 20 1.00003 < "$D/small.json" > "$TMP/o" 2>/dev/null
+check "spantospan RES START (stop defaults to the end)" grep -q 'mark_a=/a' "$TMP/o"
+"$B/spantospan" 20 1 x < "$D/small.json" > /dev/null 2> "$TMP/e"
+check "spantospan rejects a bad stop time in one line" test $? = 1 -a "$(wc -l < "$TMP/e")" = 1
 
 # ---- spantoprof -------------------------------------------------------
 "$B/spantoprof" < "$D/small.json" > "$TMP/o"
