@@ -24,12 +24,15 @@
  * own offset, so the overlays start at 0 again.
  *
  * -row numbers rows from 0x10000: CPU rows by CPU number, then PID rows
- * and RPC rows ordered by name base (text before the last '.') and then
- * by decreasing total execution time.  -group merges rows with the same
- * base into power-of-two elapsed-time buckets "<base>_<time> (n)" and one
- * "<base>_AVG (n)" (CPU rows: "CPU_..."), totals divided by n, numbered
- * from 0x20000; a one-row bucket is dropped unless -all is given or its
- * _AVG row has more than one member.
+ * (idle's "-idle-" row among them, empty) and RPC rows ordered by name
+ * base (text before the last '.') and then by ascending elapsed time
+ * (first to last row of the timeline row, its 0x20E label included).
+ * -group merges rows with the same base into power-of-two elapsed-time
+ * buckets "<base>_<time> (n)" and one "<base>_AVG (n)", CPU rows into
+ * "CPU_AVG (n)" only, totals divided by n, numbered from 0x20000; a
+ * one-row _AVG is dropped, and a one-row bucket unless -all is given or
+ * its _AVG row has more than one member.  The number of rows read goes
+ * to stderr ("N events").
  */
 #include <math.h>
 #include <stdlib.h>
@@ -202,21 +205,26 @@ static int is_user(int64_t ev)
 	return ev > KUTRACE_IDLE && ev < KUTRACE_C_EXIT;
 }
 
+/* The row's elapsed time runs from its first to its last row's end. */
+static void extend(struct prow *p, const struct kt_jrow *w)
+{
+	double end = w->start + w->dur;
+
+	if (!p->have_extent || w->start < p->first)
+		p->first = w->start;
+	if (!p->have_extent || end > p->last)
+		p->last = end;
+	p->have_extent = 1;
+}
+
 static void add(struct prow *p, const struct kt_jrow *w, const char *name)
 {
 	struct item *it = get_item(p, name, w->event, w->arg);
 
 	it->total += w->dur;
 	it->ipcsum += w->dur * ipc_mult[w->ipc & 15];
-	if (is_exec(w->event) || is_wait(w->event)) {
-		double end = w->start + w->dur;
-
-		if (!p->have_extent || w->start < p->first)
-			p->first = w->start;
-		if (!p->have_extent || end > p->last)
-			p->last = end;
-		p->have_extent = 1;
-	}
+	if (is_exec(w->event) || is_wait(w->event))
+		extend(p, w);
 	if (is_exec(w->event))
 		p->exec_total += w->dur;
 }
@@ -226,12 +234,20 @@ static void accumulate(const struct kt_jrow *w)
 	int64_t ev = w->event;
 	const char *name = w->name;
 
-	/* Naming rows contribute no time. */
-	if (w->pid > 0 && (is_user(ev) || ev == KUTRACE_LEFTMARK)) {
+	/*
+	 * Naming rows contribute no time.  A thread's 0x20E label row counts
+	 * for its elapsed time (in the original's JSON it starts at the trace
+	 * start).  Idle (pid 0) gets its row, "-idle-", which stays empty as
+	 * in the original: only pid > 0 accumulates.
+	 */
+	if (w->pid >= 0 && (is_user(ev) || ev == KUTRACE_LEFTMARK ||
+			    (w->pid == 0 && ev == KUTRACE_IDLE))) {
 		struct prow *p = get_row(K_PID, w->pid);
 
 		if (!p->name)
-			p->name = w->name;
+			p->name = w->pid ? w->name : kt_intern("-idle-");
+		if (ev == KUTRACE_LEFTMARK && w->pid > 0)
+			extend(p, w);
 	}
 	if (w->rpc > 0 && ev >= KUTRACE_RPCIDREQ && ev <= KUTRACE_RPCIDMID) {
 		struct prow *p = get_row(K_RPC, w->rpc);
@@ -362,6 +378,11 @@ static const char *name_base(const char *name)
 	return r;
 }
 
+static double elapsed(const struct prow *p)
+{
+	return p->have_extent ? p->last - p->first : 0.0;
+}
+
 static int cmp_rows(const void *a, const void *b)
 {
 	const struct prow *x = *(struct prow *const *)a, *y = *(struct prow *const *)b;
@@ -376,8 +397,11 @@ static int cmp_rows(const void *a, const void *b)
 		return c;
 	if (x->order_key != y->order_key)
 		return x->order_key - y->order_key;
-	if (x->exec_total != y->exec_total)
-		return x->exec_total > y->exec_total ? -1 : 1;
+	/* Equal names: ascending elapsed time, as the original. */
+	double ex = elapsed(x), ey = elapsed(y);
+
+	if (ex != ey)
+		return ex < ey ? -1 : 1;
 	return (x->id > y->id) - (x->id < y->id);
 }
 
@@ -403,7 +427,7 @@ static const char *const bucket_label[24] = {
 
 static int bucket_of(const struct prow *p)
 {
-	double e = p->have_extent ? (p->last - p->first) * 1024000.0 : 0.0;
+	double e = elapsed(p) * 1024000.0;
 
 	if (e < 1.0)
 		return 0;
@@ -445,9 +469,10 @@ static void group_rows(int all)
 	nrows = caprows = 0;
 	for (size_t i = 0; i < nsrc; i++) {
 		const struct prow *p = src[i];
-		int keys[2] = { bucket_of(p), 24 };
+		int keys[2] = { 24, bucket_of(p) };
 
-		for (int k = 0; k < 2; k++) {
+		/* CPUs are merged into CPU_AVG only. */
+		for (int k = 0; k < (p->kind == K_CPU ? 1 : 2); k++) {
 			struct prow *g = NULL;
 
 			/* Linear search is fine: groups are few compared with rows. */
@@ -467,13 +492,18 @@ static void group_rows(int all)
 			merge(g, p);
 		}
 	}
-	/* Drop one-row buckets unless -all or the base's _AVG has several. */
+	/*
+	 * Drop one-row _AVG rows (the bucket row says the same), and one-row
+	 * buckets unless -all or the base's _AVG has several.
+	 */
 	size_t out = 0;
 
 	for (size_t i = 0; i < nrows; i++) {
 		struct prow *g = rows[i];
 		int keep = 1;
 
+		if (g->order_key == 24 && g->members == 1 && g->kind != K_CPU)
+			keep = 0;
 		if (g->order_key != 24 && g->members == 1 && !all) {
 			keep = 0;
 			for (size_t j = 0; j < nrows; j++)
@@ -544,8 +574,9 @@ int main(int argc, char **argv)
 			  group ? rows[i]->members : 1);
 	kt_jw_end(stdout, &r);
 	kt_jr_close(&r);
+	fprintf(stderr, "spantoprof: %ld events\n", n);
 	if (verbose)
-		fprintf(stderr, "spantoprof: %ld rows in, %zu profile rows\n", n, nrows);
+		fprintf(stderr, "spantoprof: %zu profile rows\n", nrows);
 	for (size_t i = 0; i < nrows; i++)
 		free_row(rows[i]);
 	free(rows);

@@ -79,15 +79,45 @@ check "spantospan RES START (stop defaults to the end)" grep -q 'mark_a=/a' "$TM
 check "spantospan rejects a bad stop time in one line" test $? = 1 -a "$(wc -l < "$TMP/e")" = 1
 
 # ---- spantoprof -------------------------------------------------------
-"$B/spantoprof" < "$D/small.json" > "$TMP/o"
+"$B/spantoprof" < "$D/small.json" > "$TMP/o" 2>/dev/null
 same_file "spantoprof (default -row)" "$D/small_prof_row.json" "$TMP/o"
-"$B/spantoprof" -row < "$D/small.json" > "$TMP/o"
+"$B/spantoprof" -row < "$D/small.json" > "$TMP/o" 2>/dev/null
 same_file "spantoprof -row" "$D/small_prof_row.json" "$TMP/o"
-"$B/spantoprof" -group < "$D/small.json" > "$TMP/o"
+"$B/spantoprof" -group < "$D/small.json" > "$TMP/o" 2>/dev/null
 same_file "spantoprof -group" "$D/small_prof_group.json" "$TMP/o"
-"$B/spantoprof" -group -all < "$D/small.json" > "$TMP/o"
+"$B/spantoprof" -group -all < "$D/small.json" > "$TMP/o" 2>/dev/null
 same_file "spantoprof -group -all" "$D/small_prof_group_all.json" "$TMP/o"
 check "spantoprof adds presorted" grep -qx ' "presorted" : 1,' "$TMP/o"
+# As the original: -group merges CPUs into CPU_AVG only, writes no
+# one-member "_AVG (1)" row, says "N events" on stderr; -row writes an
+# empty -idle- row and orders equal names by ascending elapsed time, which
+# runs from a thread's first row (its 0x20E label) to its last.
+"$B/spantoprof" -group < "$D/small.json" > "$TMP/o" 2> "$TMP/e"
+check "spantoprof -group: CPUs in CPU_AVG only" \
+	sh -c "grep -q '\"CPU_AVG (2) \"' '$TMP/o' && ! grep -q '\"CPU_[0-9]' '$TMP/o'"
+check "spantoprof -group: no one-member _AVG (1) rows" sh -c "! grep -q '_AVG (1)' '$TMP/o'"
+check "spantoprof says N events on stderr" grep -qx 'spantoprof: 23 events' "$TMP/e"
+"$B/spantoprof" -row < "$D/small.json" > "$TMP/o" 2>/dev/null
+check "spantoprof -row: an empty -idle- row" python3 -c '
+import sys
+rows = [l.rstrip(",\n").strip("[]").split(", ") for l in open(sys.argv[1]) if l.startswith("[") and not l.startswith("[999")]
+idle = [r for r in rows if r[9] == "\"-idle- \""]
+assert len(idle) == 1 and idle[0][5] == "526"
+assert [r for r in rows if r[3] == idle[0][3]] == idle
+' "$TMP/o"
+{ sed -n '1,/"events"/p' "$D/small.json"
+  echo '[  0.50000000, 0.00000000, 0, 10, 0, 526, 0, 0, 0, "sh.10"],'
+  echo '[  0.90000000, 0.00001000, 1, 11, 0, 65547, 0, 0, 0, "sh.11"],'
+  echo '[  1.00000000, 0.00400000, 0, 10, 0, 65546, 0, 0, 0, "sh.10"],'
+  echo '[  1.00400000, 0.00400000, 0, 10, 0, 2049, 1, 0, 0, "write"],'
+  echo '[  1.00800000, 0.00020000, 0, 0, 0, 65536, 0, 0, 0, "-idle-"],'
+  echo '[999.0, 0.0, 0, 0, 0, 0, 0, 0, 0, ""]'; echo ']}'; } > "$TMP/sh.json"
+"$B/spantoprof" -row < "$TMP/sh.json" > "$TMP/o" 2>/dev/null
+check "spantoprof -row: equal names by ascending elapsed time (sh.11, then sh.10)" \
+	sh -c "grep -o '\"sh\.1[01] \"' '$TMP/o' | tr '\n' ' ' | grep -qx '\"sh.11 \" \"sh.10 \" '"
+"$B/spantoprof" -group -all < "$TMP/sh.json" > "$TMP/o" 2>/dev/null
+check "spantoprof -group: elapsed from the thread's label row (sh_256ms, sh_8us)" \
+	sh -c "grep -q '\"sh_256ms (1) \"' '$TMP/o' && grep -q '\"sh_8us (1) \"' '$TMP/o' && grep -q '\"sh_AVG (2) \"' '$TMP/o'"
 
 # ---- samptoname_k -----------------------------------------------------
 "$B/samptoname_k" "$D/kallsyms.txt" < "$D/samples.json" > "$TMP/o"
@@ -279,7 +309,7 @@ check "samptoname_u rejects maps without a pid line" test $? = 1 -a "$(wc -l < "
 check "checktrace: missing file -> one-line error" test $? = 1 -a "$(wc -l < "$TMP/e")" = 1
 # progress indicator: silent when stderr is not a terminal
 "$B/spantoprof" < "$D/small.json" > /dev/null 2> "$TMP/e"
-check "no progress output when not on a terminal" test ! -s "$TMP/e"
+check "no progress output when not on a terminal" test "$(cat "$TMP/e")" = "spantoprof: 23 events"
 # Deterministic damage: 40 copies of small.json with bytes overwritten or
 # cut; every tool must exit 0 or 1 with at most one stderr line, no crash.
 if command -v python3 >/dev/null; then
