@@ -855,20 +855,21 @@ static void trace_free(struct trace *t)
 	bv_free(&t->meta);
 }
 
-static int read_trace(struct sc *c, struct trace *t)
+static int key_is(const struct bv *k, const char *s)
 {
-	struct bv key = { 0 }, name = { 0 }, canon = { 0 };
-	int rc = -1, have_events = 0;
-#ifdef KT_HAVE_JANSSON
-	json_t *meta = json_object();
-#else
-	int nmeta = 0;
-	bv_add(&t->meta, "{", 1);
-#endif
+	return k->len == strlen(s) && memcmp(k->p, s, k->len) == 0;
+}
 
-	/* Sentinel bookkeeping: start/end of the last two rows. */
-	size_t last_start = 0, last_end = 0, prev_end = 0;
-	int64_t last_ts = 0;
+/*
+ * The top-level object of a KUtrace JSON file, strictly: one(c, key, arg)
+ * is called with c->p at each value and must consume it (0), fail (-1,
+ * error set in c) or stop the walk (1, returned as it is).  Checks that
+ * nothing but whitespace follows the object.
+ */
+static int sc_top(struct sc *c, int (*one)(struct sc *, struct bv *, void *), void *arg)
+{
+	struct bv key = { 0 };
+	int rc = -1;
 
 	if (c->n >= 3 && memcmp(c->s, "\xEF\xBB\xBF", 3) == 0)
 		c->p = 3;
@@ -882,112 +883,158 @@ static int read_trace(struct sc *c, struct trace *t)
 	sc_ws(c);
 	if (sc_peek(c) == '}') {
 		c->p++;
-		goto end;
-	}
-	for (;;) {
-		sc_ws(c);
-		key.len = 0;
-		if (sc_string(c, &key))
-			goto out;
-		sc_ws(c);
-		if (sc_peek(c) != ':') {
-			sc_fail(c, "expected ':', found %s", what(sc_peek(c)));
-			goto out;
-		}
-		c->p++;
-		sc_ws(c);
-		if (key.len == 6 && memcmp(key.p, "events", 6) == 0 && !have_events) {
-			have_events = 1;
-			if (sc_peek(c) != '[') {
-				sc_fail(c, "\"events\" is not an array");
+	} else {
+		for (;;) {
+			sc_ws(c);
+			key.len = 0;
+			if (sc_string(c, &key))
+				goto out;
+			sc_ws(c);
+			if (sc_peek(c) != ':') {
+				sc_fail(c, "expected ':', found %s", what(sc_peek(c)));
 				goto out;
 			}
 			c->p++;
 			sc_ws(c);
-			t->prefix_end = c->p;
-			if (sc_peek(c) == ']') {
-				c->p++;
-			} else {
-				for (;;) {
-					size_t st = c->p;
-					uint32_t gl = 0;
-					if (t->nrows > 0)
-						gl = strtab_intern(&t->glue, c->s + last_end, st - last_end);
-					else
-						t->prefix_end = st;
-					if (read_row(c, t, &name, &canon, &last_ts))
-						goto out;
-					sc_drop(c);
-					bv_varint(&t->col[10], gl);
-					prev_end = last_end;
-					last_start = st;
-					last_end = c->p;
-					sc_ws(c);
-					int ch = sc_peek(c);
-					if (ch == ',') {
-						c->p++;
-						sc_ws(c);
-						continue;
-					}
-					if (ch == ']') {
-						c->p++;
-						break;
-					}
-					sc_fail(c, "expected ',' or ']' after event row %u, found %s",
-						t->nrows - 1, what(ch));
-					goto out;
-				}
-			}
-			t->suffix_start = t->nrows ? last_end : t->prefix_end;
-		} else {
-			size_t vst = c->p;
-			if (sc_skip(c, 1))
-				goto out;
-#ifdef KT_HAVE_JANSSON
-			json_error_t je;
-			json_t *v = json_loadb(c->s + vst, c->p - vst,
-					       JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
-			if (!v) {
-				sc_fail(c, "value of \"%.*s\": %s", (int)(key.len > 40 ? 40 : key.len),
-					(char *)key.p, je.text);
+			int r = one(c, &key, arg);
+
+			if (r) {
+				rc = r;
 				goto out;
 			}
-			bv_add(&key, "", 1);
-			json_object_set_new(meta, (char *)key.p, v);
-#else
-			if (nmeta++)
-				bv_add(&t->meta, ",", 1);
-			bv_add(&t->meta, "\"", 1);
-			esc_json(&t->meta, key.p, key.len);
-			bv_add(&t->meta, "\":", 2);
-			bv_add(&t->meta, c->s + vst, c->p - vst);
-#endif
-		}
-		sc_ws(c);
-		int ch = sc_peek(c);
-		if (ch == ',') {
+			sc_ws(c);
+			int ch = sc_peek(c);
+
+			if (ch != ',' && ch != '}') {
+				sc_fail(c, "expected ',' or '}' after a top-level value, found %s",
+					what(ch));
+				goto out;
+			}
 			c->p++;
-			continue;
+			if (ch == '}')
+				break;
 		}
-		if (ch == '}') {
-			c->p++;
-			break;
-		}
-		sc_fail(c, "expected ',' or '}' after a top-level value, found %s", what(ch));
-		goto out;
 	}
-end:
 	sc_ws(c);
 	if (c->p != c->n) {
 		sc_fail(c, "text after the end of the JSON object");
 		goto out;
 	}
-	if (!have_events) {
+	rc = 0;
+out:
+	bv_free(&key);
+	return rc;
+}
+
+/* read_trace's state while sc_top walks the keys. */
+struct rt {
+	struct trace *t;
+	struct bv name, canon;
+	int have_events;
+	/* Sentinel bookkeeping: start/end of the last two rows. */
+	size_t last_end, prev_end;
+	int64_t last_ts;
+#ifdef KT_HAVE_JANSSON
+	json_t *meta;
+#else
+	int nmeta;
+#endif
+};
+
+/* The events array into the columns. */
+static int rt_events(struct sc *c, struct rt *s)
+{
+	struct trace *t = s->t;
+
+	if (sc_peek(c) != '[')
+		return sc_fail(c, "\"events\" is not an array");
+	c->p++;
+	sc_ws(c);
+	t->prefix_end = c->p;
+	if (sc_peek(c) == ']') {
+		c->p++;
+	} else {
+		for (;;) {
+			size_t st = c->p;
+			uint32_t gl = 0;
+			if (t->nrows > 0)
+				gl = strtab_intern(&t->glue, c->s + s->last_end, st - s->last_end);
+			else
+				t->prefix_end = st;
+			if (read_row(c, t, &s->name, &s->canon, &s->last_ts))
+				return -1;
+			sc_drop(c);
+			bv_varint(&t->col[10], gl);
+			s->prev_end = s->last_end;
+			s->last_end = c->p;
+			sc_ws(c);
+			int ch = sc_peek(c);
+			if (ch == ',') {
+				c->p++;
+				sc_ws(c);
+				continue;
+			}
+			if (ch == ']') {
+				c->p++;
+				break;
+			}
+			return sc_fail(c, "expected ',' or ']' after event row %u, found %s",
+				       t->nrows - 1, what(ch));
+		}
+	}
+	t->suffix_start = t->nrows ? s->last_end : t->prefix_end;
+	return 0;
+}
+
+static int rt_key(struct sc *c, struct bv *key, void *arg)
+{
+	struct rt *s = arg;
+
+	if (key_is(key, "events") && !s->have_events) {
+		s->have_events = 1;
+		return rt_events(c, s);
+	}
+	size_t vst = c->p;
+	if (sc_skip(c, 1))
+		return -1;
+#ifdef KT_HAVE_JANSSON
+	json_error_t je;
+	json_t *v = json_loadb(c->s + vst, c->p - vst, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
+	if (!v)
+		return sc_fail(c, "value of \"%.*s\": %s", (int)(key->len > 40 ? 40 : key->len),
+			       (char *)key->p, je.text);
+	bv_add(key, "", 1);
+	json_object_set_new(s->meta, (char *)key->p, v);
+#else
+	struct bv *m = &s->t->meta;
+	if (s->nmeta++)
+		bv_add(m, ",", 1);
+	bv_add(m, "\"", 1);
+	esc_json(m, key->p, key->len);
+	bv_add(m, "\":", 2);
+	bv_add(m, c->s + vst, c->p - vst);
+#endif
+	return 0;
+}
+
+static int read_trace(struct sc *c, struct trace *t)
+{
+	struct rt s = { .t = t };
+	int rc = -1;
+#ifdef KT_HAVE_JANSSON
+	s.meta = json_object();
+#else
+	bv_add(&t->meta, "{", 1);
+#endif
+
+	if (sc_top(c, rt_key, &s))
+		goto out;
+	if (!s.have_events) {
 		sc_fail(c, "no \"events\" array");
 		goto out;
 	}
 	/* Drop the end marker [999.0, ...] into the suffix. */
-	if (t->nrows > 0 && last_ts >= 99900000000LL) {
+	if (t->nrows > 0 && s.last_ts >= 99900000000LL) {
 		t->nrows--;
 		for (int i = 0; i < NCOLS; i++) {
 			/* Remove the last varint of each column. */
@@ -1015,23 +1062,22 @@ end:
 			t->nexc = kept;
 			t->exc.len = lastoff;
 		}
-		t->suffix_start = t->nrows ? prev_end : t->prefix_end;
-		(void)last_start;
+		t->suffix_start = t->nrows ? s.prev_end : t->prefix_end;
 	}
 	rc = 0;
 out:
 #ifdef KT_HAVE_JANSSON
 	if (rc == 0) {
-		char *s = json_dumps(meta, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_ALLOW_NUL);
-		if (!s) {
+		char *js = json_dumps(s.meta, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_ALLOW_NUL);
+		if (!js) {
 			snprintf(c->err, c->errlen, "cannot encode the JSON header");
 			rc = -1;
 		} else {
-			add_script_safe(&t->meta, s, strlen(s));
-			free(s);
+			add_script_safe(&t->meta, js, strlen(js));
+			free(js);
 		}
 	}
-	json_decref(meta);
+	json_decref(s.meta);
 #else
 	if (rc == 0) {
 		struct bv tmp = { 0 };
@@ -1042,9 +1088,8 @@ out:
 		bv_free(&tmp);
 	}
 #endif
-	bv_free(&key);
-	bv_free(&name);
-	bv_free(&canon);
+	bv_free(&s.name);
+	bv_free(&s.canon);
 	return rc;
 }
 
@@ -1235,7 +1280,13 @@ static int write_blob(FILE *out, struct trace *t, const char *json, size_t len)
 	if (deflateInit(&k->z, 6) != Z_OK)
 		goto out;
 #endif
-	emit_blob(k, t, json, len);
+	if (t) {
+		emit_blob(k, t, json, len);
+	} else {
+		/* An RPC or points page: "KTJ1" + the JSON text. */
+		sink_add(k, "KTJ1", 4);
+		sink_add(k, json, len);
+	}
 	sink_deflate(k, (const unsigned char *)"", 0, 1);
 #ifdef KT_HAVE_ZLIB
 	deflateEnd(&k->z);
@@ -1274,11 +1325,6 @@ static const char *const rpc_fields[RPC_NFIELDS] = {
 	"T1", "T2", "T3", "T4", "client:port", "server:port", "lglen1", "lglen2",
 	"rpcid", "parent", "msgtype", "method", "status", "datalen", "data" };
 
-static int key_is(const struct bv *k, const char *s)
-{
-	return k->len == strlen(s) && memcmp(k->p, s, k->len) == 0;
-}
-
 /* The row at c->p starts like an RPC row: four numbers, then a string. */
 static int rpc_row_start(struct sc *c)
 {
@@ -1307,63 +1353,53 @@ out:
 	return yes;
 }
 
+struct pk {
+	int kind, v4;
+};
+
+static int pk_key(struct sc *c, struct bv *key, void *arg)
+{
+	struct pk *k = arg;
+
+	if (key_is(key, "points")) {
+		k->kind = PAGE_POINTS;
+		return 1;
+	}
+	if (key_is(key, "events") && sc_peek(c) == '[') {
+		size_t save = c->p;
+
+		c->p++;
+		sc_ws(c);
+		if (sc_peek(c) != ']') {
+			if (rpc_row_start(c))
+				k->kind = PAGE_RPC;
+			return 1;
+		}
+		c->p = save;
+	} else if (key_is(key, "version")) {
+		double d;
+		int64_t fx;
+		int isf;
+
+		if (sc_number(c, &d, &fx, &isf))
+			return -1;
+		k->v4 = d == 4;
+		return 0;
+	}
+	return sc_skip(c, 1);
+}
+
 static int page_kind(const char *json, size_t len)
 {
 	char err[200];
 	struct sc c = { .s = json, .n = len, .err = err, .errlen = sizeof(err) };
-	struct bv key = { 0 };
-	int kind = PAGE_CPU, v4 = 0;
+	struct pk k = { PAGE_CPU, 0 };
+	int r = sc_top(&c, pk_key, &k);
 
-	if (len >= 3 && memcmp(json, "\xEF\xBB\xBF", 3) == 0)
-		c.p = 3;
-	sc_ws(&c);
-	if (sc_peek(&c) != '{')
-		goto out;
-	c.p++;
-	for (;;) {
-		sc_ws(&c);
-		key.len = 0;
-		if (sc_string(&c, &key))
-			goto out;
-		sc_ws(&c);
-		if (sc_peek(&c) != ':')
-			goto out;
-		c.p++;
-		sc_ws(&c);
-		if (key_is(&key, "points")) {
-			kind = PAGE_POINTS;
-			goto out;
-		}
-		if (key_is(&key, "events") && sc_peek(&c) == '[') {
-			c.p++;
-			sc_ws(&c);
-			if (sc_peek(&c) != ']') {
-				if (rpc_row_start(&c))
-					kind = PAGE_RPC;
-				goto out;
-			}
-			c.p++;
-		} else if (key_is(&key, "version")) {
-			double d;
-			int64_t fx;
-			int isf;
-			if (sc_number(&c, &d, &fx, &isf))
-				goto out;
-			v4 = d == 4;
-		} else if (sc_skip(&c, 1)) {
-			goto out;
-		}
-		sc_ws(&c);
-		if (sc_peek(&c) != ',')
-			break;
-		c.p++;
-	}
 	/* No row to tell: an empty V4 page is an RPC page. */
-	if (v4)
-		kind = PAGE_RPC;
-out:
-	bv_free(&key);
-	return kind;
+	if (r == 0 && k.v4)
+		return PAGE_RPC;
+	return r == 1 ? k.kind : PAGE_CPU;
 }
 
 static int rpc_row(struct sc *c, uint32_t row)
@@ -1477,95 +1513,35 @@ static int check_rows(struct sc *c, const char *what_, int (*one)(struct sc *, u
 	}
 }
 
+struct cp {
+	int kind, have;
+};
+
+static int cp_key(struct sc *c, struct bv *key, void *arg)
+{
+	struct cp *k = arg;
+
+	if (k->kind == PAGE_RPC && key_is(key, "events")) {
+		k->have = 1;
+		return check_rows(c, "events", rpc_row);
+	}
+	if (k->kind == PAGE_POINTS && key_is(key, "points")) {
+		k->have = 1;
+		return check_rows(c, "points", point_row);
+	}
+	return sc_skip(c, 1);
+}
+
 /* The whole page JSON, strictly, with the row shape of its kind. */
 static int check_page(struct sc *c, int kind)
 {
-	struct bv key = { 0 };
-	int rc = -1, have = 0;
+	struct cp k = { kind, 0 };
 
-	if (c->n >= 3 && memcmp(c->s, "\xEF\xBB\xBF", 3) == 0)
-		c->p = 3;
-	sc_ws(c);
-	if (sc_peek(c) != '{') {
-		sc_fail(c, "expected '{' at the start of a KUtrace JSON file, found %s", what(sc_peek(c)));
-		goto out;
-	}
-	c->p++;
-	sc_ws(c);
-	if (sc_peek(c) == '}') {
-		c->p++;
-	} else {
-		for (;;) {
-			sc_ws(c);
-			key.len = 0;
-			if (sc_string(c, &key))
-				goto out;
-			sc_ws(c);
-			if (sc_peek(c) != ':') {
-				sc_fail(c, "expected ':', found %s", what(sc_peek(c)));
-				goto out;
-			}
-			c->p++;
-			sc_ws(c);
-			int r;
-			if (kind == PAGE_RPC && key_is(&key, "events"))
-				r = check_rows(c, "events", rpc_row), have = 1;
-			else if (kind == PAGE_POINTS && key_is(&key, "points"))
-				r = check_rows(c, "points", point_row), have = 1;
-			else
-				r = sc_skip(c, 1);
-			if (r)
-				goto out;
-			sc_ws(c);
-			int ch = sc_peek(c);
-			if (ch != ',' && ch != '}') {
-				sc_fail(c, "expected ',' or '}' after a top-level value, found %s", what(ch));
-				goto out;
-			}
-			c->p++;
-			if (ch == '}')
-				break;
-		}
-	}
-	sc_ws(c);
-	if (c->p != c->n) {
-		sc_fail(c, "text after the end of the JSON object");
-		goto out;
-	}
-	if (!have) {
-		sc_fail(c, "no \"%s\" array", kind == PAGE_RPC ? "events" : "points");
-		goto out;
-	}
-	rc = 0;
-out:
-	bv_free(&key);
-	return rc;
-}
-
-/* The JSON text itself as the blob: "KTJ1" + the bytes. */
-static int write_text_blob(FILE *out, const char *json, size_t len)
-{
-	struct sink *k = kt_xcalloc(1, sizeof(*k));
-	int rc = -1;
-
-	k->w.out = out;
-#ifdef KT_HAVE_ZLIB
-	if (deflateInit(&k->z, 6) != Z_OK)
-		goto out;
-#endif
-	sink_add(k, "KTJ1", 4);
-	sink_add(k, json, len);
-	sink_deflate(k, (const unsigned char *)"", 0, 1);
-#ifdef KT_HAVE_ZLIB
-	deflateEnd(&k->z);
-#endif
-	if (!k->bad && b64_end(&k->w) == 0)
-		rc = 0;
-#ifdef KT_HAVE_ZLIB
-out:
-#endif
-	free(k);
-	return rc;
+	if (sc_top(c, cp_key, &k))
+		return -1;
+	if (!k.have)
+		return sc_fail(c, "no \"%s\" array", kind == PAGE_RPC ? "events" : "points");
+	return 0;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1721,7 +1697,7 @@ static int html_write(FILE *out, const char *template_path, const char *json,
 			fprintf(out, "<script type=\"application/json\" id=\"ktmeta\">{}</script>\n"
 				"<script type=\"application/octet-stream\" id=\"ktdata\" "
 				"data-enc=\"%s\" data-kind=\"%s\">", enc, page_kind_name[kind]);
-			if (write_text_blob(out, json, len))
+			if (write_blob(out, NULL, json, len))
 				goto fail;
 			fputs("</script>\n", out);
 		} else if (memmem(p, ll, "<!-- kutrace:data -->", 21)) {

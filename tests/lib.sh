@@ -15,6 +15,20 @@ same_file() {
 		nok "$1"; diff -u "$2" "$3" | head -40 | sed 's/^/#   /'
 	fi
 }
+# suite NAME command...: run a test program that prints ok/not ok lines and
+# exits 1 when one is "not ok"; a crash (e.g. a syntax error) also exits 1
+# but prints none, so that must fail too.
+suite() {
+	local name=$1 rc; shift
+	"$@" > "$TMP/$name.out" 2>&1
+	rc=$?
+	cat "$TMP/$name.out"
+	if ! grep -q '^ok ' "$TMP/$name.out"; then
+		nok "$name ran no test (exit status $rc)"; grep -v '^ok ' "$TMP/$name.out" | tail -5 | sed 's/^/#   /'
+	elif [ $rc != 0 ] && ! grep -q '^not ok ' "$TMP/$name.out"; then
+		nok "$name exited with status $rc without a failed test (crash?)"
+	fi
+}
 # same_json "what" TRACE: kutrace_postproc and rawtoevent | sort -n |
 # eventtospan give byte-identical JSON (randomid aside) on TRACE
 same_json() {

@@ -30,18 +30,6 @@ process.stdout.write("{\n\"Comment\" : \"V4 flat RPCs\",\n\"title\" : \"20000 RP
 cp postprocess/viewer/*.js postprocess/viewer/*.css $TMP/ && cp $TPL $TMP/template.html
 cp tests/data/viewer/rpc_q.json tests/data/viewer/points_disk.json $TMP/
 mkdir -p build/screenshots
-# As in t_browser_viewer.sh: a crash without any "ok" line fails too.
-suite() {
-	local name=$1 rc; shift
-	"$@" > "$TMP/$name.out" 2>&1
-	rc=$?
-	cat "$TMP/$name.out"
-	if ! grep -q '^ok ' "$TMP/$name.out"; then
-		nok "$name ran no test (exit status $rc)"; grep -v '^ok ' "$TMP/$name.out" | tail -5 | sed 's/^/#   /'
-	elif [ $rc != 0 ] && ! grep -q '^not ok ' "$TMP/$name.out"; then
-		nok "$name exited with status $rc without a failed test (crash?)"
-	fi
-}
 suite pages-chromium timeout 300 node tests/browser/pages.test.js chromium $TMP build/screenshots
 FX=${KT_FIREFOX:-/usr/bin/firefox-esr}
 if [ ! -x "$FX" ]; then skip "pages in Firefox: no $FX (apt-get install firefox-esr)"; exit 0; fi

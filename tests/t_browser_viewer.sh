@@ -33,19 +33,6 @@ if [ -x $KT_BIN/kutrace_synth ] && [ -x $KT_BIN/kutrace_postproc ]; then
 	$MS $TPL $TMP/synth.json $TMP/synth.html || nok "kutrace_synth page"
 fi
 mkdir -p build/screenshots
-# A suite prints ok/not ok lines and exits 1 when one is "not ok"; a crash
-# (e.g. a syntax error) also exits 1 but prints none, so that must fail too.
-suite() {
-	local name=$1 rc; shift
-	"$@" > "$TMP/$name.out" 2>&1
-	rc=$?
-	cat "$TMP/$name.out"
-	if ! grep -q '^ok ' "$TMP/$name.out"; then
-		nok "$name ran no test (exit status $rc)"; grep -v '^ok ' "$TMP/$name.out" | tail -5 | sed 's/^/#   /'
-	elif [ $rc != 0 ] && ! grep -q '^not ok ' "$TMP/$name.out"; then
-		nok "$name exited with status $rc without a failed test (crash?)"
-	fi
-}
 suite viewer.test.js timeout 600 node tests/browser/viewer.test.js $TMP build/screenshots
 # Firefox (Debian firefox-esr) over WebDriver BiDi with puppeteer-core.
 FX=${KT_FIREFOX:-/usr/bin/firefox-esr}
