@@ -369,6 +369,10 @@ function splitOverlays(r) {
   r.ovW = r.group.name === 'CPU' ? null : levelSet(W); // waits show on PID and RPC rows only
   r.ovX = levelSet(X); r.ovF = levelSet(F); r.ovS = levelSet(Sm); r.ovK = levelSet(K); r.ovQ = levelSet(Q);
   r.ovPt = Int32Array.from(pt); r.mk = [Int32Array.from(mk0), Int32Array.from(mk1)]; r.mkTs = r.mk.map(a => Float64Array.from(a, k => ts[k])); r.mkT = r.mk.map(a => Int8Array.from(a, k => ev[k] - EV_MARKA));
+  // The marks again by type for 3.6.8's rule (type x 2 + 1 for closing '/' text).
+  const byType = [[], [], [], [], [], [], [], []];
+  for (const a of r.mk) for (const k of a) { const t = ev[k] - EV_MARKA; byType[t * 2 + (t !== 3 && markText(k)[0] === '/' ? 1 : 0)].push(k); }
+  r.mkK = byType.map(a => { a.sort((x, y) => ts[x] - ts[y] || x - y); return { idx: Int32Array.from(a), ts: Float64Array.from(a, k => ts[k]) }; });
 }
 // Execution spans of a row, in one pass: row-local contiguous copies of
 // start, duration and event (for the per-pixel walk in drawExec), the
@@ -423,7 +427,7 @@ let L = {}; // layout
 const cv = document.getElementById('cv');
 const ctx = cv.getContext('2d');
 let dpr = 1;
-const perf = { lastDraw: 0, draws: 0, prims: 0, tri: 0, msgs: 0, arcs: 0, ticks: 0, markBoxes: [], phase: {} };
+const perf = { lastDraw: 0, draws: 0, prims: 0, tri: 0, msgs: 0, arcs: 0, ticks: 0, markBoxes: [], markHits: [], phase: {} };
 
 function recomputeHL() {
   const n = D.n; anyHL = false;
@@ -567,6 +571,36 @@ function pbCol(x, p, q, v) {
   if (a < 0) a = 0; if (b > w) b = w; if (b <= a || q <= p) return;
   pbFill(a, b, p, q, v);
 }
+// One CSS pixel column of device rows [p, q) in colour word v mixed over
+// what is there with opacity a (0..1).
+function pbColMix(x, p, q, v, a) {
+  if (a >= 1) return pbCol(x, p, q, v);
+  const w = PB.w, u = PB.u32; let xa = Math.round(x * dpr) - PB.x0, xb = Math.round((x + 1) * dpr) - PB.x0;
+  if (xa < 0) xa = 0; if (xb > w) xb = w; if (xb <= xa || q <= p) return;
+  const k = Math.round(a * 256), r1 = v & 255, g1 = (v >> 8) & 255, b1 = (v >> 16) & 255;
+  for (let y = p; y < q; y++) for (let i = y * w + xa, e = y * w + xb; i < e; i++) {
+    const o = u[i], r0 = o & 255, g0 = (o >> 8) & 255, b0 = (o >> 16) & 255;
+    u[i] = (0xFF000000 | ((b0 + (((b1 - b0) * k) >> 8)) << 16) | ((g0 + (((g1 - g0) * k) >> 8)) << 8) | (r0 + (((r1 - r0) * k) >> 8))) >>> 0;
+  }
+  perf.prims++;
+}
+// Opacity of an aggregated pixel (3.4) whose spans cover the fraction f of
+// its time: the original draws the flushed glyph only as long as the time
+// it stands for, so a pixel that is a few microseconds of interrupt in
+// milliseconds of idle is a faint line, not a solid column (a mostly idle
+// CPU reads as idle at the full view).  The square root keeps a little
+// activity visible; a fully covered pixel is opaque.
+function coverAlpha(f) { return f >= 1 ? 1 : Math.max(0.08, Math.sqrt(f)); }
+// An aggregated pixel: the idle line where there is idle time, then the
+// winner (row-local event e) over it, as opaque as its time covers the pixel.
+function aggCol(x, e, grey, tI, busy, P, FB) {
+  const WP = W_PAL[S.btn.cb];
+  if (e === EV_IDLE || e === EV_CEXIT) return pbCol(x, FB[0], FB[1], grey ? W_GREY : W_BLACK);
+  if (tI > 0) pbCol(x, FB[0], FB[1], grey ? W_GREY : W_BLACK);
+  const a = coverAlpha(busy / P);
+  if (e > EV_IDLE) pbColMix(x, FB[2], FB[3], grey ? W_GREY : WP[((e * 4) % 17 + 17) % 17], a);
+  else { const h = e >> 8; pbColMix(x, FB[4], FB[5], grey ? W_GREY : W_FASTK[h === 4 || h === 6 ? 1 : h === 5 || h === 7 ? 2 : h >= 8 ? 3 : 0], a); }
+}
 // Run a path-drawing function now, or after the pixel buffer is put.
 function later(f) { if (PB.on) PB.later.push(f); else f(); }
 const RUN = { c: null, x0: 0, x1: 0, y: 0, h: 0 };
@@ -597,7 +631,7 @@ function drawFastE(e, x0, x1, yc, E, grey) {
 }
 
 function drawSpan(k, x0, x1, yc, E, ipcOK) {
-  const e = D.ev[k]; const grey = anyHL && !hlSpan[k];
+  const e = D.ev[k]; const grey = anyHL && !hlSpan[k], xm = (x0 + x1) / 2, wt = x1 - x0; // the span's true middle and width
   if (!S.legend) { if (x0 < L.left - 20) x0 = L.left - 20; if (x1 > L.right + 20) x1 = L.right + 20; }
   if (E < 7) return drawFast(k, x0, x1, yc, E, grey);
   if (e === EV_IDLE) {
@@ -612,7 +646,7 @@ function drawSpan(k, x0, x1, yc, E, ipcOK) {
     const col = grey || S.fade ? GREY : '#C00000';
     later(() => { flushRun(); ctx.strokeStyle = col; ctx.lineWidth = Math.max(1, 0.07 * E); ctx.beginPath();
       const w = x1 - x0, steps = Math.max(4, Math.min(40, Math.round(w / 2)));
-      for (let i = 0; i <= steps; i++) { const x = x0 + w * i / steps, y = yc - Math.sin(i / steps * 2 * Math.PI) * E / 2; if (i) ctx.lineTo(x, y); else ctx.moveTo(x, y); }
+      for (let i = 0; i <= steps; i++) { const x = x0 + w * i / steps, y = yc - Math.sin(i / steps * 2 * Math.PI) * E / 4; if (i) ctx.lineTo(x, y); else ctx.moveTo(x, y); }
       ctx.stroke(); perf.prims++; });
     return;
   }
@@ -631,9 +665,9 @@ function drawSpan(k, x0, x1, yc, E, ipcOK) {
     if (grey) { if (!(h === 4 || h === 6) && edge !== '#55AA55') edge = GREY; bg = mid = core = GREY; }
     fr(x0, x1, yc, E, edge); fr(x0, x1, yc, 0.93 * E, bg); fr(x0, x1, yc, 0.53 * E, mid); fr(x0, x1, yc, 0.2 * E, core);
   }
-  if (S.btn.ipc && ipcOK && !grey && x1 - x0 >= 4) {
+  if (S.btn.ipc && ipcOK && !grey && wt >= 4) {
     const want = S.btn.ipc === 3 || (S.btn.ipc === 2 && e < EV_IDLE) || (S.btn.ipc === 1 && e > EV_IDLE);
-    if (want) { const v = D.ipc[k], w = x1 - x0; later(() => drawIpcSpan(x0, w, yc, E, v)); }
+    if (want) { const v = D.ipc[k], w = x1 - x0; later(() => drawIpcSpan(x0, w, yc, E, v, xm)); }
   }
   if (S.overheadHatch && x1 - x0 > 8) {
     const ov = (D.meta.flags & 0xA0 ? 50e-9 : 20e-9) / (S.t1 - S.t0) * L.pw;
@@ -646,6 +680,7 @@ function drawSpan(k, x0, x1, yc, E, ipcOK) {
 // 4-bit IPC; 0x20: 4-bit LLC-miss bucket; both: 2 bits each (IPC high).
 const LLC_US = [0, 1, 2, 5, 10, 20, 40, 60, 80, 100, 150, 200, 300, 400, 500, 660];
 const IPC_TXT = ['0', '0.125', '0.25', '0.375', '0.5', '0.625', '0.75', '0.875', '1.0', '1.25', '1.5', '1.75', '2.0', '2.5', '3.0', '3.5'];
+const IPC_FRAC = ['0', '1/8', '1/4', '3/8', '1/2', '5/8', '3/4', '7/8', '1.0', '1.25', '1.5', '1.75', '2.0', '2.5', '3.0', '3.5']; // the legend, as the original
 function ipcText(k) { // ' ipc=1.25', ' llc=3' or both, as the trace has them
   const p = ipcParts(D.ipc[k]); let s = '';
   if (p.ipc >= 0) s += ' ipc=' + IPC_TXT[p.ipc]; if (p.llc >= 0) s += ' llc=' + (ipcMode() === 'both' ? D.ipc[k] & 3 : D.ipc[k] & 15);
@@ -659,11 +694,13 @@ function ipcParts(v) { // {ipc: 0..15 or -1, llc: 0..15 or -1}
   if (m === 'both') return { ipc: ((v >> 2) & 3) * 4 + 1, llc: (v & 3) * 5 };
   return { ipc: -1, llc: -1 };
 }
-function drawIpcSpan(x0, w, yc, E, v) {
-  const p = ipcParts(v), x = x0 + w / 2;
-  if (p.ipc >= 0) drawIpc(x, yc, 0.67 * E, p.ipc);
+// The needle is 0.67 E from its pivot to its tip (drawIpc's size is the
+// diameter), at the span's middle even when the span runs off screen (xm).
+function drawIpcSpan(x0, w, yc, E, v, xm) {
+  const p = ipcParts(v), x = xm === undefined ? x0 + w / 2 : xm;
+  if (p.ipc >= 0) drawIpc(x, yc, 2 * 0.67 * E, p.ipc);
   if (p.llc >= 0) {
-    drawIpc(x + (p.ipc >= 0 ? 0.4 * E : 0), yc, 0.75 * 0.67 * E, p.llc, '#FFC080');
+    drawIpc(x + (p.ipc >= 0 ? 0.8 * E : 0), yc, 0.75 * 2 * 0.67 * E, p.llc, '#FFC080');
     const len = LLC_US[p.llc] * 1e-6 / (S.t1 - S.t0) * L.pw; // estimated memory time
     if (len >= 1) { ctx.strokeStyle = len > w ? '#FF4060' : '#FF8000'; ctx.lineWidth = 2; ctx.beginPath(); ctx.moveTo(x0, yc + E / 2 - 1); ctx.lineTo(x0 + Math.min(len, w + 40), yc + E / 2 - 1); ctx.stroke(); }
   }
@@ -671,9 +708,9 @@ function drawIpcSpan(x0, w, yc, E, v) {
 function drawIpcLegend() { // region 4: IPC, LLC or IPC + Miss values
   const m = ipcMode(), x = L.right + 14; ctx.font = '12px sans-serif'; ctx.textBaseline = 'middle'; ctx.textAlign = 'left';
   const ent = [];
-  if (m === 'ipc') { ent.push(['IPC']); for (let v = 0; v < 16; v++) ent.push([IPC_TXT[v], v]); }
+  if (m === 'ipc') { ent.push(['IPC']); for (let v = 0; v < 16; v++) ent.push([IPC_FRAC[v], v]); }
   else if (m === 'llc') { ent.push(['LLC']); for (let v = 0; v < 16; v++) ent.push([LLC_US[v] + 'u', v, '#FFC080']); }
-  else { ent.push(['IPC']); for (const v of [1, 5, 9, 13]) ent.push([IPC_TXT[v], v]); ent.push(['Miss']); for (const v of [0, 5, 10, 15]) ent.push([LLC_US[v] + 'u', v, '#FFC080']); }
+  else { ent.push(['IPC']); for (const v of [1, 5, 9, 13]) ent.push([IPC_FRAC[v], v]); ent.push(['Miss']); for (const v of [0, 5, 10, 15]) ent.push([LLC_US[v] + 'u', v, '#FFC080']); }
   const step = Math.min(24, (L.ph - 20) / ent.length); let y = L.top + 10;
   for (const [t, v, fill] of ent) {
     if (v === undefined) { ctx.fillStyle = '#000'; ctx.fillText(t, x - 8, y); } else { drawIpc(x, y, 14, v, fill); ctx.fillStyle = '#000'; ctx.fillText(t, x + 10, y); }
@@ -704,7 +741,7 @@ function drawExec(r, g) {
   // column of the idle, user or kernel band, written straight into the
   // pixel buffer (device rows of the three bands worked out once).
   const fast = E < 7 && PB.on, FB = FAST_BANDS;
-  if (fast) { pbBand(yc, Math.max(1, 0.07 * E), FB, 0); pbBand(yc, Math.max(1, 0.38 * E), FB, 2); pbBand(yc, Math.max(1, 0.93 * E), FB, 4); }
+  if (PB.on) { pbBand(yc, Math.max(1, 0.07 * E), FB, 0); pbBand(yc, Math.max(1, 0.38 * E), FB, 2); pbBand(yc, Math.max(1, 0.93 * E), FB, 4); }
   const WP = W_PAL[S.btn.cb], fade = S.fade;
   // The first draw after loading walks the spans (no bins, no blocks: they
   // take longer to build than the walk takes); the background build makes both.
@@ -739,17 +776,13 @@ function drawExec(r, g) {
       if (e === EV_IDLE || e === EV_CEXIT) { tI += dd; lI = j; } else if (e > EV_IDLE) { tU += dd; lU = j; } else { tK += dd; lK = j; }
       j++;
     }
-    tU *= 10; tK *= 10;
+    const busy = tU + tK; tU *= 10; tK *= 10;
     let pick;
     if (tU >= tI && tU >= tK && lU >= 0) pick = lU; else if (tK > tU && tK >= tI && lK >= 0) pick = lK; else pick = -1;
     const x = L.left + px;
     if (pick < 0) pick = lI >= 0 ? lI : idleIn(rev, i, j);
     const e = rev[pick], grey = fade || (anyHL && !hlSpan[list[pick]]);
-    if (fast) {
-      if (e === EV_IDLE || e === EV_CEXIT) pbCol(x, FB[0], FB[1], grey ? W_GREY : W_BLACK);
-      else if (e > EV_IDLE) pbCol(x, FB[2], FB[3], grey ? W_GREY : WP[((e * 4) % 17 + 17) % 17]);
-      else { const h = e >> 8; pbCol(x, FB[4], FB[5], grey ? W_GREY : W_FASTK[h === 4 || h === 6 ? 1 : h === 5 || h === 7 ? 2 : h >= 8 ? 3 : 0]); }
-    } else drawFastE(e, x, x + 1, yc, E, grey);
+    if (PB.on) aggCol(x, e, grey, tI, busy, P, FB); else drawFastE(e, x, x + 1, yc, E, grey);
     i = j;
   }
 }
@@ -806,6 +839,7 @@ function rowLod(r) {
   return (r.lod = { q0, levels, lidx, lend });
 }
 let LOD_COLS = new Int32Array(2 * 4096); // scratch: pixel, pick
+let LOD_COV = new Float32Array(4096), LOD_IDL = new Uint8Array(4096); // scratch: busy share of the pixel, any idle
 // The bins used are a quarter to an eighth of a pixel wide, so that a bin
 // straddling a pixel boundary moves little time into the wrong pixel; a
 // row whose finest bins are wider than that is walked span by span (then
@@ -821,7 +855,8 @@ function drawExecLod(r, g, lod, P) {
   let j = firstAtLeast(J, 0, nb, Math.floor((t0 - O) / q) - base); const jEnd = firstAtLeast(J, j, nb, Math.floor((t1 - O) / q) - base + 1);
   const idleHL = r.hl || S.hlEv.includes(EV_IDLE) || S.hlEv.includes(EV_CEXIT); // idle (pid 0) is on CPU rows only
   if (LOD_COLS.length < 2 * (L.pw + 8)) LOD_COLS = new Int32Array(2 * (L.pw + 8));
-  const cols = LOD_COLS, B = L.left; let nc = 0, cur = -1, tI = 0, tU = 0, tK = 0, lU = -1, lK = -1;
+  if (LOD_COV.length < L.pw + 8) { LOD_COV = new Float32Array(L.pw + 8); LOD_IDL = new Uint8Array(L.pw + 8); }
+  const cols = LOD_COLS, cov = LOD_COV, idl = LOD_IDL, B = L.left; let nc = 0, cur = -1, tI = 0, tU = 0, tK = 0, lU = -1, lK = -1;
   // pass 1: per pixel the winner of its bins (3.4): a row-local span index, -2 idle, -1 none
   for (; j <= jEnd; j++) {
     let px = 2147483647;
@@ -830,9 +865,9 @@ function drawExecLod(r, g, lod, P) {
       if (px === cur) { tI += I[j]; tU += U[j]; tK += K[j]; if (LU[j] >= 0) lU = LU[j]; if (LK[j] >= 0) lK = LK[j]; continue; }
     }
     if (cur >= 0) {
-      tU *= 10; tK *= 10; let pick;
+      const busy = tU + tK; tU *= 10; tK *= 10; let pick;
       if (tU >= tI && tU >= tK && lU >= 0) pick = lU; else if (tK > tU && tK >= tI && lK >= 0) pick = lK; else pick = tI > 0 ? -2 : -1;
-      if (pick !== -1) { cols[nc++] = cur; cols[nc++] = pick; }
+      if (pick !== -1) { cov[nc >> 1] = busy / P; idl[nc >> 1] = tI > 0 ? 1 : 0; cols[nc++] = cur; cols[nc++] = pick; }
     }
     if (j === jEnd) break;
     cur = px; tI = I[j]; tU = U[j]; tK = K[j]; lU = LU[j]; lK = LK[j];
@@ -843,6 +878,7 @@ function drawExecLod(r, g, lod, P) {
     const pick = cols[c + 1], e = pick >= 0 ? rev[pick] : EV_IDLE, grey = fade || (anyHL && (pick >= 0 ? !hlSpan[list[pick]] : !idleHL));
     let p, q, v;
     if (e === EV_IDLE || e === EV_CEXIT) { p = FB[0]; q = FB[1]; v = grey ? W_GREY : W_BLACK; }
+    else if (cov[c >> 1] < 1) { aggCol(B + cols[c], e, grey, idl[c >> 1], cov[c >> 1] * P, P, FB); continue; } // partly covered: mixed
     else if (e > EV_IDLE) { p = FB[2]; q = FB[3]; v = grey ? W_GREY : WP[((e * 4) % 17 + 17) % 17]; }
     else { const h = e >> 8; p = FB[4]; q = FB[5]; v = grey ? W_GREY : W_FASTK[h === 4 || h === 6 ? 1 : h === 5 || h === 7 ? 2 : h >= 8 ? 3 : 0]; }
     const a = ax + cols[c];
@@ -889,13 +925,12 @@ const LOCKS = [];
 function drawOverlays(r, g, pass) {
   const t0 = S.t0, t1 = S.t1, P = (t1 - t0) / L.pw;
   if (pass === 1) {
-    if (r.ovW) drawWaits(r.ovW, g, P);
+    if (r.ovW && g.E >= 7) drawWaits(r.ovW, g, P); // squeezed rows (E < 7) hide waits and queue lines, as the original
     if (r.ovX) visitLevels(r.ovX, P, r, g, false);
     return;
   }
-  if (r.ovF && S.btn.freq && D.hasFreq) visitLevels(r.ovF, P, r, g, S.btn.freq === 1); // bold Freq draws every band
   if (r.ovS && S.btn.samp) visitLevels(r.ovS, P, r, g, false);
-  if (r.ovQ) visitLevels(r.ovQ, P, r, g, false);
+  if (r.ovQ && g.E >= 7) visitLevels(r.ovQ, P, r, g, false);
   if (r.ovK && S.btn.lock) { // stacked in time order: a lock line goes above the ones still held
     LOCKS.length = 0; visitLevels(r.ovK, P * 8, r, g, false, LOCKS);
     if (LOCKS.length) {
@@ -933,14 +968,35 @@ function drawWaits(set, g, P) {
     for (let i = firstAboveIn(set.end, lo, n, t0); i < n && lt[i] < t1; i++) {
       const s = lt[i], d = ld[i]; if (d < 2 * P || s + d <= t0) continue;
       const letter = le[i] - EV_WAIT, grey = greyAll || (anyHL && !hlSpan[a[i]]);
-      let x0 = L.left + (s - t0) * sx, x1 = x0 + d * sx; if (x0 < xl) x0 = xl; if (x1 > xr) x1 = xr;
+      // the Morse letters at the wait's real end, off screen when it ends there
+      const xs = L.left + (s - t0) * sx, xe = xs + d * sx;
+      let x0 = xs, x1 = xe; if (x0 < xl) x0 = xl; if (x1 > xr) x1 = xr;
       let xm = x1;
-      if (x1 - x0 >= 1.5 * (MORSE_W[letter] || 9)) xm = morse(x1, y, x1 - x0, letter, grey ? GREY : (WAIT_COLOR[letter] || '#808080'), E);
+      if (xe - xs >= 1.5 * (MORSE_W[letter] || 9)) { const cw = 3 * (MORSE_W[letter] || 9) + 27; xm = xe - cw > xr ? x1 : Math.min(x1, morse(xe, y, xe - xs, letter, grey ? GREY : (WAIT_COLOR[letter] || '#808080'), E)); }
       if (xm <= x0 || q <= p) continue;
       let xa = Math.round(x0 * dpr) - PB.x0, xb = Math.round(xm * dpr) - PB.x0; if (xb <= xa) xb = xa + 1; if (xa < 0) xa = 0; if (xb > W) xb = W;
       const v = grey ? W_GREY : WAIT_W[letter];
       for (let y = p; y < q; y++) for (let o = y * W + xa, e = y * W + xb; o < e; o++) u[o] = v;
       perf.prims++;
+    }
+  }
+}
+// CPU frequency (3.6.3): a wash as tall as E under the spans, which keep
+// their exact palette colours (drawn first into the pixel buffer; the
+// translucent colour is mixed with the white background beforehand).
+const FREQ_W = [[0.5, '#E00000'], [0.4, '#E0C000'], [0.3, '#E0C000'], [0.2, '#E0C000'], [0.05, '#00C000']].map(([a, c]) => [0, 0.1].map(b => wash(c, a + b)));
+function wash(c, a) { const v = parseInt(c.slice(1), 16), m = x => Math.round(255 * (1 - a) + x * a);
+  return rgba('#' + [m(v >> 16), m((v >> 8) & 255), m(v & 255)].map(x => x.toString(16).padStart(2, '0')).join('')); }
+function freqBucket(f) { const step = Math.max(1, Math.floor((D.fmax - D.fmin) / 8)), bk = Math.floor((f - D.fmin) / step); return bk <= 0 ? 0 : bk <= 2 ? 1 : bk <= 4 ? 2 : bk <= 6 ? 3 : 4; }
+function drawFreq(r, g) {
+  const set = r.ovF, t0 = S.t0, t1 = S.t1, P = (t1 - t0) / L.pw, bold = S.btn.freq === 1 ? 1 : 0, arg = D.arg;
+  const y0 = g.yc - g.E / 2, y1 = g.yc + g.E / 2, xl = L.left - 5, xr = L.right + 5;
+  for (let lv = 0; lv <= 40; lv++) {
+    const lo = set.off[lv], n = set.off[lv + 1]; if (lo === n || (!bold && Math.pow(2, lv + 1) * 1e-9 < 2 * P)) continue; // bold Freq draws every band
+    const a = set.idx, lt = set.ts, ld = set.du;
+    for (let i = firstAboveIn(set.end, lo, n, t0); i < n && lt[i] < t1; i++) {
+      const s = lt[i], d = ld[i]; if ((!bold && d < 2 * P) || s + d <= t0) continue;
+      pbRectW(Math.max(xOf(s), xl), Math.min(xOf(s + d), xr), y0, y1, FREQ_W[freqBucket(arg[a[i]])][bold]);
     }
   }
 }
@@ -951,20 +1007,13 @@ function drawOverlay(k, r, g, P, lvl) {
   const w = d / P;
   const grey = anyHL && !hlSpan[k];
   const x0 = Math.max(xOf(s), L.left - 5), x1 = Math.min(xOf(s + d), L.right + 5);
-  if (e === EV_PSTATE || e === EV_PSTATE2) {
-    if (!S.btn.freq || !D.hasFreq || (S.btn.freq === 2 && w < 2)) return false;
-    const step = Math.max(1, Math.floor((D.fmax - D.fmin) / 8)); const bk = Math.floor((arg[k] - D.fmin) / step);
-    const bold = S.btn.freq === 1 ? 0.1 : 0;
-    let c, a; if (bk <= 0) { c = '#E00000'; a = 0.5; } else if (bk <= 2) { c = '#E0C000'; a = 0.4; } else if (bk <= 4) { c = '#E0C000'; a = 0.3; }
-    else if (bk <= 6) { c = '#E0C000'; a = 0.2; } else { c = '#00C000'; a = 0.05; }
-    ctx.globalAlpha = a + bold; ctx.fillStyle = c; ctx.fillRect(x0, yc - E / 2, x1 - x0, E); ctx.globalAlpha = 1; perf.prims++;
-  } else if (e === EV_PCU || e === EV_PCK) {
+  if (e === EV_PCU || e === EV_PCK) {
     if (!S.btn.samp || w < 2 || grey) return false;
     if (S.btn.samp === 2 && D.pid[k] === 0) return false; if (S.btn.samp === 1 && D.pid[k] !== 0) return false;
     const y = yc - 0.55 * E;
     ctx.strokeStyle = pal().B2[(arg[k] * 7 + 6) % 15]; ctx.lineWidth = Math.max(1, 0.075 * E);
     ctx.beginPath(); ctx.moveTo(x0, y - 1); ctx.lineTo(x1, y - 6); ctx.stroke();
-    if (x1 - x0 >= 15) { ctx.strokeStyle = pal().A2[(arg[k] * 4) % 17]; ctx.setLineDash(e === EV_PCK ? [8, 8] : [5, 10]);
+    if (x1 - x0 >= 15) { ctx.strokeStyle = pal().A2[(arg[k] * 5) % 17]; ctx.setLineDash(e === EV_PCK ? [8, 8] : [5, 10]);
       ctx.lineWidth *= e === EV_PCK ? 2 : 1; ctx.beginPath(); ctx.moveTo(x0, y - 1); ctx.lineTo(x1, y - 6); ctx.stroke(); ctx.setLineDash([]); }
     ctx.strokeStyle = '#000'; ctx.lineWidth = 1; ctx.beginPath(); ctx.moveTo(x1 - 3, y - 9); ctx.lineTo(x1, y - 6); ctx.lineTo(x1 + 3, y - 9); ctx.stroke(); perf.prims++;
   } else if (e === EV_LOCKHELD || e === EV_LOCKTRY) {
@@ -979,7 +1028,8 @@ function drawOverlay(k, r, g, P, lvl) {
   } else if (e === EV_RXPKT || e === EV_TXPKT) {
     const x = xOf(s); if (x < L.left || x > L.right) return false;
     ctx.strokeStyle = '#000'; ctx.lineWidth = 1; ctx.beginPath();
-    if (e === EV_RXPKT) { ctx.moveTo(x - 3, L.top + 9); ctx.lineTo(x + 3, L.top + 17); } else { ctx.moveTo(x - 3, L.top + 9); ctx.lineTo(x + 3, L.top + 1); }
+    // staggered like a check mark: rx's back slash ends low at x, tx's slash starts there, higher up
+    if (e === EV_RXPKT) { ctx.moveTo(x - 4, L.top + 13); ctx.lineTo(x, L.top + 21); } else { ctx.moveTo(x, L.top + 13); ctx.lineTo(x + 4, L.top + 5); }
     ctx.stroke();
   } else if (e === EV_ENQ) {
     if (w < 2) return false; ctx.strokeStyle = grey ? GREY : PAL_B[(arg[k] * 7 + 6) % 15]; ctx.lineWidth = Math.max(1, 0.19 * E);
@@ -1019,35 +1069,56 @@ function markTicks(r, g) {
     }
   }
 }
-function drawMarks(r, g, slots) {
-  const m = S.btn.mark; if (!m || !g.txt) return;
-  const t1 = S.t1;
-  for (let j = 0; j < 2; j++) {
-    const list = r.mk[j], lts = r.mkTs[j], lty = r.mkT[j], n = list.length; if (!n) continue;
-    let i = firstAtLeast(lts, 0, n, S.t0);
-    while (i < n && lts[i] < t1) {
-      const t = lty[i];
-      if ((anyHL && !hlSpan[list[i]]) || (m === 2 && (t === 1 || t === 3)) || (m === 1 && (t === 0 || t === 2))) { i++; continue; }
-      const b = drawMark(list[i], r, g, slots);
-      i = b === undefined ? i + 1 : Math.max(i + 1, firstAtLeast(lts, i + 1, n, tOf(b + 2)));
+// Marks with text (3.6.8).  Of each type (a, b, c, d, closing '/' text
+// its own type) one mark per 3 px per row is kept, the first; every kept
+// mark is drawn.  Boxes that would collide are laid out: each goes on the
+// first text line (mark_a, c, d from the first, mark_b from the second)
+// where it overlaps no box, else with its text shortened, else as a bare
+// marker (its line and a small box in its colour, the text on hover).
+// mark_a, b and c are placed before mark_d, so the numbers give way.
+// Occupancy per text line is a bitmap of the plot's pixel columns.
+const MK_OCC = { w: 0, lines: [] }, MK_PAD = 256;
+function mkFree(occ, a, b) { a = Math.max(0, Math.round(a) + MK_PAD - Math.round(L.left)); b = Math.min(occ.length, Math.round(b) + MK_PAD - Math.round(L.left)); for (let i = a; i < b; i++) if (occ[i]) return false; return true; }
+function mkTake(occ, a, b) { a = Math.max(0, Math.round(a) + MK_PAD - Math.round(L.left)); b = Math.min(occ.length, Math.round(b) + MK_PAD - Math.round(L.left)); occ.fill(1, a, b); }
+function markKept(r) { // [k, x, type 0..3, close] of the marks kept by the 3 px rule, in x order
+  const m = S.btn.mark, t0 = S.t0, t1 = S.t1, out = [];
+  for (let key = 0; key < 8; key++) {
+    const t = key >> 1; if ((m === 2 && (t === 1 || t === 3)) || (m === 1 && (t === 0 || t === 2))) continue;
+    const a = r.mkK[key], n = a.idx.length; if (!n) continue;
+    let i = firstAtLeast(a.ts, 0, n, t0);
+    while (i < n && a.ts[i] < t1) {
+      const k = a.idx[i]; if (anyHL && !hlSpan[k]) { i++; continue; }
+      const x = Math.round(xOf(a.ts[i])); out.push([k, x, t, key & 1]);
+      i = Math.max(i + 1, firstAtLeast(a.ts, i + 1, n, tOf(x + 3 - 0.5))); // the next one 3 px on
     }
   }
+  return out.sort((p, q) => p[1] - q[1] || p[0] - q[0]);
 }
-function drawMark(k, r, g, slots) {
-  const e = D.ev[k], t = e - EV_MARKA, x = Math.round(xOf(D.ts[k]));
-  if (x < L.left - 2 || x > L.right + 2) return;
-  const key = r.idx * 2 + (t === 1 ? 1 : 0), last = slots.get(key); // mark_b has its own text line
-  if (last !== undefined && x < last.b + 2) return; // marks come in ts order: this box would overlap
-  // One mark per 3 px per row and type, and (unlike the original) none whose
-  // box would overlap the last one drawn on the same text line: dense marks
-  // stay legible and cheap.
-  const text = markText(k), close = text[0] === '/', font = Math.min(g.font, 18);
-  const w = t === 3 ? textWidth(text, font) + 8 : textWidth(text, font) + 10;
-  const a = close ? x - w : t === 2 ? x - w / 2 : x, b = a + w;
-  if (last !== undefined && (Math.abs(x - last.x) < 3 || (a < last.b + 2 && b > last.a - 2))) return;
-  slots.set(key, { x, a, b }); perf.markBoxes.push([key, a, b]);
-  markGlyph(x, g.yc, g.E, t, text, font);
-  return Math.max(b, x + 3);
+function drawMarks(r, g) {
+  const m = S.btn.mark; if (!m || !g.txt) return;
+  const kept = markKept(r); if (!kept.length) return;
+  const font = Math.min(g.font, 18), nl = Math.max(2, g.txt - 1), W = Math.round(L.pw) + 2 * MK_PAD;
+  if (MK_OCC.w !== W || MK_OCC.lines.length < nl) { MK_OCC.w = W; MK_OCC.lines = []; for (let i = 0; i < Math.max(nl, 4); i++) MK_OCC.lines.push(new Uint8Array(W)); }
+  for (let i = 0; i < nl; i++) MK_OCC.lines[i].fill(0);
+  const placed = [];
+  const place = ([k, x, t, close]) => {
+    if (x < L.left - 2 || x > L.right + 2) return;
+    const text = markText(k), first = t === 1 ? 1 : 0, last = Math.max(first, g.txt - 2);
+    const box = s => { const w = textWidth(s, font) + (t === 3 ? 8 : 10); const a = close ? x - w : t === 2 ? x - w / 2 : x; return [a, a + w]; };
+    const tries = [text]; if (text.length > 2) tries.push(text.slice(0, t === 3 ? 0 : 1) + '…' + (t === 3 ? text.slice(-2) : ''));
+    for (const s of tries) for (let lv = first; lv <= last; lv++) {
+      const [a, b] = box(s), occ = MK_OCC.lines[lv];
+      if (mkFree(occ, a, b)) { mkTake(occ, a, b); placed.push([k, x, t, lv, s, a, b]); return; }
+    }
+    placed.push([k, x, t, first, '', x - 2, x + 3]); // bare: the line and a small box
+  };
+  for (const c of kept) if (c[2] !== 3) place(c);
+  for (const c of kept) if (c[2] === 3) place(c);
+  for (const [k, x, t, lv, s, a, b] of placed) {
+    const yTxt = g.yc + g.E / 2 + font * (1 + lv);
+    perf.markBoxes.push([r.idx * 64 + lv, a, b, k, s]); perf.markHits.push([x, g.yc - g.E / 2, yTxt + font / 2, k]);
+    markGlyph(x, g.yc, g.E, t, s, font, yTxt);
+  }
 }
 const TW = new Map();
 function textWidth(text, font) { // cached measureText
@@ -1055,12 +1126,13 @@ function textWidth(text, font) { // cached measureText
   if (w === undefined) { ctx.font = font + 'px sans-serif'; w = ctx.measureText(text).width; if (TW.size > 5000) TW.clear(); TW.set(key, w); }
   return w;
 }
-function markGlyph(x, yc, E, t, text, font) { // VIEWER.md 3.6.8
+function markGlyph(x, yc, E, t, text, font, yTxt) { // VIEWER.md 3.6.8; text '' = a bare marker
   const close = text[0] === '/';
   ctx.font = font + 'px sans-serif';
   const col = MARK_COL[t];
-  const yTxt = yc + E / 2 + font * (t === 1 ? 2 : 1);
+  if (yTxt === undefined) yTxt = yc + E / 2 + font * (t === 1 ? 2 : 1);
   ctx.strokeStyle = col; ctx.lineWidth = 1; ctx.beginPath(); ctx.moveTo(x, yc); ctx.lineTo(x, yTxt); ctx.stroke();
+  if (!text) { ctx.fillStyle = col; ctx.fillRect(x - 2, yTxt - 3, 5, 6); perf.prims++; return; }
   const tw = ctx.measureText(text).width;
   let bx = close ? x - tw - 8 : x; if (t === 2) bx = x - tw / 2 - 4;
   if (t !== 3) {
@@ -1328,6 +1400,7 @@ function shortText(k) {
 }
 function longText(k) {
   const rel = D.ts[k] - axisBase().sec;
+  if (D.ev[k] >= EV_MARKA && D.ev[k] <= EV_MARKD) return fmtStart(rel) + ' ' + 'mark_' + 'abcd'[D.ev[k] - EV_MARKA] + '=' + markText(k);
   let s = fmtStart(rel) + ' ' + nameArg(k, true) + '; ' + fmtSI(D.dur[k]);
   if ((D.meta.flags & 0xA0) && D.ev[k] >= 0x400) s += ipcText(k);
   return s;
@@ -1385,7 +1458,7 @@ function redraw() { if (!pending && !window.ktOtherPage) { pending = true; reque
 
 function render() {
   pending = false;
-  const t0p = performance.now(); perf.prims = 0; perf.tri = 0; perf.msgs = 0; perf.arcs = 0; perf.ticks = 0; perf.lodDrawn = 0; perf.markBoxes = []; perf.legacy = { brackets: [], ovals: 0, dots: 0, timers: 0 };
+  const t0p = performance.now(); perf.prims = 0; perf.tri = 0; perf.msgs = 0; perf.arcs = 0; perf.ticks = 0; perf.lodDrawn = 0; perf.markBoxes = []; perf.markHits = []; perf.legacy = { brackets: [], ovals: 0, dots: 0, timers: 0 };
   layout();
   S.overheadHatch = (S.t1 - S.t0) < 8e-6;
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
@@ -1401,7 +1474,7 @@ function render() {
   if (S.btn.ipc) drawIpcLegend();
   // rows
   ctx.save(); ctx.beginPath(); ctx.rect(L.left, L.top, L.pw + over, L.ph); ctx.clip();
-  const slots = new Map(), vis = [];
+  const vis = [];
   for (const it of L.items) {
     if (!it.row) continue; const r = it.row; const sh = S.relative && isFinite(r.tmin) ? r.tmin - D.t0 : 0;
     if (r.tmax < S.t0 + sh || r.tmin > S.t1 + sh) continue; const g = rowGeom(r);
@@ -1415,12 +1488,12 @@ function render() {
   const ph = perf.phase; ph.exec = ph.ov1 = 0; let tq = performance.now(); ph.pre = tq - t0p;
   pbBegin(L.left, L.top, L.pw + over, L.ph); ph.clear = performance.now() - tq; tq += ph.clear;
   for (const [r, g, sh] of vis) {
-    S.t0 = T0 + sh; S.t1 = T1 + sh; drawExec(r, g); if (S.hack) hackTimers(r, g); const tr = performance.now(); ph.exec += tr - tq;
+    S.t0 = T0 + sh; S.t1 = T1 + sh; if (r.ovF && S.btn.freq && D.hasFreq) drawFreq(r, g); drawExec(r, g); if (S.hack) hackTimers(r, g); const tr = performance.now(); ph.exec += tr - tq;
     drawOverlays(r, g, 1); if (!g.txt) markTicks(r, g); tq = performance.now(); ph.ov1 += tq - tr;
   }
   S.t0 = T0; S.t1 = T1;
   pbEnd(); let tr = performance.now(); ph.put = tr - tq;
-  for (const [r, g, sh] of vis) { S.t0 = T0 + sh; S.t1 = T1 + sh; drawOverlays(r, g, 2); if (r.mk) drawMarks(r, g, slots); flushRun(); }
+  for (const [r, g, sh] of vis) { S.t0 = T0 + sh; S.t1 = T1 + sh; drawOverlays(r, g, 2); if (r.mk) drawMarks(r, g); flushRun(); }
   S.t0 = T0; S.t1 = T1; tq = performance.now(); ph.ov2 = tq - tr;
   // 3.5 step 2: the negative-event overlays after every span and on-row
   // overlay: arcs over frequency, samples, locks and marks, then the legacy ones.
@@ -1685,7 +1758,8 @@ function runSearch(re, dashOK, mn, mx, not, annotate, ipcS) {
       ok = D.ipc[k] > 0 && d > 1e-8 && re.test(ipcText(k));
     } else if (ok) {
       const name = nm[nmi[k]];
-      if (name[0] === '-' && !dashOK) ok = false;
+      if (e >= EV_MARKA && e <= EV_MARKD) ok = re.test(name) || re.test(markText(k)); // a mark is found by its text (mark_d: the number)
+      else if (name[0] === '-' && !dashOK) ok = false;
       else {
         const simple = !long || !(isSyscall(e) || (e >= 0x200 && e < 0x300) || (e >= 0x500 && e < 0x600)) ||
           (byName && !(isSyscall(e) && D.ret[k] > 65408 && D.ret[k] <= 65535));
@@ -1712,6 +1786,9 @@ function rowAtY(y) {
   for (const it of L.items) { if (!it.row) continue; const g = rowGeom(it.row); if (y >= g.top - g.px / 4 && y < g.top + g.px) best = it.row; }
   return best;
 }
+// The mark whose line or box is under (x, y), else -1 (hover: the text of
+// a mark drawn as a bare marker).
+function markAt(x, y) { let best = -1, bd = 4; for (const [mx, y0, y1, k] of perf.markHits) if (y >= y0 && y <= y1 && Math.abs(mx - x) < bd) { bd = Math.abs(mx - x); best = k; } return best; }
 function nearestSpan(r, t, y) {
   if (!r) return -1;
   if (!r.ready) ensureRows();
@@ -1813,7 +1890,7 @@ window.addEventListener('mousemove', ev => {
   }
   if (Math.hypot(x - lastMouse.hx, y - lastMouse.hy) >= 5 || lastMouse.hx === undefined) {
     lastMouse.hx = x; lastMouse.hy = y; clearTimeout(hoverTimer);
-    hoverTimer = setTimeout(() => { if (!inPlot(x, y)) return; const row = rowAtY(y); const k = nearestSpan(row, tOf(x), y); const s = k >= 0 ? longText(k) : ''; if (s !== S.hover) { S.hover = s; redraw(); } }, 50);
+    hoverTimer = setTimeout(() => { if (!inPlot(x, y)) return; const mk = markAt(x, y); const row = rowAtY(y); const k = mk >= 0 ? mk : nearestSpan(row, tOf(x), y); const s = k >= 0 ? longText(k) : ''; if (s !== S.hover) { S.hover = s; redraw(); } }, 50);
   }
 });
 let hoverTimer = 0;
@@ -1987,23 +2064,97 @@ function updateReadouts() {
 }
 
 // ---------------------------------------------------------------- views
+// A saved view (VIEWER.md 4.5) in the original viewer's shape, so that
+// pages exported by either viewer restore in both: the time window
+// (xleft_ts, xright_ts; savedtransformX and rangeX for the original's
+// zoom), the Y zoom and pan, per group its length, state (groupExpanded:
+// 0 collapsed, 1 open, 2 open with only the highlighted rows) and whether
+// it has highlighted rows, every button (ui_*), the search text, [!],
+// units, min and max, relative time, the kept annotation (annotIndex, an
+// event index) and the per-row highlight flags (rowToHilite: rows in
+// CPU, PID, RPC order; a 0 followed by a count stands for that many rows
+// off, a final lone 0 for all the rest).  kt_* keys are kutrace's own.
+const UI_KEYS = ['annot', 'user', 'all', 'mark', 'arc', 'lock', 'freq', 'ipc', 'samp', 'cb'];
+const GSTATE = ['closed', 'open', 'hl'];
+function packHL(flags) {
+  const out = []; let i = 0;
+  while (i < flags.length) {
+    if (flags[i]) { out.push(1); i++; continue; }
+    let j = i; while (j < flags.length && !flags[j]) j++;
+    if (j === flags.length) { out.push(0); break; }
+    out.push(0, j - i); i = j;
+  }
+  return out.length ? out : [0];
+}
+function unpackHL(a, n) {
+  const out = new Uint8Array(n); let p = 0;
+  for (let i = 0; i < a.length && p < n; i++) {
+    if (a[i]) { out[p++] = 1; continue; }
+    if (i + 1 >= a.length) break; // the rest are 0
+    p += Math.max(0, +a[++i] || 0);
+  }
+  return out;
+}
 function getView() {
-  return { t0: S.t0, t1: S.t1, yk: S.yk, ypan: S.ypan, btn: Object.assign({}, S.btn), search: Object.assign({}, S.search),
-    groups: G.map(g => g.open), hl: ROWS.filter(r => r.hl).map(r => r.group.name + ':' + r.id), hlEv: S.hlEv.slice(), relative: S.relative, fade: S.fade,
-    kept: S.anns.length ? S.anns[S.anns.length - 1].k : -1 };
+  layout();
+  const full = Math.max(1e-12, D.t1 - D.t0), k = full / (S.t1 - S.t0);
+  const v = { savedtransformX: { k, x: -(S.t0 - D.t0) / full * L.pw * k, y: 0 }, rangeX: L.pw, xleft_ts: S.t0, xright_ts: S.t1,
+    savedtransformY: { k: S.yk, x: 0, y: S.ypan }, ytop_track: Math.round(-S.ypan / L.ppt),
+    groupLen: G.map(g => g.rows.length), groupExpanded: G.map(g => GSTATE.indexOf(g.open)), groupHasHilite: G.map(g => (g.hasHL ? 1 : 0)) };
+  for (const key of UI_KEYS) v['ui_' + key] = S.btn[key];
+  Object.assign(v, { searchText: S.search.text, searchNot: S.search.not ? 1 : 0, searchUnits: S.search.units, searchMin: S.search.min, searchMax: S.search.max,
+    relativeTime: S.relative ? 1 : 0, annotIndex: S.anns.length ? S.anns[S.anns.length - 1].k : -1, rowToHilite: packHL(ROWS.map(r => (r.hl ? 1 : 0))),
+    kt_hlEv: S.hlEv.slice(), kt_fade: S.fade ? 1 : 0, dummy: 0 });
+  return v;
+}
+// kutrace pages saved before this shape: {t0, t1, yk, ypan, btn, search, groups, hl, hlEv, relative, fade, kept}
+function fromOldView(v) {
+  const o = { xleft_ts: v.t0, xright_ts: v.t1, savedtransformY: { k: v.yk, y: v.ypan }, searchText: v.search && v.search.text, searchNot: v.search && v.search.not,
+    searchUnits: v.search && v.search.units, searchMin: v.search && v.search.min, searchMax: v.search && v.search.max, relativeTime: v.relative,
+    annotIndex: v.kept, kt_hlEv: v.hlEv, kt_fade: v.fade };
+  if (v.btn) for (const key of UI_KEYS) o['ui_' + key] = v.btn[key];
+  if (Array.isArray(v.groups)) o.groupExpanded = v.groups.map(x => GSTATE.indexOf(x));
+  if (Array.isArray(v.hl)) { const hl = new Set(v.hl); o.rowToHilite = packHL(ROWS.map(r => (hl.has(r.group.name + ':' + r.id) ? 1 : 0))); }
+  return o;
 }
 function applyView(v) {
-  if (!v) return;
-  if (v.xleft_ts !== undefined && v.t0 === undefined) { v = { t0: v.xleft_ts, t1: v.xright_ts }; } // original format
-  if (isFinite(v.t0) && isFinite(v.t1) && v.t1 > v.t0) setWindow(v.t0, v.t1);
-  if (isFinite(v.yk)) S.yk = v.yk; if (isFinite(v.ypan)) S.ypan = v.ypan;
-  if (v.btn) Object.assign(S.btn, v.btn);
-  if (v.search) { Object.assign(S.search, v.search); document.getElementById('search').value = S.search.text || ''; document.getElementById('smin').value = S.search.min || ''; document.getElementById('smax').value = S.search.max || ''; }
-  const hl = new Set(v.hl || []); for (const r of ROWS) r.hl = hl.has(r.group.name + ':' + r.id);
-  S.hlEv = (v.hlEv || []).slice(0, 2); recomputeHL();
-  if (Array.isArray(v.groups)) G.forEach((g, i) => { if (v.groups[i]) g.open = v.groups[i]; if (g.open === 'hl' && !g.hasHL) g.open = 'open'; });
-  S.relative = !!v.relative; S.fade = !!v.fade; S.anns = v.kept >= 0 && v.kept < D.n ? [{ k: v.kept, long: true }] : []; S.summary = ''; S.measure = null;
+  if (typeof v === 'string') { try { v = JSON.parse(v); } catch (e) { return; } } // "stored as a JSON string"
+  if (!v || typeof v !== 'object') return;
+  if (v.xleft_ts === undefined && v.t0 !== undefined) v = fromOldView(v);
+  const num = x => (x === undefined || x === null || x === '' ? NaN : +x);
+  if (isFinite(num(v.xleft_ts)) && isFinite(num(v.xright_ts)) && +v.xright_ts > +v.xleft_ts) setWindow(+v.xleft_ts, +v.xright_ts);
+  const ty = v.savedtransformY; if (ty && isFinite(num(ty.k)) && +ty.k > 0) { S.yk = +ty.k; S.ypan = isFinite(num(ty.y)) ? +ty.y : 0; }
+  for (const key of UI_KEYS) { const x = num(v['ui_' + key]); if (isFinite(x)) S.btn[key] = x; }
+  for (const key of ['lock', 'freq', 'samp', 'ipc']) if (!avail(key)) S.btn[key] = 0;
+  // rows: the flags by group, with the page's group lengths where given
+  if (Array.isArray(v.rowToHilite)) {
+    const lens = Array.isArray(v.groupLen) && v.groupLen.length === G.length ? v.groupLen.map(x => +x || 0) : G.map(g => g.rows.length);
+    const flags = unpackHL(v.rowToHilite, lens.reduce((a, b) => a + b, 0)); let off = 0;
+    G.forEach((g, i) => { g.rows.forEach((r, j) => { r.hl = j < lens[i] && flags[off + j] === 1; }); off += lens[i]; });
+  }
+  S.hlEv = Array.isArray(v.kt_hlEv) ? v.kt_hlEv.slice(0, 2) : []; recomputeHL();
+  if (Array.isArray(v.groupExpanded)) G.forEach((g, i) => { const st = GSTATE[+v.groupExpanded[i]]; if (st) g.open = st; if (g.open === 'hl' && !g.hasHL) g.open = 'open'; });
+  S.relative = !!+v.relativeTime; S.fade = !!+v.kt_fade; S.summary = ''; S.measure = null;
+  S.search.not = !!+v.searchNot; if (isFinite(num(v.searchUnits)) && UNITS[+v.searchUnits]) S.search.units = +v.searchUnits;
+  document.getElementById('search').value = v.searchText == null ? '' : String(v.searchText);
+  document.getElementById('smin').value = v.searchMin == null ? '' : String(v.searchMin);
+  document.getElementById('smax').value = v.searchMax == null ? '' : String(v.searchMax);
+  syncButtons();
+  const txt = document.getElementById('search').value, lab = S.btn.user ? 'user' : S.btn.all ? 'all' : '';
+  if (!TIME_RE.test(txt) && txt !== '@@') doSearch(false); // the saved search, annotated again in the restored window (a time search would move it)
+  if (lab && !txt) { S.btn[lab] = 1; labelAll(lab); }
+  const kept = num(v.annotIndex);
+  if (Number.isInteger(kept) && kept >= 0 && kept < D.n) S.anns.push({ k: kept, long: true });
   syncButtons(); redraw();
+}
+// Labels of an original page's savedview arrive HTML-escaped (&#x2780;).
+function unescapeHTML(t) {
+  const named = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: '\u00a0' };
+  return String(t).replace(/&(#[xX][0-9a-fA-F]{1,6}|#[0-9]{1,7}|[a-zA-Z]+);/g, (m, c) => {
+    if (c[0] !== '#') return named[c.toLowerCase()] !== undefined ? named[c.toLowerCase()] : m;
+    const n = c[1] === 'x' || c[1] === 'X' ? parseInt(c.slice(2), 16) : parseInt(c.slice(1), 10);
+    return n > 0 && n <= 0x10FFFF && !(n >= 0xD800 && n <= 0xDFFF) ? String.fromCodePoint(n) : m;
+  });
 }
 function saveView(i) { views[i].view = getView(); renderViews(); }
 function restoreView(i) { const v = views[i].view; if (!v) return; if (i !== 0) views[0].view = getView(); applyView(JSON.parse(JSON.stringify(v))); renderViews(); }
@@ -2053,7 +2204,9 @@ function state() {
     readout: S.menu ? [document.getElementById('m_x').textContent, document.getElementById('m_y').textContent] : null, spans: D.n, title: D.meta.title,
     ipcLegend: S.btn.ipc ? (L.ipcLegend || []).slice() : [], ipcButton: document.getElementById('b_ipc').textContent,
     hack: !!S.hack, legacy: { brackets: perf.legacy ? perf.legacy.brackets.slice() : [], ovals: perf.legacy ? perf.legacy.ovals : 0, dots: perf.legacy ? perf.legacy.dots : 0, timers: perf.legacy ? perf.legacy.timers : 0 },
-    marks: perf.markBoxes.length, markRows: [...new Set(perf.markBoxes.map(m => ROWS[m[0] >> 1].label))], ticks: perf.ticks, markOverlaps: perf.markBoxes.filter((m, i, a) => a.slice(0, i).some(q => q[0] === m[0] && m[1] < q[2] && m[2] > q[1])).length,
+    marks: perf.markBoxes.filter(m => m[4]).length, markRows: [...new Set(perf.markBoxes.map(m => ROWS[m[0] >> 6].label))], ticks: perf.ticks,
+    markOverlaps: perf.markBoxes.filter((m, i, a) => m[4] && a.slice(0, i).some(q => q[4] && q[0] === m[0] && m[1] < q[2] && m[2] > q[1])).length,
+    markList: perf.markBoxes.slice(0, 5000).map(m => ({ k: m[3], row: ROWS[m[0] >> 6].label, line: m[0] & 63, text: m[4], a: m[1], b: m[2] })),
     perf: { lodDrawn: perf.lodDrawn, lastDraw: perf.lastDraw, phase: Object.assign({}, perf.phase), rest: perf.rest || 0, restDone: REST.done && !!perf.idleDone, draws: perf.draws, prims: perf.prims, tri: perf.tri, msgs: perf.msgs, arcs: perf.arcs, ticks: perf.ticks, load: perf.load, ready: perf.ready, decode: perf.decode, rows: perf.rows, script: perf.script, b64: perf.b64, inflate: perf.inflate, first: perf.first },
     names: null,
   };
@@ -2096,7 +2249,7 @@ function start(meta, n, cols, names, t0) {
   document.title = 'KUtrace ' + (D.meta.title || '');
   views.length = 0;
   const sv = Array.isArray(D.meta.savedview) && D.meta.savedview.length ? D.meta.savedview : [['⇐', null], ['①', null], ['②', null], ['③', null], ['④', null]];
-  for (const [label, v] of sv) views.push({ label: String(label), view: v || null });
+  for (const [label, v] of sv) views.push({ label: unescapeHTML(label), view: v || null });
   try { const s = localStorage.getItem(storageKey()); if (s) views[0].view = JSON.parse(s); } catch (e) { /* ignore */ }
   setWindow(D.t0, D.t1); recomputeHL(); syncButtons(); renderViews();
   document.getElementById('loading').style.display = 'none';
