@@ -26,6 +26,11 @@ $MS $TPL tests/browser/arcs.json $TMP/arcs.html || nok "makeself arcs.json"
 # The bare template with its sources next to it (no embedded data).
 cp postprocess/viewer/*.js postprocess/viewer/*.css $TMP/ && cp $TPL $TMP/template.html
 node tests/browser/gen_trace.js 50000 4 60 > $TMP/gen.json && $MS $TPL $TMP/gen.json $TMP/gen.html || nok "synthetic page"
+# Pages shaped like the book's (original-tool JSON, original saved views):
+# the hello-world demo and the chapter 29 queue test.
+for p in hello queue; do
+	node tests/browser/book_pages.js $p $TMP/$p.json >/dev/null && $MS $TPL $TMP/$p.json $TMP/$p.html || nok "book-shaped page $p"
+done
 # A kutrace_synth trace (dense marks, 4 CPUs) through kutrace_postproc.
 if [ -x $KT_BIN/kutrace_synth ] && [ -x $KT_BIN/kutrace_postproc ]; then
 	$KT_BIN/kutrace_synth -s 3 -c 4 -m 0.5 -o $TMP/synth.trace >/dev/null 2>&1 &&

@@ -590,7 +590,8 @@ function pbColMix(x, p, q, v, a) {
 // milliseconds of idle is a faint line, not a solid column (a mostly idle
 // CPU reads as idle at the full view).  The square root keeps a little
 // activity visible; a fully covered pixel is opaque.
-function coverAlpha(f) { return f >= 1 ? 1 : Math.max(0.08, Math.sqrt(f)); }
+let COVER_ON = true; // tests compare the winners' colours with it off (kutrace.setCover)
+function coverAlpha(f) { return f >= 1 || !COVER_ON ? 1 : Math.max(0.08, Math.sqrt(f)); }
 // An aggregated pixel: the idle line where there is idle time, then the
 // winner (row-local event e) over it, as opaque as its time covers the pixel.
 function aggCol(x, e, grey, tI, busy, P, FB) {
@@ -713,7 +714,7 @@ function drawIpcLegend() { // region 4: IPC, LLC or IPC + Miss values
   else { ent.push(['IPC']); for (const v of [1, 5, 9, 13]) ent.push([IPC_FRAC[v], v]); ent.push(['Miss']); for (const v of [0, 5, 10, 15]) ent.push([LLC_US[v] + 'u', v, '#FFC080']); }
   const step = Math.min(24, (L.ph - 20) / ent.length); let y = L.top + 10;
   for (const [t, v, fill] of ent) {
-    if (v === undefined) { ctx.fillStyle = '#000'; ctx.fillText(t, x - 8, y); } else { drawIpc(x, y, 14, v, fill); ctx.fillStyle = '#000'; ctx.fillText(t, x + 10, y); }
+    if (v === undefined) { ctx.fillStyle = '#000'; ctx.fillText(t, x - 8, y); } else { drawIpc(x, y, 22, v, fill); ctx.fillStyle = '#000'; ctx.fillText(t, x + 14, y); }
     y += step;
   }
   L.ipcLegend = ent.map(e => e[0]);
@@ -726,7 +727,7 @@ function drawIpc(x, yc, size, v, fill) {
   if (v & 1) ctx.lineTo(x, yc); // odd values get a notch
   ctx.lineTo(x + Math.cos(ang - 2.6) * r * 0.4, yc - Math.sin(ang - 2.6) * r * 0.4); ctx.closePath();
   ctx.fillStyle = fill || '#fff'; ctx.fill(); ctx.strokeStyle = (v >> 2) < 1 ? '#555555' : (v >> 2) < 3 ? '#0000FF' : '#AA0000'; ctx.lineWidth = 1; ctx.stroke();
-  perf.prims++; perf.tri++;
+  perf.prims++; perf.tri++; if (perf.triPos.length < 1000) perf.triPos.push([x, size, v]);
 }
 
 // Execution spans of one row, at most one aggregated glyph per pixel
@@ -878,7 +879,7 @@ function drawExecLod(r, g, lod, P) {
     const pick = cols[c + 1], e = pick >= 0 ? rev[pick] : EV_IDLE, grey = fade || (anyHL && (pick >= 0 ? !hlSpan[list[pick]] : !idleHL));
     let p, q, v;
     if (e === EV_IDLE || e === EV_CEXIT) { p = FB[0]; q = FB[1]; v = grey ? W_GREY : W_BLACK; }
-    else if (cov[c >> 1] < 1) { aggCol(B + cols[c], e, grey, idl[c >> 1], cov[c >> 1] * P, P, FB); continue; } // partly covered: mixed
+    else if (cov[c >> 1] < 1 && COVER_ON) { aggCol(B + cols[c], e, grey, idl[c >> 1], cov[c >> 1] * P, P, FB); continue; } // partly covered: mixed
     else if (e > EV_IDLE) { p = FB[2]; q = FB[3]; v = grey ? W_GREY : WP[((e * 4) % 17 + 17) % 17]; }
     else { const h = e >> 8; p = FB[4]; q = FB[5]; v = grey ? W_GREY : W_FASTK[h === 4 || h === 6 ? 1 : h === 5 || h === 7 ? 2 : h >= 8 ? 3 : 0]; }
     const a = ax + cols[c];
@@ -975,7 +976,7 @@ function drawWaits(set, g, P) {
       if (xe - xs >= 1.5 * (MORSE_W[letter] || 9)) { const cw = 3 * (MORSE_W[letter] || 9) + 27; xm = xe - cw > xr ? x1 : Math.min(x1, morse(xe, y, xe - xs, letter, grey ? GREY : (WAIT_COLOR[letter] || '#808080'), E)); }
       if (xm <= x0 || q <= p) continue;
       let xa = Math.round(x0 * dpr) - PB.x0, xb = Math.round(xm * dpr) - PB.x0; if (xb <= xa) xb = xa + 1; if (xa < 0) xa = 0; if (xb > W) xb = W;
-      const v = grey ? W_GREY : WAIT_W[letter];
+      const v = grey ? W_GREY : WAIT_W[letter]; perf.waits++;
       for (let y = p; y < q; y++) for (let o = y * W + xa, e = y * W + xb; o < e; o++) u[o] = v;
       perf.prims++;
     }
@@ -1032,7 +1033,7 @@ function drawOverlay(k, r, g, P, lvl) {
     if (e === EV_RXPKT) { ctx.moveTo(x - 4, L.top + 13); ctx.lineTo(x, L.top + 21); } else { ctx.moveTo(x, L.top + 13); ctx.lineTo(x + 4, L.top + 5); }
     ctx.stroke();
   } else if (e === EV_ENQ) {
-    if (w < 2) return false; ctx.strokeStyle = grey ? GREY : PAL_B[(arg[k] * 7 + 6) % 15]; ctx.lineWidth = Math.max(1, 0.19 * E);
+    if (w < 2) return false; perf.queues++; ctx.strokeStyle = grey ? GREY : PAL_B[(arg[k] * 7 + 6) % 15]; ctx.lineWidth = Math.max(1, 0.19 * E);
     ctx.setLineDash([3, 5]); ctx.beginPath(); ctx.moveTo(x0, yc - E / 4); ctx.lineTo(x1, yc - E / 4); ctx.stroke(); ctx.setLineDash([]);
   } else if (e >= 0x200 && e < 0x240) {
     if (w < 1) return false;
@@ -1078,8 +1079,8 @@ function markTicks(r, g) {
 // mark_a, b and c are placed before mark_d, so the numbers give way.
 // Occupancy per text line is a bitmap of the plot's pixel columns.
 const MK_OCC = { w: 0, lines: [] }, MK_PAD = 256;
-function mkFree(occ, a, b) { a = Math.max(0, Math.round(a) + MK_PAD - Math.round(L.left)); b = Math.min(occ.length, Math.round(b) + MK_PAD - Math.round(L.left)); for (let i = a; i < b; i++) if (occ[i]) return false; return true; }
-function mkTake(occ, a, b) { a = Math.max(0, Math.round(a) + MK_PAD - Math.round(L.left)); b = Math.min(occ.length, Math.round(b) + MK_PAD - Math.round(L.left)); occ.fill(1, a, b); }
+function mkFree(occ, a, b) { a = Math.max(0, Math.floor(a) + MK_PAD - Math.round(L.left)); b = Math.min(occ.length, Math.ceil(b) + MK_PAD - Math.round(L.left)); for (let i = a; i < b; i++) if (occ[i]) return false; return true; }
+function mkTake(occ, a, b) { a = Math.max(0, Math.floor(a) + MK_PAD - Math.round(L.left)); b = Math.min(occ.length, Math.ceil(b) + MK_PAD - Math.round(L.left)); occ.fill(1, a, b); }
 function markKept(r) { // [k, x, type 0..3, close] of the marks kept by the 3 px rule, in x order
   const m = S.btn.mark, t0 = S.t0, t1 = S.t1, out = [];
   for (let key = 0; key < 8; key++) {
@@ -1116,7 +1117,7 @@ function drawMarks(r, g) {
   for (const c of kept) if (c[2] === 3) place(c);
   for (const [k, x, t, lv, s, a, b] of placed) {
     const yTxt = g.yc + g.E / 2 + font * (1 + lv);
-    perf.markBoxes.push([r.idx * 64 + lv, a, b, k, s]); perf.markHits.push([x, g.yc - g.E / 2, yTxt + font / 2, k]);
+    perf.markBoxes.push([r.idx * 64 + lv, a, b, k, s]); perf.markHits.push([x, g.yc + g.E / 2, yTxt + font / 2, k]); // below the span band: hovering a span shows the span
     markGlyph(x, g.yc, g.E, t, s, font, yTxt);
   }
 }
@@ -1458,7 +1459,7 @@ function redraw() { if (!pending && !window.ktOtherPage) { pending = true; reque
 
 function render() {
   pending = false;
-  const t0p = performance.now(); perf.prims = 0; perf.tri = 0; perf.msgs = 0; perf.arcs = 0; perf.ticks = 0; perf.lodDrawn = 0; perf.markBoxes = []; perf.markHits = []; perf.legacy = { brackets: [], ovals: 0, dots: 0, timers: 0 };
+  const t0p = performance.now(); perf.prims = 0; perf.tri = 0; perf.msgs = 0; perf.arcs = 0; perf.ticks = 0; perf.lodDrawn = 0; perf.markBoxes = []; perf.markHits = []; perf.triPos = []; perf.waits = 0; perf.queues = 0; perf.legacy = { brackets: [], ovals: 0, dots: 0, timers: 0 };
   layout();
   S.overheadHatch = (S.t1 - S.t0) < 8e-6;
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
@@ -2206,6 +2207,7 @@ function state() {
     hack: !!S.hack, legacy: { brackets: perf.legacy ? perf.legacy.brackets.slice() : [], ovals: perf.legacy ? perf.legacy.ovals : 0, dots: perf.legacy ? perf.legacy.dots : 0, timers: perf.legacy ? perf.legacy.timers : 0 },
     marks: perf.markBoxes.filter(m => m[4]).length, markRows: [...new Set(perf.markBoxes.map(m => ROWS[m[0] >> 6].label))], ticks: perf.ticks,
     markOverlaps: perf.markBoxes.filter((m, i, a) => m[4] && a.slice(0, i).some(q => q[4] && q[0] === m[0] && m[1] < q[2] && m[2] > q[1])).length,
+    markCount: perf.markBoxes.length, triPos: (perf.triPos || []).slice(), waits: perf.waits, queues: perf.queues,
     markList: perf.markBoxes.slice(0, 5000).map(m => ({ k: m[3], row: ROWS[m[0] >> 6].label, line: m[0] & 63, text: m[4], a: m[1], b: m[2] })),
     perf: { lodDrawn: perf.lodDrawn, lastDraw: perf.lastDraw, phase: Object.assign({}, perf.phase), rest: perf.rest || 0, restDone: REST.done && !!perf.idleDone, draws: perf.draws, prims: perf.prims, tri: perf.tri, msgs: perf.msgs, arcs: perf.arcs, ticks: perf.ticks, load: perf.load, ready: perf.ready, decode: perf.decode, rows: perf.rows, script: perf.script, b64: perf.b64, inflate: perf.inflate, first: perf.first },
     names: null,
@@ -2223,6 +2225,7 @@ window.kutrace = {
   spanAt: i => ({ ts: D.ts[i], dur: D.dur[i], ev: D.ev[i], name: D.names[D.nm[i]], cpu: D.cpu[i], pid: D.pid[i], rpc: D.rpc[i], arg: D.arg[i], ret: D.ret[i], ipc: D.ipc[i] }),
   setButtons: o => { Object.assign(S.btn, o); syncButtons(); render(); }, // e.g. {arc: 0, freq: 2}
   setLod: (on, sub) => { LOD_ON = !!on; if (sub) LOD_SUB = sub; render(); },
+  setCover: on => { COVER_ON = !!on; render(); },
   findSpan: name => { for (let k = 0; k < D.n; k++) if (D.names[D.nm[k]] === name) return k; return -1; },
 };
 

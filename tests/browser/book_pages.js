@@ -71,7 +71,7 @@ function hello(file) {
     // frequency, sampled every 1..6 ms: mostly 900 MHz
     for (let f = T0; f < T1;) { const d = Math.min(T1 - f, 0.001 + rnd() * 0.005), x = rnd(); row(f, d, c, 0, 0, 0x209, x < 0.7 ? 900 : x < 0.85 ? 800 : 1000, 0, 0, 'freq'); f += d; }
     // PC samples every 4 ms
-    for (let s = T0 + 0.004 * rnd(); s < T1 - 0.004; s += 0.004) row(s, 0.004, c, 0, 0, 0x280, Math.floor(rnd() * 65536), 0, 0, 'PC=' + Math.floor(rnd() * 0xffffff).toString(16));
+    for (let s = T0 + 0.004 * rnd(); s < T1 - 0.004; s += 0.004) row(s, 0.004, c, rnd() < 0.5 ? 0 : 1204, 0, 0x280, Math.floor(rnd() * 65536), 0, 0, 'PC=' + Math.floor(rnd() * 0xffffff).toString(16));
     while (t < T1 - 0.01) {
       const lp = rnd() < 0.3, d = 0.0005 + rnd() * rnd() * 0.004;
       row(t, d, c, 0, 0, 0x10000, lp ? 1 : 0, 0, 0, lp ? '-idlelp-' : '-idle-'); t += d;

@@ -106,6 +106,9 @@ async function search(page, text) {
     check('firefox: synthetic ' + s.spans + ' spans load in ' + Math.round(s.perf.load) + ' ms, no errors', s.spans > 10000 && g.errors.length === 0, g.errors);
     await g.page.screenshot({ path: path.join(shots, 'firefox_gen.png') });
     await g.page.close();
+    // Issue 14 on the book-shaped pages, as in Chromium.
+    await require('./fidelity.js').run({ open: file => openPage(browser, file), close: page => page.close(), resize: (page, width, height) => page.setViewport({ width, height }),
+      check, shots, dir, tag: 'firefox ' });
   } catch (e) {
     check('firefox tests ran to the end', false, String(e && e.stack || e));
   } finally {
