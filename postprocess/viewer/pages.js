@@ -284,13 +284,33 @@ function drawAxes() {
 }
 
 // ---------------------------------------------------------------- search (RPC pages)
+// A time as on the CPU page (VIEWER.md 4.2): "12.0045" shows +-5 in its
+// last digit (x 1.025), each '+' narrows and each '-' widens that.
+const NARROW = [1, 0.4, 0.2, 0.1, 0.04, 0.02, 0.01, 0.004, 0.002], WIDEN = [1, 2, 4, 10, 20, 40, 100, 200, 400];
+function timeJump(text) {
+  const m = /^(\d\d?:)?(\d{1,3})\.(\d+)([+-]*)$/.exec(text); if (!m) return false;
+  let t = parseFloat(m[2] + '.' + m[3]);
+  const tb = tbParts(); if (m[1] && tb) t += (parseInt(m[1], 10) - Math.floor(tb.sod / 60) % 60) * 60;
+  const np = (m[4].match(/\+/g) || []).length, nm = m[4].length - np;
+  const half = Math.max(5e-9, 5 * Math.pow(10, -m[3].length) * NARROW[Math.min(8, np)] * WIDEN[Math.min(8, nm)] * 1.025);
+  setWindow(t - half, t + half); return true;
+}
+// The search: a regex over method, id, status, type, hosts and data, and
+// the client time T4 - T1 between min and max (µs).
 function doSearch() {
-  const text = document.getElementById('search').value; P.not = document.getElementById('b_not').classList.contains('on');
-  const el = document.getElementById('search'); el.classList.remove('bad'); P.searchErr = '';
-  if (!text) { P.match = null; P.summary = ''; redraw(); return; }
+  const el = document.getElementById('search'), text = el.value; P.not = document.getElementById('b_not').classList.contains('on');
+  el.classList.remove('bad'); P.searchErr = '';
+  if (timeJump(text)) { P.match = null; P.summary = ''; redraw(); return; }
+  const num = id => { const v = parseFloat(document.getElementById(id).value); return isFinite(v) ? v * 1e-6 : null; };
+  const lo = num('smin'), hi = num('smax');
+  if (!text && lo === null && hi === null) { P.match = null; P.summary = ''; redraw(); return; }
   let re; try { re = new RegExp(text); } catch (e) { el.classList.add('bad'); P.searchErr = 'bad regex: ' + e.message; P.summary = P.searchErr; updateStatus(); return; }
   P.match = new Uint8Array(R.length); let n = 0, tot = 0, mn = Infinity, mx = 0;
-  R.forEach((r, i) => { if (re.test(r.text) !== P.not) { P.match[i] = 1; n++; const d = r.t4 - r.t1; tot += d; mn = Math.min(mn, d); mx = Math.max(mx, d); } });
+  R.forEach((r, i) => {
+    const d = r.t4 - r.t1;
+    if (re.test(r.text) === P.not || (lo !== null && d < lo) || (hi !== null && d > hi)) return;
+    P.match[i] = 1; n++; tot += d; mn = Math.min(mn, d); mx = Math.max(mx, d);
+  });
   P.summary = 'Matches: ' + n + (n ? ', ' + fmtDur(tot) + ' [' + fmtDur(mn) + '..' + fmtDur(mx) + '] client time' : '');
   redraw();
 }
@@ -368,14 +388,14 @@ function bar() {
   const b = document.getElementById('bar'), foot = document.getElementById('foot');
   if (KIND === 'rpc') {
     b.innerHTML = '<span class="lbl">RPCs</span> <span class="lbl">Search:</span> <button id="b_not" title="Invert the search (like grep -v)">[!]</button> ' +
-      '<input id="search" type="text" autocomplete="off" spellcheck="false" placeholder="regex: method, id, status, data, host:port"> <span id="status"></span>';
+      '<input id="search" type="text" autocomplete="off" spellcheck="false" placeholder="regex, or a time 12.345+"> ' +
+      '<span class="lbl" title="Client time T4 - T1 of the matches">µsec:</span> <input id="smin" type="text" size="5"> .. <input id="smax" type="text" size="5"> <span id="status"></span>';
     foot.innerHTML = '<span id="methods"></span> <span id="hint">One row per RPC: request on the wire (top line), server time (bar), response on the wire (bottom line); a red frame: status not Success. ' +
       'Wheel: zoom (over the labels: rows), drag: pan, double-click: zoom in. Red dot: reset.</span>';
     const ms = document.getElementById('methods');
     for (const [m, v] of METHODS) { const s = document.createElement('span'); s.className = 'method'; s.dataset.method = m;
       const sw = document.createElement('i'); sw.style.background = v.color; s.appendChild(sw); s.appendChild(document.createTextNode(m + ' (' + v.n + ')')); ms.appendChild(s); }
-    const inp = document.getElementById('search');
-    inp.addEventListener('keyup', () => doSearch());
+    for (const id of ['search', 'smin', 'smax']) document.getElementById(id).addEventListener('keyup', () => doSearch());
     document.getElementById('b_not').addEventListener('click', ev => { ev.target.classList.toggle('on'); doSearch(); });
   } else {
     b.innerHTML = '<span class="lbl">Points</span> <span id="status"></span>';

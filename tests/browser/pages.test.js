@@ -124,6 +124,18 @@ async function testRpc(br) {
   await page.click('#b_not');
   s = await search(page, '4311');
   check(tag + 'rpc: search by RPC id finds it', JSON.stringify(s.matches) === '["read.4311"]', s.matches);
+  // The client time filter (µs): the slow RPCs, counted from the JSON itself.
+  const rows = JSON.parse(fs.readFileSync(path.join(dir, 'rpc_q.json'), 'utf8')).events;
+  const slow = rows.filter(r => r[3] - r[0] >= 400e-6).map(r => r[11] + '.' + r[8]);
+  await page.evaluate(() => { document.getElementById('smin').value = '400'; });
+  s = await search(page, '');
+  check(tag + 'rpc: min 400 us keeps the ' + slow.length + ' RPCs of 400 us or more', slow.length >= 3 && JSON.stringify(s.matches) === JSON.stringify(slow), [s.matches, slow]);
+  s = await search(page, 'write');
+  const slowW = slow.filter(l => l.startsWith('write.'));
+  check(tag + 'rpc: write with min 400 us: the slow writes only', JSON.stringify(s.matches) === JSON.stringify(slowW), [s.matches, slowW]);
+  await page.evaluate(() => { document.getElementById('smin').value = ''; });
+  s = await search(page, '12.0045+');
+  check(tag + 'rpc: the time 12.0045+ shows 12.0045 +- 0.205 ms, as on the CPU page', Math.abs(s.t0 - (12.0045 - 2.05e-4)) < 1e-9 && Math.abs(s.t1 - (12.0045 + 2.05e-4)) < 1e-9 && s.matches === null, [s.t0, s.t1]);
   s = await search(page, '(');
   check(tag + 'rpc: a bad regex is reported, no exception', /^bad regex/.test(s.searchError) && errors.length === 0, [s.searchError, errors]);
   s = await search(page, '');
