@@ -315,6 +315,9 @@ long kt_raw_index(struct kt_raw *r, struct kt_block_ref **out)
 		refs[n].offset = off;
 		refs[n].base = hdr[0] & KUTRACE_HDR_LOW56;
 		refs[n].usec = hdr[1] & KUTRACE_HDR_LOW56;
+		refs[n].limit = 0;
+		refs[n].last = 0;
+		refs[n].prev_base = 0;
 		refs[n].cpu = (unsigned int)(hdr[0] >> KUTRACE_HDR_CPU_SHIFT);
 		n++;
 		off += KUTRACE_BLOCK_BYTES;
