@@ -19,7 +19,7 @@ fi
 missing=""
 for f in lib/libkutrace.a lib/libkutrace.so lib/libkutrace.so.0 lib/pkgconfig/kutrace.pc \
 	include/kutrace/control.h include/kutrace/format.h include/kutrace/kutrace.h \
-	share/kutrace/viewer.html share/kutrace/viewer.js share/kutrace/viewer.css \
+	share/kutrace/viewer.html share/kutrace/viewer.js share/kutrace/viewer.css share/kutrace/pages.js share/kutrace/pages.css \
 	share/man/man7/kutrace.7 share/man/man4/kutrace_mod.4 share/man/man3/libkutrace.3 \
 	share/doc/kutrace/README.md share/doc/kutrace/user-guide.md share/doc/kutrace/img/rpc.png \
 	share/doc/kutrace/examples/client_server.c share/doc/kutrace/examples/client_server.md; do
@@ -90,6 +90,7 @@ else
 	nok "installed kutrace_postproc finds the installed viewer"; sed 's/^/#   /' "$TMP/pp.log"
 fi
 check "installed makeself - finds the viewer too" sh -c "'$P/bin/makeself' - '$TMP/basic.json' > '$TMP/b2.html' && test -s '$TMP/b2.html'"
+check "installed makeself - makes an RPC page (pages.js inlined)" sh -c "'$P/bin/makeself' - '$KT_ROOT/tests/data/viewer/rpc_q.json' > '$TMP/q.html' && grep -q 'window.ktOtherPage' '$TMP/q.html'"
 check "man finds the installed pages (man -M ... kutrace_control)" \
 	sh -c "MANWIDTH=80 man -M '$P/share/man' kutrace_control 2>/dev/null | grep -q 'record'"
 check "man -M ... 4 kutrace_mod" sh -c "MANWIDTH=80 man -M '$P/share/man' 4 kutrace_mod 2>/dev/null | grep -q tracemb"
