@@ -316,7 +316,7 @@ function doSearch() {
 }
 function updateStatus() {
   const s = document.getElementById('status'); let t;
-  if (KIND === 'rpc') t = P.summary || (R.length + ' RPCs');
+  if (KIND === 'rpc') t = P.summary || (R.length + ' RPCs' + (+P.meta.deltaT23 ? '; T2, T3 shifted by deltaT23 ' + fmtDur(+P.meta.deltaT23) : ''));
   else { const vis = visiblePoints(); t = PTS.length / 2 + ' points' + (vis.length ? '; ' + vis.length + ' in view, ' + P.meta.axisLabelY + ' ' + vis[0].toPrecision(3) + '..' + vis[vis.length - 1].toPrecision(3) + ', median ' + vis[vis.length >> 1].toPrecision(3) : ''); P.summary = t; }
   if (s.textContent !== t) s.textContent = t;
 }

@@ -76,6 +76,7 @@ async function testRpc(br) {
   check(tag + 'rpc: the whole trace in view (first T1 12.000100 .. last T4 12.009696)', s.t0 < 12.0001 && s.t1 > 12.009696 && s.t1 - s.t0 < 0.0102, [s.t0, s.t1]);
   const legend = await page.evaluate(() => [...document.querySelectorAll('#methods .method')].map(e => e.textContent));
   check(tag + 'rpc: method legend with counts', JSON.stringify(legend) === '["chksum (7)","ping (7)","read (7)","sink (7)","write (12)"]', legend);
+  check(tag + 'rpc: the status names the deltaT23 shift', s.status === '40 RPCs; T2, T3 shifted by deltaT23 47.0us', s.status);
   check(tag + 'rpc: every row label shown at full view (40 rows fit)', s.labelsShown.length === 40, s.labelsShown.length);
   await page.screenshot({ path: path.join(shots, (FX ? 'firefox_' : '') + 'pages_rpc.png') });
 
