@@ -249,8 +249,9 @@ static void accumulate(const struct kt_jrow *w)
 		if (ev == KUTRACE_LEFTMARK && w->pid > 0)
 			extend(p, w);
 	}
-	if (w->rpc > 0 && ev >= KUTRACE_RPCIDREQ && ev <= KUTRACE_RPCIDMID) {
-		struct prow *p = get_row(K_RPC, w->rpc);
+	/* An RPC row's own id is its arg; its rpc column is the CPU's before. */
+	if ((w->arg & 0xFFFF) > 0 && ev >= KUTRACE_RPCIDREQ && ev <= KUTRACE_RPCIDMID) {
+		struct prow *p = get_row(K_RPC, w->arg & 0xFFFF);
 
 		if (!p->name)
 			p->name = w->name;

@@ -76,12 +76,15 @@ import json, sys
 ev = json.load(open(sys.argv[1]))["events"]
 slow = int(sys.argv[2] or 0)
 # rows: start dur cpu pid rpc event arg retval ipc name
-req = [r for r in ev if r[5] == 0x201 and r[4] > 0]
-resp = [r for r in ev if r[5] == 0x202 and r[4] > 0]
-ids = {r[4] for r in req}
+# As in the original, an RPC row's own id is its arg (low 16 bits); its rpc
+# column is the id the CPU had before it, and id 0 (".0") ends an RPC.
+rid = lambda r: r[6] & 0xFFFF
+req = [r for r in ev if r[5] == 0x201 and rid(r) > 0]
+resp = [r for r in ev if r[5] == 0x202 and rid(r) > 0]
+ids = {rid(r) for r in req}
 sides = {}
 for r in req:
-    sides.setdefault(r[4], set()).add(r[3])
+    sides.setdefault(rid(r), set()).add(r[3])
 both = sum(1 for i in ids if len(sides[i]) == 2)
 named = sum(1 for r in req if r[9].split(".")[0] in ("lookup", "update"))
 held = [r for r in ev if r[5] == 0x282 and r[9] == "=tablelock"]
@@ -90,7 +93,7 @@ marks = [r[9] for r in ev if r[9] in ("mark_a=run", "mark_a=/run")]
 print("rpcs", len(ids))
 print("both_sides", both)
 print("named", named == len(req))
-print("responses", len({r[4] for r in resp}))
+print("responses", len({rid(r) for r in resp}))
 print("held", len(held))
 print("held_long", sum(1 for r in held if r[1] >= 0.1))
 print("waits", len(wait))
@@ -99,11 +102,11 @@ print("marks", " ".join(marks))
 # response, did that thread wait for the table lock, and for how long?
 srv = None
 for r in req:
-    if r[4] == slow and r[9].startswith("lookup"):
+    if rid(r) == slow and r[9].startswith("lookup"):
         if srv is None or r[0] > srv[0]:
             srv = r          # the server side sees the request later
 if srv:
-    end = min([r[0] for r in resp if r[4] == slow and r[3] == srv[3]] or [srv[0]])
+    end = min([r[0] for r in resp if rid(r) == slow and r[3] == srv[3]] or [srv[0]])
     w = [r for r in wait if r[3] == srv[3] and srv[0] <= r[0] <= end]
     print("slow_wait_us", int(max([r[1] for r in w] or [0]) * 1e6))
     print("slow_total_us", int((end - srv[0]) * 1e6))
