@@ -141,7 +141,8 @@ check "an RPC request row has the RPC id the CPU had before it" \
 check "an RPC end row is .0 with the RPC id it ends" \
 	grep -qF '[ 20.00000420, 0.00000001, 0, 500, 77, 513, 0, 0, 0, ".0"]' $R
 check "spantoprof -row names RPC 77's row by its method (the row's arg), not .0" \
-	bash -c '"$1/spantoprof" -row < "$2" 2>/dev/null | grep -qF "65540, 526, 0, 0, 0, \"getData.77 \"]"' _ "$B" $R
+	bash -c '"$1/spantoprof" -row < "$2" 2>/dev/null > "$3" && grep -qF ", 526, 0, 0, 0, \"getData.77 \"]" "$3" &&
+		! grep -qF "\".0 \"]" "$3"' _ "$B" $R "$TMP/rpc.prof"
 
 # Rows are written while the trace is read, as soon as nothing can come
 # before them.  A tiny memory budget forces the writer past sleeping
