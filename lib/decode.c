@@ -489,6 +489,12 @@ int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
 	d->all_flags |= b->flags;
 	if (kt_block_check(b, d->err, sizeof(d->err)) < 0)
 		return -1;
+	if (t0 <= -KT_TIME_LIMIT || t0 >= KT_TIME_LIMIT) {
+		snprintf(d->err, sizeof(d->err),
+			 "block %ld word 0: start time %" PRIu64 " ticks is centuries from the trace start",
+			 b->index, b->base);
+		return -1;
+	}
 	/*
 	 * Per CPU, blocks are allocated in time order, so a block that starts
 	 * well before the previous one of its CPU ended is damage, not a late

@@ -415,7 +415,8 @@ static int sc_number(struct sc *c, double *dv, int64_t *fixed, int *is_fixed)
 		ndig = 1;
 	} else {
 		while ((ch = sc_peek(c)) >= '0' && ch <= '9') {
-			if (ndig < 11)
+			/* ip * 1e8 + frac must fit in int64_t */
+			if (ndig < 11 && ip * 10 + (ch - '0') < INT64_MAX / 100000000)
 				ip = ip * 10 + (ch - '0');
 			else
 				ok = 0;
@@ -588,6 +589,17 @@ static int pred_exec(int64_t ev)
 	return (ev >= 0 && ev < 0x200) || (ev >= 0x400 && ev < 0x1000) || ev >= 0x10000;
 }
 
+/* Two's-complement wrap: a hostile page may carry any 64-bit value. */
+static inline int64_t wadd(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
+static inline int64_t wsub(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+
 /*
  * One row's values v[0..9] (ts, dur, cpu, pid, rpc, event, arg, retval,
  * ipc, name) to the column values r[] and back (decode != 0: r[] in, v[]
@@ -600,16 +612,16 @@ static void pred_row(struct pred *p, int64_t *v, int64_t *r, int decode)
 
 	if (decode) {
 		v[2] = r[2];
-		v[3] = cok ? p->cpu_pid[cpu] + r[3] : r[3];
-		v[5] = r[5] == 0 ? 0x10000 + v[3] : r[5] > 0 ? r[5] - 1 : r[5];
+		v[3] = cok ? wadd(p->cpu_pid[cpu], r[3]) : r[3];
+		v[5] = r[5] == 0 ? wadd(0x10000, v[3]) : r[5] > 0 ? r[5] - 1 : r[5];
 		v[1] = r[1];
 		for (int i = 4; i < 9; i++)
 			if (i != 5)
 				v[i] = r[i];
 	} else {
 		r[2] = v[2];
-		r[3] = cok ? v[3] - p->cpu_pid[cpu] : v[3];
-		r[5] = v[3] > 0 && v[5] == 0x10000 + v[3] ? 0 : v[5] >= 0 ? v[5] + 1 : v[5];
+		r[3] = cok ? wsub(v[3], p->cpu_pid[cpu]) : v[3];
+		r[5] = v[3] > 0 && v[5] == wadd(0x10000, v[3]) ? 0 : v[5] >= 0 ? wadd(v[5], 1) : v[5];
 		r[1] = v[1];
 		for (int i = 4; i < 9; i++)
 			if (i != 5)
@@ -630,9 +642,9 @@ static void pred_row(struct pred *p, int64_t *v, int64_t *r, int decode)
 	int eok = v[5] >= PRED_EV_LO && v[5] < PRED_EV_HI;
 	int32_t *last = eok ? &p->ev_nm[v[5] - PRED_EV_LO] : NULL;
 	if (decode)
-		v[9] = r[9] == 0 && last ? *last : r[9] - 1;
+		v[9] = r[9] == 0 && last ? *last : wadd(r[9], -1);
 	else
-		r[9] = last && *last == v[9] ? 0 : v[9] + 1;
+		r[9] = last && *last == v[9] ? 0 : wadd(v[9], 1);
 	if (last)
 		*last = (int32_t)v[9];
 }
@@ -1705,8 +1717,10 @@ static int html_write(FILE *out, const char *template_path, const char *json,
 			fwrite(t.meta.p, 1, t.meta.len, out);
 			fprintf(out, "</script>\n<script type=\"application/octet-stream\" id=\"ktdata\" "
 				"data-enc=\"%s\" data-rows=\"%u\">", enc, t.nrows);
-			if (write_blob(out, &t, json, len))
+			if (write_blob(out, &t, json, len)) {
+				snprintf(err, errlen, "write error: %s", strerror(errno));
 				goto fail;
+			}
 			fputs("</script>\n", out);
 		} else {
 			fwrite(p, 1, ll, out);
@@ -1819,6 +1833,54 @@ static int b64val(int ch)
 	return q ? (int)(q - b64) : -1;
 }
 
+/*
+ * The size of a blob as its own header declares it, walked over the first
+ * n bytes: 1 and *size when known, 0 while more bytes are needed (*size is
+ * then a lower bound), -1 when the header is impossible.  Inflating stops
+ * at that size: a page cannot make us inflate more than it claims to hold.
+ */
+static int blob_size(const unsigned char *p, size_t n, uint64_t *size)
+{
+	uint64_t at = 12, cols = 0;
+#define U32(o) ((uint64_t)p[o] | (uint64_t)p[o + 1] << 8 | (uint64_t)p[o + 2] << 16 | \
+		(uint64_t)p[o + 3] << 24)
+#define NEED(k) do { *size = at + (k); if (*size > n) return 0; } while (0)
+	NEED(0);
+	uint64_t nrows = U32(4);
+	if (U32(8) != NCOLS)
+		return -1;
+	NEED(4 * NCOLS);
+	for (int i = 0; i < NCOLS; i++) {
+		uint64_t c = U32(at + 4 * (uint64_t)i);
+		if (c < nrows || c > 10 * nrows)	/* 1 to 10 bytes a varint */
+			return -1;
+		cols += c;
+	}
+	at += 4 * NCOLS + cols + 4;	/* columns, nstr */
+	for (int i = 0; i < 4; i++) {	/* name lengths, names, prefix, suffix */
+		NEED(4);
+		at += 4 + U32(at);
+	}
+	NEED(4);
+	uint64_t nglue = U32(at);
+	at += 4;
+	for (uint64_t i = 0; i < nglue; i++) {
+		NEED(4);
+		at += 4 + U32(at);
+	}
+	NEED(4);
+	uint64_t nexc = U32(at);
+	at += 4;
+	for (uint64_t i = 0; i < nexc; i++) {
+		NEED(8);
+		at += 8 + U32(at + 4);
+	}
+	*size = at;
+	return 1;
+#undef NEED
+#undef U32
+}
+
 static int extract_blob(FILE *out, const unsigned char *blob, size_t n, char *err, size_t errlen)
 {
 	struct rd r = { blob, n, 0, 0 };
@@ -1859,7 +1921,7 @@ static int extract_blob(FILE *out, const unsigned char *blob, size_t n, char *er
 		snprintf(err, errlen, "embedded data: truncated");
 		return -1;
 	}
-	size_t *soff = kt_xcalloc(nstr + 1, sizeof(size_t));
+	size_t *soff = kt_xcalloc((size_t)nstr + 1, sizeof(size_t));
 	for (uint32_t i = 0; i < nstr; i++) {
 		int64_t l = rd_varint(&lens);
 		if (l < 0 || (uint64_t)l > dlen - soff[i])
@@ -1873,8 +1935,15 @@ static int extract_blob(FILE *out, const unsigned char *blob, size_t n, char *er
 	uint32_t slen = rd_u32(&r);
 	const unsigned char *suffix = rd_bytes(&r, slen);
 	uint32_t nglue = rd_u32(&r);
-	const unsigned char **gp = kt_xcalloc(nglue + 1, sizeof(*gp));
-	uint32_t *gl = kt_xcalloc(nglue + 1, sizeof(*gl));
+	/* each glue string takes at least its 4-byte length: refuse before allocating */
+	if (r.bad || nglue > (r.n - r.i) / 4)
+		nglue = 0, r.bad = 1;
+	/* every row reads at least one byte of every column */
+	for (int i = 0; i < NCOLS; i++)
+		if (nrows > col[i].n)
+			r.bad = 1;
+	const unsigned char **gp = kt_xcalloc((size_t)nglue + 1, sizeof(*gp));
+	uint32_t *gl = kt_xcalloc((size_t)nglue + 1, sizeof(*gl));
 	for (uint32_t i = 0; i < nglue && !r.bad; i++) {
 		gl[i] = rd_u32(&r);
 		gp[i] = rd_bytes(&r, gl[i]);
@@ -1899,8 +1968,12 @@ static int extract_blob(FILE *out, const unsigned char *blob, size_t n, char *er
 	pred_init(&pred);
 	for (uint32_t k = 0; k < nrows; k++) {
 		int64_t v[NCOLS];
-		for (int i = 0; i < NCOLS; i++)
+		for (int i = 0; i < NCOLS; i++) {
 			v[i] = rd_varint(&col[i]);
+			r.bad |= col[i].bad;
+		}
+		if (r.bad)
+			break;
 		if (ver == 2) {
 			int64_t rv[10];
 			memcpy(rv, v, sizeof(rv));
@@ -2015,13 +2088,24 @@ int kt_html_extract(FILE *out, const char *html, size_t len, char *err, size_t e
 		}
 		zs.next_in = raw;
 		zs.avail_in = (uInt)rn;
-		int zr;
+		int zr, known = 0;
+		uint64_t size = 12;
 		do {
 			bv_grow(&o, 1 << 20);
 			zs.next_out = o.p + o.len;
 			zs.avail_out = (uInt)(o.cap - o.len);
 			zr = inflate(&zs, Z_NO_FLUSH);
 			o.len = o.cap - zs.avail_out;
+			/*
+			 * JSON text (KTJ1) declares no size: real JSON deflates
+			 * about 10:1, so 100 times the compressed bytes is plenty.
+			 */
+			if (known == 0 && o.len >= 4 && !memcmp(o.p, "KTJ1", 4))
+				known = 1, size = 100 * (uint64_t)rn + (1 << 20);
+			while (known == 0 && o.len >= size)
+				known = blob_size(o.p, o.len, &size);
+			if (known < 0 || o.len > size)
+				zr = Z_DATA_ERROR;
 		} while (zr == Z_OK);
 		inflateEnd(&zs);
 		free(raw);

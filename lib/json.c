@@ -120,7 +120,7 @@ static char *fmt_int(char *p, int64_t v)
 {
 	char tmp[24];
 	int n = 24;
-	uint64_t u = v < 0 ? (uint64_t)-v : (uint64_t)v;
+	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
 
 	if (v < 0)
 		*p++ = '-';
@@ -151,7 +151,37 @@ static char *fmt_int(char *p, int64_t v)
 	return p + (24 - n);
 }
 
-/* Append the escaped name; returns the new end (room checked by caller). */
+size_t kt_utf8_seq(const unsigned char *s)
+{
+	unsigned char c = s[0];
+	uint32_t cp, min;
+	size_t n;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xC2 && c <= 0xDF)
+		n = 2, cp = c & 0x1F, min = 0x80;
+	else if ((c & 0xF0) == 0xE0)
+		n = 3, cp = c & 0x0F, min = 0x800;
+	else if (c >= 0xF0 && c <= 0xF4)
+		n = 4, cp = c & 0x07, min = 0x10000;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xC0) != 0x80)	/* also stops at the NUL */
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3F);
+	}
+	if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+		return 0;
+	return n;
+}
+
+/*
+ * Append the escaped name; returns the new end (room checked by caller:
+ * at most 6 bytes per input byte).  A byte that is not part of valid
+ * UTF-8 becomes U+FFFD (docs/FORMAT.md): names come from any bytes.
+ */
 static char *esc_name(char *p, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -159,6 +189,19 @@ static char *esc_name(char *p, const char *s)
 	for (const unsigned char *q = (const unsigned char *)s; *q; q++) {
 		unsigned char ch = *q;
 
+		if (ch >= 0x80) {
+			size_t n = kt_utf8_seq(q);
+
+			if (n) {
+				memcpy(p, q, n);
+				p += n;
+				q += n - 1;
+			} else {
+				memcpy(p, "\xEF\xBF\xBD", 3);
+				p += 3;
+			}
+			continue;
+		}
 		if (ch >= 0x20 && ch != '"' && ch != '\\' && ch != '<' && ch != 0x7F) {
 			*p++ = (char)ch;
 			continue;

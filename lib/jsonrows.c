@@ -236,9 +236,7 @@ void kt_jr_open(struct kt_jreader *r, const char *path)
 		r->f = stdin;
 		r->path = "<stdin>";
 	} else {
-		r->f = fopen(path, "rb");
-		if (!r->f)
-			kt_die("cannot open %s: %m", path);
+		r->f = kt_xfopen_in(path);
 		r->own_file = 1;
 		r->path = path;
 	}
@@ -512,6 +510,16 @@ void kt_jw_escape(FILE *out, const char *s)
 			fputs("\\t", out);
 		} else if (c < 0x20 || c == 0x7F) {
 			fprintf(out, "\\u%04x", c);
+		} else if (c >= 0x80) {
+			/* the JSON writer's rule: invalid UTF-8 bytes become U+FFFD */
+			size_t n = kt_utf8_seq((const unsigned char *)s);
+
+			if (n) {
+				fwrite(s, 1, n, out);
+				s += n - 1;
+			} else {
+				fputs("\xEF\xBF\xBD", out);
+			}
 		} else {
 			fputc(c, out);
 		}

@@ -10,25 +10,93 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "kutrace/kutrace.h"
 
+/*
+ * Copy non-seekable input to an unlinked temporary file.  A first block
+ * that is not a trace (version nibble) stops the copy: /dev/zero or a
+ * pipe of garbage is refused by the reader instead of filling the disk.
+ */
+static FILE *spool(FILE *in, char *err, size_t errlen, const char *path)
+{
+	FILE *t = tmpfile();
+	unsigned char *buf = kt_xmalloc(KUTRACE_BLOCK_BYTES);
+	size_t n, total = 0;
+
+	if (!t) {
+		snprintf(err, errlen, "%s: cannot create a temporary copy: %s",
+			 path, strerror(errno));
+		free(buf);
+		return NULL;
+	}
+	while ((n = fread(buf, 1, KUTRACE_BLOCK_BYTES, in)) > 0) {
+		if (fwrite(buf, 1, n, t) != n) {
+			snprintf(err, errlen, "%s: temporary copy: %s", path,
+				 strerror(errno));
+			goto fail;
+		}
+		if (total == 0 && n >= 16 &&
+		    (buf[8 + KUTRACE_HDR_FLAGS_SHIFT / 8] & KUTRACE_FLAG_VERSION) !=
+		    KUTRACE_FILE_VERSION)
+			break;
+		total += n;
+	}
+	if (ferror(in)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	free(buf);
+	if (fflush(t) != 0 || fseek(t, 0, SEEK_SET) != 0) {
+		snprintf(err, errlen, "%s: temporary copy: %s", path, strerror(errno));
+		fclose(t);
+		return NULL;
+	}
+	return t;
+fail:
+	free(buf);
+	fclose(t);
+	return NULL;
+}
+
 int kt_raw_open(struct kt_raw *r, const char *path)
 {
+	struct stat st;
+
 	memset(r, 0, sizeof(*r));
 	if (!path || strcmp(path, "-") == 0) {
 		r->f = stdin;
 		r->path = "<stdin>";
-		return 0;
+	} else {
+		r->path = path;
+		r->f = fopen(path, "rb");
+		if (!r->f) {
+			snprintf(r->err, sizeof(r->err), "%s: %s", path,
+				 strerror(errno));
+			return -1;
+		}
+		r->own_file = 1;
 	}
-	r->path = path;
-	r->f = fopen(path, "rb");
-	if (!r->f) {
-		snprintf(r->err, sizeof(r->err), "%s: %s", path,
-			 strerror(errno));
+	if (fstat(fileno(r->f), &st) != 0) {
+		snprintf(r->err, sizeof(r->err), "%s: %s", r->path, strerror(errno));
+		kt_raw_close(r);
 		return -1;
 	}
-	r->own_file = 1;
+	if (S_ISDIR(st.st_mode)) {
+		snprintf(r->err, sizeof(r->err), "%s: %s", r->path, strerror(EISDIR));
+		kt_raw_close(r);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		FILE *t = spool(r->f, r->err, sizeof(r->err), r->path);
+
+		kt_raw_close(r);
+		if (!t)
+			return -1;
+		r->f = t;
+		r->own_file = 1;
+	}
 	return 0;
 }
 
@@ -364,7 +432,7 @@ int kt_raw_each(struct kt_raw *r, kt_block_fn fn, void *ctx)
 	long n = -1;
 	int rc = 0;
 
-	if (r->own_file && fseek(r->f, 0, SEEK_END) == 0) {
+	if (fseek(r->f, 0, SEEK_END) == 0) {
 		long size = ftell(r->f);
 
 		fseek(r->f, 0, SEEK_SET);
@@ -372,6 +440,13 @@ int kt_raw_each(struct kt_raw *r, kt_block_fn fn, void *ctx)
 			rc = fail(r, 0, -1, "empty file, no trace blocks");
 			goto out;
 		}
+		/* Block 0 first: a foreign or zeroed file fails before the index. */
+		r->next_index = 0;
+		if (kt_raw_next(r, b) < 0) {
+			rc = -1;
+			goto out;
+		}
+		r->next_index = 0;
 		n = kt_raw_index(r, &refs);
 		if (n < 0) {
 			rc = -1;

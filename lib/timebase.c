@@ -41,7 +41,14 @@ int kt_timebase_init(struct kt_timebase *tb, uint64_t c0, uint64_t u0,
 
 int64_t kt_timebase_ns10(const struct kt_timebase *tb, uint64_t ticks)
 {
-	return (int64_t)((double)((int64_t)ticks - tb->cm) * (tb->slope_us * 100.0));
+	/* Signed difference without overflow; the product saturates. */
+	double v = ((double)ticks - (double)tb->cm) * (tb->slope_us * 100.0);
+
+	if (!(v > -KT_TIME_LIMIT))
+		return -KT_TIME_LIMIT;
+	if (v > KT_TIME_LIMIT)
+		return KT_TIME_LIMIT;
+	return (int64_t)v;
 }
 
 void kt_timebase_string(const struct kt_timebase *tb, char *buf, size_t len)

@@ -6,6 +6,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <errno.h>
+#include <sys/stat.h>
 
 #include "kutrace/kutrace.h"
 
@@ -24,10 +27,20 @@ const char *kt_progname(void)
 	return progname;
 }
 
+static char *die_unlink;
+
+void kt_unlink_on_die(const char *path)
+{
+	free(die_unlink);
+	die_unlink = path ? kt_xstrdup(path) : NULL;
+}
+
 void kt_die(const char *fmt, ...)
 {
 	va_list ap;
 
+	if (die_unlink)
+		unlink(die_unlink);
 	fflush(stdout);
 	fprintf(stderr, "%s: ", progname);
 	va_start(ap, fmt);
@@ -35,6 +48,23 @@ void kt_die(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	exit(1);
+}
+
+FILE *kt_xfopen_in(const char *path)
+{
+	struct stat st;
+	FILE *f = fopen(path, "rb");
+
+	if (!f)
+		kt_die("cannot open %s: %s", path, strerror(errno));
+	if (fstat(fileno(f), &st) != 0)
+		kt_die("cannot open %s: %s", path, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		kt_die("%s: %s", path, strerror(EISDIR));
+	/* /dev/zero and friends never end: only files and pipes are input */
+	if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode))
+		kt_die("%s: not a file or a pipe", path);
+	return f;
 }
 
 void *kt_xmalloc(size_t n)

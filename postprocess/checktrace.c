@@ -16,6 +16,7 @@
  * order is not checked for wraparound traces, whose blocks are not in
  * time order in the file (bug 19).
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,44 +92,70 @@ struct counts {
 
 static struct counts cnt;
 
-/* Events per CPU per time bucket, for the "busiest interval" lines. */
+/*
+ * Events per time bucket, for the "busiest interval" lines.  A hash of the
+ * buckets that hold events: one block claiming a time far away costs one
+ * slot, not every bucket up to it.
+ */
 struct busy {
 	double width;		/* seconds */
-	long *ev;		/* [bucket * MAX_CPUS + cpu] */
-	long nb;
+	long *key, *ev;		/* bucket number (-1 free), events in it */
+	size_t cap, used;
 };
+
+static size_t busy_slot(const struct busy *b, long k)
+{
+	size_t i = ((size_t)k * 0x9E3779B97F4A7C15ull) & (b->cap - 1);
+
+	while (b->key[i] != -1 && b->key[i] != k)
+		i = (i + 1) & (b->cap - 1);
+	return i;
+}
 
 static void busy_add(struct busy *b, double t, unsigned int cpu, long n)
 {
+	(void)cpu;
 	if (t < 0 || t > 1e6)
 		return;
 	long k = (long)(t / b->width);
 
-	if (k >= b->nb) {
-		long nn = k + 64;
+	if (2 * (b->used + 1) > b->cap) {
+		struct busy o = *b;
 
-		b->ev = kt_xrealloc(b->ev, (size_t)nn * KUTRACE_MAX_CPUS * sizeof(long));
-		memset(b->ev + b->nb * KUTRACE_MAX_CPUS, 0,
-		       (size_t)(nn - b->nb) * KUTRACE_MAX_CPUS * sizeof(long));
-		b->nb = nn;
+		b->cap = o.cap ? 2 * o.cap : 64;
+		b->key = kt_xmalloc(b->cap * sizeof(long));
+		b->ev = kt_xcalloc(b->cap, sizeof(long));
+		memset(b->key, 0xFF, b->cap * sizeof(long));
+		for (size_t i = 0; i < o.cap; i++)
+			if (o.key[i] != -1) {
+				size_t j = busy_slot(b, o.key[i]);
+
+				b->key[j] = o.key[i];
+				b->ev[j] = o.ev[i];
+			}
+		free(o.key);
+		free(o.ev);
 	}
-	b->ev[k * KUTRACE_MAX_CPUS + cpu] += n;
+	size_t i = busy_slot(b, k);
+
+	if (b->key[i] == -1) {
+		b->key[i] = k;
+		b->used++;
+	}
+	b->ev[i] += n;
 }
 
 static void busy_report(const struct busy *b, const char *label, int ncpus)
 {
 	long best = -1, bestn = 0;
 
-	for (long k = 0; k < b->nb; k++) {
-		long n = 0;
-
-		for (int c = 0; c < KUTRACE_MAX_CPUS; c++)
-			n += b->ev[k * KUTRACE_MAX_CPUS + c];
-		if (n > bestn) {
-			bestn = n;
-			best = k;
+	/* the earliest of the busiest buckets */
+	for (size_t i = 0; i < b->cap; i++)
+		if (b->key[i] != -1 && (b->ev[i] > bestn ||
+					(b->ev[i] == bestn && bestn > 0 && b->key[i] < best))) {
+			bestn = b->ev[i];
+			best = b->key[i];
 		}
-	}
 	if (best < 0)
 		return;
 	report("info", "busiest %s: %.1f..%.1f s, %ld events (%.0f per CPU)", label,
@@ -244,8 +271,11 @@ int main(int argc, char **argv)
 		uint64_t w[2] = { 0, 0 };
 		FILE *f = fopen(path, "rb");
 
-		if (!f || fread(w, sizeof(w[0]), 2, f) != 2)
-			kt_die("cannot read %s", path);
+		if (!f)
+			kt_die("cannot read %s: %s", path, strerror(errno));
+		if (fread(w, sizeof(w[0]), 2, f) != 2)
+			kt_die("cannot read %s: %s", path,
+			       ferror(f) ? strerror(errno) : "shorter than a block header");
 		fclose(f);
 		int version = (int)((w[1] >> KUTRACE_HDR_FLAGS_SHIFT) & KUTRACE_FLAG_VERSION);
 
@@ -282,7 +312,7 @@ int main(int argc, char **argv)
 	if (r.note[0])
 		report("info", "%s (postprocessing repairs it)", r.note);
 	struct kt_block *b = kt_xmalloc(sizeof(*b));
-	struct busy tenth = { 0.1, NULL, 0 }, second = { 1.0, NULL, 0 };
+	struct busy tenth = { .width = 0.1 }, second = { .width = 1.0 };
 	unsigned int orflags = 0;
 	double ticks_per_us = 0;
 	int wrap = 0, ncpus = 0, rc;
@@ -436,9 +466,13 @@ int main(int argc, char **argv)
 	       cnt.pcsamples, cnt.freq, cnt.mwait, cnt.rpc, cnt.locks, cnt.queues, cnt.marks);
 	busy_report(&tenth, "1/10 s", ncpus);
 	busy_report(&second, "1 s", ncpus);
+	free(tenth.key);
 	free(tenth.ev);
+	free(second.key);
 	free(second.ev);
 	free(b);
 	printf("%s %s\n", failed ? "FAIL" : "PASS", path);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		kt_die("write error on stdout: %s", strerror(errno));
 	return failed;
 }

@@ -9,6 +9,7 @@
  * trailing `| sort` of old scripts is harmless but no longer needed.
  * Like the original it needs time-sorted input (`sort -n`).
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,9 +84,15 @@ int main(int argc, char **argv)
 	m.title = title;
 	m.tracebase = tracebase;
 	m.randomid = (uint32_t)(time(NULL) ^ ((uint32_t)getpid() * 12345678u));
-	while (getline(&line, &cap, stdin) > 0) {
+	ssize_t len;
+	long nlines = 0;
+
+	while ((len = getline(&line, &cap, stdin)) > 0) {
 		lineno++;
+		if (memchr(line, '\0', (size_t)len))
+			kt_die("stdin line %ld: a NUL byte (not event text)", lineno);
 		line[strcspn(line, "\r\n")] = '\0';
+		nlines += line[0] != '\0';
 		if (line[0] == '#') {
 			if (!strncmp(line, "# ## VERSION: ", 14))
 				version = atoi(line + 14);
@@ -126,6 +133,9 @@ int main(int argc, char **argv)
 		}
 		if (n < 7)
 			kt_die("stdin line %ld: expected 10 fields: %.60s", lineno, line);
+		/* Event text holds times of a trace, not of centuries. */
+		if (t < -1 || t >= KT_TIME_LIMIT || dur < 0 || dur >= KT_TIME_LIMIT)
+			kt_die("stdin line %ld: time or duration out of range: %.60s", lineno, line);
 		if (cpu < 0 || cpu >= KUTRACE_MAX_CPUS)
 			kt_die("stdin line %ld: CPU %lld out of range", lineno, cpu);
 		e.t = t;
@@ -147,6 +157,10 @@ int main(int argc, char **argv)
 		kt_spans_event(spans, &e);
 	}
 	free(line);
+	if (ferror(stdin))
+		kt_die("read error on stdin: %s", strerror(errno));
+	if (!nlines)
+		kt_die("no event text on stdin (expected rawtoevent's output)");
 	kt_spans_finish(spans);
 	meta(&m, spans, flags, version);
 	kt_jsonout_finish(c.out, &m);
@@ -156,6 +170,6 @@ int main(int argc, char **argv)
 	kt_jsonout_free(c.out);
 	kt_spans_free(spans);
 	if (fflush(stdout) != 0 || ferror(stdout))
-		kt_die("write error on stdout");
+		kt_die("write error on stdout: %s", strerror(errno));
 	return 0;
 }

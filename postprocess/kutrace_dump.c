@@ -13,6 +13,7 @@
  * debugging aid: the output has no stable format.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -194,5 +195,7 @@ int main(int argc, char **argv)
 	}
 	kt_raw_close(&r);
 	free(b);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		kt_die("write error on stdout: %s", strerror(errno));
 	return 0;
 }

@@ -13,10 +13,12 @@
  * therefore hold about one block per CPU, and rows are written in order as
  * they come (lib/jsonout.c), so memory does not grow with the trace.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -292,6 +294,16 @@ static void usage(FILE *f)
 		"--skip-damaged skips such blocks instead (one line each) and counts them.\n");
 }
 
+/* Refuse an output that is the input trace itself (x.json, -o x.trace). */
+static void not_the_input(const char *in, const char *out)
+{
+	struct stat a, b;
+
+	if (strcmp(in, out) == 0 || (stat(in, &a) == 0 && stat(out, &b) == 0 &&
+				      a.st_dev == b.st_dev && a.st_ino == b.st_ino))
+		kt_die("%s: the output would overwrite the input trace; name it with -o", out);
+}
+
 static char *replace_ext(const char *path, const char *ext)
 {
 	size_t n = strlen(path);
@@ -356,6 +368,11 @@ int main(int argc, char **argv)
 		title = path;
 	char *json_path = jpath ? kt_xstrdup(jpath) : replace_ext(path, ".json");
 
+	char *hpath = replace_ext(json_path, ".html");
+
+	not_the_input(path, json_path);
+	if (html)
+		not_the_input(path, hpath);
 	if (kt_raw_open(&c.raw, path) < 0)
 		kt_die("%s", c.raw.err);
 	/* Write to a temporary name, rename when complete: no half files. */
@@ -364,7 +381,8 @@ int main(int argc, char **argv)
 	sprintf(tmp, "%s.tmp", json_path);
 	c.out = fopen(tmp, "w+");
 	if (!c.out)
-		kt_die("cannot create %s", tmp);
+		kt_die("cannot create %s: %s", tmp, strerror(errno));
+	kt_unlink_on_die(tmp);
 	setvbuf(c.out, NULL, _IOFBF, 1 << 20);
 	c.meta.title = title;
 	c.meta.tracebase = "";
@@ -373,10 +391,10 @@ int main(int argc, char **argv)
 	c.spans = kt_spans_new(on_row, &c);
 	c.jo = kt_jsonout_new(c.out);
 	if (kt_raw_each(&c.raw, on_prescan, &c) < 0 ||
-	    kt_raw_each(&c.raw, on_block, &c) < 0) {
-		unlink(tmp);
+	    kt_raw_each(&c.raw, on_block, &c) < 0)
 		kt_die("%s", c.raw.err);
-	}
+	if (!c.dec)
+		kt_die("%s: no trace blocks", c.raw.path);
 	release(&c, INT64_MAX);
 	kt_spans_finish(c.spans);
 	set_meta(&c);
@@ -387,26 +405,26 @@ int main(int argc, char **argv)
 		sprintf(tmp2, "%s.tmp2", json_path);
 		FILE *f2 = fopen(tmp2, "w");
 
-		if (!f2) {
-			unlink(tmp);
-			kt_die("cannot create %s", tmp2);
-		}
+		if (!f2)
+			kt_die("cannot create %s: %s", tmp2, strerror(errno));
 		kt_jsonout_copy(c.jo, f2);
 		if (fclose(f2) != 0) {
+			int e = errno;
+
 			unlink(tmp);
-			unlink(tmp2);
-			kt_die("write error on %s (disk full?)", tmp2);
+			kt_unlink_on_die(tmp2);
+			kt_die("write error on %s: %s", tmp2, strerror(e));
 		}
 		unlink(tmp);
 		strcpy(tmp, tmp2);
 		free(tmp2);
+		kt_unlink_on_die(tmp);
 	}
-	if (fclose(c.out) != 0) {
-		unlink(tmp);
-		kt_die("write error on %s (disk full?)", tmp);
-	}
+	if (fclose(c.out) != 0)
+		kt_die("write error on %s: %s", tmp, strerror(errno));
 	if (rename(tmp, json_path) != 0)
-		kt_die("cannot rename %s to %s", tmp, json_path);
+		kt_die("cannot rename %s to %s: %s", tmp, json_path, strerror(errno));
+	kt_unlink_on_die(NULL);
 	uint64_t rows = kt_jsonout_rows(c.jo);
 
 	if (kt_jsonout_late(c.jo))
@@ -456,29 +474,35 @@ int main(int argc, char **argv)
 		if (!tpl) {
 			fprintf(stderr, "kutrace_postproc: viewer template not found; no HTML written\n");
 		} else {
-			char *hpath = replace_ext(json_path, ".html");
+			/* The JSON is complete: every error below says so. */
 			FILE *jin = fopen(json_path, "r");
+
+			if (!jin)
+				kt_die("cannot read %s: %s; no HTML written", json_path, strerror(errno));
 			FILE *hout = fopen(tmp, "w");
+
+			if (!hout)
+				kt_die("cannot create %s: %s; %s was written, no HTML",
+				       tmp, strerror(errno), json_path);
+			kt_unlink_on_die(tmp);
 			char err[256];
 
-			if (!jin || !hout)
-				kt_die("cannot open %s or %s", json_path, tmp);
-			if (kt_html_write(hout, tpl, jin, err, sizeof(err)) != 0) {
-				fclose(hout);
-				unlink(tmp);
-				kt_die("%s", err);
-			}
+			if (kt_html_write(hout, tpl, jin, err, sizeof(err)) != 0)
+				kt_die("%s: %s; %s was written, no HTML", hpath, err, json_path);
 			fclose(jin);
-			if (fclose(hout) != 0 || rename(tmp, hpath) != 0) {
-				unlink(tmp);
-				kt_die("write error on %s", hpath);
-			}
+			if (fclose(hout) != 0)
+				kt_die("write error on %s: %s; %s was written, no HTML",
+				       tmp, strerror(errno), json_path);
+			if (rename(tmp, hpath) != 0)
+				kt_die("cannot rename %s to %s: %s; %s was written, no HTML",
+				       tmp, hpath, strerror(errno), json_path);
+			kt_unlink_on_die(NULL);
 			fprintf(stderr, "kutrace_postproc: timeline -> %s\n", hpath);
-			free(hpath);
 			free(tpl);
 		}
 	}
 	free(tmp);
+	free(hpath);
 	free(json_path);
 	kt_decoder_free(c.dec);
 	kt_raw_close(&c.raw);

@@ -24,7 +24,9 @@
  * write_expected: after a wraparound a CPU is listed from the moment its
  * state is determined again).
  */
+#include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -733,7 +735,7 @@ static void write_expected(uint64_t c1, uint64_t u1)
 	FILE *f = fopen(O.expected, "w");
 
 	if (!f)
-		kt_die("%s: cannot create", O.expected);
+		kt_die("%s: cannot create: %s", O.expected, strerror(errno));
 	fprintf(f, "# kutrace_synth expected CPU timeline: cpu start end event pid name\n");
 	fprintf(f, "# timebase %llu %llu %llu %llu\n", (unsigned long long)T0,
 		(unsigned long long)O.start_usec, (unsigned long long)c1,
@@ -839,7 +841,7 @@ static void write_expected(uint64_t c1, uint64_t u1)
 		kt_buf_free(&out[c]);
 	}
 	if (fclose(f) != 0)
-		kt_die("%s: write failed", O.expected);
+		kt_die("%s: write error: %s", O.expected, strerror(errno));
 	free(out);
 	free(refs);
 	free(st);
@@ -877,6 +879,17 @@ static void usage(FILE *f, int status)
 	exit(status);
 }
 
+/* A complete finite decimal number, or die naming the option. */
+static double num(const char *s, const char *opt)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || *end || !isfinite(v))
+		kt_die("%s %s: not a number", opt, s);
+	return v;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -900,9 +913,9 @@ int main(int argc, char **argv)
 		case 's': O.seed = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 'c': O.ncpu = atoi(optarg); break;
 		case 't': O.nthreads = atoi(optarg); break;
-		case 'd': O.seconds = atof(optarg); break;
-		case 'm': O.size_mb = atof(optarg); break;
-		case 'r': O.rate = atof(optarg); break;
+		case 'd': O.seconds = num(optarg, "-d"); break;
+		case 'm': O.size_mb = num(optarg, "-m"); break;
+		case 'r': O.rate = num(optarg, "-r"); break;
 		case 'u': O.start_usec = strtoull(optarg, NULL, 0); break;
 		case 'x':
 			if (sscanf(optarg, "%d,%d,%d,%d", &O.mix_sys, &O.mix_fault,
@@ -915,7 +928,7 @@ int main(int argc, char **argv)
 		case 'I': O.ipc = 1; break;
 		case 'W': O.wrap = 1; O.wrap_blocks = atol(optarg); break;
 		case 'G': O.gaps = 1; break;
-		case 'L': O.long_gap = atof(optarg); break;
+		case 'L': O.long_gap = num(optarg, "--long-gap"); break;
 		case 'S': O.late = 1; break;
 		case 'h': usage(stdout, 0); break;
 		default: usage(stderr, 2);
@@ -925,8 +938,13 @@ int main(int argc, char **argv)
 		usage(stderr, 2);
 	if (O.ncpu < 1 || O.ncpu > 64)
 		kt_die("CPU count must be 1..64");
-	if (O.rate < 1 || O.rate > 100)
+	/* Written so that NaN fails too. */
+	if (!(O.rate >= 1 && O.rate <= 100))
 		kt_die("tick rate must be 1..100 ticks/usec");
+	if (!(O.seconds > 0 && O.seconds <= 1e6))
+		kt_die("duration must be more than 0 and at most 1e6 seconds");
+	if (!(O.size_mb >= 0 && O.size_mb <= 1e6) || !(O.long_gap >= 0 && O.long_gap <= 1e6))
+		kt_die("-m and --long-gap must be 0..1e6");
 	if (O.size_mb > 0 && O.seconds == 0.05)
 		O.seconds = 1e6;	/* size decides */
 	if (O.nthreads <= 0)
@@ -942,6 +960,7 @@ int main(int argc, char **argv)
 		.start_ctr = T0, .start_usec = O.start_usec, .seed = O.seed,
 	};
 	W = kt_rw_create(O.out, &wo);
+	kt_unlink_on_die(O.out);	/* no partial trace on a full disk */
 
 	NT = O.nthreads;
 	T = kt_xcalloc((size_t)NT + 1, sizeof(*T));
@@ -1006,6 +1025,7 @@ int main(int argc, char **argv)
 	kt_rw_close(W, last + US(20), &u1);
 	if (O.expected)
 		write_expected(last + US(20), u1);
+	kt_unlink_on_die(NULL);
 	fprintf(stderr, "kutrace_synth: %llu entries, %llu bytes, %ld wraps\n",
 		(unsigned long long)entries, (unsigned long long)kt_rw_bytes(W),
 		last_wraps);

@@ -92,9 +92,7 @@ int main(int argc, char **argv)
 	}
 	FILE *fin = stdin;
 	if (in && strcmp(in, "-") != 0) {
-		fin = fopen(in, "rb");
-		if (!fin)
-			kt_die("cannot open %s: %s", in, strerror(errno));
+		fin = kt_xfopen_in(in);
 	}
 	size_t len;
 	char *json = kt_html_slurp(fin, &len);
@@ -129,6 +127,6 @@ int main(int argc, char **argv)
 	}
 	free(found);
 	if (rc != 0)
-		kt_die("%s: %s", in ? in : "stdin", err);
+		kt_die("%s -> %s: %s", in ? in : "stdin", outp ? outp : "stdout", err);
 	return 0;
 }

@@ -8,6 +8,7 @@
  * across CPUs: the original pipeline sorts it with `LC_ALL=C sort -n`
  * before eventtospan.  kutrace_postproc does the whole job in one process.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +53,7 @@ static void setup(struct ctx *c)
 		kt_die("%s", err);
 }
 
-/* A file (not stdin) is read twice: RPC method and lock names first. */
+/* The trace is read twice: RPC method and lock names first. */
 static int on_prescan(void *p, const struct kt_block *b)
 {
 	struct ctx *c = p;
@@ -115,7 +116,11 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		} else if (strcmp(argv[i], "-maxblock") == 0 && i + 1 < argc) {
-			c.maxblock = strtol(argv[++i], NULL, 0);
+			char *end;
+
+			c.maxblock = strtol(argv[++i], &end, 0);
+			if (*end || !*argv[i] || c.maxblock <= 0)
+				kt_die("-maxblock %s: not a positive number of blocks", argv[i]);
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			usage(stderr);
 			return 2;
@@ -129,9 +134,11 @@ int main(int argc, char **argv)
 	if (kt_raw_open(&c.raw, path) < 0)
 		kt_die("%s", c.raw.err);
 	printf("# ## VERSION: %d\n", KUTRACE_EVENT_TEXT_VERSION);
-	if ((path && kt_raw_each(&c.raw, on_prescan, &c) < 0) ||
+	if (kt_raw_each(&c.raw, on_prescan, &c) < 0 ||
 	    kt_raw_each(&c.raw, on_block, &c) < 0)
 		kt_die("%s", c.raw.err);
+	if (!c.dec)
+		kt_die("%s: no trace blocks", c.raw.path);
 	int64_t lo, hi;
 
 	kt_decoder_times(c.dec, &lo, &hi);
@@ -141,6 +148,6 @@ int main(int argc, char **argv)
 	kt_decoder_free(c.dec);
 	kt_raw_close(&c.raw);
 	if (fflush(stdout) != 0 || ferror(stdout))
-		kt_die("write error on stdout");
+		kt_die("write error on stdout: %s", strerror(errno));
 	return 0;
 }

@@ -47,13 +47,11 @@ static int cmp_sym(const void *a, const void *b)
 
 static void load(const char *path)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = kt_xfopen_in(path);
 	char *line = NULL;
 	size_t cap = 0, nalloc = 0;
 	long lineno = 0;
 
-	if (!f)
-		kt_die("cannot open %s: %m", path);
 	while (getline(&line, &cap, f) > 0) {
 		char *p = line, *end;
 		uint64_t a;

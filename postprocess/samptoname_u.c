@@ -75,15 +75,13 @@ static int cmp_map(const void *a, const void *b)
 
 static void load_maps(const char *path)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = kt_xfopen_in(path);
 	char *line = NULL;
 	size_t cap = 0, nalloc = 0;
 	long lineno = 0;
 	int have_pid = 0;
 	uint64_t pid = 0;
 
-	if (!f)
-		kt_die("cannot open %s: %m", path);
 	while (getline(&line, &cap, f) > 0) {
 		unsigned long long s, e, off;
 		char perms[8];

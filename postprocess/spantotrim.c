@@ -71,8 +71,13 @@ int main(int argc, char **argv)
 			kt_die("--label needs one non-empty label (try --help)");
 		label = argv[i];
 	} else if (nargs == 1 || nargs == 2) {
+		char *end;
+
+		(void)strtod(argv[i], &end);
+
 		if (!parse_num(argv[i], &lo)) {
-			if (nargs == 2)
+			/* nan, inf, 1e400: numbers, but no time; "" names nothing */
+			if (nargs == 2 || !argv[i][0] || (end != argv[i] && !*end))
 				kt_die("bad start time '%s' (try --help)", argv[i]);
 			label = argv[i];
 		} else if (nargs == 2 && !parse_num(argv[i + 1], &hi)) {
@@ -122,8 +127,10 @@ int main(int argc, char **argv)
 	}
 	kt_jw_end(stdout, &r);
 	kt_jr_close(&r);
+	if (label && !kept)
+		kt_die("no mark '%s' in the input: nothing kept", label);
 	fprintf(stderr, "spantotrim: %ld events\n", kept);
 	if (fflush(stdout) != 0 || ferror(stdout))
-		kt_die("write error on stdout");
+		kt_die("write error on stdout: %s", strerror(errno));
 	return 0;
 }

@@ -23,9 +23,7 @@ int main(int argc, char **argv)
 	const char *in = argc == 2 ? argv[1] : "-";
 	FILE *f = stdin;
 	if (strcmp(in, "-") != 0) {
-		f = fopen(in, "rb");
-		if (!f)
-			kt_die("cannot open %s: %s", in, strerror(errno));
+		f = kt_xfopen_in(in);
 	}
 	size_t len;
 	char *html = kt_html_slurp(f, &len);

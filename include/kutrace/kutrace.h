@@ -32,6 +32,18 @@ void kt_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn)
 /* Set the program name used by kt_die (basename of argv[0]). */
 void kt_set_progname(const char *argv0);
 const char *kt_progname(void);
+/*
+ * kt_die removes this file (a program's half-written output) before it
+ * exits; NULL forgets it.  One path at a time.
+ */
+void kt_unlink_on_die(const char *path);
+/* Length (1..4) of the valid UTF-8 sequence at s, 0 if s[0] starts none. */
+size_t kt_utf8_seq(const unsigned char *s);
+/*
+ * Open an input file for reading or die with a one-line reason: a
+ * directory or a device (/dev/zero) is refused, a file or a pipe is not.
+ */
+FILE *kt_xfopen_in(const char *path);
 
 void *kt_xmalloc(size_t n);
 void *kt_xcalloc(size_t n, size_t size);
@@ -117,7 +129,9 @@ struct kt_raw {
 };
 
 /*
- * Open a raw trace ("-" or NULL = stdin).  Reads nothing yet.
+ * Open a raw trace ("-" or NULL = stdin).  A directory is refused; input
+ * that cannot seek (stdin, a FIFO) is copied once to a temporary file, so
+ * that the name prescan and the decoding pass both see all of it.
  * Returns 0, or -1 with r->err set.
  */
 int kt_raw_open(struct kt_raw *r, const char *path);
@@ -147,6 +161,11 @@ struct kt_timebase {
 int kt_timebase_init(struct kt_timebase *tb, uint64_t c0, uint64_t u0,
 		     uint64_t c1, uint64_t u1, char *err, size_t errlen);
 /* nsec10 since the base minute for a full tick value. */
+/*
+ * Times are saturated at +-KT_TIME_LIMIT (10 ns units, 365 years): sums of
+ * a few such times cannot overflow; the decoder refuses blocks there.
+ */
+#define KT_TIME_LIMIT ((int64_t)1 << 60)
 int64_t kt_timebase_ns10(const struct kt_timebase *tb, uint64_t ticks);
 /* "YYYY-MM-DD_HH:MM:00" of the base minute, UTC. */
 void kt_timebase_string(const struct kt_timebase *tb, char *buf, size_t len);
