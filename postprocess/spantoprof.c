@@ -498,21 +498,26 @@ static void group_rows(int all)
 	 * buckets unless -all or the base's _AVG has several.
 	 */
 	size_t out = 0;
+	char *keep = kt_xcalloc(nrows ? nrows : 1, 1);
 
 	for (size_t i = 0; i < nrows; i++) {
-		struct prow *g = rows[i];
-		int keep = 1;
+		const struct prow *g = rows[i];
 
+		keep[i] = 1;
 		if (g->order_key == 24 && g->members == 1 && g->kind != K_CPU)
-			keep = 0;
+			keep[i] = 0;
 		if (g->order_key != 24 && g->members == 1 && !all) {
-			keep = 0;
+			keep[i] = 0;
 			for (size_t j = 0; j < nrows; j++)
 				if (rows[j]->order_key == 24 && rows[j]->kind == g->kind &&
 				    rows[j]->base == g->base && rows[j]->members > 1)
-					keep = 1;
+					keep[i] = 1;
 		}
-		if (!keep) {
+	}
+	for (size_t i = 0; i < nrows; i++) {
+		struct prow *g = rows[i];
+
+		if (!keep[i]) {
 			free_row(g);
 			continue;
 		}
@@ -526,6 +531,7 @@ static void group_rows(int all)
 		rows[out++] = g;
 	}
 	nrows = out;
+	free(keep);
 	free(grp);
 	for (size_t i = 0; i < nsrc; i++)
 		free_row(src[i]);
