@@ -7,7 +7,9 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 CACHE=${KT_CACHE:-/var/cache/kutrace}
 rel=$1
 W=$CACHE/vm/$rel
-SB=$CACHE/build-static
+# One build tree per source tree: make decides by mtimes, so worktrees
+# sharing the cache would otherwise get each other's binaries.
+SB=$CACHE/build-static/$(printf %s "$ROOT" | md5sum | cut -c1-8)
 cd "$ROOT"
 # KT_KO=/path/kutrace_mod.ko puts that module (e.g. one DKMS built) in
 # the guest instead of the one built from this tree.

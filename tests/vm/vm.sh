@@ -57,7 +57,7 @@ p6.1|p6.12|p6.1-nohz|p6.12-nohz)
 	rel=$(basename "$kd")
 	kimg=$kd/bzImage
 	# the module, built against the patched tree
-	ko=$CACHE/build-static/module/$rel
+	ko=$CACHE/build-static/$(printf %s "$ROOT" | md5sum | cut -c1-8)/module/$rel
 	(
 		flock 9
 		make -s -C "$ROOT" module-kdir KDIR="$kd/src" KOUT="$ko" >&2
