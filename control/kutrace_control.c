@@ -28,6 +28,8 @@ static const char *usage_text =
 "  go, goipc, gowrap, goipcwrap   reset (with IPC / wraparound), init, on\n"
 "  stop [FILE]     off, flush, write the trace file, reset, exit\n"
 "  init, on, off, flush, reset, stat, dump [FILE], test   single steps\n"
+"  status          stat, and whether system call 1023 (the original\n"
+"                  user library's channel) reaches the module\n"
 "  wait N          sleep N seconds\n"
 "  quit, exit      off and exit\n"
 "  (empty line)    stat\n"
@@ -131,6 +133,27 @@ static int do_stat(void)
 	return 0;
 }
 
+/* stat, and whether the original library's system call 1023 works. */
+static int do_status(void)
+{
+	char why[256];
+	int e = kt_ctl_open();
+
+	e = e ? fail("status", e) : do_stat();
+
+	/* The call answers or not; the module's parameter says how or why. */
+	if (kt_ctl_sys1023(why, sizeof(why)))
+		printf("system call 1023: %s\n",
+		       strncmp(why, "served", 6) ? "served" : why);
+	else if (!strncmp(why, "unavailable", 11))
+		printf("system call 1023: %s\n", why);
+	else
+		printf("system call 1023: unavailable%s\n",
+		       why[0] ? "" : " (kutrace_mod not loaded)");
+	fflush(stdout);
+	return e;
+}
+
 static int go_flags(const char *cmd, unsigned int *flags)
 {
 	const char *p;
@@ -194,6 +217,8 @@ static int command(const char *cmd, const char *arg)
 		return do_reset(cur_flags);
 	if (!strcmp(cmd, "stat"))
 		return do_stat();
+	if (!strcmp(cmd, "status"))
+		return do_status();
 	if (!strcmp(cmd, "test")) {
 		e = kt_ctl_cmd(KUTRACE_CMD_TEST, 0, &r);
 		if (e)
@@ -332,6 +357,9 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1 && !strcmp(argv[1], "record"))
 		return record(argc - 2, argv + 2);
+	/* Also for a user who may not open the device. */
+	if (argc == 2 && !strcmp(argv[1], "status"))
+		return do_status() ? 1 : 0;
 	i = 1;
 	if (argc > 1 && !strcmp(argv[1], "-force")) {
 		int e = kt_ctl_open();

@@ -13,11 +13,13 @@
  * tests can present a fake /proc, /sys and /lib/modules on any host.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 
 #include "kutrace/kutrace.h"
@@ -244,4 +246,13 @@ void kt_ctl_explain(int err, FILE *f)
 	default:
 		return;
 	}
+}
+
+int kt_ctl_sys1023(char *why, size_t len)
+{
+	uint64_t v = (uint64_t)syscall(KUTRACE_CONTROL_SYSCALL,
+				       KUTRACE_CMD_VERSION, 0);
+
+	read_line("/sys/module/kutrace_mod/parameters/sys1023", why, len);
+	return v == KUTRACE_MODULE_VERSION;
 }

@@ -27,8 +27,28 @@ extern const struct kt_backend kt_patched_backend;
 #endif
 
 /* Control command @cmd (FORMATS.md 3.7 numbering, ~7/~8 forced inserts)
- * as the patched kernel's system call 1023 delivers it; errors are ~0.
+ * as system call 1023 delivers it (the patched kernel's hook or
+ * kutrace_syscall.c); errors are ~0.
  */
 u64 kt_control_call(u64 cmd, u64 arg);
+
+/*
+ * System call 1023 on a stock kernel (kutrace_syscall.c): attach logs one
+ * line saying whether it is served; the module loads either way.  The
+ * sys_enter probe routes each 64-bit call 1023 (its number becomes the
+ * carrier), the sys_exit probe restores the number of one that was not
+ * served.
+ */
+/*
+ * Bit 32 set: no program's call has this number.  The low 32 bits, which
+ * the kernel dispatches, are unassigned on x86-64: 335.. are taken from
+ * below by x86-only calls (uretprobe 335, uprobe 336) and 424.. by the
+ * common table, so the carrier is the last number before the common table.
+ */
+#define KT_SYS1023_CARRIER	((1UL << 32) | 423)
+void kt_sys1023_attach(void);
+void kt_sys1023_detach(void);
+void kt_sys1023_route(struct pt_regs *regs);
+void kt_sys1023_unroute(struct pt_regs *regs);
 
 #endif /* KUTRACE_BACKEND_H */

@@ -303,6 +303,17 @@ static long kt_cmd_locked(unsigned int nr, u64 arg, u64 *result)
 	return ret;
 }
 
+/*
+ * Any user may add entries (marks, names, RPC ids, locks) to a trace that
+ * is running, as the original library does from the traced program; only
+ * a privileged caller may insert while tracing is off or change state.
+ */
+static bool kt_user_insert(unsigned int nr)
+{
+	return (nr == KUTRACE_CMD_INSERT1 || nr == KUTRACE_CMD_INSERTN) &&
+	       READ_ONCE(kt_tracing);
+}
+
 u64 kt_control_call(u64 cmd, u64 arg)
 {
 	unsigned int nr;
@@ -316,7 +327,7 @@ u64 kt_control_call(u64 cmd, u64 arg)
 		nr = cmd;
 	else
 		return KUTRACE_CMD_ERROR;
-	if (kt_state_changing(nr) && !kt_allowed())
+	if (kt_state_changing(nr) && !kt_allowed() && !kt_user_insert(nr))
 		return KUTRACE_CMD_ERROR;
 	if (kt_cmd_locked(nr, arg, &result))
 		return KUTRACE_CMD_ERROR;

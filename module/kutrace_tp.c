@@ -8,6 +8,8 @@
  * Reconstructed, not observed: the scheduler span (0xDFF/0xFFF around
  * each context switch, zero length) and page-fault exits (kretprobe on
  * handle_mm_fault, only for faults whose entry was traced on that CPU).
+ * System call 1023 (control) is routed to kutrace_syscall.c and, as on
+ * the patched kernel, not traced.
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -60,6 +62,10 @@ static __always_inline void kt_pf_close(void)
 
 static void kt_sys_enter(void *d, struct pt_regs *regs, long id)
 {
+	if (unlikely(id == KUTRACE_CONTROL_SYSCALL)) {
+		kt_sys1023_route(regs);		/* not traced, as when patched */
+		return;
+	}
 	if (!READ_ONCE(kt_tracing) || id < 0)
 		return;
 	kt_pf_close();
@@ -79,6 +85,8 @@ static void kt_sys_exit(void *d, struct pt_regs *regs, long ret)
 {
 	long id = regs->orig_ax;
 
+	if (unlikely(id == KT_SYS1023_CARRIER))
+		kt_sys1023_unroute(regs);
 	if (!READ_ONCE(kt_tracing) || id < 0)
 		return;
 	if (in_ia32_syscall()) {
@@ -445,6 +453,7 @@ static void kt_tp_detach(void)
 {
 	size_t i;
 
+	kt_sys1023_detach();
 	for (i = 0; i < ARRAY_SIZE(kt_tps); i++) {
 		if (kt_tps[i].attached)
 			tracepoint_probe_unregister(kt_tps[i].tp,
@@ -490,6 +499,7 @@ static int kt_tp_attach(void)
 	strscpy(kt_tp_what, kt_ipi_kp_attach() ? KT_TP_WHAT : KT_TP_WHAT_NOIPI,
 		sizeof(kt_tp_what));
 	pr_info("kutrace: tracepoint backend, %zu tracepoints attached\n", n);
+	kt_sys1023_attach();
 	return 0;
 }
 

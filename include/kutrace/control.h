@@ -48,6 +48,13 @@ const char *kt_ctl_strerror(int err);
 void kt_ctl_explain(int err, FILE *f);
 /* $KUTRACE_SYSROOT or "": prefix of /dev/kutrace and the files read. */
 const char *kt_sysroot(void);
+/*
+ * Whether system call 1023 (the original library's channel) reaches the
+ * module: 1 if it answers VERSION.  why: the module's own word on it
+ * (its sys1023 parameter: "served ..." or "unavailable: REASON"), "" if
+ * the module is not loaded.
+ */
+int kt_ctl_sys1023(char *why, size_t len);
 
 /* The trace time counter (x86: TSC >> 6), as the module uses. */
 uint64_t kt_ctl_now(void);
