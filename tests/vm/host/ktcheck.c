@@ -17,6 +17,14 @@
  *                                           many name their own CPU, the
  *                                           largest target, CPUs in the trace)
  *   ipiroute FROM TO N                      (IPI sends on CPU FROM to TO)
+ *   pid P event 0xEEE n N argsum S          (inserted entries: RPC 0x201..
+ *                                           0x205, marks 0x20A..0x20F, locks
+ *                                           0x210..0x212, 0x216..0x21B)
+ *   username 0xEEE ARG TEXT                 (method, lock, queue, resource
+ *                                           name entries)
+ *
+ *   ktcheck FILE marks   also prints "markd PID ARG CPU TICKS" for every
+ *                        mark_d (full counter, as TSC >> 6)
  *
  * With two pids A and B (a ping-pong pair), also
  *   pair A B switchin N wakeup N other_switchin N other_wakeup N
@@ -47,6 +55,32 @@ static long pair[2] = { -1, -1 };
 /* [target][0 = from the partner, 1 = from anyone else] */
 static uint32_t pair_sw[2][2], pair_wk[2][2];
 static long ipis, ipi_self, ipi_max = -1, ipi_route[MAXCPU][MAXCPU];
+static int print_marks;
+/* Entries a program inserts (FORMATS.md 1.6), per pid: count, sum of args. */
+#define UEV_LO KUTRACE_RPCIDREQ
+#define UEV_N (KUTRACE_DEQUEUE - KUTRACE_RPCIDREQ + 1)
+static uint32_t *uev_n[MAXPID];
+static uint64_t *uev_sum[MAXPID];
+
+static int user_event(unsigned int ev)
+{
+	return (ev >= KUTRACE_RPCIDREQ && ev <= KUTRACE_RPCIDTXMSG) ||
+	       (ev >= KUTRACE_MARKA && ev <= KUTRACE_LOCKWAKEUP) ||
+	       (ev >= KUTRACE_RX_USER && ev <= KUTRACE_DEQUEUE);
+}
+
+static void user_count(uint32_t pid, unsigned int ev, uint32_t arg)
+{
+	pid &= 0xFFFF;
+	if (!uev_n[pid]) {
+		uev_n[pid] = calloc(UEV_N, sizeof(uint32_t));
+		uev_sum[pid] = calloc(UEV_N, sizeof(uint64_t));
+		if (!uev_n[pid] || !uev_sum[pid])
+			exit(1);
+	}
+	uev_n[pid][ev - UEV_LO]++;
+	uev_sum[pid][ev - UEV_LO] += arg;
+}
 
 struct cpu {
 	long entries, tsd, tsd_bad, back;
@@ -101,6 +135,7 @@ int main(int argc, char **argv)
 		pair[0] = atol(argv[2]);
 		pair[1] = atol(argv[3]);
 	}
+	print_marks = argc == 3 && !strcmp(argv[2], "marks");
 	while (fread(w, sizeof(w), 1, f) == 1) {
 		unsigned int flags = w[1] >> 56;
 		unsigned int cpu = w[0] >> 56;
@@ -174,6 +209,20 @@ int main(int argc, char **argv)
 				if ((ev & KUTRACE_TYPE_MASK) == KUTRACE_BACKEND_NAME) {
 					memcpy(backend, &w[i + 1], (n - 1) * 8 < 63 ? (n - 1) * 8 : 63);
 				}
+				switch (ev & KUTRACE_TYPE_MASK) {
+				case KUTRACE_METHODNAME:
+				case KUTRACE_LOCKNAME:
+				case KUTRACE_QUEUE_NAME:
+				case KUTRACE_RES_NAME: {
+					char text[64] = "";
+
+					if (i + n <= KUTRACE_BLOCK_WORDS)
+						memcpy(text, &w[i + 1], (n - 1) * 8);
+					printf("username 0x%03x %u %.56s\n",
+					       ev & KUTRACE_TYPE_MASK, arg, text);
+					break;
+				}
+				}
 				i += n - 1;
 				continue;
 			}
@@ -190,6 +239,13 @@ int main(int argc, char **argv)
 				if (c->pair_exit == 1 && pair_idx(arg) >= 0)
 					c->pair_exit = 2;
 				c->running = arg;
+				continue;
+			}
+			if (user_event(ev)) {
+				user_count(cur, ev, arg);
+				if (ev == KUTRACE_MARKD && print_marks)
+					printf("markd %u %u %u %llu\n", cur, arg, cpu,
+					       (unsigned long long)t);
 				continue;
 			}
 			if (ev == KUTRACE_RUNNABLE) {
@@ -275,6 +331,11 @@ int main(int argc, char **argv)
 		if (swin[p] || wake[p] || pf[p])
 			printf("pid %d switchin %u wakeup %u pfault %u pfret %u\n",
 			       p, swin[p], wake[p], pf[p], pfr[p]);
+		for (int e = 0; uev_n[p] && e < UEV_N; e++)
+			if (uev_n[p][e])
+				printf("pid %d event 0x%03x n %u argsum %llu\n", p,
+				       UEV_LO + e, uev_n[p][e],
+				       (unsigned long long)uev_sum[p][e]);
 	}
 	return 0;
 }

@@ -4,6 +4,8 @@
 #   none     no tracer (kutrace_mod unloaded, ftrace off)
 #   ftrace   tracefs recording the events kutrace records (module unloaded)
 #   kt_off   kutrace_mod loaded, tracing off (probes attached, return early)
+#   kt_off_nosys  the same with sys1023=0 (no system call 1023 hook): the
+#            hook must not change the cost of other system calls
 #   kt_on    kutrace_control record around the workload
 # Workloads: bench_load getpid N, bench_load mixed M.  Sizes come from the
 # kernel command line (KT_APPEND="ktbench=ROUNDS,N,M").
@@ -59,6 +61,9 @@ for r in $(seq 1 $R); do
 		ns=$(sed -n 's/.*ns=\([0-9]*\).*/\1/p' kt.out)
 		echo "cfg=kt_on load=$w round=$r n=$s ns=$ns trace=kt_$w.trace" >> results.txt
 		rmmod_kt
+		insmod /lib/modules/kutrace_mod.ko tracemb=$(cat /tracemb) sys1023=0 &&
+			echo "cfg=kt_off_nosys load=$w round=$r n=$s ns=$(load $w $s)" >> results.txt &&
+			rmmod kutrace_mod
 		echo "cfg=none load=$w round=$r n=$s ns=$(load $w $s)" >> results.txt
 		echo > $T/trace
 		echo 1 > $T/tracing_on
