@@ -166,6 +166,15 @@ def vm_table(out, sub, label, lines, notes):
             ratio = f"{pe_ft / pe_kt:.1f}× per event, {per['ftrace'][0] / per['kt_on'][0]:.1f}× per op"
         elif pe_ft and pe_kt is not None and pe_kt <= 0:
             ratio = "kutrace overhead below the noise"
+        nosys = [float(r["ns"]) for r in res.get(("kt_off_nosys", load), []) if r.get("ns")]
+        if load == "getpid" and nosys and per["kt_off"][0] is not None and sub == "vm61":
+            # Same module, tracing off, with and without the sys_ni_syscall
+            # hook (sys1023=1 / 0): fastest run of each, per getpid call.
+            hook = min(float(r["ns"]) for r in per["kt_off"][1])
+            notes.append(f"{label}, system call 1023 hook: getpid with kutrace loaded and off "
+                         f"{hook / n:.0f} ns/op with the hook (sys1023=1), {min(nosys) / n:.0f} ns/op "
+                         f"without (sys1023=0): {(hook - min(nosys)) / n:+.0f} ns/op "
+                         f"(run-to-run spread p25–p75 {spread(nosys) or 0:.0f}%)")
         if load == "getpid" and os.path.exists(os.path.join(d, "rdtsc.txt")):
             rd = [float(x) for x in re.findall(r"per_op=([\d.]+)", open(os.path.join(d, "rdtsc.txt")).read())]
             if rd:
