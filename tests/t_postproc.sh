@@ -255,7 +255,7 @@ cp $G/basic.trace "$TMP/cpu.trace"; printf '\xc8' | dd of="$TMP/cpu.trace" bs=1 
 bad "CPU number out of range" "$TMP/cpu.trace" 'cpu.trace: block 0 word 0: CPU number 200 out of range'
 cp $G/basic.trace "$TMP/garb.trace"
 head -c 32768 /dev/urandom | dd of="$TMP/garb.trace" bs=8 seek=40 conv=notrunc status=none
-bad "garbage words" "$TMP/garb.trace" 'garb.trace: block 0 word [0-9]+: (garbage word|name entry|.*crosses|time runs)'
+bad "garbage words" "$TMP/garb.trace" 'garb.trace: block 0 word [0-9]+: (garbage word|name entry|.*crosses|time |entry |block ends)'
 # Event 0 in a non-zero word (found by the sanitizer run on random garbage).
 cp $G/basic.trace "$TMP/ev0.trace"; patch_word "$TMP/ev0.trace" 40 0000100000000001
 bad "non-zero word with event 0" "$TMP/ev0.trace" 'ev0.trace: block 0 word 40: garbage word 0000100000000001'
