@@ -372,7 +372,7 @@ function splitOverlays(r) {
   // The marks again by type for 3.6.8's rule (type x 2 + 1 for closing '/' text).
   const byType = [[], [], [], [], [], [], [], []];
   for (const a of r.mk) for (const k of a) { const t = ev[k] - EV_MARKA; byType[t * 2 + (t !== 3 && markText(k)[0] === '/' ? 1 : 0)].push(k); }
-  r.mkK = byType.map(a => { a.sort((x, y) => ts[x] - ts[y] || x - y); return { idx: Int32Array.from(a), ts: Float64Array.from(a, k => ts[k]) }; });
+  r.mkK = byType.map(a => { a.sort((x, y) => ts[x] - ts[y] || x - y); return { idx: Int32Array.from(a), ts: Float64Array.from(a, k => ts[k]), txt: a.map(markText) }; });
 }
 // Execution spans of a row, in one pass: row-local contiguous copies of
 // start, duration and event (for the per-pixel walk in drawExec), the
@@ -578,9 +578,11 @@ function pbColMix(x, p, q, v, a) {
   const w = PB.w, u = PB.u32; let xa = Math.round(x * dpr) - PB.x0, xb = Math.round((x + 1) * dpr) - PB.x0;
   if (xa < 0) xa = 0; if (xb > w) xb = w; if (xb <= xa || q <= p) return;
   const k = Math.round(a * 256), r1 = v & 255, g1 = (v >> 8) & 255, b1 = (v >> 16) & 255;
+  let lo = -1, lv = 0; // a column is mostly one colour underneath: mix it once
   for (let y = p; y < q; y++) for (let i = y * w + xa, e = y * w + xb; i < e; i++) {
-    const o = u[i], r0 = o & 255, g0 = (o >> 8) & 255, b0 = (o >> 16) & 255;
-    u[i] = (0xFF000000 | ((b0 + (((b1 - b0) * k) >> 8)) << 16) | ((g0 + (((g1 - g0) * k) >> 8)) << 8) | (r0 + (((r1 - r0) * k) >> 8))) >>> 0;
+    const o = u[i]; if (o === lo) { u[i] = lv; continue; }
+    const r0 = o & 255, g0 = (o >> 8) & 255, b0 = (o >> 16) & 255;
+    lo = o; lv = u[i] = (0xFF000000 | ((b0 + (((b1 - b0) * k) >> 8)) << 16) | ((g0 + (((g1 - g0) * k) >> 8)) << 8) | (r0 + (((r1 - r0) * k) >> 8))) >>> 0;
   }
   perf.prims++;
 }
@@ -589,16 +591,20 @@ function pbColMix(x, p, q, v, a) {
 // it stands for, so a pixel that is a few microseconds of interrupt in
 // milliseconds of idle is a faint line, not a solid column (a mostly idle
 // CPU reads as idle at the full view).  The square root keeps a little
-// activity visible; a fully covered pixel is opaque.
+// activity visible; a pixel at least half covered is opaque (and cheap:
+// no mixing).
 let COVER_ON = true; // tests compare the winners' colours with it off (kutrace.setCover)
-function coverAlpha(f) { return f >= 1 || !COVER_ON ? 1 : Math.max(0.08, Math.sqrt(f)); }
+function coverAlpha(f) { return f >= 0.5 || !COVER_ON ? 1 : Math.max(0.08, Math.sqrt(f)); }
 // An aggregated pixel: the idle line where there is idle time, then the
 // winner (row-local event e) over it, as opaque as its time covers the pixel.
+// A faint one over a span drawn in full (a span a pixel or longer shares
+// the pixel) would not show, and is skipped.
 function aggCol(x, e, grey, tI, busy, P, FB) {
   const WP = W_PAL[S.btn.cb];
   if (e === EV_IDLE || e === EV_CEXIT) return pbCol(x, FB[0], FB[1], grey ? W_GREY : W_BLACK);
-  if (tI > 0) pbCol(x, FB[0], FB[1], grey ? W_GREY : W_BLACK);
   const a = coverAlpha(busy / P);
+  if (a < 1) { const xa = Math.round(x * dpr) - PB.x0, m = (FB[4] + FB[5]) >> 1; if (xa >= 0 && xa < PB.w) { const v = PB.u32[m * PB.w + xa]; if (v !== 0xFFFFFFFF && v !== W_BLACK && !WASH.has(v)) return; } }
+  if (tI > 0) pbCol(x, FB[0], FB[1], grey ? W_GREY : W_BLACK);
   if (e > EV_IDLE) pbColMix(x, FB[2], FB[3], grey ? W_GREY : WP[((e * 4) % 17 + 17) % 17], a);
   else { const h = e >> 8; pbColMix(x, FB[4], FB[5], grey ? W_GREY : W_FASTK[h === 4 || h === 6 ? 1 : h === 5 || h === 7 ? 2 : h >= 8 ? 3 : 0], a); }
 }
@@ -879,7 +885,7 @@ function drawExecLod(r, g, lod, P) {
     const pick = cols[c + 1], e = pick >= 0 ? rev[pick] : EV_IDLE, grey = fade || (anyHL && (pick >= 0 ? !hlSpan[list[pick]] : !idleHL));
     let p, q, v;
     if (e === EV_IDLE || e === EV_CEXIT) { p = FB[0]; q = FB[1]; v = grey ? W_GREY : W_BLACK; }
-    else if (cov[c >> 1] < 1 && COVER_ON) { aggCol(B + cols[c], e, grey, idl[c >> 1], cov[c >> 1] * P, P, FB); continue; } // partly covered: mixed
+    else if (cov[c >> 1] < 0.5 && COVER_ON) { aggCol(B + cols[c], e, grey, idl[c >> 1], cov[c >> 1] * P, P, FB); continue; } // partly covered: mixed
     else if (e > EV_IDLE) { p = FB[2]; q = FB[3]; v = grey ? W_GREY : WP[((e * 4) % 17 + 17) % 17]; }
     else { const h = e >> 8; p = FB[4]; q = FB[5]; v = grey ? W_GREY : W_FASTK[h === 4 || h === 6 ? 1 : h === 5 || h === 7 ? 2 : h >= 8 ? 3 : 0]; }
     const a = ax + cols[c];
@@ -988,6 +994,7 @@ function drawWaits(set, g, P) {
 const FREQ_W = [[0.5, '#E00000'], [0.4, '#E0C000'], [0.3, '#E0C000'], [0.2, '#E0C000'], [0.05, '#00C000']].map(([a, c]) => [0, 0.1].map(b => wash(c, a + b)));
 function wash(c, a) { const v = parseInt(c.slice(1), 16), m = x => Math.round(255 * (1 - a) + x * a);
   return rgba('#' + [m(v >> 16), m((v >> 8) & 255), m(v & 255)].map(x => x.toString(16).padStart(2, '0')).join('')); }
+const WASH = new Set(FREQ_W.flat());
 function freqBucket(f) { const step = Math.max(1, Math.floor((D.fmax - D.fmin) / 8)), bk = Math.floor((f - D.fmin) / step); return bk <= 0 ? 0 : bk <= 2 ? 1 : bk <= 4 ? 2 : bk <= 6 ? 3 : 4; }
 function drawFreq(r, g) {
   const set = r.ovF, t0 = S.t0, t1 = S.t1, P = (t1 - t0) / L.pw, bold = S.btn.freq === 1 ? 1 : 0, arg = D.arg;
@@ -1081,7 +1088,7 @@ function markTicks(r, g) {
 const MK_OCC = { w: 0, lines: [] }, MK_PAD = 256;
 function mkFree(occ, a, b) { a = Math.max(0, Math.floor(a) + MK_PAD - Math.round(L.left)); b = Math.min(occ.length, Math.ceil(b) + MK_PAD - Math.round(L.left)); for (let i = a; i < b; i++) if (occ[i]) return false; return true; }
 function mkTake(occ, a, b) { a = Math.max(0, Math.floor(a) + MK_PAD - Math.round(L.left)); b = Math.min(occ.length, Math.ceil(b) + MK_PAD - Math.round(L.left)); occ.fill(1, a, b); }
-function markKept(r) { // [k, x, type 0..3, close] of the marks kept by the 3 px rule, in x order
+function markKept(r) { // [k, x, type 0..3, close, text] of the marks kept by the 3 px rule, in x order
   const m = S.btn.mark, t0 = S.t0, t1 = S.t1, out = [];
   for (let key = 0; key < 8; key++) {
     const t = key >> 1; if ((m === 2 && (t === 1 || t === 3)) || (m === 1 && (t === 0 || t === 2))) continue;
@@ -1089,27 +1096,29 @@ function markKept(r) { // [k, x, type 0..3, close] of the marks kept by the 3 px
     let i = firstAtLeast(a.ts, 0, n, t0);
     while (i < n && a.ts[i] < t1) {
       const k = a.idx[i]; if (anyHL && !hlSpan[k]) { i++; continue; }
-      const x = Math.round(xOf(a.ts[i])); out.push([k, x, t, key & 1]);
+      const x = Math.round(xOf(a.ts[i])); out.push([k, x, t, key & 1, a.txt[i]]);
       i = Math.max(i + 1, firstAtLeast(a.ts, i + 1, n, tOf(x + 3 - 0.5))); // the next one 3 px on
     }
   }
   return out.sort((p, q) => p[1] - q[1] || p[0] - q[0]);
 }
-function drawMarks(r, g) {
+// Pass 1 (pixel buffer): the layout, each mark's line and the bare
+// markers (dense views have thousands); pass 2 (drawMarks): the boxes.
+function markLayout(r, g) {
+  r.mkPlaced = null;
   const m = S.btn.mark; if (!m || !g.txt) return;
   const kept = markKept(r); if (!kept.length) return;
   const font = Math.min(g.font, 18), nl = Math.max(2, g.txt - 1), W = Math.round(L.pw) + 2 * MK_PAD;
   if (MK_OCC.w !== W || MK_OCC.lines.length < nl) { MK_OCC.w = W; MK_OCC.lines = []; for (let i = 0; i < Math.max(nl, 4); i++) MK_OCC.lines.push(new Uint8Array(W)); }
   for (let i = 0; i < nl; i++) MK_OCC.lines[i].fill(0);
-  const placed = [];
-  const place = ([k, x, t, close]) => {
+  const placed = [], dw = textWidth('0', font); // mark_d is digits, all one width in sans-serif fonts
+  const place = ([k, x, t, close, text]) => {
     if (x < L.left - 2 || x > L.right + 2) return;
-    const text = markText(k), first = t === 1 ? 1 : 0, last = Math.max(first, g.txt - 2);
-    const box = s => { const w = textWidth(s, font) + (t === 3 ? 8 : 10); const a = close ? x - w : t === 2 ? x - w / 2 : x; return [a, a + w]; };
-    const tries = [text]; if (text.length > 2) tries.push(text.slice(0, t === 3 ? 0 : 1) + '…' + (t === 3 ? text.slice(-2) : ''));
-    for (const s of tries) for (let lv = first; lv <= last; lv++) {
-      const [a, b] = box(s), occ = MK_OCC.lines[lv];
-      if (mkFree(occ, a, b)) { mkTake(occ, a, b); placed.push([k, x, t, lv, s, a, b]); return; }
+    const first = t === 1 ? 1 : 0, last = Math.max(first, g.txt - 2);
+    for (let n = 0; n < 2; n++) { // the text, then shortened
+      const str = n === 0 ? text : text.length > 2 ? (t === 3 ? '…' + text.slice(-2) : text[0] + '…') : ''; if (!str) break;
+      const w = (t === 3 && n === 0 ? str.length * dw : textWidth(str, font)) + (t === 3 ? 8 : 10), a = close ? x - w : t === 2 ? x - w / 2 : x, b = a + w;
+      for (let lv = first; lv <= last; lv++) { const occ = MK_OCC.lines[lv]; if (mkFree(occ, a, b)) { mkTake(occ, a, b); placed.push([k, x, t, lv, str, a, b]); return; } }
     }
     placed.push([k, x, t, first, '', x - 2, x + 3]); // bare: the line and a small box
   };
@@ -1118,23 +1127,33 @@ function drawMarks(r, g) {
   for (const [k, x, t, lv, s, a, b] of placed) {
     const yTxt = g.yc + g.E / 2 + font * (1 + lv);
     perf.markBoxes.push([r.idx * 64 + lv, a, b, k, s]); perf.markHits.push([x, g.yc + g.E / 2, yTxt + font / 2, k]); // below the span band: hovering a span shows the span
-    markGlyph(x, g.yc, g.E, t, s, font, yTxt);
+    pbRectW(x, x + 1, g.yc, yTxt, MARK_W[t]);
+    if (!s) pbRectW(x - 2, x + 3, yTxt - 3, yTxt + 3, MARK_W[t]);
   }
+  r.mkPlaced = placed; r.mkFont = font;
+}
+function drawMarks(r, g) {
+  const placed = r.mkPlaced; if (!placed) return; r.mkPlaced = null;
+  for (const [, x, t, lv, s] of placed) if (s) markGlyph(x, g.yc, g.E, t, s, r.mkFont, g.yc + g.E / 2 + r.mkFont * (1 + lv), true);
+  perf.prims += placed.length;
 }
 const TW = new Map();
-function textWidth(text, font) { // cached measureText
-  const key = font + '|' + text; let w = TW.get(key);
-  if (w === undefined) { ctx.font = font + 'px sans-serif'; w = ctx.measureText(text).width; if (TW.size > 5000) TW.clear(); TW.set(key, w); }
+function textWidth(text, font) { // cached measureText, per font
+  let m = TW.get(font); if (!m) { m = new Map(); TW.set(font, m); }
+  let w = m.get(text);
+  if (w === undefined) {
+    ctx.font = font + 'px sans-serif'; w = ctx.measureText(text).width; if (m.size > 5000) m.clear(); m.set(text, w);
+  }
   return w;
 }
-function markGlyph(x, yc, E, t, text, font, yTxt) { // VIEWER.md 3.6.8; text '' = a bare marker
+function markGlyph(x, yc, E, t, text, font, yTxt, noLine) { // VIEWER.md 3.6.8; noLine: drawMarks drew it
   const close = text[0] === '/';
-  ctx.font = font + 'px sans-serif';
+  if (ctx.font !== font + 'px sans-serif') ctx.font = font + 'px sans-serif';
   const col = MARK_COL[t];
   if (yTxt === undefined) yTxt = yc + E / 2 + font * (t === 1 ? 2 : 1);
-  ctx.strokeStyle = col; ctx.lineWidth = 1; ctx.beginPath(); ctx.moveTo(x, yc); ctx.lineTo(x, yTxt); ctx.stroke();
-  if (!text) { ctx.fillStyle = col; ctx.fillRect(x - 2, yTxt - 3, 5, 6); perf.prims++; return; }
-  const tw = ctx.measureText(text).width;
+  ctx.strokeStyle = col; ctx.lineWidth = 1;
+  if (!noLine) { ctx.beginPath(); ctx.moveTo(x, yc); ctx.lineTo(x, yTxt); ctx.stroke(); }
+  const tw = textWidth(text, font);
   let bx = close ? x - tw - 8 : x; if (t === 2) bx = x - tw / 2 - 4;
   if (t !== 3) {
     const h = font + 4, y0 = yTxt - h / 2;
@@ -1490,7 +1509,7 @@ function render() {
   pbBegin(L.left, L.top, L.pw + over, L.ph); ph.clear = performance.now() - tq; tq += ph.clear;
   for (const [r, g, sh] of vis) {
     S.t0 = T0 + sh; S.t1 = T1 + sh; if (r.ovF && S.btn.freq && D.hasFreq) drawFreq(r, g); drawExec(r, g); if (S.hack) hackTimers(r, g); const tr = performance.now(); ph.exec += tr - tq;
-    drawOverlays(r, g, 1); if (!g.txt) markTicks(r, g); tq = performance.now(); ph.ov1 += tq - tr;
+    drawOverlays(r, g, 1); if (!g.txt) markTicks(r, g); else if (r.mk) markLayout(r, g); tq = performance.now(); ph.ov1 += tq - tr;
   }
   S.t0 = T0; S.t1 = T1;
   pbEnd(); let tr = performance.now(); ph.put = tr - tq;
