@@ -138,13 +138,14 @@ int kt_block_check(const struct kt_block *b, char *err, size_t errlen)
 			   " ticks later in another block (entries lost)",
 			   KUTRACE_BLOCK_WORDS - end, b->cpu, b->limit - last_full);
 	/*
-	 * A CPU's last block was flushed at stop and is rarely full; a full
-	 * one suggests a file cut at a block boundary.  Only a warning: a
-	 * trace may also end just as a block filled.
+	 * A CPU's last block was flushed at stop and is rarely full, unless
+	 * the buffer filled up; else the file was cut at a block boundary.
+	 * Only a warning: the two look the same.
 	 */
 	if (b->limit && b->last && KUTRACE_BLOCK_WORDS - end <= FULL_BLOCK_TAIL) {
 		bad(err, errlen, b, end,
-		    "the last block of CPU %u is full: the trace may be truncated", b->cpu);
+		    "the last block of CPU %u is full: the trace buffer filled up, or the file was cut after it",
+		    b->cpu);
 		return 1;
 	}
 	return 0;

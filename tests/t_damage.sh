@@ -147,10 +147,10 @@ for f in "$TMP"/d/*; do
 	*cutblock*)
 		# A cut at a block end may leave a sound, shorter trace: then both
 		# tools must at least warn that the CPU's last block is full.
-		if [ $crc = 0 ] && ! grep -q '^Warn block .*may be truncated' "$TMP/ct"; then
+		if [ $crc = 0 ] && ! grep -q '^Warn block .*file was cut after it' "$TMP/ct"; then
 			silent="$silent $n(checktrace)"
 		fi
-		if [ $prc = 0 ] && ! grep -q 't.trace: block [0-9]* word [0-9]*: .*may be truncated' "$TMP/pe"; then
+		if [ $prc = 0 ] && ! grep -q 't.trace: block [0-9]* word [0-9]*: .*file was cut after it' "$TMP/pe"; then
 			silent="$silent $n(postproc)"
 		fi
 		continue ;;
