@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Damaged raw traces never pass silently (issue 20 item 10, issue 13 §3).
-# Real traces (stock Debian 6.1 in QEMU: tests/data/damage/, kept as
-# recorded), the golden traces and kutrace_synth traces (IPC side blocks,
+# Real traces (stock Debian 6.1 and kutrace-patched 6.1 in QEMU, kept as
+# recorded in tests/data/damage/), the golden traces and kutrace_synth traces (IPC side blocks,
 # wraparound, TSDELTA gaps, late stores) are damaged at seeded random
 # offsets: runs of 32..512 random words, runs of zero words followed by
 # surviving entries, two blocks swapped, the file cut anywhere.  For each,
