@@ -4,12 +4,11 @@
 # Real traces (stock Debian 6.1 and kutrace-patched 6.1 in QEMU, kept as
 # recorded in tests/data/damage/), the golden traces and kutrace_synth
 # traces (IPC side blocks, wraparound, TSDELTA gaps, late stores) are
-# damaged at seeded random
-# offsets: runs of 32..512 random words, runs of zero words followed by
-# surviving entries, two blocks swapped, the file cut anywhere.  For each,
-# checktrace must say FAIL (exit 1) and kutrace_postproc must refuse with
-# one line naming the file, the block and the word; with
-# --skip-damaged it skips and counts the damaged blocks.  A cut at a block
+# damaged at seeded random offsets: runs of 32..512 random words, runs of
+# zero words followed by surviving entries, two blocks swapped, the file
+# cut anywhere.  For each, checktrace must say FAIL (exit 1) and
+# kutrace_postproc must refuse with one line naming the file, the block
+# and the word; with --skip-damaged it skips and counts the damaged blocks.  A cut at a block
 # boundary may leave a sound trace; it must then at least warn.
 . "$(dirname "$0")/lib.sh"
 B=$KT_BIN
