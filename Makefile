@@ -64,6 +64,6 @@ test-san:
 	KT_BIN=build-san/bin tests/run.sh --quick
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

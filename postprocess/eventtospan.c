@@ -92,7 +92,8 @@ int main(int argc, char **argv)
 		if (memchr(line, '\0', (size_t)len))
 			kt_die("stdin line %ld: a NUL byte (not event text)", lineno);
 		line[strcspn(line, "\r\n")] = '\0';
-		nlines += line[0] != '\0';
+		/* an event line or rawtoevent's header: not just any comment */
+		nlines += line[0] && (line[0] != '#' || !strncmp(line, "# ## VERSION: ", 14));
 		if (line[0] == '#') {
 			if (!strncmp(line, "# ## VERSION: ", 14))
 				version = atoi(line + 14);

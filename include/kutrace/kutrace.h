@@ -204,7 +204,6 @@ void kt_buf_printf(struct kt_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void kt_buf_free(struct kt_buf *b);
 
-#endif /* KUTRACE_KUTRACE_H */
 
 /* ---------------------------------------------------------------------- */
 /* Decoding raw blocks into events (rawtoevent, FORMATS.md 4)              */
@@ -425,3 +424,5 @@ size_t kt_jsonout_late(const struct kt_jsonout *o);
 /* CPU seconds the ordering and the writing thread used (after finish). */
 void kt_jsonout_cpu(const struct kt_jsonout *o, double *order, double *write);
 void kt_jsonout_free(struct kt_jsonout *o);
+
+#endif /* KUTRACE_KUTRACE_H */

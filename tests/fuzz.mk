@@ -1,0 +1,33 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# libFuzzer targets (tests/fuzz/fuzz_*.c), built with clang, ASan and UBSan
+# in build-fuzz/ by a second make of the library (CC=clang SAN=1).
+# `make fuzz FUZZ_SECONDS=N` runs each target N seconds on its corpus
+# (tests/fuzz/run.sh), then feeds damaged inputs to every program of the
+# sanitizer build for N seconds each (tests/fuzz/mutate.py); t_fuzz runs
+# each target 5 s after replaying every corpus file (run.sh --short) and
+# the mutation run 2 s per program.
+FUZZ_B       := build-fuzz
+FUZZ_NAMES   := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_SECONDS ?= 60
+
+.PHONY: fuzz fuzz-build
+fuzz-build:
+	$(MAKE) CC=clang BUILD=$(FUZZ_B) SAN=1 OPT="-O1 -g -fsanitize=fuzzer-no-link" \
+		$(FUZZ_NAMES:%=$(FUZZ_B)/fuzz/%)
+
+fuzz: fuzz-build
+	$(MAKE) SAN=1 BUILD=build-san all
+	tests/fuzz/run.sh $(FUZZ_SECONDS); r1=$$?; \
+	python3 tests/fuzz/mutate.py build-san/bin . $(FUZZ_SECONDS); r2=$$?; \
+	[ $$r1 = 0 ] && [ $$r2 = 0 ]
+
+# eventtospan's main, as the event-text reader target calls it.
+$(BUILD)/fuzz/eventtospan_main.o: postprocess/eventtospan.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Dmain=tool_main -c -o $@ $<
+
+$(BUILD)/fuzz/fuzz_events: $(BUILD)/fuzz/eventtospan_main.o
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(LIBKT)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fsanitize=fuzzer -Wl,--wrap=kt_die -o $@ $< \
+		$(filter %.o,$^) $(LIBKT) $(LDLIBS) $(KT_HTML_LIBS)

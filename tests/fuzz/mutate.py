@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Program-level mutation run over every postprocessing tool.
+
+    mutate.py BIN_DIR ROOT SECONDS_PER_TOOL [SEED]
+
+Each tool gets its real inputs (a kutrace_synth trace, the golden traces,
+their event text, span JSON, a page) damaged at random - byte flips,
+random runs, zeroed runs, truncation, duplicated or dropped pieces - and
+pure garbage (random bytes, zeros, text).  Each run happens in a fresh
+directory with the input as a temporary file.  Every run must end within
+10 s without a signal or a sanitizer report; an error exit must leave no
+output file behind; a JSON the tool says it wrote must parse (as UTF-8);
+garbage must never give exit 0.  One "ok - " / "not ok - " line per tool
+with the number of runs.
+"""
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+B, ROOT, SECS = os.path.abspath(sys.argv[1]), sys.argv[2], float(sys.argv[3])
+rng = random.Random(int(sys.argv[4]) if len(sys.argv) > 4 else 1)
+G = os.path.join(ROOT, 'tests', 'golden')
+D = os.path.join(ROOT, 'tests', 'data', 'tools')
+CORP = os.path.join(ROOT, 'tests', 'fuzz', 'corpus')
+ENV = dict(os.environ, ASAN_OPTIONS='exitcode=86:detect_leaks=0',
+           UBSAN_OPTIONS='exitcode=87:halt_on_error=1', LC_ALL='C')
+
+
+def rd(p):
+    with open(p, 'rb') as f:
+        return f.read()
+
+
+def files(d, ext):
+    return [rd(os.path.join(d, n)) for n in sorted(os.listdir(d)) if n.endswith(ext)]
+
+
+traces = files(G, '.trace') + files(os.path.join(CORP, 'fuzz_raw'), '.trace')
+events = files(os.path.join(CORP, 'fuzz_events'), '.events')
+jsons = files(D, '.json') + files(G, '.json')
+pages = files(os.path.join(CORP, 'fuzz_page_extract'), '.html')
+
+
+def mutate(data):
+    b = bytearray(data)
+    for _ in range(rng.randint(1, 6)):
+        k = rng.randrange(6)
+        n = len(b)
+        if n == 0:
+            b += bytes(rng.randrange(256) for _ in range(16))
+            continue
+        i = rng.randrange(n)
+        if k == 0:      # flip bits in one byte
+            b[i] ^= 1 << rng.randrange(8)
+        elif k == 1:    # a random run
+            ln = rng.randint(1, 64)
+            b[i:i + ln] = bytes(rng.randrange(256) for _ in range(ln))
+        elif k == 2:    # a zeroed run
+            ln = rng.randint(1, 4096)
+            b[i:i + ln] = bytes(min(ln, n - i))
+        elif k == 3:    # truncation
+            del b[i:]
+        elif k == 4:    # a piece duplicated elsewhere
+            ln = rng.randint(1, 512)
+            j = rng.randrange(n)
+            b[j:j] = b[i:i + ln]
+        else:           # an interesting word
+            v = rng.choice([0, 0xFF, 0x7F, 0x80, 0xFFFFFFFF, 0x7FFFFFFF, 2 ** 63, 2 ** 64 - 1])
+            w = v.to_bytes(8, 'little')
+            b[i:i + 8] = w
+        if rng.random() < 0.3 and data[:1] in (b'{', b' ', b'#', b'<') and b:
+            # text: a digit run or a non-ASCII byte
+            j = rng.randrange(len(b))
+            b[j:j] = rng.choice([b'99999999999999999999', b'-', b'\xff', b'nan', b'1e400', b'"'])
+    return bytes(b)
+
+
+def garbage():
+    k = rng.randrange(4)
+    n = rng.choice([0, 1, 8, 100, 65536, 70000, 200000])
+    if k == 0:
+        return bytes(n)
+    if k == 1:
+        return bytes(rng.randrange(256) for _ in range(min(n, 70000)))
+    if k == 2:
+        return b'\n'.join(b' '.join(str(rng.randrange(-10 ** 6, 10 ** 6)).encode()
+                                    for _ in range(10)) for _ in range(50))
+    return b'{"events": [' + b'[1, 2, 3]' * rng.randrange(5)
+
+
+def valid_json(p):
+    try:
+        with open(p, encoding='utf-8') as f:
+            json.load(f)
+        return True
+    except Exception:
+        return False
+
+
+# tool: (seed inputs, input file name, argv after the tool, stdin?, output
+#        file checked as JSON on success, files an error must not leave)
+TOOLS = [
+    ('kutrace_postproc', traces, 'in.trace', ['in.trace', '--no-html'], False, 'in.json', ['in.json', 'in.json.tmp']),
+    ('kutrace_postproc', traces, 'p.trace', ['p.trace'], False, 'p.json', ['p.json', 'p.html', 'p.json.tmp']),
+    ('rawtoevent', traces, 'in.trace', ['in.trace'], False, None, []),
+    ('checktrace', traces, 'in.trace', ['in.trace'], False, None, []),
+    ('kutrace_dump', traces, 'in.trace', ['in.trace'], False, None, []),
+    ('eventtospan', events, 'in.events', [], True, 'STDOUT', []),
+    ('makeself', jsons, 'in.json', ['-', 'in.json', 'out.html'], False, None, ['out.html']),
+    ('unmakeself', pages, 'in.html', ['in.html'], False, None, []),
+    ('spantotrim', jsons, 'in.json', ['0'], True, 'STDOUT', []),
+    ('spantospan', jsons, 'in.json', ['20'], True, 'STDOUT', []),
+    ('spantoprof', jsons, 'in.json', [], True, 'STDOUT', []),
+    ('samptoname_k', jsons, 'in.json', [os.path.join(D, 'kallsyms.txt')], True, 'STDOUT', []),
+    ('kutrace_export', jsons, 'in.json', ['--perfetto', 'in.json'], False, 'STDOUT', []),
+]
+
+bad_total = 0
+for name, seeds, fname, args, use_stdin, jout, outs in TOOLS:
+    exe = os.path.join(B, name)
+    if not os.access(exe, os.X_OK):
+        print('not ok - mutation run: %s is built' % name)
+        bad_total += 1
+        continue
+    runs = bad = exit0_garbage = 0
+    first = None
+    end = time.time() + SECS
+    while time.time() < end or runs < 4:
+        g = runs % 4 == 3
+        data = garbage() if g else mutate(rng.choice(seeds))
+        w = tempfile.mkdtemp(prefix='ktmut')
+        try:
+            p = os.path.join(w, fname)
+            with open(p, 'wb') as f:
+                f.write(data)
+            t0 = time.time()
+            try:
+                r = subprocess.run([exe] + args, cwd=w, env=ENV, timeout=10,
+                                   stdin=open(p, 'rb') if use_stdin else subprocess.DEVNULL,
+                                   stdout=open(os.path.join(w, 'STDOUT'), 'wb'),
+                                   stderr=subprocess.PIPE)
+                rc, err = r.returncode, r.stderr.decode('utf-8', 'replace')
+            except subprocess.TimeoutExpired:
+                rc, err = 'hang', ''
+            problem = None
+            if rc == 'hang':
+                problem = 'no end after 10 s'
+            elif rc < 0 or rc >= 86 or 'Sanitizer' in err or 'runtime error' in err:
+                problem = 'crash (rc %s): %s' % (rc, err.strip().splitlines()[-1:] if err.strip() else '')
+            elif rc != 0:
+                left = [o for o in outs if os.path.exists(os.path.join(w, o))]
+                if left:
+                    problem = 'error exit left %s' % left
+                elif err.count('\n') > 1 and name not in ('checktrace', 'kutrace_postproc'):
+                    pass    # several lines are allowed; the last one says it
+            else:
+                if jout and not valid_json(os.path.join(w, jout)):
+                    problem = 'exit 0 with invalid JSON'
+                if g and len(data) > 0:
+                    exit0_garbage += 1
+                    problem = problem or 'exit 0 on garbage'
+            runs += 1
+            if problem:
+                bad += 1
+                if not first:
+                    keep = os.path.join(tempfile.gettempdir(), 'ktmut-%s-%d' % (name, runs))
+                    shutil.copy(p, keep)
+                    first = '%s (input kept in %s)' % (problem, keep)
+        finally:
+            shutil.rmtree(w, ignore_errors=True)
+    label = '%s %s' % (name, ' '.join(a for a in args if '/' not in a))
+    if bad:
+        bad_total += 1
+        print('not ok - mutation run: %s: %d of %d runs failed: %s' % (label, bad, runs, first))
+    else:
+        print('ok - mutation run: %s: %d runs, no crash, hang, leftover, bad JSON or exit 0 on garbage' % (label, runs))
+sys.exit(1 if bad_total else 0)
