@@ -372,7 +372,8 @@ function splitOverlays(r) {
   // The marks again by type for 3.6.8's rule (type x 2 + 1 for closing '/' text).
   const byType = [[], [], [], [], [], [], [], []];
   for (const a of r.mk) for (const k of a) { const t = ev[k] - EV_MARKA; byType[t * 2 + (t !== 3 && markText(k)[0] === '/' ? 1 : 0)].push(k); }
-  r.mkK = byType.map(a => { a.sort((x, y) => ts[x] - ts[y] || x - y); return { idx: Int32Array.from(a), ts: Float64Array.from(a, k => ts[k]), txt: a.map(markText) }; });
+  r.mkK = byType.map(a => { a.sort((x, y) => ts[x] - ts[y] || x - y); return { idx: Int32Array.from(a), ts: Float64Array.from(a, k => ts[k]), txt: a.map(markText),
+    sh: a.map(k => { const x = markText(k); return ev[k] === EV_MARKD || x.length <= 2 ? '' : x[0] + '…'; }) }; }); // shortened text (none for numbers)
 }
 // Execution spans of a row, in one pass: row-local contiguous copies of
 // start, duration and event (for the per-pixel walk in drawExec), the
@@ -427,7 +428,7 @@ let L = {}; // layout
 const cv = document.getElementById('cv');
 const ctx = cv.getContext('2d');
 let dpr = 1;
-const perf = { lastDraw: 0, draws: 0, prims: 0, tri: 0, msgs: 0, arcs: 0, ticks: 0, markBoxes: [], markHits: [], phase: {} };
+const perf = { lastDraw: 0, draws: 0, prims: 0, tri: 0, msgs: 0, arcs: 0, ticks: 0, mkRows: [], phase: {} };
 
 function recomputeHL() {
   const n = D.n; anyHL = false;
@@ -1086,56 +1087,86 @@ function markTicks(r, g) {
 // mark_a, b and c are placed before mark_d, so the numbers give way.
 // Occupancy per text line is a bitmap of the plot's pixel columns.
 const MK_OCC = { w: 0, lines: [] }, MK_PAD = 256;
-function mkFree(occ, a, b) { a = Math.max(0, Math.floor(a) + MK_PAD - Math.round(L.left)); b = Math.min(occ.length, Math.ceil(b) + MK_PAD - Math.round(L.left)); for (let i = a; i < b; i++) if (occ[i]) return false; return true; }
-function mkTake(occ, a, b) { a = Math.max(0, Math.floor(a) + MK_PAD - Math.round(L.left)); b = Math.min(occ.length, Math.ceil(b) + MK_PAD - Math.round(L.left)); occ.fill(1, a, b); }
-function markKept(r) { // [k, x, type 0..3, close, text] of the marks kept by the 3 px rule, in x order
-  const m = S.btn.mark, t0 = S.t0, t1 = S.t1, out = [];
-  for (let key = 0; key < 8; key++) {
-    const t = key >> 1; if ((m === 2 && (t === 1 || t === 3)) || (m === 1 && (t === 0 || t === 2))) continue;
-    const a = r.mkK[key], n = a.idx.length; if (!n) continue;
-    let i = firstAtLeast(a.ts, 0, n, t0);
-    while (i < n && a.ts[i] < t1) {
-      const k = a.idx[i]; if (anyHL && !hlSpan[k]) { i++; continue; }
-      const x = Math.round(xOf(a.ts[i])); out.push([k, x, t, key & 1, a.txt[i]]);
-      i = Math.max(i + 1, firstAtLeast(a.ts, i + 1, n, tOf(x + 3 - 0.5))); // the next one 3 px on
-    }
-  }
-  return out.sort((p, q) => p[1] - q[1] || p[0] - q[0]);
+function mkFree(occ, a, b) { // the ends and the middle first: in dense views most tries fail there
+  a = Math.max(0, Math.floor(a) + MK_PAD - Math.round(L.left)); b = Math.min(occ.length, Math.ceil(b) + MK_PAD - Math.round(L.left));
+  if (b <= a) return true; if (occ[a] || occ[b - 1] || occ[(a + b) >> 1]) return false;
+  for (let i = a; i < b; i++) if (occ[i]) return false; return true;
 }
+function mkTake(occ, a, b) { a = Math.max(0, Math.floor(a) + MK_PAD - Math.round(L.left)); b = Math.min(occ.length, Math.ceil(b) + MK_PAD - Math.round(L.left)); occ.fill(1, a, b); }
 // Pass 1 (pixel buffer): the layout, each mark's line and the bare
 // markers (dense views have thousands); pass 2 (drawMarks): the boxes.
+// The kept marks of the types of a pass come in x order by merging the
+// per-type lists (each already in time order); the result goes into the
+// row's flat arrays r.mkP (no allocation per mark).
+function mkPlaced(r, n) {
+  let P = r.mkP;
+  if (!P || P.cap < n) { const c = Math.max(64, n * 2); P = r.mkP = { cap: c, n: 0, x: new Int32Array(c), k: new Int32Array(c), t: new Uint8Array(c), lv: new Uint8Array(c), a: new Float32Array(c), b: new Float32Array(c), s: new Array(c), y0: 0, font: 12, yc: 0, E: 0 }; }
+  return P;
+}
+const MK_CUR = new Int32Array(8), MK_X = new Int32Array(8); // per type: the next candidate and its x
+// The next candidate of type key from index i on (grey ones skipped): its x in MK_X, or -1.
+function mkNext(K, key, i, t1) {
+  const a = K[key], n = a.idx.length;
+  while (i < n && a.ts[i] < t1) { if (!anyHL || hlSpan[a.idx[i]]) { MK_X[key] = Math.round(xOf(a.ts[i])); return i; } i++; }
+  return -1;
+}
 function markLayout(r, g) {
-  r.mkPlaced = null;
+  if (r.mkP) r.mkP.n = 0;
   const m = S.btn.mark; if (!m || !g.txt) return;
-  const kept = markKept(r); if (!kept.length) return;
-  const font = Math.min(g.font, 18), nl = Math.max(2, g.txt - 1), W = Math.round(L.pw) + 2 * MK_PAD;
+  const t0 = S.t0, t1 = S.t1, K = r.mkK;
+  let total = 0;
+  for (let key = 0; key < 8; key++) {
+    const t = key >> 1, a = K[key];
+    MK_CUR[key] = (m === 2 && (t === 1 || t === 3)) || (m === 1 && (t === 0 || t === 2)) || !a.idx.length ? -1 : firstAtLeast(a.ts, 0, a.idx.length, t0);
+    if (MK_CUR[key] >= 0) { total += a.idx.length - MK_CUR[key]; MK_CUR[key] = mkNext(K, key, MK_CUR[key], t1); }
+  }
+  if (!total) return;
+  const font = Math.min(g.font, 18), nl = Math.max(2, g.txt - 1), W = Math.round(L.pw) + 2 * MK_PAD, dw = textWidth('0', font); // mark_d is digits, all one width in sans-serif fonts
   if (MK_OCC.w !== W || MK_OCC.lines.length < nl) { MK_OCC.w = W; MK_OCC.lines = []; for (let i = 0; i < Math.max(nl, 4); i++) MK_OCC.lines.push(new Uint8Array(W)); }
   for (let i = 0; i < nl; i++) MK_OCC.lines[i].fill(0);
-  const placed = [], dw = textWidth('0', font); // mark_d is digits, all one width in sans-serif fonts
-  const place = ([k, x, t, close, text]) => {
-    if (x < L.left - 2 || x > L.right + 2) return;
-    const first = t === 1 ? 1 : 0, last = Math.max(first, g.txt - 2);
-    for (let n = 0; n < 2; n++) { // the text, then shortened
-      const str = n === 0 ? text : text.length > 2 ? (t === 3 ? '…' + text.slice(-2) : text[0] + '…') : ''; if (!str) break;
-      const w = (t === 3 && n === 0 ? str.length * dw : textWidth(str, font)) + (t === 3 ? 8 : 10), a = close ? x - w : t === 2 ? x - w / 2 : x, b = a + w;
-      for (let lv = first; lv <= last; lv++) { const occ = MK_OCC.lines[lv]; if (mkFree(occ, a, b)) { mkTake(occ, a, b); placed.push([k, x, t, lv, str, a, b]); return; } }
+  const P = mkPlaced(r, Math.min(total, 8 * (L.pw + 8))); P.font = font; P.yc = g.yc; P.E = g.E; P.y0 = g.yc + g.E / 2;
+  const xl = L.left - 2, xr = L.right + 2;
+  for (let pass = 0; pass < 2; pass++) { // mark_a, b, c (keys 0..5), then mark_d (6, 7)
+    const k0 = pass ? 6 : 0, k1 = pass ? 8 : 6;
+    for (;;) {
+      let best = -1, bx = 0, bk = 0;
+      for (let key = k0; key < k1; key++) {
+        const i = MK_CUR[key]; if (i < 0) continue;
+        const x = MK_X[key], k = K[key].idx[i];
+        if (best < 0 || x < bx || (x === bx && k < bk)) { best = key; bx = x; bk = k; }
+      }
+      if (best < 0) break;
+      const a = K[best], i = MK_CUR[best], n = a.idx.length, tn = tOf(bx + 3 - 0.5); // the next one 3 px on (3.6.8)
+      let q = i + 1; while (q < n && q < i + 8 && a.ts[q] < tn) q++;
+      MK_CUR[best] = mkNext(K, best, q < n && a.ts[q] < tn ? firstAtLeast(a.ts, q, n, tn) : q, t1);
+      if (bx < xl || bx > xr) continue;
+      if (P.n >= P.cap) break;
+      const t = best >> 1, close = best & 1, text = a.txt[i], first = t === 1 ? 1 : 0, last = Math.max(first, g.txt - 2);
+      let lv = first, str = '', xa = bx - 2, xb = bx + 3;
+      place: for (let tr = 0; tr < 2; tr++) { // the text, then shortened, else a bare marker
+        const s2 = tr === 0 ? text : a.sh[i]; if (!s2) break;
+        const w = (t === 3 && tr === 0 ? s2.length * dw : textWidth(s2, font)) + (t === 3 ? 8 : 10), a0 = close ? bx - w : t === 2 ? bx - w / 2 : bx, b0 = a0 + w;
+        for (let l = first; l <= last; l++) { const occ = MK_OCC.lines[l]; if (mkFree(occ, a0, b0)) { mkTake(occ, a0, b0); lv = l; str = s2; xa = a0; xb = b0; break place; } }
+      }
+      const j = P.n++; P.x[j] = bx; P.k[j] = bk; P.t[j] = t; P.lv[j] = lv; P.a[j] = xa; P.b[j] = xb; P.s[j] = str;
+      const yTxt = P.y0 + font * (1 + lv);
+      pbRectW(bx, bx + 1, g.yc, yTxt, MARK_W[t]);
+      if (!str) pbRectW(bx - 2, bx + 3, yTxt - 3, yTxt + 3, MARK_W[t]);
     }
-    placed.push([k, x, t, first, '', x - 2, x + 3]); // bare: the line and a small box
-  };
-  for (const c of kept) if (c[2] !== 3) place(c);
-  for (const c of kept) if (c[2] === 3) place(c);
-  for (const [k, x, t, lv, s, a, b] of placed) {
-    const yTxt = g.yc + g.E / 2 + font * (1 + lv);
-    perf.markBoxes.push([r.idx * 64 + lv, a, b, k, s]); perf.markHits.push([x, g.yc + g.E / 2, yTxt + font / 2, k]); // below the span band: hovering a span shows the span
-    pbRectW(x, x + 1, g.yc, yTxt, MARK_W[t]);
-    if (!s) pbRectW(x - 2, x + 3, yTxt - 3, yTxt + 3, MARK_W[t]);
   }
-  r.mkPlaced = placed; r.mkFont = font;
+  perf.mkRows.push(r);
 }
 function drawMarks(r, g) {
-  const placed = r.mkPlaced; if (!placed) return; r.mkPlaced = null;
-  for (const [, x, t, lv, s] of placed) if (s) markGlyph(x, g.yc, g.E, t, s, r.mkFont, g.yc + g.E / 2 + r.mkFont * (1 + lv), true);
-  perf.prims += placed.length;
+  const P = r.mkP; if (!P || !P.n) return;
+  for (let j = 0; j < P.n; j++) if (P.s[j]) markGlyph(P.x[j], g.yc, g.E, P.t[j], P.s[j], P.font, P.y0 + P.font * (1 + P.lv[j]), true);
+  perf.prims += P.n;
+}
+// The marks drawn in this frame, for the hover and the test hook:
+// [row index * 64 + text line, box left, box right, span, text ('' bare), x, y0, y1].
+function markBoxes() {
+  const out = [];
+  for (const r of perf.mkRows) { const P = r.mkP; for (let j = 0; j < P.n; j++) out.push([r.idx * 64 + P.lv[j], P.a[j], P.b[j], P.k[j], P.s[j], P.x[j], P.y0, P.y0 + P.font * (1.5 + P.lv[j])]); }
+  return out;
 }
 const TW = new Map();
 function textWidth(text, font) { // cached measureText, per font
@@ -1478,7 +1509,7 @@ function redraw() { if (!pending && !window.ktOtherPage) { pending = true; reque
 
 function render() {
   pending = false;
-  const t0p = performance.now(); perf.prims = 0; perf.tri = 0; perf.msgs = 0; perf.arcs = 0; perf.ticks = 0; perf.lodDrawn = 0; perf.markBoxes = []; perf.markHits = []; perf.triPos = []; perf.waits = 0; perf.queues = 0; perf.legacy = { brackets: [], ovals: 0, dots: 0, timers: 0 };
+  const t0p = performance.now(); perf.prims = 0; perf.tri = 0; perf.msgs = 0; perf.arcs = 0; perf.ticks = 0; perf.lodDrawn = 0; perf.mkRows = []; perf.triPos = []; perf.waits = 0; perf.queues = 0; perf.legacy = { brackets: [], ovals: 0, dots: 0, timers: 0 };
   layout();
   S.overheadHatch = (S.t1 - S.t0) < 8e-6;
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
@@ -1808,7 +1839,7 @@ function rowAtY(y) {
 }
 // The mark whose line or box is under (x, y), else -1 (hover: the text of
 // a mark drawn as a bare marker).
-function markAt(x, y) { let best = -1, bd = 4; for (const [mx, y0, y1, k] of perf.markHits) if (y >= y0 && y <= y1 && Math.abs(mx - x) < bd) { bd = Math.abs(mx - x); best = k; } return best; }
+function markAt(x, y) { let best = -1, bd = 4; for (const m of markBoxes()) if (y >= m[6] && y <= m[7] && Math.abs(m[5] - x) < bd) { bd = Math.abs(m[5] - x); best = m[3]; } return best; }
 function nearestSpan(r, t, y) {
   if (!r) return -1;
   if (!r.ready) ensureRows();
@@ -2209,7 +2240,7 @@ function exportText() {
 
 // ---------------------------------------------------------------- test hook
 function state() {
-  layout();
+  layout(); const MB = markBoxes();
   return {
     t0: S.t0, t1: S.t1, width: S.t1 - S.t0, tracks: L.tracks, yk: S.yk,
     rows: ROWS.map(r => ({ label: r.label, group: r.group.name, id: r.id, visible: r.h > 0, highlighted: r.hl })),
@@ -2224,10 +2255,10 @@ function state() {
     readout: S.menu ? [document.getElementById('m_x').textContent, document.getElementById('m_y').textContent] : null, spans: D.n, title: D.meta.title,
     ipcLegend: S.btn.ipc ? (L.ipcLegend || []).slice() : [], ipcButton: document.getElementById('b_ipc').textContent,
     hack: !!S.hack, legacy: { brackets: perf.legacy ? perf.legacy.brackets.slice() : [], ovals: perf.legacy ? perf.legacy.ovals : 0, dots: perf.legacy ? perf.legacy.dots : 0, timers: perf.legacy ? perf.legacy.timers : 0 },
-    marks: perf.markBoxes.filter(m => m[4]).length, markRows: [...new Set(perf.markBoxes.map(m => ROWS[m[0] >> 6].label))], ticks: perf.ticks,
-    markOverlaps: perf.markBoxes.filter((m, i, a) => m[4] && a.slice(0, i).some(q => q[4] && q[0] === m[0] && m[1] < q[2] && m[2] > q[1])).length,
-    markCount: perf.markBoxes.length, triPos: (perf.triPos || []).slice(), waits: perf.waits, queues: perf.queues,
-    markList: perf.markBoxes.slice(0, 5000).map(m => ({ k: m[3], row: ROWS[m[0] >> 6].label, line: m[0] & 63, text: m[4], a: m[1], b: m[2] })),
+    marks: MB.filter(m => m[4]).length, markRows: [...new Set(MB.map(m => ROWS[m[0] >> 6].label))], ticks: perf.ticks,
+    markOverlaps: MB.filter((m, i, a) => m[4] && a.slice(0, i).some(q => q[4] && q[0] === m[0] && m[1] < q[2] && m[2] > q[1])).length,
+    markCount: MB.length, triPos: (perf.triPos || []).slice(), waits: perf.waits, queues: perf.queues,
+    markList: MB.slice(0, 5000).map(m => ({ k: m[3], row: ROWS[m[0] >> 6].label, line: m[0] & 63, text: m[4], a: m[1], b: m[2] })),
     perf: { lodDrawn: perf.lodDrawn, lastDraw: perf.lastDraw, phase: Object.assign({}, perf.phase), rest: perf.rest || 0, restDone: REST.done && !!perf.idleDone, draws: perf.draws, prims: perf.prims, tri: perf.tri, msgs: perf.msgs, arcs: perf.arcs, ticks: perf.ticks, load: perf.load, ready: perf.ready, decode: perf.decode, rows: perf.rows, script: perf.script, b64: perf.b64, inflate: perf.inflate, first: perf.first },
     names: null,
   };
