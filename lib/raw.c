@@ -107,6 +107,12 @@ void kt_raw_close(struct kt_raw *r)
 	r->f = NULL;
 }
 
+/*
+ * No block starts at tick 0 and usec 0: such a header is a hole (a sparse
+ * or zero-filled file), refused before reading gigabytes of zeros.
+ */
+#define ZERO_HEADER "all-zero block header (a hole or zero-filled part of the file)"
+
 static int fail(struct kt_raw *r, long block, long word, const char *what)
 {
 	if (word >= 0)
@@ -159,6 +165,8 @@ int kt_raw_next(struct kt_raw *r, struct kt_block *b)
 		return fail(r, bi, (long)(got / 8), msg);
 	}
 	load_le(b->w, KUTRACE_BLOCK_WORDS);
+	if (bi > 0 && b->w[0] == 0 && b->w[1] == 0)
+		return fail(r, bi, 0, ZERO_HEADER);
 	b->index = bi;
 	b->cpu = (unsigned int)(b->w[KUTRACE_HDR_CPU_TIME] >>
 				KUTRACE_HDR_CPU_SHIFT);
@@ -365,6 +373,10 @@ long kt_raw_index(struct kt_raw *r, struct kt_block_ref **out)
 			return fail(r, n, 0, "truncated block header");
 		}
 		load_le(hdr, want / sizeof(hdr[0]));
+		if (n > 0 && hdr[0] == 0 && hdr[1] == 0) {
+			free(refs);
+			return fail(r, n, 0, ZERO_HEADER);
+		}
 		if (n == 0) {
 			r->start_ctr = hdr[KUTRACE_HDR_START_CTR];
 			r->start_usec = hdr[KUTRACE_HDR_START_USEC];

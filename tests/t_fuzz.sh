@@ -201,6 +201,17 @@ run 30 "$B/kutrace_dump" big.trace
 refused "9: kutrace_dump of it: refused" 'trace-file version 0'
 check "9: ... printing nothing ($(wc -c < "$TMP/out") bytes)" test ! -s "$TMP/out"
 rm -f "$w/big.trace"
+# The same size behind a sound trace: the first hole is refused at once.
+cp "$TMP/s.trace" "$w/big.trace"; truncate -s 4G "$w/big.trace"
+start=$(date +%s%N)
+run 30 "$B/kutrace_postproc" big.trace
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+refused "9: a trace followed by a 4 GB hole: refused" 'big.trace: block [0-9]+ word 0: all-zero block header'
+check "9: ... in ${ms} ms (< 2000)" test "$ms" -lt 2000
+run 30 "$B/kutrace_dump" big.trace
+check "9: kutrace_dump of it: exit 1 at the hole, $(wc -c < "$TMP/out") bytes (< 1 MB)" \
+	eval '[ $rc = 1 ] && sane && [ $(wc -c < "$TMP/out") -lt 1000000 ] && grep -q "all-zero block header" "$TMP/err"'
+rm -f "$w/big.trace"
 
 # Full disk: a small tmpfs (needs root and mount; skipped elsewhere).
 rm -rf "$w"/*

@@ -241,7 +241,7 @@ noname|FAIL|no name events
 noctxsw|FAIL|no context-switch events
 cpu|FAIL|block 1 word 0: CPU number 200 out of range
 rate|Warn|counter rate 5.00 ticks/usec outside 25..100
-side|FAIL|truncated block
+side|FAIL|truncated block\|all-zero block header
 EOF
 	"$TMP/mkraw" notrap > "$TMP/bad.trace"
 	check "checktrace -nopf accepts a trace without traps" bash -c "'$B/checktrace' '$TMP/bad.trace' -nopf -q > /dev/null"
