@@ -59,7 +59,7 @@ async function testMarks(t) {
   const lost = (s.markList || []).filter(m => (!m.text || m.text.includes('…')) && exp.kept.some(e => e.k === m.k && e.ev !== 0x20D));
   const robbed = lost.filter(m => (s.markList || []).some(d => d.row === m.row && d.text && !d.text.includes('…') && exp.kept.some(e => e.k === d.k && e.ev === 0x20D) && d.a < m.b + 40 && d.b > m.a - 40 && d.line === 0));
   check(tag + '14.1 mark_a and mark_c win over mark_d (' + lost.length + ' a/c marks shortened or bare, none next to a full mark_d box on the first line)', robbed.length === 0, robbed.slice(0, 3));
-  await page.screenshot({ path: path.join(shots, tag + 'queue_marks_100us.png') });
+  await page.screenshot({ path: path.join(shots, tag.replace(/ /g, '_') + 'queue_marks_100us.png') });
   // Search finds a mark by its text, mark_d by its number.
   const nFinish = exp.kept.filter(m => m.text === 'finish').length, allFinish = await page.evaluate(([a, b]) => { let n = 0; for (let k = 0; k < window.kutraceState().spans; k++) { const x = window.kutrace.spanAt(k); if (x.name === 'mark_a=finish' && x.ts >= a && x.ts < b) n++; } return n; }, [20.005, 20.0051]);
   let sum = await page.evaluate(() => window.kutrace.search('^finish$'));
@@ -96,7 +96,7 @@ async function testMarks(t) {
     check(tag + '14.1 hello world, ' + what + ': hello and /hello both boxed on CPU 2 (' + m.join(' ') + ')',
       he && sl && (what === '200 us' || (he.line === 0 && sl.line === 0 && Math.abs(sl.b - he.a) <= 3)), m);
   }
-  await h.page.screenshot({ path: path.join(shots, tag + 'hello_marks.png') });
+  await h.page.screenshot({ path: path.join(shots, tag.replace(/ /g, '_') + 'hello_marks.png') });
   check(tag + 'hello marks: no page errors', h.errors.length === 0, h.errors);
   await t.close(h.page);
 }
@@ -126,7 +126,7 @@ async function testFreq(t) {
       r.span > 1000 && r.changed === 0 && r.washed > 1000, r);
   }
   await setWin(page, 50.0701, 50.0703);
-  await page.screenshot({ path: path.join(shots, tag + 'hello_freq_under.png') });
+  await page.screenshot({ path: path.join(shots, tag.replace(/ /g, '_') + 'hello_freq_under.png') });
   check(tag + 'freq: no page errors', errors.length === 0, errors);
   await t.close(page);
 }
@@ -151,12 +151,12 @@ async function testFullView(t) {
   check(tag + '14.3 hello world full view (' + s.spans + ' spans, 4 CPUs, 3.7 s): ' + (100 * asShipped.share).toFixed(2) + ' % of the CPU bands strongly coloured with Freq on, ' +
     (100 * noFreq.share).toFixed(2) + ' % off (mostly idle reads as idle)', asShipped.share < 0.03 && noFreq.share < 0.03, [asShipped, noFreq]);
   await buttons(page, { freq: 2 });
-  await page.screenshot({ path: path.join(shots, tag + 'hello_full.png') });
+  await page.screenshot({ path: path.join(shots, tag.replace(/ /g, '_') + 'hello_full.png') });
   // A busy stretch still reads as busy: the queue test's CPUs at the full view.
   const q = await t.open(path.join(t.dir, 'queue.html'));
   const busy = await bandInk(q.page);
   check(tag + '14.3 queue test full view (busy CPUs): ' + (100 * busy.share).toFixed(1) + ' % of the CPU bands coloured', busy.share > 0.15, busy);
-  await q.page.screenshot({ path: path.join(shots, tag + 'queue_full.png') });
+  await q.page.screenshot({ path: path.join(shots, tag.replace(/ /g, '_') + 'queue_full.png') });
   check(tag + 'full view: no page errors', errors.length === 0 && q.errors.length === 0, [errors, q.errors]);
   await t.close(q.page); await t.close(page);
 }
@@ -175,7 +175,7 @@ async function testViews(t) {
     await page.evaluate(() => document.getElementById('search').value) === 'futex' && s.summary.startsWith('Matches: ') && s.buttons.annot === 1 &&
     kept.length === 1 && Math.abs(s.t0 - 20.005) < 1e-9 && Math.abs(s.t1 - 20.0051) < 1e-9,
   { groups: s.groups.map(g => g.open), rows: s.visibleRows, summary: s.summary, annot: s.buttons.annot, kept: s.annotations.slice(-2), t: [s.t0, s.t1] });
-  await page.screenshot({ path: path.join(shots, tag + 'queue_fig29_11.png') });
+  await page.screenshot({ path: path.join(shots, tag.replace(/ /g, '_') + 'queue_fig29_11.png') });
   // kutrace saves the same: change everything, save in ➀, reset, restore.
   await page.evaluate(() => { window.kutrace.toggleGroup('RPC'); window.kutrace.setButtons({ mark: 2, arc: 1, cb: 1 }); window.kutrace.search('wait'); });
   await page.evaluate(() => document.getElementById('view2').dispatchEvent(new MouseEvent('click', { shiftKey: true, bubbles: true }))); // shift-click: save
@@ -229,7 +229,7 @@ async function testSmall(t) {
   check(tag + '14.5 IPC triangle of a span cut by the left edge sits at its true middle (x ' + xm.toFixed(1) + ', not ' + vis.toFixed(1) + '), 0.67 E pivot to tip; legend in fractions',
     tri.some(p => Math.abs(p[0] - xm) < 0.5) && !(s.triPos || []).some(p => Math.abs(p[0] - vis) < 0.5) && s.ipcLegend.includes('1/8') && s.ipcLegend.includes('7/8') && s.ipcLegend.includes('2.5'),
   { xm, vis, tri: (s.triPos || []).slice(0, 6), legend: s.ipcLegend });
-  await page.screenshot({ path: path.join(shots, tag + 'hello_ipc.png') });
+  await page.screenshot({ path: path.join(shots, tag.replace(/ /g, '_') + 'hello_ipc.png') });
   await buttons(page, { ipc: 0 });
   // c-exit: one sine period, E/2 from crest to trough.
   const ce = await find('x.ev === 0x20000 && x.cpu === 1 && x.ts > 50.5');
@@ -253,7 +253,7 @@ async function testSmall(t) {
   const bar = await page.evaluate(() => { const st = document.getElementById('status').getBoundingClientRect(), b = document.getElementById('bar'); return { right: st.right, bottom: st.bottom, barBottom: b.getBoundingClientRect().bottom, w: window.innerWidth, text: document.getElementById('status').textContent, clipped: b.scrollHeight > b.clientHeight + 1 }; });
   check(tag + '14.5 control bar at 1400 px wraps: the status (' + bar.text + ') ends at ' + Math.round(bar.right) + ' px, inside the window',
     /i3-7100/.test(bar.text) && /\d+x\d+/.test(bar.text) && bar.right <= bar.w && !bar.clipped && bar.bottom <= bar.barBottom + 1, bar);
-  await page.screenshot({ path: path.join(shots, tag + 'bar_1400.png') });
+  await page.screenshot({ path: path.join(shots, tag.replace(/ /g, '_') + 'bar_1400.png') });
   await t.resize(page, 1600, 1000);
   await t.close(page);
   // queue test: Morse at the wait's real end; squeezed rows hide waits and queue lines
@@ -274,7 +274,7 @@ async function testSmall(t) {
   qs = await st(q.page);
   const E = await q.page.evaluate(() => { const s = window.kutraceState(); const r = s.visibleRows.find(l => l === 'getuser'); return r ? window.kutrace.rowY(r).E : null; });
   check(tag + '14.5 RPC group open (' + qs.visibleRows.length + ' rows, E ' + (E || 0).toFixed(1) + ' px): no queue lines (' + qs.queues + '), no waits (' + qs.waits + ')', E !== null && E < 7 && qs.queues === 0 && qs.waits === 0, [qs.queues, qs.waits, E]);
-  await q.page.screenshot({ path: path.join(shots, tag + 'queue_rpc_open.png') });
+  await q.page.screenshot({ path: path.join(shots, tag.replace(/ /g, '_') + 'queue_rpc_open.png') });
   check(tag + 'small (queue): no page errors', q.errors.length === 0, q.errors);
   await t.close(q.page);
 }
