@@ -15,12 +15,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&buf, &len);
-	int opened = 0;
 
+	memset(&r, 0, sizeof(r));
 	fz_armed = 1;
 	if (setjmp(fz_jmp) == 0) {
 		kt_jr_open(&r, path);
-		opened = 1;
 		kt_jw_header(out, &r, NULL, NULL);
 		for (int k = 0; k < 100000 && kt_jr_next(&r, &w); k++)
 			kt_jw_row(out, &w);
@@ -30,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	fclose(out);
 	fz_assert_utf8(buf, len);
 	free(buf);
-	if (opened)
+	if (r.f)	/* also after an error inside kt_jr_open */
 		kt_jr_close(&r);
 	close(fd);
 	return 0;
