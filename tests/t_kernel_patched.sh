@@ -7,7 +7,8 @@
 # (nothing missing), every page fault / interrupt / trap has its exact
 # exit and nothing is reconstructed, ia32 syscalls, #UD/#BP/#GP/#DB,
 # prctl renames, packets, system call 1023 (also as kutrace_control's
-# path), scenario 5 (permissions), rmmod while tracing, backend=tracepoint.
+# path, and tests/vm/kulib.c as in t_vm_sys1023), scenario 5 (permissions),
+# rmmod while tracing, backend=tracepoint.
 # Guest side: tests/vm/scenarios/kernel.sh.
 # KT_KERNELS="p6.1 p6.12" selects kernels; outputs stay in build/vm/.
 . tests/lib.sh
@@ -137,6 +138,10 @@ for k in ${KT_KERNELS:-p6.1 p6.12}; do
 		esac
 	done < "$out/sys.out"
 	check "$k: without the module syscall 1023 fails with ENOSYS" grep -q "^ok - " "$out/nosys.out"
+	# the checks of tests/t_vm_sys1023.sh: the same answers as on stock kernels
+	kulib_checks "$out" 200
+	check "$k: library go/stop: its trace says patched backend" \
+		grep -q "^backend patched: nothing reconstructed" "$TMP/self.f"
 	check "$k: kutrace_control record works through syscall 1023 (no /dev/kutrace)" \
 		grep -q "sysrec=0" "$L"
 	ktcheck "$out/sys.trace" > "$TMP/sys.f" 2>/dev/null

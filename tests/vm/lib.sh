@@ -84,3 +84,82 @@ pingpong_pair() {
 	eq "$k: ping-pong: K switches into the parent from the child, K wakeups by it" \
 		"switchin $K wakeup $K" "$(fact "$TMP/pair.f" pair $pid $child | cut -d' ' -f1-4)"
 }
+# kulib_inserted FACTS PID WHAT N: N of each insert of kulib, with their args
+kulib_inserted() {
+	local f=$1 p=$2 what=$3 N=$4 ev sum
+	# event n argsum: marks a/b/c carry base-40 "ka" "kb" "kc"; mark_d i;
+	# RPC ids 7000 + i; messages 64 bytes; lock 0x4C4B; queue 3
+	while read -r ev sum; do
+		eq "$k: $what: exactly N entries $ev with their args" "n $N argsum $sum" \
+			"$(fact "$f" pid $p event $ev)"
+	done <<-EOF
+	0x201 $((7000 * N + N * (N - 1) / 2))
+	0x202 $((7000 * N + N * (N - 1) / 2))
+	0x204 $((64 * N))
+	0x205 $((64 * N))
+	0x20a $((51 * N))
+	0x20b $((91 * N))
+	0x20c $((131 * N))
+	0x20d $((N * (N - 1) / 2))
+	0x210 $((0x4C4B * N))
+	0x211 $((0x4C4B * N))
+	0x212 $((0x4C4B * N))
+	0x21a $((3 * N))
+	0x21b $((3 * N))
+	EOF
+	eq "$k: $what: no other inserted kind" 13 "$(grep -c "^pid $p event " "$f")"
+}
+# kulib_returns FILE WHAT: every "ok - " / "not ok - " line of kulib
+kulib_returns() {
+	local line n=0
+	while read -r line; do
+		case $line in
+		"ok - "*) ok "$k: $2: ${line#ok - }"; n=$((n + 1)) ;;
+		"not ok - "*) nok "$k: $2: ${line#not ok - }"; n=$((n + 1)) ;;
+		esac
+	done < "$1"
+	check "$k: $2: return codes were checked ($n)" test "$n" -gt 5
+}
+# kulib_checks OUT N: tests/vm/kulib.c's runs in a guest (OUT holds
+# self.out/.trace: the library's own go and stop; marks.out/.trace: marks in
+# a trace kutrace_control recorded, a normal user's among them; user.out:
+# a normal user while tracing is off), each insert N times: exact return
+# codes and exact entries; the same on stock and patched kernels.
+kulib_checks() {
+	local out=$1 N=$2 pid child
+	# the library's own go / stop
+	check "$k: kulib self: exit 0" grep -q "self=0" "$out/scenario.log"
+	kulib_returns "$out/self.out" "library go/stop"
+	ktcheck "$out/self.trace" marks > "$TMP/self.f"
+	pid=$(awk '$1 == "pid" { print $2; exit }' "$out/self.out")
+	eq "$k: library go/stop: the trace has the blocks GETCOUNT gave" \
+		"$(awk '$1 == "blocks" { print $2 }' "$out/self.out")" "$(fact "$TMP/self.f" blocks)"
+	kulib_inserted "$TMP/self.f" "$pid" "library go/stop" "$N"
+	for t in "0x003 7000 kulib_method" "0x007 19531 kulib_lock" "0x105 3 kulib_queue"; do
+		eq "$k: library go/stop: name entry $t" 1 "$(grep -c "^username $t\$" "$TMP/self.f")"
+	done
+	eq "$k: library go/stop: no mark_d inserted while off (999999)" 0 \
+		"$(awk '$1 == "markd" && $3 == 999999' "$TMP/self.f" | wc -l)"
+	# each mark_d stamped between the counter reads around its call
+	# (both on CPU 0, where kulib pins itself)
+	awk 'NR == FNR { if ($1 == "markd") { lo[$2] = $3; hi[$2] = $4 }; next }
+	     $1 == "markd" { n++; if ($5 >= lo[$3] && $5 <= hi[$3] && $4 == 0) in_t++ }
+	     END { print n + 0, in_t + 0 }' "$out/self.out" "$TMP/self.f" > "$TMP/when"
+	eq "$k: library go/stop: every mark_d carries the time of its call" "$N $N" "$(cat "$TMP/when")"
+
+	# marks into a trace kutrace_control records, a normal user's too
+	check "$k: kutrace_control record -- kulib marks: exit 0" grep -q "marks=0" "$out/scenario.log"
+	kulib_returns "$out/marks.out" "marks in a recorded trace"
+	ktcheck "$out/marks.trace" marks > "$TMP/marks.f"
+	pid=$(awk '$1 == "pid" { print $2; exit }' "$out/marks.out")
+	child=$(awk '$1 == "child" { print $2; exit }' "$out/marks.out")
+	kulib_inserted "$TMP/marks.f" "$pid" "marks in a recorded trace" "$N"
+	eq "$k: user 65534: exactly N mark_d of its own (args 100000 + i)" \
+		"n $N argsum $((100000 * N + N * (N - 1) / 2))" "$(fact "$TMP/marks.f" pid $child event 0x20d)"
+	eq "$k: user 65534: no other inserted kind" 1 "$(grep -c "^pid $child event " "$TMP/marks.f")"
+	eq "$k: user 65534: its name entry" 1 "$(grep -c '^username 0x003 7 kulib_user$' "$TMP/marks.f")"
+
+	# a normal user while tracing is off
+	check "$k: kulib user: exit 0" grep -q "user=0" "$out/scenario.log"
+	kulib_returns "$out/user.out" "user, tracing off"
+}

@@ -19,6 +19,11 @@ echo "udp=$?"
 kutrace_control record -o tcp.trace -- ktexc tcp $X > tcp.out 2> tcp.err
 echo "tcp=$?"
 ktexc sys > sys.out 2>&1; echo "sys=$?"
+# the original library's way, as on stock kernels (tests/t_vm_sys1023.sh)
+kulib self 200 self.trace > self.out 2>&1; echo "self=$?"
+kutrace_control record -o marks.trace -- kulib marks 200 > marks.out 2> marks.err
+echo "marks=$?"
+kulib user > user.out 2>&1; echo "user=$?"
 # kutrace_control through system call 1023 when there is no /dev/kutrace
 mv /dev/kutrace /dev/kutrace.hidden
 kutrace_control record -o sys.trace -- workload getpid 1000 > sysrec.out 2> sysrec.err
