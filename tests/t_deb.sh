@@ -8,6 +8,7 @@
 # golden trace with the packaged viewer.  Installing them on a real Debian
 # system: tests/t_vm_debian.sh.
 . tests/lib.sh
+. tests/vm/lib.sh
 if ! command -v dpkg-buildpackage >/dev/null || ! command -v dh >/dev/null ||
 	! command -v lintian >/dev/null || ! command -v dh_dkms >/dev/null; then
 	skip "deb: no debhelper, dh-dkms or lintian (tests/install-deps.sh, tests/deps/deb.apt)"; exit 0
@@ -64,7 +65,7 @@ vers="$(dpkg-deb -f "$deb" Version) $(dpkg-deb -f "$dkms" Version)"
 vers="$vers $(sed -n 's/^Version: //p' "$TMP/x/usr/lib/$ma/pkgconfig/kutrace.pc")"
 vers="$vers $(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$TMP/x/usr/src/kutrace-$V/dkms.conf")"
 vers="$vers $(zcat "$TMP/x/usr/share/man/man1/kutrace_control.1.gz" | sed -n 's/^\.TH .*"kutrace \([0-9][^"]*\)".*/\1/p')"
-eq() { if [ "$2" = "$3" ]; then ok "$1"; else nok "$1 (expected $2, got $3)"; fi; }
+
 eq "package, kutrace.pc, dkms.conf and man page versions are VERSION ($V)" "$V $V $V $V $V" "$vers"
 check "the copyright file names both licenses" sh -c \
 	"grep -q 'License: BSD-3-Clause' '$TMP/x/usr/share/doc/kutrace/copyright' && grep -q 'License: GPL-2.0-only' '$TMP/x/usr/share/doc/kutrace/copyright'"

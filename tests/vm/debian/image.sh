@@ -4,8 +4,9 @@
 # own tools: mmdebstrap from the archive into a directory, then an ext4
 # image made from that directory with mkfs.ext4 -d (no loop mount).  The
 # guest boots systemd on Debian's generic kernel with its initramfs; at
-# boot kt-run.service unpacks /dev/vdb (a tar: scenario.sh and files),
-# runs the scenario and writes its /root/out as a tar to /dev/vdc.
+# boot kt-run.service unpacks /dev/vdb (a tar: kt-guest.sh, the scenario
+# and files) in /var/tmp/kt-in and runs its kt-guest.sh
+# (tests/vm/debian/run.sh, guest.sh).
 # Cached in /var/cache/kutrace/debian/<hash of packages + this script>;
 # prints that directory (root.img, vmlinuz, initrd.img).
 set -eu
@@ -26,33 +27,30 @@ start=$(date +%s)
 # The guest's unit: run the scenario once, then power off.
 cat > "$D/kt-run" <<'RUN'
 #!/bin/sh
-# kt-run.service: unpack /dev/vdb, run its scenario.sh in /root/out,
-# write /root/out to /dev/vdc as a tar, power off.
-mkdir -p /root/in /root/out
-cd /root/in && tar xf /dev/vdb
-cd /root/out
-sh -x /root/in/scenario.sh > scenario.log 2>&1
-echo $? > status
-journalctl -b --no-pager > journal.txt 2>&1
-dmesg > dmesg.txt
-tar cf /dev/vdc . && sync
-echo "kt-run: done"
+# kt-run.service: unpack /dev/vdb, hand over to its kt-guest.sh
+# (tests/vm/debian/guest.sh: runs the scenario, writes /dev/vdc, powers off)
+mkdir -p /var/tmp/kt-in && cd /var/tmp/kt-in && tar xf /dev/vdb &&
+	chmod -R a+rX . && exec sh ./kt-guest.sh
 systemctl poweroff --no-block
 RUN
 cat > "$D/kt-run.service" <<'UNIT'
 [Unit]
 Description=kutrace test scenario from /dev/vdb
-After=multi-user.target systemd-udev-settle.service
-Wants=systemd-udev-settle.service
+Requires=dev-vdb.device dev-vdc.device
+After=dev-vdb.device dev-vdc.device local-fs.target systemd-modules-load.service
 [Service]
-Type=oneshot
+Type=simple
 ExecStart=/usr/local/sbin/kt-run
 StandardOutput=journal+console
 StandardError=journal+console
 [Install]
 WantedBy=multi-user.target
 UNIT
+# A small initramfs (the root disk's drivers only): the generic kernel's
+# default one holds most modules and takes a minute to unpack under TCG.
 nice -n 10 mmdebstrap --variant=minbase --include="$pkgs" \
+	--essential-hook='mkdir -p "$1/etc/initramfs-tools/conf.d" && echo MODULES=list > "$1/etc/initramfs-tools/conf.d/kt.conf"' \
+	--essential-hook='mkdir -p "$1/usr/share/initramfs-tools/modules.d" && printf "virtio_pci\nvirtio_blk\next4\n" > "$1/usr/share/initramfs-tools/modules.d/kutrace-test"' \
 	--aptopt='APT::Install-Recommends "false"' \
 	--dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright' \
 	--dpkgopt='path-exclude=/usr/share/locale/*' \

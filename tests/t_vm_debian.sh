@@ -1,0 +1,82 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# kutrace installed as a sysadmin installs it (issue 15): a Debian 12
+# system built from the archive with mmdebstrap (tests/vm/debian/image.sh),
+# booting systemd on Debian's generic kernel in QEMU (TCG).  In it
+# (tests/vm/scenarios/debian.sh): `apt-get install ./kutrace_*.deb
+# ./kutrace-dkms_*.deb` from `make deb` (DKMS builds the module in the
+# guest), modprobe, udev's /dev/kutrace, kutrace_control record of a
+# multi-process workload of Debian programs, kutrace_postproc; the page it
+# made opens in Chromium on the host; apt-get remove leaves nothing.
+. tests/lib.sh
+. tests/vm/lib.sh
+vm_ready || exit 0
+if ! command -v mmdebstrap >/dev/null; then
+	skip "debian guest: mmdebstrap missing (tests/install-deps.sh, tests/deps/vm.apt)"; exit 0
+fi
+V=$(cat VERSION)
+deb=build/deb/kutrace_${V}_amd64.deb dkms=build/deb/kutrace-dkms_${V}_all.deb
+# the packages of t_deb.sh when they are newer than every file of the tree
+if [ ! -f "$deb" ] || [ ! -f "$dkms" ] || [ -z "$(git ls-files 2>/dev/null | head -1)" ] ||
+	[ -n "$(git ls-files -z | xargs -0 sh -c 'find "$@" -newer '"$deb"' -print -quit' sh)" ]; then
+	if ! nice -n 10 make -s deb > "$TMP/deb.out" 2>&1; then
+		nok "debian guest: make deb"; tail -20 "$TMP/deb.out" | sed 's/^/#   /'; exit 0
+	fi
+fi
+start=$(date +%s)
+if ! img=$(tests/vm/debian/image.sh 2>"$TMP/img.err"); then
+	nok "debian guest: image"; sed 's/^/#   /' "$TMP/img.err" | tail -20; exit 0
+fi
+ok "debian guest: image $(cat "$img/done" | sed 's/^debian image: //') (this run: $(( $(date +%s) - start )) s)"
+out=$KT_ROOT/build/vm/debian
+rm -rf "$out"
+if ! tests/vm/debian/run.sh tests/vm/scenarios/debian.sh "$out" "$deb" "$dkms" 2>"$TMP/vm.err"; then
+	nok "debian guest: ran the scenario"; sed 's/^/#   /' "$TMP/vm.err" | tail -20; exit 0
+fi
+ok "debian guest: booted and ran the scenario ($(grep -o 'after [0-9]* s' "$TMP/vm.err"))"
+log=$out/scenario.log
+eq "debian guest: PID 1 is systemd" systemd "$(cat "$out/init.txt")"
+check "debian guest: systemd reached its target ($(cat "$out/system.txt"))" grep -Eqx "running|degraded" "$out/system.txt"
+check "debian guest: Debian's generic 6.1 kernel ($(cat "$out/uname.txt"))" grep -Eqx "6\.1\.0-[0-9]+-amd64" "$out/uname.txt"
+sed -n 's/^Startup finished in /#   boot (systemd-analyze, TCG): /p' "$out/boot.txt"
+sed 's/^/#   /' "$out/times.txt"
+check "apt-get install ./kutrace_${V}_amd64.deb ./kutrace-dkms_${V}_all.deb" grep -q "^install=0" "$log"
+grep -E "^(E|W):" "$out/apt-install.log" | sed 's/^/#   apt: /'
+rel=$(cat "$out/uname.txt")
+check "DKMS built and installed kutrace/$V for $rel ($(tr '\n' ' ' < "$out/dkms-status.txt"))" \
+	grep -q "^kutrace/$V, $rel, x86_64: installed" "$out/dkms-status.txt"
+grep -E "elapsed" "$out/dkms-make.log" 2>/dev/null | sed 's/^# */#   DKMS build (make.log, TCG): /'
+check "modinfo finds the DKMS module in updates/dkms" grep -q "^/lib/modules/$rel/updates/dkms/kutrace_mod.ko" "$out/modinfo.txt"
+check "modprobe kutrace_mod tracemb=16" grep -q "^modprobe=0" "$log"
+eq "tracemb parameter" 16 "$(cat "$out/tracemb.txt")"
+check "udev made /dev/kutrace root-only (0600, root:root): $(cat "$out/devnode.txt")" \
+	grep -q "^crw------- root root " "$out/devnode.txt"
+check "udev knows the node (DEVNAME=/dev/kutrace)" grep -qx "DEVNAME=/dev/kutrace" "$out/udev.txt"
+check "kutrace_control record -- the workload" grep -q "^record=0" "$log"
+check "record says where the trace is" grep -q "wrote debian.trace, [0-9]* blocks" "$out/record.err" "$out/record.out"
+check "kutrace_postproc (the packaged one, in the guest)" grep -q "^postproc=0" "$log"
+check "no oops in the guest" test ! -s "$out/oops.txt"
+ktcheck "$out/debian.trace" > "$TMP/f"
+check "the trace comes from the tracepoint backend" grep -q "^backend tracepoint" "$TMP/f"
+check "the trace covers both CPUs" grep -q "cpus 2" "$TMP/f"
+for p in find xargs gzip xz sqlite3; do
+	check "the JSON has the workload's $p processes" grep -q "\"$p\.[0-9]*\"" "$out/debian.json"
+done
+if [ -x /usr/bin/chromium ] && command -v node >/dev/null && [ -d tests/browser/node_modules/playwright-core ]; then
+	timeout 300 node tests/browser/open_page.js "$out/debian.html" "$out/debian.png" find gzip xz sqlite3 > "$TMP/page.out" 2>&1
+	while read -r line; do
+		case $line in
+		"ok - "*) ok "Chromium, the guest's page: ${line#ok - }" ;;
+		"not ok - "*) nok "Chromium, the guest's page: ${line#not ok - }" ;;
+		esac
+	done < "$TMP/page.out"
+	grep -q "^ok - page loads" "$TMP/page.out" || { nok "Chromium opened the guest's page"; sed 's/^/#   /' "$TMP/page.out" | tail -5; }
+else
+	skip "debian guest: page in Chromium: no chromium/node/playwright-core (tests/deps/viewer.sh)"
+fi
+check "modprobe -r kutrace_mod" grep -q "^rmmod=0" "$log"
+check "apt-get remove kutrace kutrace-dkms" grep -q "^remove=0" "$log"
+check "after remove: no kutrace module loaded" test ! -s "$out/left-modules.txt"
+check "after remove: modinfo finds no kutrace_mod" sh -c "! grep -q '^modinfo_after=0' '$log'"
+check "after remove: no file named kutrace anywhere$(head -5 "$out/left-files.txt" | tr '\n' ' ')" test ! -s "$out/left-files.txt"
+check "after remove: dpkg lists no kutrace package installed" sh -c "! grep -q '^ii' '$out/left-dpkg.txt'"

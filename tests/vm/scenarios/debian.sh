@@ -1,0 +1,51 @@
+# Guest part of tests/t_vm_debian.sh, on the Debian 12 guest (systemd,
+# generic kernel): what docs/install-guide.md tells a sysadmin, step by
+# step.  The packages from `make deb` are in /var/tmp/kt-in.
+in=/var/tmp/kt-in
+systemctl is-system-running --wait > system.txt 2>&1
+cat /proc/1/comm > init.txt
+uname -r > uname.txt
+systemd-analyze > boot.txt 2>&1
+# apt installs both packages; kutrace-dkms's postinst has DKMS build the
+# module for the running kernel
+t0=$(date +%s)
+DEBIAN_FRONTEND=noninteractive apt-get install -y $in/kutrace_*.deb $in/kutrace-dkms_*.deb > apt-install.log 2>&1
+echo "install=$?"
+echo "apt_install_s=$(( $(date +%s) - t0 ))" > times.txt
+dkms status > dkms-status.txt 2>&1
+find /var/lib/dkms/kutrace -name make.log -exec cp {} dkms-make.log \;
+modinfo -n kutrace_mod > modinfo.txt 2>&1
+modprobe kutrace_mod tracemb=16 > modprobe.err 2>&1
+echo "modprobe=$?"
+udevadm settle
+stat -c '%A %U %G %t:%T' /dev/kutrace > devnode.txt 2>&1
+udevadm info --query=property --name=/dev/kutrace > udev.txt 2>&1
+cat /sys/module/kutrace_mod/parameters/tracemb > tracemb.txt 2>&1
+# a multi-process workload from Debian's own programs: a shell pipeline
+# over /usr (find, xargs, cat, gzip, wc), xz, and sqlite3 inserting and
+# querying in a transaction
+cat > work.sh <<'WORK'
+find /usr/share/perl /usr/lib/python3* -type f -name '*.p[ym]' 2>/dev/null | head -400 | xargs cat | gzip -6 | wc -c
+head -c 2000000 /usr/bin/dpkg /usr/lib/x86_64-linux-gnu/libc.so.6 | xz -1 -T1 | wc -c
+sqlite3 /tmp/bench.db 'create table t(a integer primary key, b text); begin; with recursive c(x) as (select 1 union all select x+1 from c where x < 20000) insert into t(b) select hex(randomblob(16)) from c; commit; select count(*), count(distinct substr(b,1,2)) from t;'
+WORK
+t0=$(date +%s)
+kutrace_control record -o debian.trace -- sh work.sh > record.out 2> record.err
+echo "record=$?"
+echo "record_s=$(( $(date +%s) - t0 ))" >> times.txt
+t0=$(date +%s)
+kutrace_postproc debian.trace "Debian 12 guest: find|xargs cat|gzip, xz, sqlite3" > postproc.out 2>&1
+echo "postproc=$?"
+echo "postproc_s=$(( $(date +%s) - t0 ))" >> times.txt
+ls -l debian.* > files.txt
+dmesg | grep -E "Oops|BUG:|general protection|Call Trace|WARNING:" > oops.txt
+# removal: module unloaded, packages removed, nothing of kutrace left
+modprobe -r kutrace_mod; echo "rmmod=$?"
+DEBIAN_FRONTEND=noninteractive apt-get remove -y kutrace kutrace-dkms > apt-remove.log 2>&1
+echo "remove=$?"
+grep kutrace /proc/modules > left-modules.txt
+find / -xdev \( -path /root/out -o -path /var/tmp/kt-in -o -path /proc -o -path /sys \) -prune -o \
+	-name '*kutrace*' -print > left-files.txt 2>/dev/null
+dpkg -l 'kutrace*' 2>/dev/null | grep '^[a-z][a-z] ' > left-dpkg.txt
+modinfo kutrace_mod > left-modinfo.txt 2>&1; echo "modinfo_after=$?"
+true
