@@ -39,13 +39,13 @@ eq "debian guest: PID 1 is systemd" systemd "$(cat "$out/init.txt")"
 check "debian guest: systemd reached its target ($(cat "$out/system.txt"))" grep -Eqx "running|degraded" "$out/system.txt"
 check "debian guest: Debian's generic 6.1 kernel ($(cat "$out/uname.txt"))" grep -Eqx "6\.1\.0-[0-9]+-amd64" "$out/uname.txt"
 sed -n 's/^Startup finished in /#   boot (systemd-analyze, TCG): /p' "$out/boot.txt"
+echo "#   scenario started at guest uptime $(cat "$out/uptime.start") s"
 sed 's/^/#   /' "$out/times.txt"
 check "apt-get install ./kutrace_${V}_amd64.deb ./kutrace-dkms_${V}_all.deb" grep -q "^install=0" "$log"
 grep -E "^(E|W):" "$out/apt-install.log" | sed 's/^/#   apt: /'
 rel=$(cat "$out/uname.txt")
 check "DKMS built and installed kutrace/$V for $rel ($(tr '\n' ' ' < "$out/dkms-status.txt"))" \
 	grep -q "^kutrace/$V, $rel, x86_64: installed" "$out/dkms-status.txt"
-grep -E "elapsed" "$out/dkms-make.log" 2>/dev/null | sed 's/^# */#   DKMS build (make.log, TCG): /'
 check "modinfo finds the DKMS module in updates/dkms" grep -q "^/lib/modules/$rel/updates/dkms/kutrace_mod.ko" "$out/modinfo.txt"
 check "modprobe kutrace_mod tracemb=16" grep -q "^modprobe=0" "$log"
 eq "tracemb parameter" 16 "$(cat "$out/tracemb.txt")"

@@ -50,7 +50,7 @@ UNIT
 # default one holds most modules and takes a minute to unpack under TCG.
 nice -n 10 mmdebstrap --variant=minbase --include="$pkgs" \
 	--essential-hook='mkdir -p "$1/etc/initramfs-tools/conf.d" && echo MODULES=list > "$1/etc/initramfs-tools/conf.d/kt.conf"' \
-	--essential-hook='mkdir -p "$1/usr/share/initramfs-tools/modules.d" && printf "virtio_pci\nvirtio_blk\next4\n" > "$1/usr/share/initramfs-tools/modules.d/kutrace-test"' \
+	--essential-hook='mkdir -p "$1/usr/share/initramfs-tools/modules.d" && printf "virtio_pci\nvirtio_blk\next4\n" > "$1/usr/share/initramfs-tools/modules.d/qemu-root-disk"' \
 	--aptopt='APT::Install-Recommends "false"' \
 	--dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright' \
 	--dpkgopt='path-exclude=/usr/share/locale/*' \

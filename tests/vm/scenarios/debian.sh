@@ -12,8 +12,14 @@ t0=$(date +%s)
 DEBIAN_FRONTEND=noninteractive apt-get install -y $in/kutrace_*.deb $in/kutrace-dkms_*.deb > apt-install.log 2>&1
 echo "install=$?"
 echo "apt_install_s=$(( $(date +%s) - t0 ))" > times.txt
-dkms status > dkms-status.txt 2>&1
-find /var/lib/dkms/kutrace -name make.log -exec cp {} dkms-make.log \;
+dkms status > dkms-status.txt 2>/dev/null
+# DKMS's build alone: from the start date make.log opens with to its
+# last write
+ml=$(find /var/lib/dkms/kutrace -name make.log | head -1)
+if [ -n "$ml" ]; then
+	cp "$ml" dkms-make.log
+	echo "dkms_build_s=$(( $(stat -c %Y "$ml") - $(date -d "$(sed -n 2p "$ml")" +%s) ))" >> times.txt
+fi
 modinfo -n kutrace_mod > modinfo.txt 2>&1
 modprobe kutrace_mod tracemb=16 > modprobe.err 2>&1
 echo "modprobe=$?"
