@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * kutrace_control - start, stop and save kutrace traces (FORMATS.md 7).
+ * kutrace_control - start, stop and save kutrace traces (docs/spec/FORMATS.md 7).
  *
  *   kutrace_control                 interactive "control> " prompt
  *   kutrace_control CMD [CMD ...]   the same commands as arguments

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-/* base40.c - the packed 6-character labels of marks (FORMATS.md 1.5). */
+/* base40.c - the packed 6-character labels of marks (docs/spec/FORMATS.md 1.5). */
 #include <string.h>
 
 #include "kutrace/kutrace.h"

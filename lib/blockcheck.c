@@ -36,7 +36,7 @@
  * up to 8 TSDELTA words did not fit (kutrace's module), with margin. */
 #define FULL_BLOCK_TAIL	24
 /* Slack before the header time: late stores and the first-entry rollover
- * rule (FORMATS.md 4.2). */
+ * rule (docs/spec/FORMATS.md 4.2). */
 #define EARLY_SLACK	(KUTRACE_LATE_STORE_WINDOW + 4096)
 
 static int bad(char *err, size_t errlen, const struct kt_block *b, int word,
@@ -89,7 +89,7 @@ int kt_block_check(const struct kt_block *b, char *err, size_t errlen)
 		unsigned int ev = kutrace_word_event(w);
 
 		if ((w >> KUTRACE_TS_SHIFT) == KUTRACE_TS_MASK && ev == KUTRACE_EVENT_MASK)
-			continue;	/* a skipped word (FORMATS.md 2.2) */
+			continue;	/* a skipped word (docs/spec/FORMATS.md 2.2) */
 		if (impossible_event(ev))
 			return bad(err, errlen, b, i,
 				   "garbage word %016" PRIx64 " (event 0x%03x is never written by a tracer)",

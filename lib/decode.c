@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * decode.c - raw trace blocks to events: the heart of rawtoevent
- * (FORMATS.md 4), shared by rawtoevent and kutrace_postproc.
+ * (docs/spec/FORMATS.md 4), shared by rawtoevent and kutrace_postproc.
  *
  * Differences from the original, all deliberate (docs/FORMAT.md):
  *  - the first entry of a block stamped just before a 20-bit rollover is
@@ -158,7 +158,7 @@ static const char *pid_name(const struct kt_decoder *d, int64_t pid)
 }
 
 /*
- * FORMATS.md 4.5: names become one whitespace-free token.  Spaces go away
+ * docs/spec/FORMATS.md 4.5: names become one whitespace-free token.  Spaces go away
  * (a space between two digits becomes '_', the first and last characters
  * stay), control bytes become '_'.  Unlike the original, quotes,
  * backslashes and non-ASCII bytes are kept: the JSON writer escapes them.
@@ -184,7 +184,7 @@ void kt_clean_name(const char *in, size_t n, char *out, size_t outlen)
 }
 
 /*
- * One event as a line of rawtoevent's text (FORMATS.md 4.5), without the
+ * One event as a line of rawtoevent's text (docs/spec/FORMATS.md 4.5), without the
  * newline.  The line's bytes also order events of equal time: that is
  * what `sort -n` does with them in the original pipeline.
  */

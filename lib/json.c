@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * json.c - the KUtrace JSON (FORMATS.md 5.10): header, rows, footer, and
+ * json.c - the KUtrace JSON (docs/spec/FORMATS.md 5.10): header, rows, footer, and
  * the row order (the ordered writer is jsonout.c).
  */
 #include <inttypes.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * jsonout.c - the timespan JSON written in exact row order while the
- * trace is still being read, with bounded memory (FORMATS.md 5.10, 8.20).
+ * trace is still being read, with bounded memory (docs/spec/FORMATS.md 5.10, 8.20).
  *
  * Rows come from the span builder nearly in time order: a span is written
  * when it ends, so rows of one CPU come in order and rows of different

@@ -9,7 +9,8 @@
  * one at a time, to json_loadb for the actual parsing and validation.
  * That keeps memory at one row, accepts any whitespace layout (one row per
  * line as the original writes it, or everything on one line as unmakeself
- * prints it), and has no line or name length limits (bug 27).
+ * prints it), and has no line or name length limits (the original tools
+ * cut lines at 256 bytes and names at 64).
  */
 #include <ctype.h>
 #include <errno.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * kt_control.c - control channel to the kutrace module and the user
- * library (FORMATS.md 2.5, 2.6, 7).  See kutrace/control.h.
+ * library (docs/spec/FORMATS.md 2.5, 2.6, 7).  See kutrace/control.h.
  */
 #include <errno.h>
 #include <fcntl.h>

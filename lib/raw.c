@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * raw.c - read a raw KUtrace file block by block (FORMATS.md 2).
+ * raw.c - read a raw KUtrace file block by block (docs/spec/FORMATS.md 2).
  *
  * file := block_0 [side_0] block_1 [side_1] ...   64 KiB blocks, each
  * followed by an 8 KiB side block when its flags carry IPC or LLC.  Every

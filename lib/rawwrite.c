@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * rawwrite.c - a user-space model of the kernel module's trace buffer that
- * writes a raw trace file (FORMATS.md 2, 3.2-3.6).
+ * writes a raw trace file (docs/spec/FORMATS.md 2, 3.2-3.6).
  *
  * It exists so that test and benchmark traces are produced by the same
  * rules a real module follows (claiming, block switching, fusion, TSDELTA,
@@ -129,7 +129,7 @@ static void flush_block(struct kt_rw *w, struct rw_cpu *c)
 		put(w, c->side, sizeof(c->side), off + KUTRACE_BLOCK_BYTES);
 }
 
-/* The module's block switch (FORMATS.md 3.3) for a claim at `now`. */
+/* The module's block switch (docs/spec/FORMATS.md 3.3) for a claim at `now`. */
 static void new_block(struct kt_rw *w, int cpu, uint64_t now)
 {
 	struct rw_cpu *c = &w->cpu[cpu];

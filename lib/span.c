@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * span.c - events to timespans: the heart of eventtospan (FORMATS.md 5),
+ * span.c - events to timespans: the heart of eventtospan (docs/spec/FORMATS.md 5),
  * shared by eventtospan and kutrace_postproc.
  *
  * Every 10 ns of every CPU is attributed to exactly one span: user code of

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * timebase.c - trace ticks to time (FORMATS.md 4.3).
+ * timebase.c - trace ticks to time (docs/spec/FORMATS.md 4.3).
  *
  * Times are nsec10 (10 ns units) since the start of the minute holding the
  * trace start, like the original, but the minute is a UTC minute (the

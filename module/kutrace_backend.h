@@ -26,7 +26,7 @@ extern const struct kt_backend kt_tp_backend;
 extern const struct kt_backend kt_patched_backend;
 #endif
 
-/* Control command @cmd (FORMATS.md 3.7 numbering, ~7/~8 forced inserts)
+/* Control command @cmd (docs/spec/FORMATS.md 3.7 numbering, ~7/~8 forced inserts)
  * as system call 1023 delivers it (the patched kernel's hook or
  * kutrace_syscall.c); errors are ~0.
  */

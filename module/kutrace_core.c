@@ -6,7 +6,7 @@
  * This is the whole fast path.  It uses only what kutrace_env.h provides
  * so that it compiles unchanged into a userspace benchmark harness.
  *
- * Buffer layout (FORMATS.md 3.3): blocks are handed out downward from
+ * Buffer layout (docs/spec/FORMATS.md 3.3): blocks are handed out downward from
  * kt_st.high; with IPC on, the low eighth of the buffer holds one side
  * byte per word (byte for word w at byte offset w from the base).
  */
@@ -218,7 +218,7 @@ out:
 	return 0;
 }
 
-/* Try to merge a return into the call just before it (FORMATS.md 1.2). */
+/* Try to merge a return into the call just before it (docs/spec/FORMATS.md 1.2). */
 static bool kt_fuse(unsigned int event, long long ret)
 {
 	struct kt_cpu *c = KT_THIS();

@@ -4,7 +4,7 @@
  * device (ioctl + read-only mmap), IPC counters through perf, and the
  * choice of backend.  The fast path lives in kutrace_core.c.
  *
- * Control: FORMATS.md 3.7 commands as ioctls KUTRACE_IOC(nr) on
+ * Control: docs/spec/FORMATS.md 3.7 commands as ioctls KUTRACE_IOC(nr) on
  * /dev/kutrace (mode 0600).  Opening needs CAP_PERFMON or CAP_SYS_ADMIN
  * and is exclusive; state-changing commands check the capability again.
  */

@@ -75,7 +75,7 @@ static u64 kt_pt_trace_many(u64 event, u64 len, const void *words)
 	return kt_trace_many(event, len, w, false);
 }
 
-/* FORMATS.md 3.8: byte i of the payload takes part iff bit i is set. */
+/* docs/spec/FORMATS.md 3.8: byte i of the payload takes part iff bit i is set. */
 static void kt_pt_net_filter(void)
 {
 	struct kutrace_nf nf = { .hash_init = (u32)pktmatch };

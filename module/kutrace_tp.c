@@ -3,7 +3,7 @@
  * kutrace_tp.c - event source for stock kernels: tracepoints found by name
  * (for_each_kernel_tracepoint) plus one kretprobe, and on kernels without
  * the ipi_send_* tracepoints (before 6.6) kprobes on the x86 IPI send
- * functions.  See HOOKS.md 2.
+ * functions.  See docs/spec/HOOKS.md 2.
  *
  * Reconstructed, not observed: the scheduler span (0xDFF/0xFFF around
  * each context switch, zero length) and page-fault exits (kretprobe on
@@ -50,7 +50,7 @@ static DEFINE_PER_CPU(bool, kt_pf_pending);
 /*
  * A fault that never reached handle_mm_fault (bad area, exception-table
  * fixup, spurious) has no exit: close it at the CPU's next syscall, fault
- * or context switch (HOOKS.md 2.5 E).
+ * or context switch (docs/spec/HOOKS.md 2.5 E).
  */
 static __always_inline void kt_pf_close(void)
 {
@@ -242,7 +242,7 @@ static void kt_cpu_freq(void *d, unsigned int khz, unsigned int cpu)
 		kt_trace_1(KUTRACE_PSTATE, khz / 1000);
 }
 
-/* IPI send (HOOKS.md H7-H9): arg = target CPU, 0 for a CPU mask. */
+/* IPI send (docs/spec/HOOKS.md H7-H9): arg = target CPU, 0 for a CPU mask. */
 static __always_inline void kt_ipi_send(unsigned int cpu)
 {
 	if (READ_ONCE(kt_tracing) && cpu != raw_smp_processor_id())

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * checktrace - validate a raw KUtrace file (FORMATS.md 6.9).
+ * checktrace - validate a raw KUtrace file (docs/spec/FORMATS.md 6.9).
  *
  *   checktrace <file.trace> [-v] [-q] [-h] [-nopf]
  *
@@ -11,10 +11,12 @@
  * faults.
  *
  * Blocks are read with libkutrace's kt_raw_next, so side blocks follow the
- * IPC or LLC flag (the original looked at IPC only, bug 26) and damage the
- * reader cannot get past ends the check with its one-line reason.  Block
+ * IPC or LLC flag (the original looked at IPC only and so misread LLC-only
+ * traces), and damage the reader cannot get past ends the check with its
+ * one-line reason.  Block
  * order is not checked for wraparound traces, whose blocks are not in
- * time order in the file (bug 19).
+ * time order in the file (allocation restarts at the second block when
+ * the buffer wraps).
  */
 #include <errno.h>
 #include <stdarg.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * eventtospan - event text (rawtoevent) to timespan JSON (FORMATS.md 5).
+ * eventtospan - event text (rawtoevent) to timespan JSON (docs/spec/FORMATS.md 5).
  *
  *   rawtoevent X.trace | LC_ALL=C sort -n | eventtospan "title" > X.json
  *

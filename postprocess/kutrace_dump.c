@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * kutrace_dump - hex and structure dump of a raw KUtrace file, the
- * original's kuod (FORMATS.md 6.10).
+ * original's kuod (docs/spec/FORMATS.md 6.10).
  *
  *   kutrace_dump <file.trace> [-all]
  *

@@ -145,7 +145,7 @@ static const struct { int vec; const char *name; } devirq[] = {
 
 /*
  * Postprocessing's default c-exit latency for the MWAIT hints we use
- * (FORMATS.md 5.7, in units of 100 ns; the model name we write matches
+ * (docs/spec/FORMATS.md 5.7, in units of 100 ns; the model name we write matches
  * neither special table).
  */
 static const struct { int hint; int lat100ns; } mwait_hints[] = {
@@ -375,7 +375,7 @@ static void timer_irq(struct cpu *c)
 	/*
 	 * rawtoevent stamps the PC sample 1 nsec10 before the timer entry, so
 	 * it is the event that ends a c-exit; the 1-nsec10 idle rest is too
-	 * short to be written (FORMATS.md 4.4, 5.4 10a).
+	 * short to be written (docs/spec/FORMATS.md 4.4, 5.4 10a).
 	 */
 	cexit(c, c->now, -1);
 	call(c, c->now, KUTRACE_IRQ + KUTRACE_IRQ_LOCAL_TIMER, 0);
@@ -426,7 +426,7 @@ static void long_syscall(struct cpu *c)
 	if (O.late && pct(25)) {
 		/*
 		 * Late store: the syscall entry read its time, then an
-		 * interrupt stored its own entries first (FORMATS.md 3.6).
+		 * interrupt stored its own entries first (docs/spec/FORMATS.md 3.6).
 		 */
 		uint64_t ta = c->now;
 		uint64_t tb = step_t(c, 3, 60);
@@ -624,7 +624,7 @@ static void cpu_step(struct cpu *c)
 }
 
 /* ---------------------------------------------------------------------- */
-/* Trace start: what the control program's DoInit writes (FORMATS.md 7)    */
+/* Trace start: what the control program's DoInit writes (docs/spec/FORMATS.md 7) */
 /* ---------------------------------------------------------------------- */
 
 static void init_names(struct cpu *c, uint32_t ctl_pid)
@@ -725,7 +725,7 @@ static void name_of(char *buf, size_t n, int ev, uint32_t pid)
  * equals the truth) after switching to idle, to a thread whose stack it
  * saved while synced, or to a never-seen thread that was preempted in user
  * mode (the default stack [user, -sched-] is then right); also after any
- * syscall returns to user mode (the return fix-up of FORMATS.md 5.3 pops
+ * syscall returns to user mode (the return fix-up of docs/spec/FORMATS.md 5.3 pops
  * to user whatever was believed).  Without wraparound every CPU is synced
  * from its first scheduler return on.  A CPU's last state lasts to the
  * end of the trace: the latest state change of any CPU.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * rawtoevent - raw KUtrace binary trace to event text (FORMATS.md 4).
+ * rawtoevent - raw KUtrace binary trace to event text (docs/spec/FORMATS.md 4).
  *
  *   rawtoevent [file] [-v] [-h] [-maxblock N]      (stdin if no file)
  *

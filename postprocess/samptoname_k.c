@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * samptoname_k - name kernel PC samples from a kallsyms listing
- * (FORMATS.md 6.7).
+ * (docs/spec/FORMATS.md 6.7).
  *
  *   samptoname_k <kallsyms.txt> < in.json > out.json
  *
  * Every row with event 0x281 (PC_K) whose name is "PC=<hex>" becomes
  * "PC=<symbol>" with arg = H(symbol), the symbol being the one with the
  * greatest address <= PC.  As in the original, a "-dummy-" symbol 4096
- * bytes after the last one catches PCs past the end.  Unlike the original
- * (bug 25), a PC below the first symbol is left unchanged.  The listing
- * need not be sorted.
+ * bytes after the last one catches PCs past the end.  A PC below the first
+ * symbol is left unchanged (the original's lookup runs off the front of its
+ * table there).  The listing need not be sorted.
  */
 #include <ctype.h>
 #include <errno.h>

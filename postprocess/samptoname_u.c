@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * samptoname_u - name user-mode PC samples from process maps and the
- * mapped binaries' symbol tables (FORMATS.md 6.8).
+ * mapped binaries' symbol tables (docs/spec/FORMATS.md 6.8).
  *
  *   samptoname_u <maps.txt> < in.json > out.json
  *
@@ -11,7 +11,8 @@
  * mapping of (row pid, PC) is found - or that of a parent up to 11 pids
  * lower, since children share the parent's maps - and the PC is turned
  * into an ELF virtual address through the mapping's FILE OFFSET and the
- * program headers (the original ignored the offset, bug 25).  The symbol
+ * program headers (the original ignored the offset, which is wrong for
+ * every segment not mapped from offset 0).  The symbol
  * comes from .symtab (or .dynsym) read with elfutils' libelf, once per
  * binary, instead of one addr2line process per sample.  The row becomes
  * "PC=<function>" with arg = H(function); unknown addresses give "PC=??"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * spantoprof - turn a span JSON into a profile JSON (FORMATS.md 6.6).
+ * spantoprof - turn a span JSON into a profile JSON (docs/spec/FORMATS.md 6.6).
  *
  *   spantoprof [-row | -group] [-all] [-v] < in.json > out_prof.json
  *

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * spantospan - coarsen a span JSON to a time resolution (FORMATS.md 6.5).
+ * spantospan - coarsen a span JSON to a time resolution (docs/spec/FORMATS.md 6.5).
  *
  *   spantospan <resolution_usec> [<start_sec> [<stop_sec>]] < in.json > out.json
  *

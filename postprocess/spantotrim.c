@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * spantotrim - keep the part of a span JSON between two times or between a
- * pair of marks (FORMATS.md 6.4).
+ * pair of marks (docs/spec/FORMATS.md 6.4).
  *
  *   spantotrim <start_sec> [<stop_sec>]   rows with start_sec <= start < stop_sec
  *   spantotrim <label>                    rows from a mark_a/b/c "label" through
  *                                         the next mark "/label", inclusive
  *   spantotrim --label <label>            the same, for labels that look like numbers
  *
- * Differences from the original, on purpose (bug 24): the label is compared
+ * Differences from the original, on purpose (it read uninitialised bytes
+ * for labels under 6 characters and took a label starting with '-', '.',
+ * '/' or a digit for a number): the label is compared
  * by its base-40 value, so labels shorter than 6 characters and labels of
  * 6 characters (whose "/label" mark the user library truncates to
  * "/label"[0..5]) match as the user wrote them; an argument that does not

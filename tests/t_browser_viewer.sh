@@ -3,7 +3,7 @@
 # The timeline viewer in headless Chromium (playwright-core, Debian's
 # /usr/bin/chromium): pages made by makeself from tests/data/viewer/ and a
 # synthetic trace; rows, labels, search, pan/zoom, highlight, save/restore,
-# screenshots in build/screenshots/ (VIEWER.md section 6); then the same
+# screenshots in build/screenshots/ (docs/spec/VIEWER.md section 6); then the same
 # pages in Firefox (firefox-esr) when it is installed.
 . tests/lib.sh
 MS=$KT_BIN/makeself

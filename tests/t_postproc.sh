@@ -21,7 +21,7 @@ same_file "kutrace_postproc golden JSON" $G/basic.json "$TMP/basic.nr.json"
 same_file "rawtoevent | sort -n | eventtospan gives the same JSON" \
 	$G/basic.json "$TMP/pipe.json"
 
-# RPCs, packets and queues (FORMATS.md 5.8 and 5.3 step 7).
+# RPCs, packets and queues (docs/spec/FORMATS.md 5.8 and 5.3 step 7).
 "$B/mkgolden" rpc "$TMP/rpc.trace"
 same_file "mkgolden regenerates the committed RPC trace byte for byte" \
 	$G/rpc.trace "$TMP/rpc.trace"
@@ -182,7 +182,7 @@ for bad in "--html-max-spans x" "--html-max-spans" "--html-max-spans 1k"; do
 		bash -c 'test "$1" = 2 && grep -q "^usage:" "$2"' _ $rc "$TMP/bad.err"
 done
 
-# Facts of the golden trace, reasoned from FORMATS.md, asserted one by one.
+# Facts of the golden trace, reasoned from docs/spec/FORMATS.md, asserted one by one.
 J=$TMP/basic.json
 row() { grep -qF -- "$1" $J; }
 check "fused getpid: 10 ticks = 100 ns, retval 42" \

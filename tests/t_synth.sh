@@ -4,7 +4,7 @@
 # deterministic, and kutrace_postproc finds 100% of the synthetic CPU spans
 # with the right event, start and duration (10 ns), tiling every CPU.
 # A failure here means the postprocessor and the simulated truth disagree:
-# decide with FORMATS.md which one is right; never loosen spancheck.
+# decide with docs/spec/FORMATS.md which one is right; never loosen spancheck.
 . "$(dirname "$0")/lib.sh"
 SYNTH=$KT_BIN/kutrace_synth
 CHECK=$KT_BIN/spancheck

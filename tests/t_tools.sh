@@ -4,7 +4,7 @@
 # round trips, the checktrace bad-input corpus, and malformed JSON giving
 # one error line and a non-zero exit (never a crash) for every tool.
 # The expected files in tests/data/tools/ were checked by hand against
-# FORMATS.md 6.4-6.8 (see the comments in each tool for the rules).
+# docs/spec/FORMATS.md 6.4-6.8 (see the comments in each tool for the rules).
 . "$(dirname "$0")/lib.sh"
 D=$KT_ROOT/tests/data/tools
 B=$KT_BIN
@@ -32,13 +32,14 @@ same_file "spantotrim time window" "$D/small_trim_window.json" "$TMP/o"
 "$B/spantotrim" hello < "$D/small.json" > "$TMP/o" 2>/dev/null
 same_file "spantotrim label hello../hello (mark_a to mark_b)" "$D/small_trim_hello.json" "$TMP/o"
 "$B/spantotrim" a < "$D/small.json" > "$TMP/o" 2>/dev/null
-same_file "spantotrim one-letter label (bug 24)" "$D/small_trim_a.json" "$TMP/o"
+same_file "spantotrim one-letter label (short labels match as written)" "$D/small_trim_a.json" "$TMP/o"
 "$B/spantotrim" --label a < "$D/small.json" > "$TMP/o2" 2>/dev/null
 same_file "spantotrim --label" "$TMP/o" "$TMP/o2"
 # unmakeself prints the JSON on one line: same result as one row per line.
 tr '\n' ' ' < "$D/small.json" | "$B/spantotrim" 0 > "$TMP/o" 2>/dev/null
 same_file "spantotrim reads one-line JSON (no line limits)" "$D/small.json" "$TMP/o"
-# Long names (bug 27: 64-byte names, 256-byte lines) and escapes survive.
+# Long names (beyond the original's 64-byte names and 256-byte lines) and
+# escapes survive.
 long=$(printf 'x%.0s' $(seq 1 300))
 sed "s/\"write\"/\"$long\\\\\"q\\\\\\\\\"/" "$D/small.json" > "$TMP/long.json"
 "$B/spantotrim" 0 < "$TMP/long.json" > "$TMP/o" 2>/dev/null
@@ -125,7 +126,8 @@ same_file "samptoname_k" "$D/samples_k.json" "$TMP/o"
 
 # ---- samptoname_u -----------------------------------------------------
 # A tiny PIE: its text segment sits at file offset 0x1000, so a mapping
-# with offset 0x1000 checks that the offset is honoured (bug 25).
+# with offset 0x1000 checks that the offset is honoured (the original
+# ignored it).
 cat > "$TMP/u.c" <<'EOF'
 int alpha(int x) { return x * 3 + 1; }
 int beta(int x) { return alpha(x) ^ 7; }
@@ -149,7 +151,7 @@ if cc -O1 -fPIE -pie -o "$TMP/u" "$TMP/u.c" 2>/dev/null && command -v readelf >/
 	  echo "[  2.00000000, 0.00400000, 0, 400, 0, 640, 1, 0, 0, \"PC=$(addr main)\"],"
 	  echo "[  2.00000000, 0.00400000, 0, 400, 0, 641, 1, 0, 0, \"PC=$(addr main)\"],"
 	  echo '[999.0, 0.0, 0, 0, 0, 0, 0, 0, 0, ""]'; echo ']}'; } > "$TMP/us.json"
-	# H(): alpha 55079, beta 56961, main 49510 (FORMATS.md 6.7 hash)
+	# H(): alpha 55079, beta 56961, main 49510 (docs/spec/FORMATS.md 6.7 hash)
 	{ sed -n '1,/"events"/p' "$D/small.json"
 	  echo '[  2.00000000, 0.00400000, 0, 300, 0, 640, 55079, 0, 0, "PC=alpha"],'
 	  echo '[  2.00000000, 0.00400000, 0, 305, 0, 640, 56961, 0, 0, "PC=beta"],'
@@ -343,7 +345,7 @@ fi
 
 # ---- makeself with the original's template ----------------------------
 # show_cpu.html as shipped: d3 inline after <!-- selfcontained0 -->, the
-# JSON spliced in at <!-- selfcontained1 --> as var myString (VIEWER.md).
+# JSON spliced in at <!-- selfcontained1 --> as var myString (docs/spec/VIEWER.md).
 { echo '<!DOCTYPE html><html><head><meta charset="utf-8"><title>KUtrace</title>'
   echo '<!-- selfcontained0 -->'
   echo '<script>// https://d3js.org v4.13.0 Copyright 2018 Mike Bostock'

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * kutrace/control.h - talking to the kutrace module (FORMATS.md 7).
+ * kutrace/control.h - talking to the kutrace module (docs/spec/FORMATS.md 7).
  *
  * Two layers:
  *   kt_ctl_*   the control channel: /dev/kutrace ioctls (stock-kernel
@@ -63,7 +63,7 @@ uint64_t kt_ctl_usec(void);
 /* RESET(flags); returns the flags the module kept (IPC may be dropped). */
 int kt_ctl_reset(unsigned int flags, unsigned int *kept);
 /*
- * Initial names (FORMATS.md 7, DoInit): kernel version, CPU model, host,
+ * Initial names (docs/spec/FORMATS.md 7, DoInit): kernel version, CPU model, host,
  * trap/IRQ/syscall/errno names, a PIDNAME and context switch for the
  * caller named process_name.  Takes the start time pair.
  */
@@ -80,11 +80,11 @@ struct kt_dump_info {
 	int ipc;
 };
 /*
- * OFF, FLUSH and write the raw trace file (FORMATS.md 2.5) to fname via
+ * OFF, FLUSH and write the raw trace file (docs/spec/FORMATS.md 2.5) to fname via
  * a temporary file; nothing is left behind on failure (disk full).
  */
 int kt_ctl_dump(const char *fname, struct kt_dump_info *info);
-/* "<stem>_<YYYYMMDD>_<HHMMSS>_<host>_<pid>.trace" (FORMATS.md 2.6). */
+/* "<stem>_<YYYYMMDD>_<HHMMSS>_<host>_<pid>.trace" (docs/spec/FORMATS.md 2.6). */
 void kt_ctl_trace_name(const char *stem, char *buf, size_t len);
 
 /* ------------------------------------------------------------------ */

@@ -16,7 +16,7 @@
  * where the hooks take their event numbers from it, so it must also pass the
  * kernel's scripts/checkpatch.pl --strict.
  *
- * Reference: ../shared/spec/FORMATS.md sections 1-3; deliberate differences
+ * Reference: docs/spec/FORMATS.md sections 1-3; deliberate differences
  * from the original KUtrace are listed in docs/FORMAT.md.
  */
 #ifndef KUTRACE_FORMAT_H
@@ -45,7 +45,7 @@ typedef __s64 kutrace_s64;
 #define KUTRACE_EVENT_TEXT_VERSION	3	/* "# ## VERSION: 3" */
 
 /* ---------------------------------------------------------------------- */
-/* One entry (FORMATS.md 1.1)                                              */
+/* One entry (docs/spec/FORMATS.md 1.1)                                    */
 /*                                                                         */
 /*   63..44 timestamp (20 bits) | 43..32 event | 31..24 delta |            */
 /*   23..16 retval | 15..0 arg0                                            */
@@ -76,7 +76,7 @@ typedef __s64 kutrace_s64;
  * Timestamp reconstruction: a forward step larger than 7/8 of the 20-bit
  * period gets a TSDELTA prefix from the writer; a backward step of at most
  * 1/8 period is a late store, anything else is a forward wrap.  The two
- * thresholds are complementary (FORMATS.md 3.6).
+ * thresholds are complementary (docs/spec/FORMATS.md 3.6).
  */
 #define KUTRACE_TSDELTA_THRESHOLD	0xE0000ULL
 #define KUTRACE_LATE_STORE_WINDOW	0x20000ULL
@@ -88,11 +88,11 @@ typedef __s64 kutrace_s64;
  */
 #define KUTRACE_TSDELTA_MAX_STEP	1000000000ULL
 
-/* Time counter: x86 TSC shifted right by this (FORMATS.md 3.5). */
+/* Time counter: x86 TSC shifted right by this (docs/spec/FORMATS.md 3.5). */
 #define KUTRACE_TSC_SHIFT	6
 
 /* ---------------------------------------------------------------------- */
-/* Event numbers (FORMATS.md 1.4 - 1.10)                                   */
+/* Event numbers (docs/spec/FORMATS.md 1.4 - 1.10)                         */
 /* ---------------------------------------------------------------------- */
 
 #define KUTRACE_NOP		0x000
@@ -215,7 +215,7 @@ typedef __s64 kutrace_s64;
 #define KUTRACE_ARC_CALLOUT	(-4)
 #define KUTRACE_ARC_IPI		(-7)
 
-/* Map a syscall number 0..1023 to its mapped number (FORMATS.md 1.7). */
+/* Map a syscall number 0..1023 to its mapped number (docs/spec/FORMATS.md 1.7). */
 static inline unsigned int kutrace_map_syscall(unsigned int nr)
 {
 	return nr + (nr & 0x200);
@@ -273,7 +273,7 @@ static inline kutrace_u32 kutrace_word_ts(kutrace_u64 w)
 }
 
 /* ---------------------------------------------------------------------- */
-/* Blocks and the trace file (FORMATS.md 2)                                */
+/* Blocks and the trace file (docs/spec/FORMATS.md 2)                      */
 /* ---------------------------------------------------------------------- */
 
 #define KUTRACE_BLOCK_SHIFT	16
@@ -315,7 +315,7 @@ static inline kutrace_u32 kutrace_word_ts(kutrace_u64 w)
 #define KUTRACE_RESET_WRAP	2
 #define KUTRACE_RESET_LLC	4
 
-/* IPC code for v = floor(8 * instructions / cycles), FORMATS.md 2.3. */
+/* IPC code for v = floor(8 * instructions / cycles), docs/spec/FORMATS.md 2.3. */
 static inline unsigned int kutrace_ipc_code(kutrace_u64 v)
 {
 	v &= 63;
@@ -329,7 +329,7 @@ static inline unsigned int kutrace_ipc_code(kutrace_u64 v)
 }
 
 /* ---------------------------------------------------------------------- */
-/* Control commands (FORMATS.md 3.7) and their ioctl encoding              */
+/* Control commands (docs/spec/FORMATS.md 3.7) and their ioctl encoding    */
 /* ---------------------------------------------------------------------- */
 
 #define KUTRACE_CONTROL_SYSCALL	1023
@@ -372,7 +372,7 @@ struct kutrace_ioc {
 #define KUTRACE_IOC(nr)	_IOWR(KUTRACE_IOC_MAGIC, (nr), struct kutrace_ioc)
 
 /* ---------------------------------------------------------------------- */
-/* Base-40 labels for marks (FORMATS.md 1.5)                               */
+/* Base-40 labels for marks (docs/spec/FORMATS.md 1.5)                     */
 /* ---------------------------------------------------------------------- */
 
 #define KUTRACE_BASE40_CHARS	"\0abcdefghijklmnopqrstuvwxyz0123456789-./"

@@ -31,7 +31,7 @@
 #include <stdio.h>
 
 /*
- * Embed KUtrace JSON (FORMATS.md 5.10) into the template and write one
+ * Embed KUtrace JSON (docs/spec/FORMATS.md 5.10) into the template and write one
  * self-contained page to out.  Returns 0, or -1 with a one-line message in
  * err (e.g. "JSON line 12: expected ',' or ']' in event row").
  */

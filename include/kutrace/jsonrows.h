@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * kutrace/jsonrows.h - streaming reader and writer for KUtrace span JSON
- * (FORMATS.md 5.10), shared by the analysis tools (spantotrim, spantospan,
+ * (docs/spec/FORMATS.md 5.10), shared by the analysis tools (spantotrim, spantospan,
  * spantoprof, samptoname_k/u, kutrace_export).
  *
  * The reader does not assume one row per line nor any line or name length
@@ -109,7 +109,7 @@ void kt_progress(uint64_t done, uint64_t total);
 /* Erase the progress line if one was drawn. */
 void kt_progress_end(void);
 
-/* H(s) of samptoname_k/u (FORMATS.md 6.7): 16-bit colour hash of a name. */
+/* H(s) of samptoname_k/u (docs/spec/FORMATS.md 6.7): 16-bit colour hash of a name. */
 unsigned int kt_name_hash16(const char *s);
 /* A PC-sample row name "PC=<hex>" -> pc; 0 if the name is not of that form. */
 int kt_parse_pc(const char *name, uint64_t *pc);

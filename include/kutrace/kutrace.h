@@ -120,7 +120,7 @@ struct kt_raw {
 	int side_in_file;	/* block 0 said side blocks follow */
 	unsigned int file_flags;	/* block 0 flags */
 	int version;
-	/* Block 0 time pairs (FORMATS.md 2.1). */
+	/* Block 0 time pairs (docs/spec/FORMATS.md 2.1). */
 	uint64_t start_ctr, start_usec, stop_ctr, stop_usec;
 	char err[256];
 	/* Non-empty when kt_raw_index repaired an absurd time pair: one line
@@ -145,7 +145,7 @@ void kt_raw_close(struct kt_raw *r);
 int kt_raw_next(struct kt_raw *r, struct kt_block *b);
 
 /* ---------------------------------------------------------------------- */
-/* Ticks to time (FORMATS.md 4.3, but UTC and without the 999 s limit)     */
+/* Ticks to time (docs/spec/FORMATS.md 4.3, but UTC and without the 999 s limit) */
 /* ---------------------------------------------------------------------- */
 
 struct kt_timebase {
@@ -206,7 +206,7 @@ void kt_buf_free(struct kt_buf *b);
 
 
 /* ---------------------------------------------------------------------- */
-/* Decoding raw blocks into events (rawtoevent, FORMATS.md 4)              */
+/* Decoding raw blocks into events (rawtoevent, docs/spec/FORMATS.md 4)    */
 /* ---------------------------------------------------------------------- */
 
 struct kt_decoder;
@@ -235,7 +235,7 @@ uint64_t kt_decoder_events(const struct kt_decoder *d);
 void kt_decoder_times(const struct kt_decoder *d, int64_t *lo, int64_t *hi);
 unsigned int kt_decoder_flags(const struct kt_decoder *d);
 
-/* Name cleaning shared by every writer of event text (FORMATS.md 4.5). */
+/* Name cleaning shared by every writer of event text (docs/spec/FORMATS.md 4.5). */
 void kt_clean_name(const char *in, size_t n, char *out, size_t outlen);
 
 /*
@@ -268,7 +268,7 @@ int kt_raw_each(struct kt_raw *r, kt_block_fn fn, void *ctx);
 
 /*
  * Extending the 20-bit entry timestamps of one block to full tick values
- * (FORMATS.md 4.2, with the corrections of docs/FORMAT.md 8.2/8.3): the
+ * (docs/spec/FORMATS.md 4.2, with the corrections of docs/FORMAT.md 8.2/8.3): the
  * one implementation used by the decoder and by block validation.
  */
 struct kt_tswalk {
@@ -338,7 +338,7 @@ static inline int kt_tswalk_step(struct kt_tswalk *t, uint64_t w, uint64_t *full
 int kt_block_check(const struct kt_block *b, char *err, size_t errlen);
 
 /* ---------------------------------------------------------------------- */
-/* Timespans (eventtospan, FORMATS.md 5)                                   */
+/* Timespans (eventtospan, docs/spec/FORMATS.md 5)                         */
 /* ---------------------------------------------------------------------- */
 
 /* One JSON row; times in nsec10. */
@@ -368,7 +368,7 @@ void kt_spans_meta(const struct kt_spans *s, struct kt_json_meta *m);
 int64_t kt_spans_low(const struct kt_spans *s, int64_t now, int cpus_only);
 
 /* ---------------------------------------------------------------------- */
-/* JSON output (FORMATS.md 5.10) and time-sorting of rows                  */
+/* JSON output (docs/spec/FORMATS.md 5.10) and time-sorting of rows        */
 /* ---------------------------------------------------------------------- */
 
 struct kt_json_meta {

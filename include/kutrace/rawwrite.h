@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * kutrace/rawwrite.h - write raw KUtrace files the way the kernel module
- * and the control program would (FORMATS.md 2, 3.2-3.6).
+ * and the control program would (docs/spec/FORMATS.md 2, 3.2-3.6).
  *
  * The writer owns the per-CPU "module" state: current block, next free
  * word, prior timestamp.  It allocates 64 KiB blocks in allocation order
@@ -35,7 +35,7 @@ struct kt_rw *kt_rw_create(const char *path, const struct kt_rw_options *o);
 void kt_rw_set_task(struct kt_rw *w, int cpu, uint32_t pid, const char *comm);
 /*
  * One single-word entry (trace_1).  Returns are fused into the previous
- * word when the module would do so (FORMATS.md 1.2); returns 1 then.
+ * word when the module would do so (docs/spec/FORMATS.md 1.2); returns 1 then.
  * ipc: the side byte's low nibble (interval ending here).
  */
 int kt_rw_trace1(struct kt_rw *w, int cpu, uint64_t now, unsigned int event,

@@ -284,7 +284,7 @@ function drawAxes() {
 }
 
 // ---------------------------------------------------------------- search (RPC pages)
-// A time as on the CPU page (VIEWER.md 4.2): "12.0045" shows +-5 in its
+// A time as on the CPU page (docs/spec/VIEWER.md 4.2): "12.0045" shows +-5 in its
 // last digit (x 1.025), each '+' narrows and each '-' widens that.
 const NARROW = [1, 0.4, 0.2, 0.1, 0.04, 0.02, 0.01, 0.004, 0.002], WIDEN = [1, 2, 4, 10, 20, 40, 100, 200, 400];
 function timeJump(text) {

@@ -684,7 +684,7 @@ function drawSpan(k, x0, x1, yc, E, ipcOK) {
   }
 }
 
-// IPC / LLC-miss decoration of one span (VIEWER.md 3.6.11).  flags 0x80:
+// IPC / LLC-miss decoration of one span (docs/spec/VIEWER.md 3.6.11).  flags 0x80:
 // 4-bit IPC; 0x20: 4-bit LLC-miss bucket; both: 2 bits each (IPC high).
 const LLC_US = [0, 1, 2, 5, 10, 20, 40, 60, 80, 100, 150, 200, 300, 400, 500, 660];
 const IPC_TXT = ['0', '0.125', '0.25', '0.375', '0.5', '0.625', '0.75', '0.875', '1.0', '1.25', '1.5', '1.75', '2.0', '2.5', '3.0', '3.5'];
@@ -738,7 +738,7 @@ function drawIpc(x, yc, size, v, fill) {
 }
 
 // Execution spans of one row, at most one aggregated glyph per pixel
-// (VIEWER.md 3.4): spans shorter than a pixel are summed per pixel (idle,
+// (docs/spec/VIEWER.md 3.4): spans shorter than a pixel are summed per pixel (idle,
 // 10 x user, 10 x kernel) and the winner's colour is drawn; whole blocks of
 // BLK entries that fall inside the pixel are added from their summaries.
 function drawExec(r, g) {
@@ -927,7 +927,7 @@ function isRectOverlay(e) {
     e !== EV_RPCRX && e !== EV_RPCTX && e !== EV_RXPKT && e !== EV_TXPKT && e !== EV_ENQ;
 }
 
-// Overlays of one row (VIEWER.md 3.6): pass 1 the rectangles into the pixel
+// Overlays of one row (docs/spec/VIEWER.md 3.6): pass 1 the rectangles into the pixel
 // buffer (waits, specials), pass 2 the path-drawn ones and packets/messages.
 const LOCKS = [];
 function drawOverlays(r, g, pass) {
@@ -1177,7 +1177,7 @@ function textWidth(text, font) { // cached measureText, per font
   }
   return w;
 }
-function markGlyph(x, yc, E, t, text, font, yTxt, noLine) { // VIEWER.md 3.6.8; noLine: drawMarks drew it
+function markGlyph(x, yc, E, t, text, font, yTxt, noLine) { // docs/spec/VIEWER.md 3.6.8; noLine: drawMarks drew it
   const close = text[0] === '/';
   if (ctx.font !== font + 'px sans-serif') ctx.font = font + 'px sans-serif';
   const col = MARK_COL[t];
@@ -1213,7 +1213,7 @@ function drawMessage(k) {
 // Wakeup arcs (-3) and, in bold mode, IPI arcs (-7), stepped into a pixel
 // buffer of their own (AL): thousands of dashed curves cost the canvas tens
 // of ms to rasterise, stepping along them here a few.  The arcs go on top
-// of the spans and of every on-row overlay (VIEWER.md 3.5), so AL is
+// of the spans and of every on-row overlay (docs/spec/VIEWER.md 3.5), so AL is
 // transparent: the rectangle the arcs touched is put on a scratch canvas
 // and composited over the plot with one drawImage, then cleared again (a
 // frame pays for the pixels near its arcs, nothing when none is drawn).
@@ -1322,7 +1322,7 @@ function pbLine(xa, ya, xb, yb, w, v) {
   for (let i = 0; i <= n; i++) pbDot(xa + (xb - xa) * i / n, ya + (yb - ya) * i / n, w, v);
 }
 
-// Legacy and hack overlays (VIEWER.md 1.4, 3.6.15), from hand-edited or
+// Legacy and hack overlays (docs/spec/VIEWER.md 1.4, 3.6.15), from hand-edited or
 // exported JSON; drawn after the spans and on-row overlays (3.5), on the
 // row of their CPU (else PID, else RPC), whatever their width:
 //  -2 oval: whitens everything in region 3 outside an oval around the time
@@ -1393,7 +1393,7 @@ function bracketGlyph(x0, x1, yc, E, text, f) { // a dotted [ ] around the event
   }
 }
 // Hack mode: local_timer interrupts are never aggregated and are drawn at
-// least 5 px wide (VIEWER.md 3.4, 3.6.15), on top of the row's spans.
+// least 5 px wide (docs/spec/VIEWER.md 3.4, 3.6.15), on top of the row's spans.
 function hackTimers(r, g) {
   const n = r.ex.length; if (!n) return;
   if (!r.lt) { const a = []; for (let i = 0; i < n; i++) if (r.ev[i] === EV_LTIMER) a.push(i); r.lt = Int32Array.from(a); }
@@ -1663,7 +1663,7 @@ function drawCallouts() {
 }
 
 // ---------------------------------------------------------------- legend
-// The legend page (VIEWER.md 4.6): landscape 900x600 (two columns) or
+// The legend page (docs/spec/VIEWER.md 4.6): landscape 900x600 (two columns) or
 // portrait 650x900, drawn with the real glyph code on a scratch span.
 function drawLegend() {
   const land = S.legend === 1, colW = land ? 450 : 620; let rh = land ? 29 : 26.5, E = land ? 20 : 18;
@@ -2061,7 +2061,7 @@ document.getElementById('more').addEventListener('click', () => { const m = docu
 document.getElementById('legendbtn').addEventListener('click', () => toggleLegend());
 function toggleLegend() { S.legend = (S.legend + 1) % 3; syncButtons(); redraw(); } // landscape -> portrait -> off
 
-// ---------------------------------------------------------------- secondary controls (VIEWER.md 4.6)
+// ---------------------------------------------------------------- secondary controls (docs/spec/VIEWER.md 4.6)
 const CFG_IN = { aspect: 'm_aspect', ychars: 'm_ychars', ypx: 'm_ypx', txt: 'm_txt', spn: 'm_spn' };
 function setCfg(key, text) { // returns true if accepted
   text = String(text).trim(); const v = Number(text);
@@ -2115,7 +2115,7 @@ function updateReadouts() {
 }
 
 // ---------------------------------------------------------------- views
-// A saved view (VIEWER.md 4.5) in the original viewer's shape, so that
+// A saved view (docs/spec/VIEWER.md 4.5) in the original viewer's shape, so that
 // pages exported by either viewer restore in both: the time window
 // (xleft_ts, xright_ts; savedtransformX and rangeX for the original's
 // zoom), the Y zoom and pan, per group its length, state (groupExpanded:

@@ -37,7 +37,7 @@ function write(file, head, views) {
   fs.writeFileSync(file, out);
   return ev.length;
 }
-// The original viewer's saved view (VIEWER.md 4.5) for a window and state.
+// The original viewer's saved view (docs/spec/VIEWER.md 4.5) for a window and state.
 function origView(o) {
   const v = {
     savedtransformX: { k: 1, x: 0, y: 0 }, rangeX: 1400, xleft_ts: o.t0, xright_ts: o.t1,

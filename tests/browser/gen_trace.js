@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // SPDX-License-Identifier: BSD-3-Clause
-// Synthetic KUtrace JSON (FORMATS.md 5.10) for the viewer tests and the
+// Synthetic KUtrace JSON (docs/spec/FORMATS.md 5.10) for the viewer tests and the
 // speed benchmark, used while kutrace_synth is not available.
 //   node gen_trace.js SPANS [CPUS] [PIDS] > trace.json
 // Deterministic (seeded).  Per CPU: user code, syscalls, faults, timer

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Browser tests of the timeline viewer (VIEWER.md section 6), run by
+// Browser tests of the timeline viewer (docs/spec/VIEWER.md section 6), run by
 // tests/t_browser_viewer.sh:  node viewer.test.js PAGEDIR SHOTDIR
 // PAGEDIR holds small.html, unsafe.html, orig.html, gen.html made by
 // makeself, and template.html (the bare template).
@@ -39,7 +39,7 @@ async function countColor(page, rgb, rect) {
   }, [rgb, rect]);
 }
 
-// The legend entries of the legacy overlays (VIEWER.md 1.4, 3.6.15).  The
+// The legend entries of the legacy overlays (docs/spec/VIEWER.md 1.4, 3.6.15).  The
 // legend is a fixed key (like Lock, Samp and RPC messages, shown whether or
 // not the trace has them), so these are listed for every trace.
 const LEGACY_LEGEND = ['bracket (−1): a time range, named', 'oval (−2): spotlight, the rest faded', 'dots (−6): hatching on a CPU row', 'local_timer at least 5 px wide'];
@@ -364,7 +364,7 @@ async function testUnsafe(ctx) {
   await page.screenshot({ path: path.join(shots, 'unsafe_names.png') });
 }
 
-// Secondary controls (VIEWER.md 4.6 and section 6 rows 63-68) and the ipc= search.
+// Secondary controls (docs/spec/VIEWER.md 4.6 and section 6 rows 63-68) and the ipc= search.
 async function testMenu(ctx) {
   const { page, errors } = await open(ctx, path.join(dir, 'small.html'));
   const dialogs = []; let answer = 'look here';
@@ -539,7 +539,7 @@ async function testPred(ctx) {
     s.spans === want.length && bad.length === 0 && errors.length === 0, [s.spans, bad.slice(0, 3), errors]);
 }
 
-// Legacy and hack overlays (VIEWER.md 1.4, 3.6.15): tests/browser/legacy.json
+// Legacy and hack overlays (docs/spec/VIEWER.md 1.4, 3.6.15): tests/browser/legacy.json
 // has a bracket (-1) on CPU 1 over 20.003+2ms "look here", an oval (-2) on
 // CPU 0 around app.100 (20.002+2ms), dots (-6) on CPU 3 over 20.006+3ms
 // and four 1-us local_timer interrupts on CPU 2 at 20.001, .003, .005, .007.
@@ -622,7 +622,7 @@ async function testLegacy(ctx) {
   check('legacy: no page errors', errors.length === 0, errors);
 }
 
-// Drawing order (VIEWER.md 3.5): wakeup arcs are drawn after the spans and
+// Drawing order (docs/spec/VIEWER.md 3.5): wakeup arcs are drawn after the spans and
 // every on-row overlay.  tests/browser/arcs.json has an arc from CPU 0 at
 // 30.002 to CPU 2 at 30.004 across CPU 1, whose row has a frequency band
 // (800 MHz, red at 50 %), a PC sample line and a mark_a box under it.  The

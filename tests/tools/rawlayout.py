@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """rawlayout.py FILE [--ipc] [--wrap] - structural check of a raw trace
-written by kutrace_synth, independent of the C reader (FORMATS.md 2):
+written by kutrace_synth, independent of the C reader (docs/spec/FORMATS.md 2):
 size a multiple of the block (+side) size, block 0 with version 3 and
 plausible time pairs, CPU numbers in range, header pid/comm, flags
 consistent across blocks, entries not crossing the block end, name length

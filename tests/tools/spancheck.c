@@ -11,10 +11,10 @@
  *
  * Ticks are converted with kt_timebase_ns10 from the "# timebase" pairs,
  * exactly as postprocessing converts them.  The only tolerated absence is
- * an idle span of at most 1 nsec10 (FORMATS.md 5.4, 10a).  Spans longer
+ * an idle span of at most 1 nsec10 (docs/spec/FORMATS.md 5.4, 10a).  Spans longer
  * than 8 s are written (the original drops them; docs/FORMAT.md).
  *
- * JSON rows are one per line (FORMATS.md 5.10.2), parsed with sscanf.
+ * JSON rows are one per line (docs/spec/FORMATS.md 5.10.2), parsed with sscanf.
  * Exit 0 if everything matches, 1 otherwise; mismatches are printed
  * (first few of each kind) with a summary line.
  */

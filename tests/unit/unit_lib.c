@@ -10,7 +10,7 @@
 
 #include "kutrace/kutrace.h"
 
-/* FORMATS.md 1.5 worked examples. */
+/* docs/spec/FORMATS.md 1.5 worked examples. */
 static void test_base40(void **state)
 {
 	char buf[8];

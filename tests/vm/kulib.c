@@ -3,7 +3,7 @@
  * kulib - a program written the way the original KUtrace user library
  * works: every request is syscall(1023, command, arg), nothing else (no
  * libkutrace, no /dev/kutrace).  The numbers below are the original
- * library's (FORMATS.md 1.5, 1.6, 3.7), written out here on purpose and
+ * library's (docs/spec/FORMATS.md 1.5, 1.6, 3.7), written out here on purpose and
  * not taken from include/kutrace/format.h: a binary built from the
  * original library carries its own copy.
  *
@@ -124,7 +124,7 @@ static void expect_all(const char *what, long bad, u64 want)
 	expect(line, (u64)bad, 0);
 }
 
-/* FORMATS.md 1.5: first character = least significant base-40 digit. */
+/* docs/spec/FORMATS.md 1.5: first character = least significant base-40 digit. */
 static u64 base40(const char *s)
 {
 	u64 v = 0, m = 1;
@@ -238,7 +238,7 @@ static void as_nobody(void)
 	}
 }
 
-/* Counter + gettimeofday within 320 ticks of each other (FORMATS.md 2.5). */
+/* Counter + gettimeofday within 320 ticks of each other (docs/spec/FORMATS.md 2.5). */
 static void time_pair(u64 *ctr, u64 *usec)
 {
 	for (int i = 0; i < 100; i++) {

@@ -56,7 +56,7 @@ static long pair[2] = { -1, -1 };
 static uint32_t pair_sw[2][2], pair_wk[2][2];
 static long ipis, ipi_self, ipi_max = -1, ipi_route[MAXCPU][MAXCPU];
 static int print_marks;
-/* Entries a program inserts (FORMATS.md 1.6), per pid: count, sum of args. */
+/* Entries a program inserts (docs/spec/FORMATS.md 1.6), per pid: count, sum of args. */
 #define UEV_LO KUTRACE_RPCIDREQ
 #define UEV_N (KUTRACE_DEQUEUE - KUTRACE_RPCIDREQ + 1)
 static uint32_t *uev_n[MAXPID];
