@@ -1156,10 +1156,38 @@ function markLayout(r, g) {
   }
   perf.mkRows.push(r);
 }
+// The boxes of a row are drawn as markGlyph draws one, but batched per
+// type: one path for the boxes (filled, then stroked), then the texts, so
+// a dense view costs a few canvas calls per colour, not four per mark
+// (laid-out boxes do not overlap on a line; where boxes of adjacent lines
+// touch, every text stays above every box).
 function drawMarks(r, g) {
   const P = r.mkP; if (!P || !P.n) return;
-  for (let j = 0; j < P.n; j++) if (P.s[j]) markGlyph(P.x[j], g.yc, g.E, P.t[j], P.s[j], P.font, P.y0 + P.font * (1 + P.lv[j]), true);
-  perf.prims += P.n;
+  const font = P.font, h = font + 4; let nt = 0;
+  ctx.font = font + 'px sans-serif'; ctx.lineWidth = 1; ctx.textBaseline = 'middle';
+  for (let t = 0; t < 4; t++) {
+    let any = 0; ctx.beginPath();
+    for (let j = 0; j < P.n; j++) {
+      const text = P.s[j]; if (P.t[j] !== t || !text) continue;
+      const x = P.x[j], yTxt = P.y0 + font * (1 + P.lv[j]); any++;
+      if (t === 3) { ctx.moveTo(x, yTxt - 4); ctx.lineTo(x + 4, yTxt); ctx.lineTo(x, yTxt + 4); ctx.closePath(); continue; }
+      const tw = textWidth(text, font), bx = t === 2 ? x - tw / 2 - 4 : text[0] === '/' ? x - tw - 8 : x, y0 = yTxt - h / 2;
+      ctx.moveTo(bx, y0 + h / 2); ctx.lineTo(bx + 4, y0); ctx.lineTo(bx + tw + 4, y0); ctx.lineTo(bx + tw + 8, y0 + h / 2);
+      ctx.lineTo(bx + tw + 4, y0 + h); ctx.lineTo(bx + 4, y0 + h); ctx.closePath();
+    }
+    if (!any) continue;
+    nt += any;
+    if (t === 3) { ctx.fillStyle = MARK_COL[3]; ctx.fill(); } else { ctx.fillStyle = 'rgba(255,255,255,0.9)'; ctx.fill(); ctx.strokeStyle = MARK_COL[t]; ctx.stroke(); }
+    ctx.fillStyle = MARK_COL[t];
+    for (let j = 0; j < P.n; j++) {
+      const text = P.s[j]; if (P.t[j] !== t || !text) continue;
+      const x = P.x[j], yTxt = P.y0 + font * (1 + P.lv[j]);
+      if (t === 3) { ctx.fillText(text, x + 6, yTxt); continue; }
+      const tw = textWidth(text, font), bx = t === 2 ? x - tw / 2 - 4 : text[0] === '/' ? x - tw - 8 : x;
+      ctx.fillText(text, bx + 4, yTxt);
+    }
+  }
+  perf.prims += P.n + nt;
 }
 // The marks drawn in this frame, for the hover and the test hook:
 // [row index * 64 + text line, box left, box right, span, text ('' bare), x, y0, y1].
@@ -1536,10 +1564,10 @@ function render() {
   const T0 = S.t0, T1 = S.t1;
   // Phase times (ms) of this frame for the benchmark: exec spans, pass-1
   // overlays (waits, ticks), putImageData, pass-2 overlays and marks, arcs.
-  const ph = perf.phase; ph.exec = ph.ov1 = 0; let tq = performance.now(); ph.pre = tq - t0p;
+  const ph = perf.phase; ph.exec = ph.ov1 = ph.freq = 0; let tq = performance.now(); ph.pre = tq - t0p;
   pbBegin(L.left, L.top, L.pw + over, L.ph); ph.clear = performance.now() - tq; tq += ph.clear;
   for (const [r, g, sh] of vis) {
-    S.t0 = T0 + sh; S.t1 = T1 + sh; if (r.ovF && S.btn.freq && D.hasFreq) drawFreq(r, g); drawExec(r, g); if (S.hack) hackTimers(r, g); const tr = performance.now(); ph.exec += tr - tq;
+    S.t0 = T0 + sh; S.t1 = T1 + sh; if (r.ovF && S.btn.freq && D.hasFreq) drawFreq(r, g); const tf = performance.now(); ph.freq += tf - tq; drawExec(r, g); if (S.hack) hackTimers(r, g); const tr = performance.now(); ph.exec += tr - tq;
     drawOverlays(r, g, 1); if (!g.txt) markTicks(r, g); else if (r.mk) markLayout(r, g); tq = performance.now(); ph.ov1 += tq - tr;
   }
   S.t0 = T0; S.t1 = T1;
