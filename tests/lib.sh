@@ -42,3 +42,13 @@ same_json() {
 	grep -v '"randomid"' "$d/a.json" > "$d/a.nr.json"
 	same_file "$1" "$d/a.nr.json" "$d/b.json"
 }
+
+# browser_ready WHAT: true when headless Chromium, node and playwright-core
+# are here (installing playwright-core if need be); else says why WHAT is
+# skipped and fails, so that a suite can `browser_ready "x" || exit 0`.
+browser_ready() {
+	if [ ! -x /usr/bin/chromium ] && [ -z "${KT_CHROMIUM:-}" ]; then skip "$1: no /usr/bin/chromium"; return 1; fi
+	if ! command -v node >/dev/null; then skip "$1: no node"; return 1; fi
+	[ -d tests/browser/node_modules/playwright-core ] || sh tests/deps/viewer.sh || true
+	if [ ! -d tests/browser/node_modules/playwright-core ]; then skip "$1: playwright-core not installed"; return 1; fi
+}

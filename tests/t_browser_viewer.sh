@@ -8,10 +8,7 @@
 . tests/lib.sh
 MS=$KT_BIN/makeself
 TPL=postprocess/viewer/viewer.html
-if [ ! -x /usr/bin/chromium ] && [ -z "${KT_CHROMIUM:-}" ]; then skip "viewer browser tests: no /usr/bin/chromium"; exit 0; fi
-if ! command -v node >/dev/null; then skip "viewer browser tests: no node"; exit 0; fi
-if [ ! -d tests/browser/node_modules/playwright-core ]; then sh tests/deps/viewer.sh || true; fi
-if [ ! -d tests/browser/node_modules/playwright-core ]; then skip "viewer browser tests: playwright-core not installed"; exit 0; fi
+browser_ready "viewer browser tests" || exit 0
 for f in small unsafe orig misc; do
 	$MS $TPL tests/data/viewer/$f.json $TMP/$f.html || nok "makeself $f.json"
 done
