@@ -9,6 +9,10 @@ set -u
 cd "$(dirname "$0")/.."
 export KT_BIN=${KT_BIN:-build/bin}
 export KT_ROOT=$PWD
+# Suites run make as a user does, from a shell: under `make test` the
+# inherited MAKELEVEL/MAKEFLAGS would add "Entering directory" lines to
+# the output of every make a suite runs and parses.
+unset MAKELEVEL MAKEFLAGS MFLAGS
 quick=0
 only=""
 for a in "$@"; do

@@ -62,9 +62,6 @@ check "fresh: the $n programs the build runs come from build.apt or a minimal De
 	test -z "$bad" -a "$n" -gt 3
 # The probe names each package whose header or program is missing.  A
 # compiler that sees no system headers stands for a machine without them.
-# Run as a user runs it, from a shell: under `make test` the inherited
-# MAKELEVEL would add make's "Entering directory" lines.
-make() { env -u MAKELEVEL -u MAKEFLAGS -u MFLAGS make "$@"; }
 make -n all CC="cc -nostdinc" > "$TMP/probe.out" 2>&1
 check "fresh: without the headers, make stops with one line" test "$(wc -l < "$TMP/probe.out")" = 1
 check "fresh: ... naming the packages: $(cat "$TMP/probe.out")" \
