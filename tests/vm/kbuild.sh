@@ -4,7 +4,9 @@
 #
 #   tests/vm/kbuild.sh [-n] SERIES [VARIANT]
 #     SERIES   6.1 | 6.12        (Debian linux-source-SERIES)
-#     VARIANT  periodic (default: HZ_PERIODIC, 1000 Hz) | nohz (NO_HZ_IDLE)
+#     VARIANT  periodic (default: HZ_PERIODIC, 1000 Hz) | nohz (NO_HZ_IDLE) |
+#              debug (nohz + patches/kutrace-debug.config: KASAN, KFENCE,
+#              lockdep, DEBUG_ATOMIC_SLEEP, PREEMPT + DEBUG_PREEMPT, UBSAN)
 #     -n       only print the cache directory, build nothing
 #
 # Installs linux-source-SERIES and the build tools (tests/deps/kernel.apt)
@@ -17,7 +19,7 @@
 #                         files removed: what `make M=` needs stays)
 #   bzImage  release  config.log  build.log  seconds  warnings
 # keyed by the source package version + sha of the patch + sha of the
-# config fragment.  Prints the directory on stdout.
+# config fragment(s).  Prints the directory on stdout.
 # Build: `nice -n 5 make -j$(nproc)`; KT_JOBS overrides the job count.
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -26,12 +28,15 @@ SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive
 dry=0
 [ "${1:-}" = -n ] && { dry=1; shift; }
-series=${1:?usage: kbuild.sh [-n] 6.1|6.12 [periodic|nohz]}
+series=${1:?usage: kbuild.sh [-n] 6.1|6.12 [periodic|nohz|debug]}
 variant=${2:-periodic}
 case $series in 6.1|6.12) ;; *) echo "kbuild: unknown series $series" >&2; exit 2 ;; esac
-case $variant in periodic|nohz) ;; *) echo "kbuild: unknown variant $variant" >&2; exit 2 ;; esac
+case $variant in periodic|nohz|debug) ;; *) echo "kbuild: unknown variant $variant" >&2; exit 2 ;; esac
 patchf=$ROOT/patches/linux-$series/kutrace.patch
 frag=$ROOT/patches/kutrace-qemu.config
+# the debug variant's extra fragment (only its key includes it)
+dfrag=""
+[ "$variant" != debug ] || dfrag=$ROOT/patches/kutrace-debug.config
 pkg=linux-source-$series
 
 need=""
@@ -44,7 +49,7 @@ if [ -n "$need" ]; then
 		{ $SUDO apt-get update -qq >&2 && $SUDO apt-get install -y -qq --no-install-recommends $need >&2; }
 fi
 ver=$(dpkg-query -W -f='${Version}' "$pkg")
-key=$( { echo "$pkg $ver $variant"; cat "$patchf" "$frag"; } | sha256sum | cut -c1-12)
+key=$( { echo "$pkg $ver $variant"; cat "$patchf" "$frag" $dfrag; } | sha256sum | cut -c1-12)
 D=$CACHE/kbuild/$series-$variant-$key
 if [ -f "$D/done" ] || [ $dry = 1 ]; then
 	echo "$D"
@@ -66,10 +71,11 @@ mv "$D/$pkg" "$D/src"
 cd "$D/src"
 patch -p1 --fuzz=0 --no-backup-if-mismatch -s < "$patchf"
 cp "$frag" "$D/fragment.config"
-if [ "$variant" = nohz ]; then
+if [ "$variant" != periodic ]; then
 	sed -i '/CONFIG_HZ_PERIODIC\|CONFIG_NO_HZ_IDLE\|CONFIG_NO_HZ_FULL/d' "$D/fragment.config"
 	printf '# CONFIG_HZ_PERIODIC is not set\nCONFIG_NO_HZ_IDLE=y\n# CONFIG_NO_HZ_FULL is not set\n' >> "$D/fragment.config"
 fi
+[ -z "$dfrag" ] || cat "$dfrag" >> "$D/fragment.config"
 {
 	make ARCH=x86_64 tinyconfig
 	scripts/kconfig/merge_config.sh -m .config "$D/fragment.config"

@@ -4,7 +4,8 @@
 # kutrace_mod.ko, kutrace_control, the examples and the test workloads, runs
 # one guest scenario script and copies its /out directory to the host.
 #
-#   tests/vm/vm.sh [-k 6.1|6.12|6.1-generic|6.1-rt|RELEASE|p6.1|p6.12|p6.1-nohz|p6.12-nohz]
+#   tests/vm/vm.sh [-k 6.1|6.12|6.1-generic|6.1-rt|RELEASE|p6.1|p6.12|p6.1-nohz|p6.12-nohz|
+#                      p6.1-debug|p6.12-debug]
 #                  [-a tcg|kvm] [-s SMP] [-t SECS] [-m TRACEMB]
 #                  SCENARIO.sh OUTDIR
 #
@@ -13,10 +14,12 @@
 # flavour (6.1.0-N-rt-amd64).
 # -k p6.1, p6.12: kutrace-patched kernels (patches/linux-*/, tinyconfig +
 # patches/kutrace-qemu.config, periodic 1000 Hz tick); p6.1-nohz,
-# p6.12-nohz: the same with NO_HZ_IDLE.  They are built on first use by
-# tests/vm/kbuild.sh and cached under /var/cache/kutrace/kbuild (a build
-# takes minutes); kutrace_mod.ko is built against that tree, so it uses
-# the patched backend.  The guest sees the kernel release in uname -r.
+# p6.12-nohz: the same with NO_HZ_IDLE; p6.1-debug, p6.12-debug: nohz
+# with KASAN, KFENCE, lockdep and more (patches/kutrace-debug.config).
+# They are built on first use by tests/vm/kbuild.sh and cached under
+# /var/cache/kutrace/kbuild (a build takes minutes); kutrace_mod.ko is
+# built against that tree, so it uses the patched backend.  The guest sees
+# the kernel release in uname -r.
 #
 # The guest runs SCENARIO.sh with /out as working directory after loading
 # kutrace_mod.ko (tracemb=TRACEMB); everything it leaves in /out arrives in
@@ -50,9 +53,9 @@ case $kern in
 esac
 kimg=$CACHE/kernels/$rel/boot/vmlinuz-$rel
 case $kern in
-p6.1|p6.12|p6.1-nohz|p6.12-nohz)
-	series=${kern#p}; series=${series%-nohz}
-	variant=periodic; case $kern in *-nohz) variant=nohz ;; esac
+p6.1|p6.12|p6.1-nohz|p6.12-nohz|p6.1-debug|p6.12-debug)
+	series=${kern#p}; series=${series%-*}
+	variant=periodic; case $kern in *-*) variant=${kern#*-} ;; esac
 	kd=$("$ROOT/tests/vm/kbuild.sh" "$series" "$variant")
 	rel=$(basename "$kd")
 	kimg=$kd/bzImage
@@ -82,6 +85,7 @@ ir=$tmp/root
 
 # initramfs: the prepared tree + this scenario
 cp "$scen" "$ir/scenario.sh"
+[ -z "${KT_VM_EXTRA:-}" ] || cp -a "$KT_VM_EXTRA/." "$ir/"
 echo "$mb" > "$ir/tracemb"
 (cd "$ir" && find . | cpio -o -H newc --quiet | gzip -1) > "$tmp/initrd.gz"
 
