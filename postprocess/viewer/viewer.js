@@ -370,11 +370,16 @@ function splitOverlays(r) {
   r.ovX = levelSet(X); r.ovF = levelSet(F); r.ovS = levelSet(Sm); r.ovK = levelSet(K); r.ovQ = levelSet(Q);
   r.ovPt = Int32Array.from(pt); r.mk = [Int32Array.from(mk0), Int32Array.from(mk1)]; r.mkTs = r.mk.map(a => Float64Array.from(a, k => ts[k])); r.mkT = r.mk.map(a => Int8Array.from(a, k => ev[k] - EV_MARKA));
   // The marks again by type for 3.6.8's rule (type x 2 + 1 for closing '/' text).
+  // Texts and their widths are made when a mark is first laid out (most
+  // marks of a big trace never are), not here at load time.
   const byType = [[], [], [], [], [], [], [], []];
-  for (const a of r.mk) for (const k of a) { const t = ev[k] - EV_MARKA; byType[t * 2 + (t !== 3 && markText(k)[0] === '/' ? 1 : 0)].push(k); }
-  r.mkK = byType.map(a => { a.sort((x, y) => ts[x] - ts[y] || x - y); return { idx: Int32Array.from(a), ts: Float64Array.from(a, k => ts[k]), txt: a.map(markText),
-    sh: a.map(k => { const x = markText(k); return ev[k] === EV_MARKD || x.length <= 2 ? '' : x[0] + '…'; }) }; }); // shortened text (none for numbers)
+  for (const a of r.mk) for (const k of a) { const t = ev[k] - EV_MARKA; byType[t * 2 + (t !== 3 && markCloses(k) ? 1 : 0)].push(k); }
+  r.mkK = byType.map(a => { if (!inTimeOrder(a)) a.sort((x, y) => ts[x] - ts[y] || x - y);
+    return { idx: Int32Array.from(a), ts: Float64Array.from(a, k => ts[k]), txt: new Array(a.length), w: new Float32Array(a.length), wf: 0 }; });
 }
+function inTimeOrder(a) { const ts = D.ts; for (let i = 1; i < a.length; i++) if (ts[a[i]] < ts[a[i - 1]] || (ts[a[i]] === ts[a[i - 1]] && a[i] < a[i - 1])) return false; return true; }
+// markText(k)[0] === '/' without making the text: after '=' in the name, else b40's first letter (B40[39] is '/').
+function markCloses(k) { const nm = D.names[D.nm[k]], eq = nm.indexOf('='), v = D.arg[k] >>> 0; return eq >= 0 ? nm.charCodeAt(eq + 1) === 47 : v > 0 && v % 40 === 39; }
 // Execution spans of a row, in one pass: row-local contiguous copies of
 // start, duration and event (for the per-pixel walk in drawExec), the
 // running maximum end (exEnd), and per block of 2^BLK_SH and 2^BLK_SH2
@@ -1100,7 +1105,7 @@ function mkTake(occ, a, b) { a = Math.max(0, Math.floor(a) + MK_PAD - Math.round
 // row's flat arrays r.mkP (no allocation per mark).
 function mkPlaced(r, n) {
   let P = r.mkP;
-  if (!P || P.cap < n) { const c = Math.max(64, n * 2); P = r.mkP = { cap: c, n: 0, x: new Int32Array(c), k: new Int32Array(c), t: new Uint8Array(c), lv: new Uint8Array(c), a: new Float32Array(c), b: new Float32Array(c), s: new Array(c), y0: 0, font: 12, yc: 0, E: 0 }; }
+  if (!P || P.cap < n) { const c = Math.max(64, n * 2); P = r.mkP = { cap: c, n: 0, x: new Int32Array(c), k: new Int32Array(c), t: new Uint8Array(c), lv: new Uint8Array(c), a: new Float32Array(c), b: new Float32Array(c), w: new Float32Array(c), s: new Array(c), y0: 0, font: 12, yc: 0, E: 0 }; }
   return P;
 }
 const MK_CUR = new Int32Array(8), MK_X = new Int32Array(8); // per type: the next candidate and its x
@@ -1141,14 +1146,17 @@ function markLayout(r, g) {
       MK_CUR[best] = mkNext(K, best, q < n && a.ts[q] < tn ? firstAtLeast(a.ts, q, n, tn) : q, t1);
       if (bx < xl || bx > xr) continue;
       if (P.n >= P.cap) break;
-      const t = best >> 1, close = best & 1, text = a.txt[i], first = t === 1 ? 1 : 0, last = Math.max(first, g.txt - 2);
-      let lv = first, str = '', xa = bx - 2, xb = bx + 3;
-      place: for (let tr = 0; tr < 2; tr++) { // the text, then shortened, else a bare marker
-        const s2 = tr === 0 ? text : a.sh[i]; if (!s2) break;
-        const w = (t === 3 && tr === 0 ? s2.length * dw : textWidth(s2, font)) + (t === 3 ? 8 : 10), a0 = close ? bx - w : t === 2 ? bx - w / 2 : bx, b0 = a0 + w;
-        for (let l = first; l <= last; l++) { const occ = MK_OCC.lines[l]; if (mkFree(occ, a0, b0)) { mkTake(occ, a0, b0); lv = l; str = s2; xa = a0; xb = b0; break place; } }
+      const t = best >> 1, close = best & 1, first = t === 1 ? 1 : 0, last = Math.max(first, g.txt - 2);
+      let text = a.txt[i]; if (text === undefined) text = a.txt[i] = markText(a.idx[i]);
+      if (a.wf !== font) { a.w.fill(0); a.wf = font; } // widths at this font, measured once per mark
+      let lv = first, str = '', xa = bx - 2, xb = bx + 3, sw = 0;
+      place: for (let tr = 0; tr < 2; tr++) { // the text, then shortened (none for numbers), else a bare marker
+        const s2 = tr === 0 ? text : t === 3 || text.length <= 2 ? '' : text[0] + '…'; if (!s2) break;
+        let tw; if (tr === 0) { tw = a.w[i]; if (!tw) tw = a.w[i] = t === 3 ? s2.length * dw : textWidth(s2, font); } else tw = textWidth(s2, font);
+        const w = tw + (t === 3 ? 8 : 10), a0 = close ? bx - w : t === 2 ? bx - w / 2 : bx, b0 = a0 + w;
+        for (let l = first; l <= last; l++) { const occ = MK_OCC.lines[l]; if (mkFree(occ, a0, b0)) { mkTake(occ, a0, b0); lv = l; str = s2; xa = a0; xb = b0; sw = tw; break place; } }
       }
-      const j = P.n++; P.x[j] = bx; P.k[j] = bk; P.t[j] = t; P.lv[j] = lv; P.a[j] = xa; P.b[j] = xb; P.s[j] = str;
+      const j = P.n++; P.x[j] = bx; P.k[j] = bk; P.t[j] = t; P.lv[j] = lv; P.a[j] = xa; P.b[j] = xb; P.s[j] = str; P.w[j] = sw;
       const yTxt = P.y0 + font * (1 + lv);
       pbRectW(bx, bx + 1, g.yc, yTxt, MARK_W[t]);
       if (!str) pbRectW(bx - 2, bx + 3, yTxt - 3, yTxt + 3, MARK_W[t]);
@@ -1171,7 +1179,7 @@ function drawMarks(r, g) {
       const text = P.s[j]; if (P.t[j] !== t || !text) continue;
       const x = P.x[j], yTxt = P.y0 + font * (1 + P.lv[j]); any++;
       if (t === 3) { ctx.moveTo(x, yTxt - 4); ctx.lineTo(x + 4, yTxt); ctx.lineTo(x, yTxt + 4); ctx.closePath(); continue; }
-      const tw = textWidth(text, font), bx = t === 2 ? x - tw / 2 - 4 : text[0] === '/' ? x - tw - 8 : x, y0 = yTxt - h / 2;
+      const tw = P.w[j], bx = t === 2 ? x - tw / 2 - 4 : text[0] === '/' ? x - tw - 8 : x, y0 = yTxt - h / 2;
       ctx.moveTo(bx, y0 + h / 2); ctx.lineTo(bx + 4, y0); ctx.lineTo(bx + tw + 4, y0); ctx.lineTo(bx + tw + 8, y0 + h / 2);
       ctx.lineTo(bx + tw + 4, y0 + h); ctx.lineTo(bx + 4, y0 + h); ctx.closePath();
     }
@@ -1183,7 +1191,7 @@ function drawMarks(r, g) {
       const text = P.s[j]; if (P.t[j] !== t || !text) continue;
       const x = P.x[j], yTxt = P.y0 + font * (1 + P.lv[j]);
       if (t === 3) { ctx.fillText(text, x + 6, yTxt); continue; }
-      const tw = textWidth(text, font), bx = t === 2 ? x - tw / 2 - 4 : text[0] === '/' ? x - tw - 8 : x;
+      const tw = P.w[j], bx = t === 2 ? x - tw / 2 - 4 : text[0] === '/' ? x - tw - 8 : x;
       ctx.fillText(text, bx + 4, yTxt);
     }
   }

@@ -5,6 +5,10 @@
 # by tests/browser/gen_trace.js when those are not built (or
 # KT_BENCH_GEN=js); embedded with makeself and measured in headless
 # Chromium by bench.js.  KT_BENCH_SPANS="1000000 10000000" picks the sizes.
+# KT_BENCH_AB=<commit> compares the viewer of that commit with this one on
+# the same trace, alternately (old, new, old, new ...; KT_BENCH_RUNS pairs,
+# default 5): on a shared machine only figures measured side by side mean
+# anything.  Each run's load average is printed with it.
 set -eu
 cd "$(dirname "$0")/../.."
 BIN=${KT_BIN:-build/bin}
@@ -34,5 +38,20 @@ for n in ${KT_BENCH_SPANS:-1000000 10000000}; do
 	e=$(date +%s.%N)
 	rows=$(grep -c '^\[ ' $json || true)
 	echo "makeself: $rows rows, $(stat -c %s $json) bytes of JSON in $(echo "$e - $s" | bc) s ($gen)"
-	node tests/browser/bench.js $html $rows
+	if [ -z "${KT_BENCH_AB:-}" ]; then
+		node tests/browser/bench.js $html $rows
+		continue
+	fi
+	old=$out/ab-old; rm -rf $old; mkdir -p $old
+	for f in $(git ls-tree --name-only "$KT_BENCH_AB" postprocess/viewer/); do
+		git show "$KT_BENCH_AB:$f" > $old/$(basename $f)
+	done
+	$BIN/makeself $old/viewer.html $json ${html%.html}-old.html
+	for i in $(seq ${KT_BENCH_RUNS:-5}); do
+		for v in old new; do
+			h=$html; [ $v = old ] && h=${html%.html}-old.html
+			echo "== $v run $i (old: $KT_BENCH_AB, new: the working tree), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+			node tests/browser/bench.js $h $rows
+		done
+	done
 done
