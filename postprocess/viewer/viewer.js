@@ -379,7 +379,13 @@ function splitOverlays(r) {
 }
 function inTimeOrder(a) { const ts = D.ts; for (let i = 1; i < a.length; i++) if (ts[a[i]] < ts[a[i - 1]] || (ts[a[i]] === ts[a[i - 1]] && a[i] < a[i - 1])) return false; return true; }
 // markText(k)[0] === '/' without making the text: after '=' in the name, else b40's first letter (B40[39] is '/').
-function markCloses(k) { const nm = D.names[D.nm[k]], eq = nm.indexOf('='), v = D.arg[k] >>> 0; return eq >= 0 ? nm.charCodeAt(eq + 1) === 47 : v > 0 && v % 40 === 39; }
+// Per name: 1 no '=', 2 text after '=' opens, 3 it closes (0: not looked at yet).
+let MK_NAME = new Uint8Array(0), MK_NAMES = null;
+function markCloses(k) {
+  const j = D.nm[k]; if (MK_NAMES !== D.names || MK_NAME.length !== D.names.length) { MK_NAME = new Uint8Array(D.names.length); MK_NAMES = D.names; }
+  let c = MK_NAME[j]; if (!c) { const nm = D.names[j], eq = nm.indexOf('='); c = MK_NAME[j] = eq < 0 ? 1 : nm.charCodeAt(eq + 1) === 47 ? 3 : 2; }
+  const v = D.arg[k] >>> 0; return c === 1 ? v > 0 && v % 40 === 39 : c === 3;
+}
 // Execution spans of a row, in one pass: row-local contiguous copies of
 // start, duration and event (for the per-pixel walk in drawExec), the
 // running maximum end (exEnd), and per block of 2^BLK_SH and 2^BLK_SH2
