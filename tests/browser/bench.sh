@@ -54,4 +54,6 @@ for n in ${KT_BENCH_SPANS:-1000000 10000000}; do
 			node tests/browser/bench.js $h $rows
 		done
 	done
+	echo "== frames, old and new pages drawn alternately in one browser, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+	node tests/browser/bench_ab.js ${html%.html}-old.html $html
 done
