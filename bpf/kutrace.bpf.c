@@ -1,0 +1,682 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kutrace.bpf.c - the BPF backend: the module's tracepoint backend
+ * (module/kutrace_tp.c) as BPF programs on BTF raw tracepoints, writing the
+ * same 64 KB blocks (module/kutrace_core.c) into one mmap-able array.
+ *
+ * A program runs with preemption (or migration) off but interrupts on, so
+ * an interrupt's program may run inside a system call's on the same CPU.
+ * Words are therefore claimed with compare-and-exchange on the CPU's next
+ * word, as the module does for NMIs: a nested program takes the words after
+ * the ones already claimed and nothing is torn or lost.  A program that
+ * finds its block taken over by a nested one while it set up a new block
+ * keeps the words it wrote there (counted in state.nested).
+ *
+ * Time: bpf_ktime_get_ns() >> 6 (CLOCK_MONOTONIC, the counter userland
+ * takes its time pairs from when it talks to this backend); programs have
+ * no TSC.
+ *
+ * System call 1023 (the original library's control call) is seen at
+ * sys_enter with its arguments: INSERT1/INSERTN (and the forced ones)
+ * record their words even though the call itself returns ENOSYS.  The
+ * query commands cannot return a value this way; libkutrace answers them
+ * from the pinned state map instead (lib/kt_bpf_chan.c).
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+/* format.h in a BPF build: vmlinux.h has the types, no libc. */
+#define __KERNEL__
+#define _LINUX_TYPES_H
+#define _LINUX_IOCTL_H
+#define _IOWR(a, b, c) 0
+#include "kutrace/format.h"
+#include "kutrace/bpfstate.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define KT_WORDS	KUTRACE_BLOCK_WORDS
+#define KT_WMASK	(KUTRACE_BLOCK_WORDS - 1)
+
+struct kt_block {
+	__u64 w[KUTRACE_BLOCK_WORDS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct kt_block);
+	__uint(max_entries, 128);	/* set by the loader */
+} buf SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct kt_bpf_state);
+	__uint(max_entries, 1);
+} state SEC(".maps");
+
+/* A fault whose entry was traced is in handle_mm_fault (may sleep). */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, __u32);
+} pf_task SEC(".maps");
+
+static __always_inline struct kt_bpf_state *kt_state(void)
+{
+	__u32 k = 0;
+
+	return bpf_map_lookup_elem(&state, &k);
+}
+
+static __always_inline __u64 *kt_word(__u64 gi)
+{
+	__u32 k = gi / KT_WORDS;
+	struct kt_block *b = bpf_map_lookup_elem(&buf, &k);
+
+	if (!b)
+		return 0;
+	return &b->w[gi & KT_WMASK];
+}
+
+static __always_inline __u64 kt_now(void)
+{
+	return bpf_ktime_get_ns() >> KUTRACE_TSC_SHIFT;
+}
+
+struct kt_who {
+	__u32 pid;
+	char comm[16];
+};
+
+/* Whose block a new block header names: the current task or @next. */
+static __always_inline void kt_current(struct kt_who *who)
+{
+	who->pid = (__u32)bpf_get_current_pid_tgid();
+	bpf_get_current_comm(who->comm, sizeof(who->comm));
+}
+
+/* Is the block ending at word lim the current block of some CPU? */
+__noinline int kt_block_busy(__u64 lim)
+{
+	struct kt_bpf_state *st = kt_state();
+	int c;
+
+	if (!st)
+		return 0;
+	for (c = 0; c < KT_BPF_MAX_CPUS; c++) {
+		if (st->cpu[c].limit == lim)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Hand out the next block to this CPU and write its header; returns the
+ * word index of its first entry word, 0 if the buffer is full.
+ */
+static __noinline __u64 kt_new_block(struct kt_bpf_state *st, __u32 cpu,
+				     __u64 now, struct kt_who *who)
+{
+	__u64 n = st->nblocks, a, idx, el, base, *w, hdr, flags = 0;
+	int tries, c;
+
+	if (n < 2)
+		return 0;
+	for (tries = 0; tries < 8; tries++) {
+		a = __sync_fetch_and_add(&st->handed, 1);
+		if (a < n) {
+			idx = a;
+		} else if (!(st->flags & KUTRACE_RESET_WRAP)) {
+			st->tracing = 0;
+			st->full = 1;
+			return 0;
+		} else {
+			/* Wrap: restart below block 0, which keeps the names. */
+			if (!st->wrapped) {
+				st->wrapped = 1;
+			}
+			idx = 1 + (a - n) % (n - 1);
+		}
+		el = n - 1 - idx;
+		base = el * KT_WORDS;
+		/* Another CPU still fills it: take the next one. */
+		if (st->wrapped && kt_block_busy(base + KT_WORDS))
+			continue;
+		goto got;
+	}
+	return 0;
+got:
+	if (st->flags & KUTRACE_RESET_WRAP)
+		flags |= KUTRACE_FLAG_WRAP;
+	for (c = 0; c < KUTRACE_BLOCK_TAIL_ZERO; c++) {
+		w = kt_word(base + KT_WORDS - KUTRACE_BLOCK_TAIL_ZERO + c);
+		if (w)
+			*w = 0;
+	}
+	w = kt_word(base + KUTRACE_HDR_CPU_TIME);
+	if (!w)
+		return 0;
+	*w = ((__u64)cpu << KUTRACE_HDR_CPU_SHIFT) | (now & KUTRACE_HDR_LOW56);
+	w = kt_word(base + KUTRACE_HDR_FLAGS_USEC);
+	if (w)
+		*w = flags << KUTRACE_HDR_FLAGS_SHIFT;
+	hdr = base + KUTRACE_HDRN_PID;
+	if (idx == 0) {
+		for (c = 2; c < 8; c++) {
+			w = kt_word(base + c);
+			if (w)
+				*w = 0;
+		}
+		hdr = base + KUTRACE_HDR0_PID;
+	}
+	w = kt_word(hdr);
+	if (w)
+		*w = who->pid;
+	w = kt_word(hdr + 1);
+	if (w)
+		*w = 0;
+	w = kt_word(hdr + 2);
+	if (w)
+		__builtin_memcpy(w, &who->comm[0], 8);
+	w = kt_word(hdr + 3);
+	if (w)
+		__builtin_memcpy(w, &who->comm[8], 8);
+	return hdr + 4;
+}
+
+/*
+ * Append len (1..8) words, w[0] without its timestamp; forced = even when
+ * tracing is off (names at init).  Returns the words written.
+ */
+static __noinline int kt_put(__u64 *src, __u32 len, bool forced,
+			     struct kt_who *who)
+{
+	struct kt_bpf_state *st = kt_state();
+	struct kt_bpf_cpu *c;
+	__u64 now, delta = 0, ts, step, old, lim, p = 0, first, *w;
+	__u32 cpu = bpf_get_smp_processor_id();
+	__u32 i, ntsd = 0, total;
+	bool force = false;
+	int tries;
+
+	if (!st || len < 1 || len > KUTRACE_MAX_ENTRY_WORDS)
+		return 0;
+	if (!st->tracing && !forced)
+		return 0;
+	if (cpu >= KT_BPF_MAX_CPUS)
+		return 0;
+	c = &st->cpu[cpu];
+	now = kt_now();
+	if (c->prior && (__s64)(now - c->prior) >
+	    (__s64)KUTRACE_TSDELTA_THRESHOLD) {
+		/* Chain TSDELTAs of <= MAX_STEP; very long gaps: new block. */
+		delta = now - c->prior;
+		ntsd = (delta + KUTRACE_TSDELTA_MAX_STEP - 1) /
+		       KUTRACE_TSDELTA_MAX_STEP;
+		if (ntsd + len > KUTRACE_MAX_ENTRY_WORDS) {
+			ntsd = 0;
+			force = true;
+		}
+	}
+	total = len + ntsd;
+	for (tries = 0; tries < 8 && !force; tries++) {
+		old = c->next;
+		lim = c->limit;
+		if (!old || old + total >= lim)
+			break;
+		/* Fails if a nested program on this CPU claimed in between. */
+		if (__sync_val_compare_and_swap(&c->next, old, old + total) == old) {
+			p = old;
+			break;
+		}
+	}
+	if (!p) {
+		/* New block: its header carries the full time, no TSDELTA. */
+		old = c->limit;
+		ntsd = 0;
+		first = kt_new_block(st, cpu, now, who);
+		if (!first) {
+			__sync_fetch_and_add(&st->lost, 1);
+			return 0;
+		}
+		p = first;
+		if (__sync_val_compare_and_swap(&c->limit, old,
+						(first & ~(__u64)KT_WMASK) +
+						KT_WORDS) == old) {
+			c->first = first;
+			c->next = first + len;
+		} else {
+			/* A nested program installed its own block meanwhile. */
+			__sync_fetch_and_add(&st->nested, 1);
+		}
+	}
+	c->prior = now;
+	ts = (now & KUTRACE_TS_MASK) << KUTRACE_TS_SHIFT;
+	for (i = 0; i < KUTRACE_MAX_ENTRY_WORDS; i++) {
+		if (i >= ntsd)
+			break;
+		step = delta > KUTRACE_TSDELTA_MAX_STEP ?
+		       KUTRACE_TSDELTA_MAX_STEP : delta;
+		delta -= step;
+		w = kt_word(p);
+		if (w)
+			*w = ts | kutrace_make_word(KUTRACE_TSDELTA, step);
+		p++;
+	}
+	for (i = 0; i < KUTRACE_MAX_ENTRY_WORDS; i++) {
+		if (i >= len)
+			break;
+		w = kt_word(p + i);
+		if (w)
+			*w = i ? src[i] : ts | src[0];
+	}
+	return len;
+}
+
+/* Merge a return into the call just before it (FORMATS.md 1.2). */
+static __always_inline bool kt_fuse(unsigned int event, long ret)
+{
+	struct kt_bpf_state *st = kt_state();
+	struct kt_bpf_cpu *c;
+	__u32 cpu = bpf_get_smp_processor_id();
+	__u64 p, prev, word, now, dt, fused, *w;
+
+	if (!st || cpu >= KT_BPF_MAX_CPUS)
+		return false;
+	c = &st->cpu[cpu];
+	p = c->next;
+	if (!p || p <= c->first || p > c->limit)
+		return false;
+	w = kt_word(p - 1);
+	if (!w)
+		return false;
+	prev = *w;
+	word = kutrace_make_word(event, ret & KUTRACE_ARG0_MASK);
+	if (((prev ^ word) & KUTRACE_FUSE_CMP_MASK) != KUTRACE_FUSE_RET_BIT)
+		return false;
+	now = kt_now();
+	dt = (now - (prev >> KUTRACE_TS_SHIFT)) & KUTRACE_TS_MASK;
+	if (dt > KUTRACE_FUSE_MAX_DELTA)
+		return false;
+	if (dt == 0)
+		dt = 1;
+	fused = prev | (dt << KUTRACE_DELTA_SHIFT) |
+		((__u64)(ret & 0xFF) << KUTRACE_RETVAL_SHIFT);
+	if (__sync_val_compare_and_swap(w, prev, fused) != prev)
+		return false;
+	/* A nested program appended after the call: undo, write the return. */
+	if (c->next != p) {
+		if (__sync_val_compare_and_swap(w, fused, prev) == fused)
+			return false;
+	}
+	c->prior = now;
+	return true;
+}
+
+static __always_inline void kt_1(unsigned int event, __u64 arg)
+{
+	struct kt_who who;
+	__u64 w;
+
+	if (kutrace_is_return(event)) {
+		long ret = (long)arg;
+
+		if (((__u64)(ret + 128) & ~0xFFULL) == 0 && kt_fuse(event, ret))
+			return;
+		arg &= KUTRACE_ARG0_MASK;
+	}
+	w = kutrace_make_word(event, arg);
+	kt_current(&who);
+	kt_put(&w, 1, false, &who);
+}
+
+static __always_inline bool kt_on(void)
+{
+	struct kt_bpf_state *st = kt_state();
+
+	return st && st->tracing;
+}
+
+static __always_inline void kt_pidname(struct kt_bpf_state *st, __u32 pid,
+				       const char *comm, bool always,
+				       struct kt_who *who)
+{
+	__u64 w[3] = { 0, 0, 0 };
+	__u32 bit = pid & 0xFFFF;
+	__u64 mask = 1ULL << (bit % 64), *fw = &st->pid_filter[bit / 64];
+
+	if (!always && (*fw & mask))
+		return;
+	__sync_fetch_and_or(fw, mask);
+	w[0] = kutrace_make_word(KUTRACE_PIDNAME | (3 << KUTRACE_LEN_SHIFT),
+				 pid & KUTRACE_ARG0_MASK);
+	bpf_probe_read_kernel_str(&w[1], 16, comm);
+	kt_put(w, 3, false, who);
+}
+
+/* A fault that never reached handle_mm_fault: close it (HOOKS.md 2.5 E). */
+static __always_inline void kt_pf_close(void)
+{
+	struct kt_bpf_state *st = kt_state();
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	if (!st || cpu >= KT_BPF_MAX_CPUS || !st->cpu[cpu].pf_pending)
+		return;
+	st->cpu[cpu].pf_pending = 0;
+	kt_1(KUTRACE_TRAPRET + KUTRACE_TRAP_PAGEFAULT, 0);
+}
+
+/* System call 1023 from a user program: the inserts. */
+static __always_inline void kt_sys1023(struct pt_regs *regs)
+{
+	__u64 cmd = BPF_CORE_READ(regs, di), arg = BPF_CORE_READ(regs, si);
+	bool forced = cmd == KUTRACE_CMD_INSERT1_FORCED ||
+		      cmd == KUTRACE_CMD_INSERTN_FORCED;
+	__u64 w[KUTRACE_MAX_ENTRY_WORDS] = {};
+	struct kt_who who;
+	__u32 len = 1;
+
+	kt_current(&who);
+	if (cmd == KUTRACE_CMD_INSERT1 || cmd == KUTRACE_CMD_INSERT1_FORCED) {
+		w[0] = arg;
+	} else if (cmd == KUTRACE_CMD_INSERTN ||
+		   cmd == KUTRACE_CMD_INSERTN_FORCED) {
+		if (bpf_probe_read_user(w, sizeof(w), (void *)arg))
+			return;
+		len = (kutrace_word_event(w[0]) >> KUTRACE_LEN_SHIFT) &
+		      KUTRACE_LEN_MASK;
+		if (len < 1 || len > KUTRACE_MAX_ENTRY_WORDS)
+			return;
+	} else {
+		return;
+	}
+	w[0] &= ~(KUTRACE_TS_MASK << KUTRACE_TS_SHIFT);
+	kt_put(w, len, forced, &who);
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(kt_sys_enter, struct pt_regs *regs, long id)
+{
+	if (id == KUTRACE_CONTROL_SYSCALL) {
+		kt_sys1023(regs);
+		return 0;
+	}
+	if (!kt_on() || id < 0 || id >= KUTRACE_MAX_SYSCALL)
+		return 0;
+	kt_pf_close();
+	kt_1(KUTRACE_SYSCALL64 | kutrace_map_syscall(id),
+	     BPF_CORE_READ(regs, di) & KUTRACE_ARG0_MASK);
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(kt_sys_exit, struct pt_regs *regs, long ret)
+{
+	long id = BPF_CORE_READ(regs, orig_ax);
+
+	if (!kt_on() || id < 0 || id >= KUTRACE_MAX_SYSCALL)
+		return 0;
+	kt_1(KUTRACE_SYSRET64 | kutrace_map_syscall(id), ret);
+	return 0;
+}
+
+#define KT_VECTOR(name)							\
+SEC("tp_btf/" #name "_entry")						\
+int BPF_PROG(kt_##name##_entry, int vector)				\
+{									\
+	if (kt_on())							\
+		kt_1(KUTRACE_IRQ + (vector & 0xFF), 0);			\
+	return 0;							\
+}									\
+SEC("tp_btf/" #name "_exit")						\
+int BPF_PROG(kt_##name##_exit, int vector)				\
+{									\
+	if (kt_on())							\
+		kt_1(KUTRACE_IRQRET + (vector & 0xFF), 0);		\
+	return 0;							\
+}
+
+KT_VECTOR(local_timer)
+KT_VECTOR(reschedule)
+KT_VECTOR(call_function)
+KT_VECTOR(call_function_single)
+KT_VECTOR(irq_work)
+KT_VECTOR(x86_platform_ipi)
+KT_VECTOR(spurious_apic)
+KT_VECTOR(error_apic)
+KT_VECTOR(thermal_apic)
+KT_VECTOR(threshold_apic)
+KT_VECTOR(deferred_error_apic)
+
+/* Device interrupts: the IRQ number (as /proc/interrupts names it). */
+SEC("tp_btf/irq_handler_entry")
+int BPF_PROG(kt_irq_entry, int irq, struct irqaction *action)
+{
+	if (kt_on())
+		kt_1(KUTRACE_IRQ + (irq & 0xFF), irq);
+	return 0;
+}
+
+SEC("tp_btf/irq_handler_exit")
+int BPF_PROG(kt_irq_exit, int irq, struct irqaction *action, int ret)
+{
+	if (kt_on())
+		kt_1(KUTRACE_IRQRET + (irq & 0xFF), 0);
+	return 0;
+}
+
+SEC("tp_btf/softirq_entry")
+int BPF_PROG(kt_softirq_entry, unsigned int vec)
+{
+	if (kt_on())
+		kt_1(KUTRACE_IRQ + KUTRACE_IRQ_BH, vec);
+	return 0;
+}
+
+SEC("tp_btf/softirq_exit")
+int BPF_PROG(kt_softirq_exit, unsigned int vec)
+{
+	if (kt_on())
+		kt_1(KUTRACE_IRQRET + KUTRACE_IRQ_BH, 0);
+	return 0;
+}
+
+static __always_inline void kt_fault(unsigned long address)
+{
+	struct kt_bpf_state *st = kt_state();
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	if (!st || !st->tracing || cpu >= KT_BPF_MAX_CPUS)
+		return;
+	kt_pf_close();
+	kt_1(KUTRACE_TRAP + KUTRACE_TRAP_PAGEFAULT, address & KUTRACE_ARG0_MASK);
+	st->cpu[cpu].pf_pending = 1;
+}
+
+SEC("tp_btf/page_fault_user")
+int BPF_PROG(kt_pf_user, unsigned long address, struct pt_regs *regs,
+	     unsigned long error_code)
+{
+	kt_fault(address);
+	return 0;
+}
+
+SEC("tp_btf/page_fault_kernel")
+int BPF_PROG(kt_pf_kernel, unsigned long address, struct pt_regs *regs,
+	     unsigned long error_code)
+{
+	kt_fault(address);
+	return 0;
+}
+
+/* The fault's entry on this CPU now belongs to this task's handle_mm_fault. */
+SEC("fentry/handle_mm_fault")
+int BPF_PROG(kt_mm_fault_entry)
+{
+	struct kt_bpf_state *st = kt_state();
+	__u32 cpu = bpf_get_smp_processor_id();
+	__u32 *mine;
+
+	if (!st || cpu >= KT_BPF_MAX_CPUS || !st->cpu[cpu].pf_pending)
+		return 0;
+	st->cpu[cpu].pf_pending = 0;
+	mine = bpf_task_storage_get(&pf_task, bpf_get_current_task_btf(), 0,
+				    BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (mine)
+		*mine = 1;
+	return 0;
+}
+
+SEC("fexit/handle_mm_fault")
+int BPF_PROG(kt_mm_fault_exit)
+{
+	__u32 *mine = bpf_task_storage_get(&pf_task, bpf_get_current_task_btf(),
+					   0, 0);
+
+	if (mine && *mine) {
+		*mine = 0;
+		kt_1(KUTRACE_TRAPRET + KUTRACE_TRAP_PAGEFAULT, 0);
+	}
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(kt_sched_switch, bool preempt, struct task_struct *prev,
+	     struct task_struct *next)
+{
+	struct kt_bpf_state *st = kt_state();
+	struct kt_who who;
+	__u64 w;
+
+	if (!st || !st->tracing)
+		return 0;
+	kt_pf_close();
+	kt_1(KUTRACE_SCHED_CALL, 0);
+	/* New blocks from here on name the next task. */
+	who.pid = next->pid;
+	bpf_probe_read_kernel_str(who.comm, sizeof(who.comm), next->comm);
+	kt_pidname(st, who.pid, next->comm, false, &who);
+	w = kutrace_make_word(KUTRACE_USERPID, who.pid);
+	kt_put(&w, 1, false, &who);
+	w = kutrace_make_word(KUTRACE_SCHED_RET, 0);
+	kt_put(&w, 1, false, &who);
+	return 0;
+}
+
+SEC("tp_btf/sched_waking")
+int BPF_PROG(kt_waking, struct task_struct *p)
+{
+	if (kt_on())
+		kt_1(KUTRACE_RUNNABLE, p->pid);
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(kt_wakeup_new, struct task_struct *p)
+{
+	if (kt_on())
+		kt_1(KUTRACE_RUNNABLE, p->pid);
+	return 0;
+}
+
+SEC("tp_btf/sched_wake_idle_without_ipi")
+int BPF_PROG(kt_wake_idle, int cpu)
+{
+	if (kt_on())
+		kt_1(KUTRACE_MONITORSTORE, cpu);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(kt_exec, struct task_struct *p)
+{
+	struct kt_bpf_state *st = kt_state();
+	struct kt_who who;
+
+	if (!st || !st->tracing)
+		return 0;
+	kt_current(&who);
+	kt_pidname(st, p->pid, p->comm, true, &who);
+	return 0;
+}
+
+SEC("tp_btf/task_rename")
+int BPF_PROG(kt_rename, struct task_struct *task, const char *comm)
+{
+	struct kt_bpf_state *st = kt_state();
+	struct kt_who who;
+
+	if (!st || !st->tracing)
+		return 0;
+	kt_current(&who);
+	kt_pidname(st, task->pid, comm, true, &who);
+	return 0;
+}
+
+SEC("tp_btf/cpu_idle")
+int BPF_PROG(kt_cpu_idle, unsigned int state, unsigned int cpu)
+{
+	if (kt_on() && state != (unsigned int)-1)
+		kt_1(KUTRACE_MWAIT, state & 0xFF);
+	return 0;
+}
+
+SEC("tp_btf/cpu_frequency")
+int BPF_PROG(kt_cpu_freq, unsigned int khz, unsigned int cpu)
+{
+	if (kt_on() && cpu == bpf_get_smp_processor_id())
+		kt_1(KUTRACE_PSTATE, khz / 1000);
+	return 0;
+}
+
+/* IPI sends (HOOKS.md H7-H9): arg = target CPU, 0 for a CPU mask. */
+static __always_inline void kt_ipi(unsigned int cpu)
+{
+	if (kt_on() && cpu != bpf_get_smp_processor_id())
+		kt_1(KUTRACE_IPI, cpu);
+}
+
+SEC("tp_btf/ipi_send_cpu")
+int BPF_PROG(kt_ipi_cpu, unsigned int cpu)
+{
+	kt_ipi(cpu);
+	return 0;
+}
+
+SEC("tp_btf/ipi_send_cpumask")
+int BPF_PROG(kt_ipi_mask)
+{
+	if (kt_on())
+		kt_1(KUTRACE_IPI, 0);
+	return 0;
+}
+
+/* Kernels without the ipi_send_* tracepoints (6.1): the x86 send functions. */
+SEC("fentry/native_smp_send_reschedule")
+int BPF_PROG(kt_ipi_resched, int cpu)
+{
+	kt_ipi(cpu);
+	return 0;
+}
+
+SEC("fentry/native_send_call_func_single_ipi")
+int BPF_PROG(kt_ipi_single, int cpu)
+{
+	kt_ipi(cpu);
+	return 0;
+}
+
+SEC("fentry/native_send_call_func_ipi")
+int BPF_PROG(kt_ipi_func)
+{
+	if (kt_on())
+		kt_1(KUTRACE_IPI, 0);
+	return 0;
+}

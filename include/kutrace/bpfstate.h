@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-3-Clause) */
+/*
+ * kutrace/bpfstate.h - the BPF backend's shared state, as the BPF programs
+ * (kutrace.bpf.c) and userland (lib/kt_bpf_chan.c, control/kt_bpf_load.c)
+ * see it.  Not a trace format: the trace blocks are the module's.
+ *
+ * Two mmap-able arrays, pinned under KT_BPF_PIN while tracing is set up:
+ *   "buf"    nblocks elements of one 64 KB block each.  File block i (the
+ *            i-th handed out) is element nblocks - 1 - i, so the mapping
+ *            reads like the module's buffer (blocks from the top down).
+ *   "state"  one struct kt_bpf_state: the tracing flag, the block counter
+ *            and per-CPU claim words (word indexes into "buf": element *
+ *            8192 + word; 0 = no block yet).
+ */
+#ifndef KUTRACE_BPFSTATE_H
+#define KUTRACE_BPFSTATE_H
+
+#define KT_BPF_PIN		"/sys/fs/bpf/kutrace"
+#define KT_BPF_MAX_CPUS		128	/* KUTRACE_MAX_CPUS */
+#define KT_BPF_STATE_VERSION	1
+
+struct kt_bpf_cpu {
+	__u64 next;		/* next free word */
+	__u64 limit;		/* end of the current block */
+	__u64 first;		/* first entry word of the current block */
+	__u64 prior;		/* time of the last entry, 0 = none */
+	__u64 pf_pending;	/* a fault entry waits for handle_mm_fault */
+	__u64 pad[3];
+};
+
+struct kt_bpf_state {
+	__u64 version;		/* KT_BPF_STATE_VERSION */
+	__u64 tracing;		/* 1 = record */
+	__u64 flags;		/* KUTRACE_RESET_WRAP (no IPC in BPF) */
+	__u64 nblocks;		/* elements of "buf" */
+	__u64 handed;		/* blocks handed out so far (grows past nblocks) */
+	__u64 wrapped;
+	__u64 full;		/* stopped because the buffer filled */
+	__u64 lost;		/* entries dropped: no block (buffer full) */
+	__u64 nested;		/* blocks a nested program took over */
+	__u64 named;		/* the backend name entry is in the trace */
+	__u64 pad[6];
+	char what[64];		/* backend name entry text (loader) */
+	struct kt_bpf_cpu cpu[KT_BPF_MAX_CPUS];
+	__u64 pid_filter[1024];	/* PIDNAME already written for pid & 0xFFFF */
+};
+
+#endif /* KUTRACE_BPFSTATE_H */

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* kt_bpf_chan.h - libkutrace's channel to the BPF backend (kt_bpf_chan.c). */
+#ifndef KT_BPF_CHAN_H
+#define KT_BPF_CHAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The backend is set up (its pinned maps exist). */
+int kt_bpf_chan_present(void);
+/* Map the pinned state and buffer.  0 or -errno. */
+int kt_bpf_chan_open(void);
+void kt_bpf_chan_close(void);
+/* A control command (KUTRACE_CMD_* or forced-insert ioctl nr). */
+int kt_bpf_chan_cmd(unsigned int nr, uint64_t arg, uint64_t *result);
+/* The whole buffer as mapped (blocks from the top down, as the module's). */
+const uint8_t *kt_bpf_chan_buffer(size_t *size);
+/* The backend's time counter: CLOCK_MONOTONIC ns >> 6. */
+uint64_t kt_bpf_chan_now(void);
+
+#endif /* KT_BPF_CHAN_H */

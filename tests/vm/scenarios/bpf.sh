@@ -1,0 +1,34 @@
+# Guest part of tests/t_vm_bpf.sh: the BPF backend (bpf/) records the
+# exact-count scenario of tests/vm/scenarios/basic.sh without the module,
+# an interrupt-heavy nesting stress, wraparound and a full buffer.
+N=100000 M=100 K=1000
+# Whether this kernel let the module load (lockdown + sig_enforce: not).
+cat insmod.status
+rmmod kutrace_mod 2>/dev/null
+test ! -e /dev/kutrace; echo "nodev=$?"
+kutrace_control --backend=module stat > nomodule.out 2>&1; echo "forced_module=$?"
+kutrace_control --backend=bpf status > status.out 2>&1; echo "status=$?"
+ktquiet on
+PIN=1 FIFO=10 kutrace_control record -o mixed.trace -- workload mixed $N $M $K \
+	> workload.out 2> record.err
+echo "record=$?"
+ktquiet off
+# Nesting: system calls on CPU 0 while interrupts (IPIs of a cross-CPU
+# ping-pong, disk reads, timer ticks) land on both CPUs.
+kutrace_control record -o stress.trace -- sh -c '
+	dd if=/dev/vda of=/dev/null bs=4k count=20000 iflag=direct 2>/dev/null &
+	workload xpingpong 3000 > /dev/null &
+	taskset 1 workload getpid 200000 > stress_getpid.out
+	wait' > stress.out 2> stress.err
+echo "stress=$?"
+# The library's own channel: go, marks, stop, in one process (hello_world).
+hello_world_trace hello.trace > hello.out 2>&1
+echo "hello=$?"
+# wraparound in a 1 MiB buffer (16 blocks) and a full one
+kutrace_control --tracemb=1 record --wrap -o wrap.trace -- workload getpid 300000 > wrap.out 2> wrap.err
+echo "wrap=$?"
+kutrace_control --tracemb=1 record -o full.trace -- workload getpid 300000 > full.out 2> full.err
+echo "full=$?"
+test ! -e /sys/fs/bpf/kutrace; echo "unpinned=$?"
+dmesg | grep -E "Oops|BUG:|general protection|Call Trace|WARNING:" > oops.txt
+true
