@@ -17,10 +17,13 @@
 
 #include "kutrace/kutrace.h"
 #include "kutrace/control.h"
+#ifdef KT_HAVE_BPF
+#include "kt_bpf_load.h"
+#endif
 
 static const char *usage_text =
-"usage: kutrace_control [-force] [COMMAND ...]\n"
-"       kutrace_control record [-o FILE] [--ipc] [--wrap] -- CMD [ARGS]\n"
+"usage: kutrace_control [--backend=module|bpf] [--tracemb=MB] [-force] [COMMAND ...]\n"
+"       kutrace_control [--backend=...] record [-o FILE] [--ipc] [--wrap] -- CMD [ARGS]\n"
 "       kutrace_control 1 | 0        (go and exit | stop and exit)\n"
 "\n"
 "Without COMMAND, reads commands at the \"control> \" prompt.\n"
@@ -34,8 +37,20 @@ static const char *usage_text =
 "  quit, exit      off and exit\n"
 "  (empty line)    stat\n"
 "record traces exactly the run of CMD and writes FILE (default\n"
-"ku_<date>_<time>_<host>_<pid>.trace).  Needs the kutrace module\n"
-"(/dev/kutrace) and root or CAP_PERFMON.\n";
+"ku_<date>_<time>_<host>_<pid>.trace).\n"
+"Backends: the kutrace module when /dev/kutrace exists, else BPF (no\n"
+"module: Secure Boot, lockdown, managed kernels; needs kernel BTF and\n"
+"root); --backend forces one.  The BPF backend is set up by go/record\n"
+"(buffer --tracemb MB, default 8) and removed by stop.\n"
+#ifdef KT_HAVE_BPF
+"backends: module bpf\n";
+#else
+"backends: module (built without BPF: tests/deps/bpf.apt)\n";
+#endif
+
+enum backend { BACKEND_AUTO, BACKEND_MODULE, BACKEND_BPF };
+static enum backend backend = BACKEND_AUTO;
+static unsigned int tracemb = 8;
 
 static unsigned int cur_flags;
 static const char *prog_name = "kutrace_control";
@@ -137,9 +152,41 @@ static int do_stat(void)
 static int do_status(void)
 {
 	char why[256];
-	int e = kt_ctl_open();
+	int e = 0;
 
-	e = e ? fail("status", e) : do_stat();
+	if (backend != BACKEND_BPF && access(KUTRACE_DEVICE, F_OK) == 0) {
+		printf("backend: module (%s)\n", KUTRACE_DEVICE);
+		kt_ctl_prefer(KT_CTL_DEVICE);
+	} else if (backend == BACKEND_MODULE) {
+		printf("backend: module: not loaded (no %s)\n", KUTRACE_DEVICE);
+		e = -ENOENT;
+	} else {
+#ifdef KT_HAVE_BPF
+		const char *miss = kt_bpf_missing();
+
+		kt_ctl_prefer(KT_CTL_BPF);
+		if (miss) {
+			printf("backend: none: no kutrace module and no BPF: %s\n",
+			       miss);
+			e = -ENOENT;
+		} else if (!kt_bpf_pinned()) {
+			printf("backend: bpf (available; go or record sets it up)\n");
+			e = 1;
+		} else {
+			printf("backend: bpf (set up)\n");
+		}
+#else
+		printf("backend: none: no kutrace module (this kutrace_control "
+		       "has no BPF backend)\n");
+		e = -ENOENT;
+#endif
+	}
+	if (!e) {
+		e = kt_ctl_open();
+		e = e ? fail("status", e) : do_stat();
+	} else if (e == 1) {
+		e = 0;
+	}
 
 	/* The call answers or not; the module's parameter says how or why. */
 	if (kt_ctl_sys1023(why, sizeof(why)))
@@ -179,6 +226,66 @@ static int go_flags(const char *cmd, unsigned int *flags)
 	return 1;
 }
 
+/* After stop: the BPF backend's programs and buffer go. */
+static void bpf_teardown(void)
+{
+#ifdef KT_HAVE_BPF
+	if (kt_ctl_via() == KT_CTL_BPF) {
+		kt_ctl_close();
+		kt_bpf_detach();
+	}
+#endif
+}
+
+/*
+ * Choose the backend: the module when /dev/kutrace exists (or forced),
+ * else BPF, set up here when tracing is to start (starting).  0, or an
+ * error already printed in one line naming what is missing.
+ */
+static int choose_backend(int starting)
+{
+	int dev = access(KUTRACE_DEVICE, F_OK) == 0;
+
+	if (backend == BACKEND_MODULE || (backend == BACKEND_AUTO && dev)) {
+		kt_ctl_prefer(KT_CTL_DEVICE);
+		return 0;
+	}
+#ifdef KT_HAVE_BPF
+	{
+		char why[512];
+		int e;
+
+		kt_ctl_prefer(KT_CTL_BPF);
+		if (kt_bpf_pinned())
+			return 0;
+		if (!starting) {
+			fprintf(stderr, "%s: no kutrace module (no %s) and no "
+				"BPF backend set up (kutrace_control go "
+				"sets it up)\n", prog_name, KUTRACE_DEVICE);
+			return -ENOENT;
+		}
+		e = kt_bpf_attach(tracemb, why, sizeof(why));
+		if (e) {
+			fprintf(stderr, "%s: %s%s\n", prog_name,
+				backend == BACKEND_AUTO ? "no kutrace module (no "
+				KUTRACE_DEVICE ") and no BPF backend: " :
+				"BPF backend: ", why);
+			return e;
+		}
+		return 0;
+	}
+#else
+	(void)starting;
+	if (backend == BACKEND_BPF) {
+		fprintf(stderr, "%s: this kutrace_control was built without "
+			"the BPF backend (needs clang, bpftool, libbpf-dev)\n",
+			prog_name);
+		return -ENOTSUP;
+	}
+	return 0;
+#endif
+}
+
 /* One command.  Returns 0 ok, <0 error, 1 = exit requested. */
 static int command(const char *cmd, const char *arg)
 {
@@ -193,6 +300,7 @@ static int command(const char *cmd, const char *arg)
 	if (!strcmp(cmd, "stop")) {
 		e = do_dump(arg);
 		kt_ctl_reset(0, NULL);
+		bpf_teardown();
 		return e ? e : 1;
 	}
 	if (!strcmp(cmd, "dump"))
@@ -266,11 +374,14 @@ static int interactive(void)
 	return r < 0 ? 1 : 0;
 }
 
-static int open_or_die(void)
+static int open_or_die(int starting)
 {
-	int e = kt_ctl_open();
+	int e = choose_backend(starting);
 	uint64_t v = 0;
 
+	if (e)
+		return e;
+	e = kt_ctl_open();
 	if (e)
 		return fail("cannot control kutrace", e);
 	e = kt_ctl_cmd(KUTRACE_CMD_VERSION, 0, &v);
@@ -314,10 +425,12 @@ static int record(int argc, char **argv)
 			usage_text);
 		return 2;
 	}
-	if (open_or_die())
+	if (open_or_die(1))
 		return 1;
-	if (do_go(flags))
+	if (do_go(flags)) {
+		bpf_teardown();
 		return 1;
+	}
 	/* Let the traced program mark itself through /dev/kutrace. */
 	kt_ctl_close();
 	pid = fork();
@@ -339,11 +452,24 @@ static int record(int argc, char **argv)
 		return fail("cannot reopen " KUTRACE_DEVICE, e) ? 1 : 1;
 	e = do_dump(out);
 	kt_ctl_reset(0, NULL);
+	bpf_teardown();
 	if (e)
 		return 1;
 	if (WIFEXITED(st))
 		return WEXITSTATUS(st);
 	return 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+/* Do these commands start tracing (then the BPF backend is set up)? */
+static int starts_tracing(int argc, char **argv)
+{
+	unsigned int f;
+
+	for (int i = 0; i < argc; i++)
+		if (go_flags(argv[i], &f) || !strcmp(argv[i], "1") ||
+		    !strcmp(argv[i], "on") || !strcmp(argv[i], "init"))
+			return 1;
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -355,6 +481,23 @@ int main(int argc, char **argv)
 		fputs(usage_text, stdout);
 		return 0;
 	}
+	while (argc > 1 && !strncmp(argv[1], "--", 2) && argv[1][2]) {
+		if (!strcmp(argv[1], "--backend=module")) {
+			backend = BACKEND_MODULE;
+		} else if (!strcmp(argv[1], "--backend=bpf")) {
+			backend = BACKEND_BPF;
+		} else if (!strncmp(argv[1], "--tracemb=", 10) &&
+			   atoi(argv[1] + 10) > 0) {
+			tracemb = (unsigned int)atoi(argv[1] + 10);
+		} else {
+			fprintf(stderr, "%s: unknown option %s (try --help)\n",
+				prog_name, argv[1]);
+			return 2;
+		}
+		argv[1] = argv[0];
+		argv++;
+		argc--;
+	}
 	if (argc > 1 && !strcmp(argv[1], "record"))
 		return record(argc - 2, argv + 2);
 	/* Also for a user who may not open the device. */
@@ -362,13 +505,17 @@ int main(int argc, char **argv)
 		return do_status() ? 1 : 0;
 	i = 1;
 	if (argc > 1 && !strcmp(argv[1], "-force")) {
-		int e = kt_ctl_open();
+		int e = choose_backend(0);
+
+		if (!e)
+			e = kt_ctl_open();
 
 		if (e)
 			return fail("cannot control kutrace", e) ? 1 : 1;
 		kt_ctl_reset(0, NULL);
 		i = 2;
-	} else if (open_or_die()) {
+	} else if (open_or_die(i >= argc || starts_tracing(argc - i,
+							  argv + i))) {
 		return 1;
 	}
 	if (i >= argc)

@@ -19,13 +19,17 @@
 
 #include "kutrace/kutrace.h"
 #include "kutrace/control.h"
+#include "kt_bpf_chan.h"
 
 static int ctl_fd = -1;
 static enum kt_ctl_via ctl_via = KT_CTL_NONE;
+static enum kt_ctl_via ctl_prefer = KT_CTL_NONE;
 static uint64_t start_ctr, start_usec, stop_ctr, stop_usec;
 
 uint64_t kt_ctl_now(void)
 {
+	if (ctl_via == KT_CTL_BPF)
+		return kt_bpf_chan_now();
 	return __rdtsc() >> KUTRACE_TSC_SHIFT;
 }
 
@@ -57,6 +61,21 @@ static uint64_t syscall_ctl(uint64_t cmd, uint64_t arg)
 	return (uint64_t)syscall(KUTRACE_CONTROL_SYSCALL, cmd, arg);
 }
 
+void kt_ctl_prefer(enum kt_ctl_via via)
+{
+	ctl_prefer = via;
+}
+
+/* The BPF backend, set up by kutrace_control (its pinned maps). */
+static int open_bpf(void)
+{
+	int e = kt_bpf_chan_open();
+
+	if (!e)
+		ctl_via = KT_CTL_BPF;
+	return e;
+}
+
 int kt_ctl_open(void)
 {
 	char dev[4096];
@@ -64,6 +83,8 @@ int kt_ctl_open(void)
 
 	if (ctl_via != KT_CTL_NONE)
 		return 0;
+	if (ctl_prefer == KT_CTL_BPF)
+		return open_bpf();
 	/* Under $KUTRACE_SYSROOT only in tests (see kt_diag.c). */
 	snprintf(dev, sizeof(dev), "%s%s", kt_sysroot(), KUTRACE_DEVICE);
 	ctl_fd = open(dev, O_RDONLY | O_CLOEXEC);
@@ -72,6 +93,9 @@ int kt_ctl_open(void)
 		return 0;
 	}
 	err = errno;
+	if ((err == ENOENT || err == ENODEV || err == ENXIO) &&
+	    ctl_prefer != KT_CTL_DEVICE && kt_bpf_chan_present())
+		return open_bpf();
 	if (err == ENOENT || err == ENODEV || err == ENXIO) {
 		/* Patched kernel with the module: syscall 1023. */
 		uint64_t v = syscall_ctl(KUTRACE_CMD_VERSION, 0);
@@ -89,6 +113,7 @@ void kt_ctl_close(void)
 {
 	if (ctl_fd >= 0)
 		close(ctl_fd);
+	kt_bpf_chan_close();
 	ctl_fd = -1;
 	ctl_via = KT_CTL_NONE;
 }
@@ -138,6 +163,8 @@ int kt_ctl_cmd(unsigned int nr, uint64_t arg, uint64_t *result)
 			*result = io.result;
 		return 0;
 	}
+	if (ctl_via == KT_CTL_BPF)
+		return kt_bpf_chan_cmd(nr, arg, result);
 	if (nr == KUTRACE_IOC_INSERT1_FORCED_NR)
 		r = syscall_ctl(KUTRACE_CMD_INSERT1_FORCED, arg);
 	else if (nr == KUTRACE_IOC_INSERTN_FORCED_NR)
@@ -159,7 +186,7 @@ int kt_ctl_reset(unsigned int flags, unsigned int *kept)
 
 	start_ctr = start_usec = stop_ctr = stop_usec = 0;
 	if (!e && kept)
-		*kept = ctl_via == KT_CTL_DEVICE ? (unsigned int)r : flags;
+		*kept = ctl_via == KT_CTL_SYSCALL ? flags : (unsigned int)r;
 	return e;
 }
 
@@ -410,7 +437,9 @@ int kt_ctl_dump(const char *fname, struct kt_dump_info *info)
 	if (nblocks == 0)
 		return -ENODATA;
 	mb = module_tracemb();
-	if (ctl_via == KT_CTL_DEVICE && mb > 0) {
+	if (ctl_via == KT_CTL_BPF) {
+		s.map = kt_bpf_chan_buffer(&s.size);	/* the channel's */
+	} else if (ctl_via == KT_CTL_DEVICE && mb > 0) {
 		s.size = (size_t)mb << 20;
 		s.map = mmap(NULL, s.size, PROT_READ, MAP_SHARED, ctl_fd, 0);
 		if (s.map == MAP_FAILED)
@@ -447,6 +476,8 @@ int kt_ctl_dump(const char *fname, struct kt_dump_info *info)
 				first_line_after("/proc/cpuinfo", "cpu MHz", mhz,
 						 sizeof(mhz));
 				tpu = atof(mhz) / (1 << KUTRACE_TSC_SHIFT);
+				if (ctl_via == KT_CTL_BPF)	/* ns >> 6 */
+					tpu = 1000.0 / (1 << KUTRACE_TSC_SHIFT);
 				if (tpu < 1)
 					tpu = 50;
 				start_ctr = c0;
@@ -520,7 +551,7 @@ out:
 		if (!e)
 			e = -EIO;
 	}
-	if (s.map)
+	if (s.map && ctl_via != KT_CTL_BPF)
 		munmap((void *)s.map, s.size);
 	free(w);
 	return e;

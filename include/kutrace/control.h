@@ -29,10 +29,16 @@ extern "C" {
 /* Control channel                                                     */
 /* ------------------------------------------------------------------ */
 
-enum kt_ctl_via { KT_CTL_NONE, KT_CTL_DEVICE, KT_CTL_SYSCALL };
+enum kt_ctl_via { KT_CTL_NONE, KT_CTL_DEVICE, KT_CTL_SYSCALL, KT_CTL_BPF };
 
-/* Open /dev/kutrace, else probe syscall 1023.  0 or -errno. */
+/*
+ * Open /dev/kutrace, else the BPF backend if kutrace_control set it up
+ * (bpf/, its maps pinned under KT_BPF_PIN), else probe syscall 1023.
+ * 0 or -errno.
+ */
 int kt_ctl_open(void);
+/* Only the module (KT_CTL_DEVICE) / only BPF (KT_CTL_BPF); NONE: any. */
+void kt_ctl_prefer(enum kt_ctl_via via);
 void kt_ctl_close(void);
 enum kt_ctl_via kt_ctl_via(void);
 /* One command (KUTRACE_CMD_* or a forced-insert ioctl nr).  0 or -errno. */

@@ -16,14 +16,11 @@ ktquiet off
 # Nesting: system calls on CPU 0 while interrupts (IPIs of a cross-CPU
 # ping-pong, disk reads, timer ticks) land on both CPUs.
 kutrace_control record -o stress.trace -- sh -c '
-	dd if=/dev/vda of=/dev/null bs=4k count=20000 iflag=direct 2>/dev/null &
+	dd if=/dev/vda of=/dev/null bs=4k count=20000 2>/dev/null &
 	workload xpingpong 3000 > /dev/null &
 	taskset 1 workload getpid 200000 > stress_getpid.out
 	wait' > stress.out 2> stress.err
 echo "stress=$?"
-# The library's own channel: go, marks, stop, in one process (hello_world).
-hello_world_trace hello.trace > hello.out 2>&1
-echo "hello=$?"
 # wraparound in a 1 MiB buffer (16 blocks) and a full one
 kutrace_control --tracemb=1 record --wrap -o wrap.trace -- workload getpid 300000 > wrap.out 2> wrap.err
 echo "wrap=$?"

@@ -1,0 +1,96 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# The BPF backend (bpf/, issue 16) on stock Debian cloud kernels in QEMU
+# (TCG, 2 vCPUs), the module unloaded: the exact counts of t_vm_basic.sh's
+# scenario (N getpid calls and returns, the SCHED_FIFO ping-pong's switches
+# and wakeups, every fault with its exit, TSDELTAs, no backward block),
+# an interrupt-heavy stress where programs nest (checktrace clean, counts
+# exact), wraparound and a full buffer.  6.12 boots with lockdown=integrity
+# module.sig_enforce=1: the module does not load, BPF records all the same.
+# Guest side: tests/vm/scenarios/bpf.sh.  KT_VM_BPF_KERNELS selects kernels.
+. tests/lib.sh
+. tests/vm/lib.sh
+vm_ready || exit 0
+if ! "$KT_BIN/kutrace_control" --help 2>/dev/null | grep -q '^backends: module bpf'; then
+	skip "bpf: kutrace_control built without the BPF backend (tests/deps/bpf.apt)"
+	exit 0
+fi
+N=100000 M=100 K=1000
+for k in ${KT_VM_BPF_KERNELS:-6.1 6.12}; do
+	append="tsc=nowatchdog"
+	[ "$k" = 6.12 ] && append="$append lockdown=integrity module.sig_enforce=1"
+	out=$KT_ROOT/build/vm/bpf-$k
+	KT_APPEND=$append vm_run "$k bpf: guest ran the scenario" "$out" -k "$k" \
+		tests/vm/scenarios/bpf.sh || continue
+	ok "$k bpf: guest ran the scenario ($VM_AFTER, $append)"
+	check "$k bpf: no oops in the guest" test ! -s "$out/oops.txt"
+	case $append in
+	*lockdown=integrity*)
+		check "$k bpf: lockdown=integrity: the module does not load" \
+			grep -qv "insmod=0" "$out/insmod.status"
+		check "$k bpf: lockdown=integrity: the kernel says it is locked down" \
+			grep -qi "lockdown" "$out/dmesg.txt" ;;
+	*) eq "$k bpf: the module loaded (then unloaded for this test)" insmod=0 "$(cat "$out/insmod.status")" ;;
+	esac
+	check "$k bpf: no /dev/kutrace" grep -q "nodev=0" "$out/scenario.log"
+	check "$k bpf: --backend=module without the module: exit != 0" \
+		grep -q "forced_module=1" "$out/scenario.log"
+	check "$k bpf: --backend=module without the module: the first line says so" \
+		sh -c "head -1 '$out/nomodule.out' | grep -q 'module not loaded'"
+	check "$k bpf: status names the BPF backend" grep -q "backend: bpf" "$out/status.out"
+	check "$k bpf: kutrace_control record succeeded" grep -q "record=0" "$out/scenario.log"
+
+	ktcheck "$out/mixed.trace" > "$TMP/mixed.f" || nok "$k bpf: ktcheck"
+	check "$k bpf: the trace names its backend bpf" grep -q "^backend bpf: " "$TMP/mixed.f"
+	pid=$(awk '$1 == "pid" { print $2; exit }' "$out/workload.out")
+	child=$(awk '$1 == "child" { print $2 }' "$out/workload.out")
+	eq "$k bpf: exactly N getpid calls for the workload pid" "calls $N" \
+		"$(fact "$TMP/mixed.f" pid $pid sys 39 | cut -d' ' -f1-2)"
+	mixed_counts "$TMP/mixed.f" "$pid" "$child"
+	pingpong_pair $K "$out/mixed.trace" "$pid" "$child" "$out/scenario.log"
+	set -- $(fact "$TMP/mixed.f" pid $child switchin | awk '{ print $1, $3 }')
+	eq "$k bpf: child: K switch-ins and K wakeups in all" "$K $K" "$1 $2"
+	eq "$k bpf: parent: M + 1 other wakeups (nanosleep, fork)" "other_wakeup $((M + 1))" \
+		"$(fact "$TMP/pair.f" pair $pid $child | cut -d' ' -f7-8)"
+	pf=$(fact "$TMP/mixed.f" pid $pid switchin | awk '{print $5}')
+	pfr=$(fact "$TMP/mixed.f" pid $pid switchin | awk '{print $7}')
+	check "$k bpf: the workload faulted ($pf)" test "${pf:-0}" -gt 0
+	eq "$k bpf: every page fault of the workload has an exit" "$pf" "$pfr"
+	eq "$k bpf: TSDELTAs agree with the following timestamps" "0" \
+		"$(awk '$1 == "cpu" { s += $8 } END { print s + 0 }' "$TMP/mixed.f")"
+	eq "$k bpf: no block goes back in time on its CPU" "0" \
+		"$(awk '$1 == "cpu" { s += $10 } END { print s + 0 }' "$TMP/mixed.f")"
+	if [ -x "$KT_BIN/kutrace_postproc" ]; then
+		cp "$out/mixed.trace" "$TMP/mixed.trace"
+		if "$KT_BIN/kutrace_postproc" "$TMP/mixed.trace" --no-html >/dev/null 2>&1 &&
+		   python3 tests/vm/host/tile.py "$TMP/mixed.json" > "$TMP/tile.out"; then
+			ok "$k bpf: every CPU's timeline tiles without gaps ($(tr '\n' ';' < "$TMP/tile.out"))"
+		else
+			nok "$k bpf: every CPU's timeline tiles without gaps"; sed 's/^/#   /' "$TMP/tile.out"
+		fi
+	fi
+
+	# nesting stress
+	check "$k bpf: stress recorded" grep -q "stress=0" "$out/scenario.log"
+	if [ -x "$KT_BIN/checktrace" ]; then
+		"$KT_BIN/checktrace" "$out/stress.trace" -q > "$TMP/ct" 2>&1
+		check "$k bpf: stress: checktrace PASS ($(tail -1 "$TMP/ct"))" grep -q "^PASS" "$TMP/ct"
+	fi
+	ktcheck "$out/stress.trace" > "$TMP/stress.f"
+	spid=$(awk '$1 == "pid" { print $2; exit }' "$out/stress_getpid.out")
+	eq "$k bpf: stress: exactly 200000 getpid calls and returns" "calls 200000" \
+		"$(fact "$TMP/stress.f" pid $spid sys 39 | cut -d' ' -f1-2)"
+	eq "$k bpf: stress: every getpid returns" "rets 200000" \
+		"$(fact "$TMP/stress.f" pid $spid sys 39 | awk '{print $5, $6}')"
+	check "$k bpf: stress: entries on both CPUs" test "$(grep -c '^cpu ' "$TMP/stress.f")" -ge 2
+
+	# wraparound and a full buffer (1 MiB = 16 blocks)
+	check "$k bpf: wraparound run recorded" grep -q "wrap=0" "$out/scenario.log"
+	check "$k bpf: wraparound: the buffer wrapped" grep -q "wrapped around" "$out/wrap.err"
+	eq "$k bpf: wraparound: 16 blocks, wrapped flag" "16 1" \
+		"$(ktcheck "$out/wrap.trace" | awk '$1 == "blocks" { b = $2 } $1 == "wrapped" { w = $2 } END { print b, w }')"
+	check "$k bpf: full buffer: says so" grep -q "filled up" "$out/full.err"
+	eq "$k bpf: full buffer: 16 blocks, not wrapped" "16 0" \
+		"$(ktcheck "$out/full.trace" | awk '$1 == "blocks" { b = $2 } $1 == "wrapped" { w = $2 } END { print b, w }')"
+	check "$k bpf: nothing left pinned after the runs" grep -q "unpinned=0" "$out/scenario.log"
+done
