@@ -213,25 +213,34 @@ static __noinline int kt_put(__u64 *src, __u32 len, bool forced,
 	if (cpu >= KT_BPF_MAX_CPUS)
 		return 0;
 	c = &st->cpu[cpu];
-	now = kt_now();
-	if (c->prior && (__s64)(now - c->prior) >
-	    (__s64)KUTRACE_TSDELTA_THRESHOLD) {
-		/* Chain TSDELTAs of <= MAX_STEP; very long gaps: new block. */
-		delta = now - c->prior;
-		ntsd = (delta + KUTRACE_TSDELTA_MAX_STEP - 1) /
-		       KUTRACE_TSDELTA_MAX_STEP;
-		if (ntsd + len > KUTRACE_MAX_ENTRY_WORDS) {
-			ntsd = 0;
-			force = true;
-		}
-	}
-	total = len + ntsd;
-	for (tries = 0; tries < 8 && !force; tries++) {
+	/*
+	 * Read the time between reading the CPU's next word and claiming it:
+	 * if a nested program claimed meanwhile, the claim fails and the
+	 * time is read again, so entries never step back in time within a
+	 * block (a program cannot turn interrupts off as the module does).
+	 */
+	for (tries = 0; tries < 8; tries++) {
 		old = c->next;
 		lim = c->limit;
-		if (!old || old + total >= lim)
+		now = kt_now();
+		delta = 0;
+		ntsd = 0;
+		if (c->prior && (__s64)(now - c->prior) >
+		    (__s64)KUTRACE_TSDELTA_THRESHOLD) {
+			/* Chain TSDELTAs of <= MAX_STEP; long gaps: new block. */
+			delta = now - c->prior;
+			ntsd = (delta + KUTRACE_TSDELTA_MAX_STEP - 1) /
+			       KUTRACE_TSDELTA_MAX_STEP;
+			if (ntsd + len > KUTRACE_MAX_ENTRY_WORDS) {
+				ntsd = 0;
+				force = true;
+			}
+		}
+		total = len + ntsd;
+		/* next and limit of one block (a switch may be under way) */
+		if (force || !old || old + total >= lim ||
+		    old < lim - KT_WORDS)
 			break;
-		/* Fails if a nested program on this CPU claimed in between. */
 		if (__sync_val_compare_and_swap(&c->next, old, old + total) == old) {
 			p = old;
 			break;
@@ -241,6 +250,7 @@ static __noinline int kt_put(__u64 *src, __u32 len, bool forced,
 		/* New block: its header carries the full time, no TSDELTA. */
 		old = c->limit;
 		ntsd = 0;
+		now = kt_now();
 		first = kt_new_block(st, cpu, now, who);
 		if (!first) {
 			__sync_fetch_and_add(&st->lost, 1);

@@ -1,0 +1,66 @@
+# Guest part of bench/run.sh's "bpf" section: the BPF backend against the
+# module's tracepoint backend and ftrace (the same tracepoints), the same
+# workloads, interleaved over ROUNDS so that host load hits them alike:
+#   none     no tracer
+#   kt_on    kutrace_control record, module (tracepoint backend)
+#   bpf_on   kutrace_control --backend=bpf record, module unloaded
+#   ftrace   tracefs recording the events kutrace records
+# Sizes from the kernel command line: ktbench=ROUNDS,N,M (as bench.sh).
+# Output: results.txt, one line per run; the traces of the last round.
+set -u
+R=5 N=100000 M=2000
+for a in $(cat /proc/cmdline); do
+	case $a in
+	ktbench=*) v=${a#ktbench=}; IFS=, read R N M <<EOF
+$v
+EOF
+	;;
+	esac
+done
+T=/sys/kernel/tracing
+mount -t tracefs nodev $T
+EVENTS="raw_syscalls/sys_enter raw_syscalls/sys_exit
+irq/irq_handler_entry irq/irq_handler_exit irq/softirq_entry irq/softirq_exit
+exceptions/page_fault_user exceptions/page_fault_kernel
+sched/sched_switch sched/sched_waking sched/sched_wakeup_new
+sched/sched_wake_idle_without_ipi sched/sched_process_exec task/task_rename
+power/cpu_idle power/cpu_frequency ipi/ipi_send_cpu ipi/ipi_send_cpumask"
+for v in local_timer reschedule call_function call_function_single irq_work \
+	spurious_apic error_apic thermal_apic threshold_apic deferred_error_apic; do
+	EVENTS="$EVENTS irq_vectors/${v}_entry irq_vectors/${v}_exit"
+done
+echo 0 > $T/tracing_on
+echo 32768 > $T/buffer_size_kb
+for e in $EVENTS; do
+	[ -e $T/events/$e/enable ] && echo 1 > $T/events/$e/enable
+done
+ftrace_count() {
+	cat $T/per_cpu/cpu*/stats | awk '/^entries:|^overrun:/ { s += $2 } END { print s + 0 }'
+}
+ns_of() { sed -n 's/.*ns=\([0-9]*\).*/\1/p' "$1"; }
+size() { case $1 in getpid) echo $N ;; mixed) echo $M ;; esac; }
+mb=$(cat /tracemb)
+: > results.txt
+for w in getpid mixed; do bench_load $w $(size $w) > /dev/null; done
+for r in $(seq 1 $R); do
+	for w in getpid mixed; do
+		s=$(size $w)
+		kutrace_control record -o kt_$w.trace -- bench_load $w $s > o 2> e
+		echo "cfg=kt_on load=$w round=$r n=$s ns=$(ns_of o) trace=kt_$w.trace" >> results.txt
+		rmmod kutrace_mod
+		kutrace_control --backend=bpf --tracemb=$mb record -o bpf_$w.trace -- \
+			bench_load $w $s > o 2> e
+		echo "cfg=bpf_on load=$w round=$r n=$s ns=$(ns_of o) trace=bpf_$w.trace" >> results.txt
+		bench_load $w $s > o
+		echo "cfg=none load=$w round=$r n=$s ns=$(ns_of o)" >> results.txt
+		echo > $T/trace
+		echo 1 > $T/tracing_on
+		bench_load $w $s > o
+		echo 0 > $T/tracing_on
+		echo "cfg=ftrace load=$w round=$r n=$s ns=$(ns_of o) events=$(ftrace_count)" >> results.txt
+		echo > $T/trace
+		insmod /lib/modules/kutrace_mod.ko tracemb=$mb
+	done
+done
+uname -r > kernel.txt
+true
