@@ -1,0 +1,43 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# The BPF backend's cost against the module's tracepoint backend and
+# ftrace, in one guest, interleaved (tests/vm/scenarios/bench_bpf.sh):
+#   tests/vm/host/bench_bpf.sh [-k 6.1|6.12] [ROUNDS,N,M] [OUTDIR]
+# Prints per workload the fastest run of each configuration over the
+# rounds (host load only adds time), the overhead over the fastest
+# untraced run and ns per recorded event (kutrace: entries of its trace;
+# ftrace: entries + overrun of its ring buffer).
+set -eu
+cd "$(dirname "$0")/../../.."
+k=6.1
+[ "${1:-}" = -k ] && { k=$2; shift 2; }
+sizes=${1:-5,50000,1000} out=${2:-build/bench/bpf-$k}
+KT_APPEND="ktbench=$sizes tsc=nowatchdog" tests/vm/vm.sh -k "$k" -m 64 -t 1500 \
+	tests/vm/scenarios/bench_bpf.sh "$out" >&2
+cc -O2 -Iinclude -o "$out/ktcheck" tests/vm/host/ktcheck.c
+for w in getpid mixed; do
+	for c in kt bpf; do
+		printf '%s %s %s\n' "$c" "$w" "$("$out/ktcheck" "$out/${c}_$w.trace" |
+			awk '$1 == "cpu" { s += $4 } END { print s }')"
+	done
+done > "$out/events.txt"
+echo "kernel $(cat "$out/kernel.txt"), rounds/sizes $sizes"
+awk 'NR == FNR { ev[$1 "_on " $2] = $3; next }
+     { for (i = 1; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+       key = f["cfg"] " " f["load"]
+       if (!(key in best) || f["ns"] + 0 < best[key]) {
+               best[key] = f["ns"] + 0; if (f["cfg"] == "ftrace") ev[key] = f["events"] }
+       n[f["load"]] = f["n"] }
+     END {
+       split("getpid mixed", L, " ")
+       for (j = 1; j <= 2; j++) {
+         w = L[j]; base = best["none " w]
+         printf "%s: untraced %.0f ns/op", w, base / n[w]
+         split("kt_on bpf_on ftrace", C, " ")
+         for (c = 1; c <= 3; c++) {
+           k = C[c] " " w; o = best[k] - base
+           pe[c] = ev[k] ? o / ev[k] : 0
+           printf "; %s +%.0f ns/op %.0f ns/event (%d events)", C[c], o / n[w], pe[c], ev[k]
+         }
+         printf "; bpf/module %.2fx, ftrace/bpf %.2fx per event\n", pe[2] / pe[1], pe[3] / pe[2]
+       } }' "$out/events.txt" "$out/results.txt"
