@@ -102,6 +102,52 @@ static __always_inline void kt_current(struct kt_who *who)
 	bpf_get_current_comm(who->comm, sizeof(who->comm));
 }
 
+/* Write the header of the block at word base; returns its first entry word. */
+static __noinline __u64 kt_head(__u64 base, bool first, __u32 cpu, __u64 now,
+				struct kt_who *who)
+{
+	struct kt_bpf_state *st = kt_state();
+	__u64 *w, hdr, flags = 0;
+	int c;
+
+	if (st && (st->flags & KUTRACE_RESET_WRAP))
+		flags |= KUTRACE_FLAG_WRAP;
+	for (c = 0; c < KUTRACE_BLOCK_TAIL_ZERO; c++) {
+		w = kt_word(base + KT_WORDS - KUTRACE_BLOCK_TAIL_ZERO + c);
+		if (w)
+			*w = 0;
+	}
+	w = kt_word(base + KUTRACE_HDR_CPU_TIME);
+	if (!w)
+		return 0;
+	*w = ((__u64)cpu << KUTRACE_HDR_CPU_SHIFT) | (now & KUTRACE_HDR_LOW56);
+	w = kt_word(base + KUTRACE_HDR_FLAGS_USEC);
+	if (w)
+		*w = flags << KUTRACE_HDR_FLAGS_SHIFT;
+	hdr = base + KUTRACE_HDRN_PID;
+	if (first) {
+		for (c = 2; c < 8; c++) {
+			w = kt_word(base + c);
+			if (w)
+				*w = 0;
+		}
+		hdr = base + KUTRACE_HDR0_PID;
+	}
+	w = kt_word(hdr);
+	if (w)
+		*w = who->pid;
+	w = kt_word(hdr + 1);
+	if (w)
+		*w = 0;
+	w = kt_word(hdr + 2);
+	if (w)
+		__builtin_memcpy(w, &who->comm[0], 8);
+	w = kt_word(hdr + 3);
+	if (w)
+		__builtin_memcpy(w, &who->comm[8], 8);
+	return hdr + 4;
+}
+
 /* Is the block ending at word lim the current block of some CPU? */
 __noinline int kt_block_busy(__u64 lim)
 {
@@ -111,7 +157,8 @@ __noinline int kt_block_busy(__u64 lim)
 	if (!st)
 		return 0;
 	for (c = 0; c < KT_BPF_MAX_CPUS; c++) {
-		if (st->cpu[c].limit == lim)
+		if ((st->cpu[c].next & ~(__u64)KT_WMASK) + KT_WORDS == lim ||
+		    st->cpu[c].spare == lim)
 			return 1;
 	}
 	return 0;
@@ -124,8 +171,8 @@ __noinline int kt_block_busy(__u64 lim)
 static __noinline __u64 kt_new_block(struct kt_bpf_state *st, __u32 cpu,
 				     __u64 now, struct kt_who *who)
 {
-	__u64 n = st->nblocks, a, idx, el, base, *w, hdr, flags = 0;
-	int tries, c;
+	__u64 n = st->nblocks, a, idx, el, base;
+	int tries;
 
 	if (n < 2)
 		return 0;
@@ -153,42 +200,7 @@ static __noinline __u64 kt_new_block(struct kt_bpf_state *st, __u32 cpu,
 	}
 	return 0;
 got:
-	if (st->flags & KUTRACE_RESET_WRAP)
-		flags |= KUTRACE_FLAG_WRAP;
-	for (c = 0; c < KUTRACE_BLOCK_TAIL_ZERO; c++) {
-		w = kt_word(base + KT_WORDS - KUTRACE_BLOCK_TAIL_ZERO + c);
-		if (w)
-			*w = 0;
-	}
-	w = kt_word(base + KUTRACE_HDR_CPU_TIME);
-	if (!w)
-		return 0;
-	*w = ((__u64)cpu << KUTRACE_HDR_CPU_SHIFT) | (now & KUTRACE_HDR_LOW56);
-	w = kt_word(base + KUTRACE_HDR_FLAGS_USEC);
-	if (w)
-		*w = flags << KUTRACE_HDR_FLAGS_SHIFT;
-	hdr = base + KUTRACE_HDRN_PID;
-	if (idx == 0) {
-		for (c = 2; c < 8; c++) {
-			w = kt_word(base + c);
-			if (w)
-				*w = 0;
-		}
-		hdr = base + KUTRACE_HDR0_PID;
-	}
-	w = kt_word(hdr);
-	if (w)
-		*w = who->pid;
-	w = kt_word(hdr + 1);
-	if (w)
-		*w = 0;
-	w = kt_word(hdr + 2);
-	if (w)
-		__builtin_memcpy(w, &who->comm[0], 8);
-	w = kt_word(hdr + 3);
-	if (w)
-		__builtin_memcpy(w, &who->comm[8], 8);
-	return hdr + 4;
+	return kt_head(base, idx == 0, cpu, now, who);
 }
 
 /*
@@ -200,7 +212,7 @@ static __noinline int kt_put(__u64 *src, __u32 len, bool forced,
 {
 	struct kt_bpf_state *st = kt_state();
 	struct kt_bpf_cpu *c;
-	__u64 now, delta = 0, ts, step, old, lim, p = 0, first, *w;
+	__u64 now = 0, delta = 0, ts, step, old, sp, p = 0, first, *w;
 	__u32 cpu = bpf_get_smp_processor_id();
 	__u32 i, ntsd = 0, total;
 	bool force = false;
@@ -221,10 +233,10 @@ static __noinline int kt_put(__u64 *src, __u32 len, bool forced,
 	 */
 	for (tries = 0; tries < 8; tries++) {
 		old = c->next;
-		lim = c->limit;
 		now = kt_now();
 		delta = 0;
 		ntsd = 0;
+		force = false;
 		if (c->prior && (__s64)(now - c->prior) >
 		    (__s64)KUTRACE_TSDELTA_THRESHOLD) {
 			/* Chain TSDELTAs of <= MAX_STEP; long gaps: new block. */
@@ -237,35 +249,39 @@ static __noinline int kt_put(__u64 *src, __u32 len, bool forced,
 			}
 		}
 		total = len + ntsd;
-		/* next and limit of one block (a switch may be under way) */
-		if (force || !old || old + total >= lim ||
-		    old < lim - KT_WORDS)
-			break;
+		if (force || !old || (old & KT_WMASK) + total >= KT_WORDS) {
+			/* New block: its header has the full time, no TSDELTA. */
+			ntsd = 0;
+			sp = __sync_lock_test_and_set(&c->spare, 0);
+			if (sp)
+				first = kt_head(sp - KT_WORDS,
+						sp == st->nblocks * KT_WORDS,
+						cpu, now, who);
+			else
+				first = kt_new_block(st, cpu, now, who);
+			if (!first) {
+				__sync_fetch_and_add(&st->lost, 1);
+				return 0;
+			}
+			if (__sync_val_compare_and_swap(&c->next, old,
+							first + len) == old) {
+				p = first;
+				break;
+			}
+			/* A nested program switched first: keep it for later. */
+			if (__sync_val_compare_and_swap(&c->spare, 0,
+					(first & ~(__u64)KT_WMASK) + KT_WORDS))
+				__sync_fetch_and_add(&st->nested, 1);
+			continue;
+		}
 		if (__sync_val_compare_and_swap(&c->next, old, old + total) == old) {
 			p = old;
 			break;
 		}
 	}
 	if (!p) {
-		/* New block: its header carries the full time, no TSDELTA. */
-		old = c->limit;
-		ntsd = 0;
-		now = kt_now();
-		first = kt_new_block(st, cpu, now, who);
-		if (!first) {
-			__sync_fetch_and_add(&st->lost, 1);
-			return 0;
-		}
-		p = first;
-		if (__sync_val_compare_and_swap(&c->limit, old,
-						(first & ~(__u64)KT_WMASK) +
-						KT_WORDS) == old) {
-			c->first = first;
-			c->next = first + len;
-		} else {
-			/* A nested program installed its own block meanwhile. */
-			__sync_fetch_and_add(&st->nested, 1);
-		}
+		__sync_fetch_and_add(&st->lost, 1);
+		return 0;
 	}
 	c->prior = now;
 	ts = (now & KUTRACE_TS_MASK) << KUTRACE_TS_SHIFT;
@@ -302,7 +318,8 @@ static __always_inline bool kt_fuse(unsigned int event, long ret)
 		return false;
 	c = &st->cpu[cpu];
 	p = c->next;
-	if (!p || p <= c->first || p > c->limit)
+	/* not into a header word: the block's first entries stay unfused */
+	if (!p || (p & KT_WMASK) <= KUTRACE_HDR0_WORDS)
 		return false;
 	w = kt_word(p - 1);
 	if (!w)

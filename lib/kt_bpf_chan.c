@@ -117,13 +117,15 @@ static uint64_t flush(void)
 	__atomic_store_n(&st->tracing, 0, __ATOMIC_RELEASE);
 	for (int c = 0; c < KT_BPF_MAX_CPUS; c++) {
 		struct kt_bpf_cpu *cp = &st->cpu[c];
-		uint64_t p = cp->next, lim = cp->limit;
+		uint64_t p = cp->next;
+		uint64_t lim = (p & ~(uint64_t)(KUTRACE_BLOCK_WORDS - 1)) +
+			       KUTRACE_BLOCK_WORDS;
 
-		if (!p || p >= lim || lim > buf_size / 8)
+		if (!p || lim > buf_size / 8)
 			continue;
 		memset(w + p, 0, (lim - p) * 8);
 		n += lim - p;
-		cp->next = lim;
+		cp->next = 0;
 	}
 	return n;
 }

@@ -19,10 +19,17 @@
 #define KT_BPF_MAX_CPUS		128	/* KUTRACE_MAX_CPUS */
 #define KT_BPF_STATE_VERSION	1
 
+/*
+ * A CPU's whole claim state is the one word next: its block is the one
+ * next points into (a claim never fills a block to its very end), so a
+ * compare-and-exchange moves it atomically, within a block or to a new
+ * one.  spare: a block a program set up but could not install because a
+ * nested program switched blocks first; the next switch takes it.
+ */
 struct kt_bpf_cpu {
-	__u64 next;		/* next free word */
-	__u64 limit;		/* end of the current block */
-	__u64 first;		/* first entry word of the current block */
+	__u64 next;		/* next free word, 0 = no block yet */
+	__u64 spare;		/* end (limit) of a spare block, 0 = none */
+	__u64 unused;
 	__u64 prior;		/* time of the last entry, 0 = none */
 	__u64 pf_pending;	/* a fault entry waits for handle_mm_fault */
 	__u64 pad[3];
