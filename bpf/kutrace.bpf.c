@@ -278,6 +278,7 @@ static __noinline int kt_put(__u64 *src, __u32 len, bool forced,
 			p = old;
 			break;
 		}
+		__sync_fetch_and_add(&st->retried, 1);
 	}
 	if (!p) {
 		__sync_fetch_and_add(&st->lost, 1);

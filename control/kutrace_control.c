@@ -17,6 +17,7 @@
 
 #include "kutrace/kutrace.h"
 #include "kutrace/control.h"
+#include "kutrace/bpfchan.h"
 #ifdef KT_HAVE_BPF
 #include "kt_bpf_load.h"
 #endif
@@ -125,6 +126,17 @@ static int do_dump(const char *name)
 	if (info.wrapped)
 		fprintf(stderr, "%s: the buffer wrapped around; the trace "
 			"holds the newest data\n", prog_name);
+	if (kt_ctl_via() == KT_CTL_BPF) {
+		uint64_t retried = 0, spare = 0, lost = 0;
+
+		if (!kt_bpf_chan_stats(&retried, &spare, &lost))
+			fprintf(stderr, "%s: bpf: %llu claims retried after "
+				"nested programs, %llu spare blocks, %llu "
+				"entries lost\n", prog_name,
+				(unsigned long long)retried,
+				(unsigned long long)spare,
+				(unsigned long long)lost);
+	}
 	printf("%s: wrote %s, %llu blocks, %llu bytes%s\n", prog_name, name,
 	       (unsigned long long)info.blocks,
 	       (unsigned long long)info.bytes, info.ipc ? ", with IPC" : "");

@@ -18,7 +18,7 @@
 
 #include "kutrace/format.h"
 #include "kutrace/bpfstate.h"
-#include "kt_bpf_chan.h"
+#include "kutrace/bpfchan.h"
 
 static struct kt_bpf_state *st;
 static size_t st_size;
@@ -93,6 +93,16 @@ const uint8_t *kt_bpf_chan_buffer(size_t *size)
 	return buf;
 }
 
+int kt_bpf_chan_stats(uint64_t *retried, uint64_t *spare, uint64_t *lost)
+{
+	if (!st)
+		return -ENOENT;
+	*retried = st->retried;
+	*spare = st->nested;
+	*lost = st->lost;
+	return 0;
+}
+
 uint64_t kt_bpf_chan_now(void)
 {
 	struct timespec ts;
@@ -143,6 +153,7 @@ static uint64_t reset(uint64_t flags)
 	st->lost = 0;
 	st->nested = 0;
 	st->named = 0;
+	st->retried = 0;
 	st->flags = flags;
 	return flags;
 }

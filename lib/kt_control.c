@@ -19,7 +19,7 @@
 
 #include "kutrace/kutrace.h"
 #include "kutrace/control.h"
-#include "kt_bpf_chan.h"
+#include "kutrace/bpfchan.h"
 
 static int ctl_fd = -1;
 static enum kt_ctl_via ctl_via = KT_CTL_NONE;

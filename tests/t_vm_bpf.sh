@@ -76,6 +76,9 @@ for k in ${KT_VM_BPF_KERNELS:-6.1 6.12}; do
 		"$KT_BIN/checktrace" "$out/stress.trace" -q > "$TMP/ct" 2>&1
 		check "$k bpf: stress: checktrace PASS ($(tail -1 "$TMP/ct"))" grep -q "^PASS" "$TMP/ct"
 	fi
+	set -- $(sed -n 's/.*bpf: \([0-9]*\) claims retried.*, \([0-9]*\) entries lost/\1 \2/p' "$out/stress.err")
+	check "$k bpf: stress: programs nested (claims retried: ${1:-none})" test "${1:-0}" -gt 0
+	eq "$k bpf: stress: no entry lost" 0 "${2:-}"
 	ktcheck "$out/stress.trace" > "$TMP/stress.f"
 	spid=$(awk '$1 == "pid" { print $2; exit }' "$out/stress_getpid.out")
 	eq "$k bpf: stress: exactly 200000 getpid calls and returns" "calls 200000" \

@@ -46,7 +46,8 @@ struct kt_bpf_state {
 	__u64 lost;		/* entries dropped: no block (buffer full) */
 	__u64 nested;		/* blocks a nested program took over */
 	__u64 named;		/* the backend name entry is in the trace */
-	__u64 pad[6];
+	__u64 retried;		/* claims retried: a nested program came first */
+	__u64 pad[5];
 	char what[64];		/* backend name entry text (loader) */
 	struct kt_bpf_cpu cpu[KT_BPF_MAX_CPUS];
 	__u64 pid_filter[1024];	/* PIDNAME already written for pid & 0xFFFF */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* kt_bpf_chan.h - libkutrace's channel to the BPF backend (kt_bpf_chan.c). */
-#ifndef KT_BPF_CHAN_H
-#define KT_BPF_CHAN_H
+/* kutrace/bpfchan.h - libkutrace's channel to the BPF backend (kt_bpf_chan.c). */
+#ifndef KUTRACE_BPFCHAN_H
+#define KUTRACE_BPFCHAN_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -15,7 +15,13 @@ void kt_bpf_chan_close(void);
 int kt_bpf_chan_cmd(unsigned int nr, uint64_t arg, uint64_t *result);
 /* The whole buffer as mapped (blocks from the top down, as the module's). */
 const uint8_t *kt_bpf_chan_buffer(size_t *size);
+/*
+ * Since RESET: claims retried because a nested program (an interrupt's
+ * inside a system call's) claimed first, blocks kept as spares, entries
+ * lost (no block: buffer full).
+ */
+int kt_bpf_chan_stats(uint64_t *retried, uint64_t *spare, uint64_t *lost);
 /* The backend's time counter: CLOCK_MONOTONIC ns >> 6. */
 uint64_t kt_bpf_chan_now(void);
 
-#endif /* KT_BPF_CHAN_H */
+#endif /* KUTRACE_BPFCHAN_H */
