@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -100,6 +101,41 @@ int kt_bpf_chan_stats(uint64_t *retried, uint64_t *spare, uint64_t *lost)
 	*retried = st->retried;
 	*spare = st->nested;
 	*lost = st->lost;
+	return 0;
+}
+
+static const uint8_t *order_map;
+static size_t order_size;
+
+static uint64_t hdr_time(uint64_t j)
+{
+	const uint64_t *b = (const uint64_t *)(order_map + order_size -
+					       (j + 1) * KUTRACE_BLOCK_BYTES);
+
+	return b[KUTRACE_HDR_CPU_TIME] & KUTRACE_HDR_LOW56;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	uint64_t tx = hdr_time(x), ty = hdr_time(y);
+
+	if (x == 0 || y == 0)		/* block 0 (the names) stays first */
+		return x == 0 ? -1 : 1;
+	if (tx != ty)
+		return tx < ty ? -1 : 1;
+	return x < y ? -1 : 1;
+}
+
+int kt_bpf_chan_order(uint64_t nblocks, uint64_t *perm)
+{
+	if (!buf || nblocks > st->nblocks)
+		return -EINVAL;
+	for (uint64_t i = 0; i < nblocks; i++)
+		perm[i] = i;
+	order_map = buf;
+	order_size = buf_size;
+	qsort(perm, nblocks, sizeof(*perm), by_time);
 	return 0;
 }
 

@@ -357,12 +357,15 @@ static long module_tracemb(void)
 
 struct src {
 	const uint8_t *map;	/* whole buffer, or NULL: GET4KB */
+	const uint64_t *perm;	/* file block i is block perm[i] (BPF) */
 	size_t size;
 	unsigned int flags;	/* reset flags in effect */
 };
 
 static int get_block(struct src *s, uint64_t i, uint64_t *w)
 {
+	if (s->perm)
+		i = s->perm[i];
 	if (s->map) {
 		memcpy(w, s->map + s->size - (i + 1) * KUTRACE_BLOCK_BYTES,
 		       KUTRACE_BLOCK_BYTES);
@@ -409,7 +412,7 @@ static int get_side(struct src *s, uint64_t i, uint8_t *b)
 
 int kt_ctl_dump(const char *fname, struct kt_dump_info *info)
 {
-	uint64_t count = 0, nblocks, *w = NULL, tr = 0;
+	uint64_t count = 0, nblocks, *w = NULL, *perm = NULL, tr = 0;
 	uint8_t side[KUTRACE_SIDE_BYTES];
 	char tmp[4096];
 	struct src s = { 0 };
@@ -439,6 +442,9 @@ int kt_ctl_dump(const char *fname, struct kt_dump_info *info)
 	mb = module_tracemb();
 	if (ctl_via == KT_CTL_BPF) {
 		s.map = kt_bpf_chan_buffer(&s.size);	/* the channel's */
+		perm = kt_xmalloc(nblocks * sizeof(*perm));
+		if (!kt_bpf_chan_order(nblocks, perm))
+			s.perm = perm;
 	} else if (ctl_via == KT_CTL_DEVICE && mb > 0) {
 		s.size = (size_t)mb << 20;
 		s.map = mmap(NULL, s.size, PROT_READ, MAP_SHARED, ctl_fd, 0);
@@ -553,6 +559,7 @@ out:
 	}
 	if (s.map && ctl_via != KT_CTL_BPF)
 		munmap((void *)s.map, s.size);
+	free(perm);
 	free(w);
 	return e;
 }

@@ -21,6 +21,14 @@ const uint8_t *kt_bpf_chan_buffer(size_t *size);
  * lost (no block: buffer full).
  */
 int kt_bpf_chan_stats(uint64_t *retried, uint64_t *spare, uint64_t *lost);
+/*
+ * perm[i] = the block handed out perm[i]-th that goes i-th into the file:
+ * in time order, as each CPU's blocks are in the module's buffer.  A
+ * program overtaken by a nested one at a block switch keeps its block as
+ * the CPU's spare and takes it later, so handing-out order is not always
+ * time order here.
+ */
+int kt_bpf_chan_order(uint64_t nblocks, uint64_t *perm);
 /* The backend's time counter: CLOCK_MONOTONIC ns >> 6. */
 uint64_t kt_bpf_chan_now(void);
 
