@@ -75,6 +75,18 @@ static __always_inline struct kt_bpf_state *kt_state(void)
 	return bpf_map_lookup_elem(&state, &k);
 }
 
+/*
+ * This CPU's state.  The mask is what the verifier checks (6.1's loses
+ * the caller's bound check across a spill); the empty asm keeps clang
+ * from dropping it as redundant.
+ */
+static __always_inline struct kt_bpf_cpu *kt_cpu(struct kt_bpf_state *st,
+						  __u32 cpu)
+{
+	asm volatile("" : "+r"(cpu));
+	return &st->cpu[cpu & (KT_BPF_MAX_CPUS - 1)];
+}
+
 static __always_inline __u64 *kt_word(__u64 gi)
 {
 	__u32 k = gi / KT_WORDS;
@@ -224,7 +236,7 @@ static __noinline int kt_put(__u64 *src, __u32 len, bool forced,
 		return 0;
 	if (cpu >= KT_BPF_MAX_CPUS)
 		return 0;
-	c = &st->cpu[cpu & (KT_BPF_MAX_CPUS - 1)];
+	c = kt_cpu(st, cpu);
 	/*
 	 * Read the time between reading the CPU's next word and claiming it:
 	 * if a nested program claimed meanwhile, the claim fails and the
@@ -317,7 +329,7 @@ static __always_inline bool kt_fuse(unsigned int event, long ret)
 
 	if (!st || cpu >= KT_BPF_MAX_CPUS)
 		return false;
-	c = &st->cpu[cpu & (KT_BPF_MAX_CPUS - 1)];
+	c = kt_cpu(st, cpu);
 	p = c->next;
 	/* not into a header word: the block's first entries stay unfused */
 	if (!p || (p & KT_WMASK) <= KUTRACE_HDR0_WORDS)
@@ -395,9 +407,9 @@ static __always_inline void kt_pf_close(void)
 	struct kt_bpf_state *st = kt_state();
 	__u32 cpu = bpf_get_smp_processor_id();
 
-	if (!st || cpu >= KT_BPF_MAX_CPUS || !st->cpu[cpu & (KT_BPF_MAX_CPUS - 1)].pf_pending)
+	if (!st || cpu >= KT_BPF_MAX_CPUS || !kt_cpu(st, cpu)->pf_pending)
 		return;
-	st->cpu[cpu & (KT_BPF_MAX_CPUS - 1)].pf_pending = 0;
+	kt_cpu(st, cpu)->pf_pending = 0;
 	kt_1(KUTRACE_TRAPRET + KUTRACE_TRAP_PAGEFAULT, 0);
 }
 
@@ -525,7 +537,7 @@ static __always_inline void kt_fault(unsigned long address)
 		return;
 	kt_pf_close();
 	kt_1(KUTRACE_TRAP + KUTRACE_TRAP_PAGEFAULT, address & KUTRACE_ARG0_MASK);
-	st->cpu[cpu & (KT_BPF_MAX_CPUS - 1)].pf_pending = 1;
+	kt_cpu(st, cpu)->pf_pending = 1;
 }
 
 SEC("tp_btf/page_fault_user")
@@ -552,9 +564,9 @@ int BPF_PROG(kt_mm_fault_entry)
 	__u32 cpu = bpf_get_smp_processor_id();
 	__u32 *mine;
 
-	if (!st || cpu >= KT_BPF_MAX_CPUS || !st->cpu[cpu & (KT_BPF_MAX_CPUS - 1)].pf_pending)
+	if (!st || cpu >= KT_BPF_MAX_CPUS || !kt_cpu(st, cpu)->pf_pending)
 		return 0;
-	st->cpu[cpu & (KT_BPF_MAX_CPUS - 1)].pf_pending = 0;
+	kt_cpu(st, cpu)->pf_pending = 0;
 	mine = bpf_task_storage_get(&pf_task, bpf_get_current_task_btf(), 0,
 				    BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (mine)
