@@ -256,9 +256,14 @@ static void bpf_teardown(void)
  */
 static int choose_backend(int starting)
 {
-	int dev = access(KUTRACE_DEVICE, F_OK) == 0;
+	char dev[4096];
+	int have_dev;
 
-	if (backend == BACKEND_MODULE || (backend == BACKEND_AUTO && dev)) {
+	snprintf(dev, sizeof(dev), "%s%s", kt_sysroot(), KUTRACE_DEVICE);
+	have_dev = access(dev, F_OK) == 0;
+	/* Under $KUTRACE_SYSROOT (tests of the module's diagnostics): no BPF. */
+	if (backend == BACKEND_MODULE ||
+	    (backend == BACKEND_AUTO && (have_dev || kt_sysroot()[0]))) {
 		kt_ctl_prefer(KT_CTL_DEVICE);
 		return 0;
 	}
@@ -267,23 +272,32 @@ static int choose_backend(int starting)
 		char why[512];
 		int e;
 
-		kt_ctl_prefer(KT_CTL_BPF);
-		if (kt_bpf_pinned())
+		if (kt_bpf_pinned()) {
+			kt_ctl_prefer(KT_CTL_BPF);
 			return 0;
+		}
+		if (!starting && backend == BACKEND_AUTO) {
+			/* nothing set up: the module's diagnostics say why */
+			kt_ctl_prefer(KT_CTL_DEVICE);
+			return 0;
+		}
 		if (!starting) {
-			fprintf(stderr, "%s: no kutrace module (no %s) and no "
-				"BPF backend set up (kutrace_control go "
-				"sets it up)\n", prog_name, KUTRACE_DEVICE);
+			fprintf(stderr, "%s: no BPF backend set up "
+				"(kutrace_control go sets it up)\n", prog_name);
 			return -ENOENT;
 		}
 		e = kt_bpf_attach(tracemb, why, sizeof(why));
+		if (e && backend == BACKEND_AUTO) {
+			fprintf(stderr, "%s: BPF backend unavailable: %s\n",
+				prog_name, why);
+			kt_ctl_prefer(KT_CTL_DEVICE);	/* and why no module */
+			return 0;
+		}
 		if (e) {
-			fprintf(stderr, "%s: %s%s\n", prog_name,
-				backend == BACKEND_AUTO ? "no kutrace module (no "
-				KUTRACE_DEVICE ") and no BPF backend: " :
-				"BPF backend: ", why);
+			fprintf(stderr, "%s: BPF backend: %s\n", prog_name, why);
 			return e;
 		}
+		kt_ctl_prefer(KT_CTL_BPF);
 		return 0;
 	}
 #else
@@ -294,6 +308,7 @@ static int choose_backend(int starting)
 			prog_name);
 		return -ENOTSUP;
 	}
+	kt_ctl_prefer(KT_CTL_DEVICE);
 	return 0;
 #endif
 }
