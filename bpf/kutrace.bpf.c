@@ -108,6 +108,7 @@ struct kt_who {
 };
 
 /* Whose block a new block header names: the current task or @next. */
+#define KT_WHO_CURRENT	0xFFFFFFFFu	/* looked up only for a new block */
 static __always_inline void kt_current(struct kt_who *who)
 {
 	who->pid = (__u32)bpf_get_current_pid_tgid();
@@ -122,6 +123,8 @@ static __noinline __u64 kt_head(__u64 base, bool first, __u32 cpu, __u64 now,
 	__u64 *w, hdr, flags = 0;
 	int c;
 
+	if (who->pid == KT_WHO_CURRENT)
+		kt_current(who);
 	if (st && (st->flags & KUTRACE_RESET_WRAP))
 		flags |= KUTRACE_FLAG_WRAP;
 	for (c = 0; c < KUTRACE_BLOCK_TAIL_ZERO; c++) {
@@ -373,7 +376,7 @@ static __always_inline void kt_1(unsigned int event, __u64 arg)
 		arg &= KUTRACE_ARG0_MASK;
 	}
 	w = kutrace_make_word(event, arg);
-	kt_current(&who);
+	who.pid = KT_WHO_CURRENT;
 	kt_put(&w, 1, false, &who);
 }
 
