@@ -322,7 +322,7 @@ static __noinline int kt_put(__u64 *src, __u32 len, bool forced,
 	return len;
 }
 
-/* Merge a return into the call just before it (FORMATS.md 1.2). */
+/* Merge a return into the call just before it (docs/spec/FORMATS.md 1.2). */
 static __always_inline bool kt_fuse(unsigned int event, long ret)
 {
 	struct kt_bpf_state *st = kt_state();
@@ -404,7 +404,7 @@ static __always_inline void kt_pidname(struct kt_bpf_state *st, __u32 pid,
 	kt_put(w, 3, false, who);
 }
 
-/* A fault that never reached handle_mm_fault: close it (HOOKS.md 2.5 E). */
+/* A fault that never reached handle_mm_fault: close it (docs/spec/HOOKS.md 2.5 E). */
 static __always_inline void kt_pf_close(void)
 {
 	struct kt_bpf_state *st = kt_state();
@@ -679,7 +679,7 @@ int BPF_PROG(kt_cpu_freq, unsigned int khz, unsigned int cpu)
 	return 0;
 }
 
-/* IPI sends (HOOKS.md H7-H9): arg = target CPU, 0 for a CPU mask. */
+/* IPI sends (docs/spec/HOOKS.md H7-H9): arg = target CPU, 0 for a CPU mask. */
 static __always_inline void kt_ipi(unsigned int cpu)
 {
 	if (kt_on() && cpu != bpf_get_smp_processor_id())
