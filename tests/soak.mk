@@ -9,3 +9,12 @@ SOAK_KERNELS ?= p6.1-debug 6.12
 .PHONY: soak
 soak: all
 	KT_SOAK_SECS=$(SOAK_SECS) KT_SOAK_KERNELS="$(SOAK_KERNELS)" tests/run.sh t_vm_soak
+
+# make ifuzz: tests/t_vm_ifuzz.sh (the module's interfaces fuzzed in a
+# guest) with a root phase of IFUZZ_SECS seconds (default 300; the user
+# phase and the reload race half of it each); make test runs 15 s.
+IFUZZ_SECS    ?= 300
+IFUZZ_KERNELS ?= 6.12 p6.1
+.PHONY: ifuzz
+ifuzz: all
+	KT_IFUZZ_SECS=$(IFUZZ_SECS) KT_IFUZZ_KERNELS="$(IFUZZ_KERNELS)" tests/run.sh t_vm_ifuzz

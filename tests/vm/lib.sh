@@ -163,3 +163,8 @@ kulib_checks() {
 	check "$k: kulib user: exit 0" grep -q "user=0" "$out/scenario.log"
 	kulib_returns "$out/user.out" "user, tracing off"
 }
+# KT_SPLAT: the first line of every report of the kernel's checkers
+# (KASAN, KFENCE, lockdep, UBSAN, atomic sleep, preempt, slub_debug,
+# list debugging) and of WARN, BUG and Oops, for grep -E on a kernel log
+# (t_vm_soak.sh checks it against samples of each).
+KT_SPLAT='BUG:|BUG [a-z]|WARNING:|KASAN|KFENCE|UBSAN|Oops|general protection|invalid opcode|kernel BUG|Call Trace|sleeping function|lockdep|locking dependency|lock state|RCU usage|preemptible|stack-protector|list_(add|del) corruption'
