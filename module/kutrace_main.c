@@ -6,7 +6,8 @@
  *
  * Control: docs/spec/FORMATS.md 3.7 commands as ioctls KUTRACE_IOC(nr) on
  * /dev/kutrace (mode 0600).  Opening needs CAP_PERFMON or CAP_SYS_ADMIN
- * and is exclusive; state-changing commands check the capability again.
+ * and is exclusive; state-changing commands and mmap check the capability
+ * again.
  */
 #include <linux/module.h>
 #include <linux/kernel.h>
@@ -358,6 +359,9 @@ static int kt_mmap(struct file *f, struct vm_area_struct *vma)
 {
 	unsigned long size = vma->vm_end - vma->vm_start;
 
+	/* A descriptor passed on to a user must not read the trace either. */
+	if (!kt_allowed())
+		return -EPERM;
 	if (READ_ONCE(kt_tracing))
 		return -EBUSY;
 	if (vma->vm_flags & VM_WRITE)
