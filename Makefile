@@ -8,7 +8,7 @@ CC      ?= cc
 BUILD   ?= build
 OPT     ?= -O2 -g
 CFLAGS  += $(OPT) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror \
-           -Iinclude -I$(BUILD)/gen -MMD -MP
+           -Iinclude -Ilibkutrace -Ilib -I$(BUILD)/gen -MMD -MP
 LDLIBS  += -lm
 # `make SAN=1` builds with AddressSanitizer + UndefinedBehaviorSanitizer.
 ifeq ($(SAN),1)
@@ -19,8 +19,22 @@ endif
 
 BIN     := $(BUILD)/bin
 OBJ     := $(BUILD)/obj
+# Two libraries: libkutrace (libkutrace/), installed, for programs that
+# mark themselves and for the control channel, with no dependency beyond
+# libc; libkttools (lib/), the tools' private static library (trace
+# reading, spans, JSON, pages), which needs jansson and, optionally, zlib.
 LIBKT   := $(BUILD)/libkutrace.a
+LIBKTT  := $(BUILD)/libkttools.a
+KT_TOOLS := $(LIBKTT) $(LIBKT)
 PROGS   :=
+
+# The one probe for the one optional library: pages are deflated when
+# zlib is there (lib/html.c tests KT_HAVE_ZLIB, never the header itself).
+KT_HAVE_ZLIB := $(if $(wildcard /usr/include/zlib.h),1)
+ifeq ($(KT_HAVE_ZLIB),1)
+CFLAGS  += -DKT_HAVE_ZLIB=1
+endif
+KT_TOOLS_LDLIBS := -ljansson $(if $(KT_HAVE_ZLIB),-lz) -lm
 
 .PHONY: all test test-san deps bench clean
 all:
@@ -38,9 +52,11 @@ endif
 # Keep object files of programs (make would delete them as intermediates).
 .SECONDARY:
 
-# Every directory's fragment: lib/lib.mk, postprocess/*.mk, control/*.mk ...
-include lib/lib.mk
-include $(sort $(filter-out lib/lib.mk,$(wildcard */*.mk)))
+# Every directory's fragment: libkutrace/, lib/, postprocess/*.mk ...,
+# then install.mk (install, uninstall, DKMS).
+include libkutrace/libkutrace.mk lib/lib.mk
+include $(sort $(filter-out libkutrace/libkutrace.mk lib/lib.mk,$(wildcard */*.mk)))
+include install.mk
 
 all: $(PROGS)
 

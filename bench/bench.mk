@@ -13,9 +13,9 @@ KT_BENCH_WRAP := -Wl,--wrap=open,--wrap=ioctl,--wrap=mmap,--wrap=munmap,--wrap=f
 
 $(OBJ)/bench/%.o $(OBJ)/module/kutrace_core.o: CFLAGS += -Imodule
 
-$(KT_BENCH): $(KT_BENCH_OBJS) $(LIBKT)
+$(KT_BENCH): $(KT_BENCH_OBJS) $(KT_TOOLS)
 	@mkdir -p $(BIN)
-	$(CC) $(LDFLAGS) $(KT_BENCH_WRAP) -o $@ $^ $(LDLIBS) -lpthread
+	$(CC) $(LDFLAGS) $(KT_BENCH_WRAP) -o $@ $^ $(KT_TOOLS_LDLIBS) $(LDLIBS) -lpthread
 
 # All figures, written into docs/PERFORMANCE.md (15 min on 2 cores; VM
 # parts need QEMU, the viewer part Chromium).  Not part of `make test`.

@@ -18,11 +18,11 @@ $(BPF_VMLINUX):
 	bpftool btf dump file $(VMLINUX_BTF) format c > $@.tmp$$$$ && mv $@.tmp$$$$ $@
 
 $(OBJ)/bpf/kutrace.bpf.o: bpf/kutrace.bpf.c include/kutrace/format.h \
-		include/kutrace/bpfstate.h $(BPF_VMLINUX)
+		libkutrace/bpfstate.h $(BPF_VMLINUX)
 	@mkdir -p $(dir $@)
 	ln -sf $(BPF_VMLINUX) $(OBJ)/bpf/vmlinux.h
 	clang -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Wall -Werror \
-		-I$(OBJ)/bpf -Iinclude -c $< -o $@
+		-I$(OBJ)/bpf -Iinclude -Ilibkutrace -c $< -o $@
 
 $(BUILD)/gen/kutrace.skel.h: $(OBJ)/bpf/kutrace.bpf.o
 	@mkdir -p $(dir $@)

@@ -20,7 +20,7 @@
  * sys_enter with its arguments: INSERT1/INSERTN (and the forced ones)
  * record their words even though the call itself returns ENOSYS.  The
  * query commands cannot return a value this way; libkutrace answers them
- * from the pinned state map instead (lib/kt_bpf_chan.c).
+ * from the pinned state map instead (libkutrace/bpfchan.c).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -33,7 +33,7 @@
 #define _LINUX_IOCTL_H
 #define _IOWR(a, b, c) 0
 #include "kutrace/format.h"
-#include "kutrace/bpfstate.h"
+#include "bpfstate.h"
 
 char LICENSE[] SEC("license") = "GPL";
 

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# kutrace_control: the control program (uses lib/kt_control.c in libkutrace).
+# kutrace_control: the control program (uses libkutrace/control.c in libkutrace).
 PROGS += $(BIN)/kutrace_control
 
-$(BIN)/kutrace_control: $(OBJ)/control/kutrace_control.o $(LIBKT)
+$(BIN)/kutrace_control: $(OBJ)/control/kutrace_control.o $(KT_TOOLS)
 	@mkdir -p $(BIN)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(KT_TOOLS_LDLIBS) $(LDLIBS)

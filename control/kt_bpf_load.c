@@ -5,7 +5,7 @@
  * programs and pins the programs' links and the two maps under KT_BPF_PIN,
  * so that tracing goes on after kutrace_control exits (kutrace_control 1,
  * later kutrace_control 0) and other processes reach the buffer and state
- * through the pins (lib/kt_bpf_chan.c).  Removing the pins detaches.
+ * through the pins (libkutrace/bpfchan.c).  Removing the pins detaches.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,7 +25,7 @@
 #include <bpf/btf.h>
 
 #include "kutrace/format.h"
-#include "kutrace/bpfstate.h"
+#include "bpfstate.h"
 #include "kutrace.skel.h"
 #include "kt_bpf_load.h"
 

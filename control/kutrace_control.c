@@ -15,9 +15,10 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
-#include "kutrace/kutrace.h"
+#include "kutrace-local.h"
 #include "kutrace/control.h"
-#include "kutrace/bpfchan.h"
+#include "channel.h"
+#include "bpfchan.h"
 #ifdef KT_HAVE_BPF
 #include "kt_bpf_load.h"
 #endif

@@ -49,19 +49,15 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 
-#include "kutrace/kutrace.h"
-#include "kutrace/html.h"
+#include "kutrace-local.h"
+#include "html.h"
 
-#if defined(__has_include)
-#if __has_include(<zlib.h>)
-#include <zlib.h>
-#define KT_HAVE_ZLIB 1
-#endif
-#if __has_include(<jansson.h>)
 #include <jansson.h>
+/* KT_HAVE_ZLIB comes from the Makefile's one probe for zlib. */
+#ifdef KT_HAVE_ZLIB
+#include <zlib.h>
+#endif
 #define KT_HAVE_JANSSON 1
-#endif
-#endif
 
 #define NCOLS 11
 #define MAX_DEPTH 512

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kutrace/kutrace.h"
+#include "kutrace-local.h"
 
 static char *esc_name(char *p, const char *s);
 

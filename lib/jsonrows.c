@@ -24,7 +24,7 @@
 
 #include <jansson.h>
 
-#include "kutrace/jsonrows.h"
+#include "jsonrows.h"
 
 #define JR_BUFSIZE 65536
 

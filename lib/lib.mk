@@ -1,16 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# libkutrace: the one userland library shared by all programs.
+# libkttools: the private static library of kutrace's programs (trace
+# reading, decoding, spans, JSON rows, pages).  Never installed; programs
+# link it before libkutrace ($(KT_TOOLS)) with $(KT_TOOLS_LDLIBS).
 LIB_SRCS := $(wildcard lib/*.c)
-LIB_OBJS := $(LIB_SRCS:%.c=$(OBJ)/%.o) $(OBJ)/gen/kt_tables.o
+LIB_OBJS := $(LIB_SRCS:%.c=$(OBJ)/%.o)
 
-# Name tables generated from the system headers, not typed by hand.
-$(BUILD)/gen/kt_tables.c: lib/gen_tables.sh
-	@mkdir -p $(dir $@)
-	sh lib/gen_tables.sh > $@.tmp && mv $@.tmp $@
-
-$(OBJ)/gen/kt_tables.o: $(BUILD)/gen/kt_tables.c
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c -o $@ $<
-
-$(LIBKT): $(LIB_OBJS)
+$(LIBKTT): $(LIB_OBJS)
 	$(AR) rcs $@ $^

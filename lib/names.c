@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* names.c - lookups in the generated name tables. */
-#include "kutrace/kutrace.h"
+#include "kutrace-local.h"
 
 const char *const kt_softirq_names[16] = {
 	"hi", "timer", "tx", "rx", "block", "irq_p", "taskl", "sched",

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "kutrace/kutrace.h"
+#include "kutrace-local.h"
 
 /*
  * Copy non-seekable input to an unlinked temporary file.  A first block

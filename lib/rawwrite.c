@@ -16,8 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kutrace/kutrace.h"
-#include "kutrace/rawwrite.h"
+#include "kutrace-local.h"
+#include "rawwrite.h"
 
 struct rw_cpu {
 	uint64_t w[KUTRACE_BLOCK_WORDS];

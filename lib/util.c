@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <sys/stat.h>
 
-#include "kutrace/kutrace.h"
+#include "kutrace-local.h"
 
 static const char *progname = "kutrace";
 

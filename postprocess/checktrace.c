@@ -24,7 +24,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "kutrace/kutrace.h"
+#include "kutrace-local.h"
 
 /* gettimeofday plausibility window: [2016-01-01, 2050-01-01) UTC. */
 #define USEC_2016 1451606400000000ULL

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "kutrace/kutrace.h"
+#include "kutrace-local.h"
 
 struct ctx {
 	struct kt_jsonout *out;

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kutrace/kutrace.h"
+#include "kutrace-local.h"
 
 static void usage(FILE *f)
 {

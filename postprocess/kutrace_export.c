@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kutrace/jsonrows.h"
+#include "jsonrows.h"
 
 #define PID_CPUS	1
 #define PID_THREADS	2

@@ -22,8 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "kutrace/kutrace.h"
-#include "kutrace/html.h"
+#include "kutrace-local.h"
+#include "html.h"
 
 /*
  * Events wait in one FIFO per CPU until they are released in time order.

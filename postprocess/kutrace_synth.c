@@ -31,8 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kutrace/kutrace.h"
-#include "kutrace/rawwrite.h"
+#include "kutrace-local.h"
+#include "rawwrite.h"
 
 /* ---------------------------------------------------------------------- */
 /* Options and randomness                                                  */

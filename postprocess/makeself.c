@@ -22,8 +22,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kutrace/kutrace.h"
-#include "kutrace/html.h"
+#include "kutrace-local.h"
+#include "html.h"
 
 static int ends_with(const char *s, const char *suf)
 {

@@ -3,7 +3,6 @@
 PP_PROGS := $(patsubst postprocess/%.c,$(BIN)/%,$(wildcard postprocess/*.c))
 PROGS    += $(PP_PROGS)
 
-$(BIN)/%: $(OBJ)/postprocess/%.o $(LIBKT)
+$(BIN)/%: $(OBJ)/postprocess/%.o $(KT_TOOLS)
 	@mkdir -p $(BIN)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-$(BIN)/kutrace_postproc: LDLIBS += $(KT_HTML_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(KT_TOOLS_LDLIBS) $(LDLIBS)

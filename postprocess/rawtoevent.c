@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "kutrace/kutrace.h"
+#include "kutrace-local.h"
 
 struct ctx {
 	struct kt_raw raw;

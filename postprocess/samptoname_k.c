@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kutrace/jsonrows.h"
+#include "jsonrows.h"
 
 struct sym {
 	uint64_t addr;

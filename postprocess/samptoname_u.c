@@ -28,7 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kutrace/jsonrows.h"
+#include "jsonrows.h"
 
 #define PID_LOOKBACK 12
 

@@ -38,7 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kutrace/jsonrows.h"
+#include "jsonrows.h"
 
 enum { K_CPU, K_PID, K_RPC, K_N };
 /* Layout order classes and offset classes. */

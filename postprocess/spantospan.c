@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kutrace/jsonrows.h"
+#include "jsonrows.h"
 
 #define MAX_CPUS 4096
 

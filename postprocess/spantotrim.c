@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kutrace/jsonrows.h"
+#include "jsonrows.h"
 
 static void usage(FILE *f)
 {

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kutrace/kutrace.h"
-#include "kutrace/html.h"
+#include "kutrace-local.h"
+#include "html.h"
 
 int main(int argc, char **argv)
 {

@@ -27,7 +27,7 @@ $(BUILD)/fuzz/eventtospan_main.o: postprocess/eventtospan.c
 	$(CC) $(CFLAGS) -Dmain=tool_main -c -o $@ $<
 
 $(BUILD)/fuzz/fuzz_events: $(BUILD)/fuzz/eventtospan_main.o
-$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(LIBKT)
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(KT_TOOLS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fsanitize=fuzzer -Wl,--wrap=kt_die -o $@ $< \
-		$(filter %.o,$^) $(LIBKT) $(LDLIBS) $(KT_HTML_LIBS)
+		$(filter %.o,$^) $(KT_TOOLS) $(KT_TOOLS_LDLIBS) $(LDLIBS)

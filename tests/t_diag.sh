@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# kutrace_control's diagnostics (lib/kt_diag.c): for each way kutrace can
+# kutrace_control's diagnostics (libkutrace/diag.c): for each way kutrace can
 # be out of reach, the right "why" and the command that fixes it.  The
 # machine is faked under KUTRACE_SYSROOT (a /proc, /sys, /lib/modules,
 # /var/lib/dkms and /dev/kutrace of our own); missing capabilities are

@@ -50,7 +50,7 @@ check "fresh: the $n headers the compiler opened come from build.apt's packages$
 # commands of the generator script.
 make -s -nB BUILD="$B" HAVE_BPF=0 all lib-shared 2>/dev/null | awk '{ print $1 }' |
 	grep -E '^[a-z][a-z0-9_.+-]*$' > "$TMP/progs"
-grep -ohE '\| *[a-z]+|^[a-z]+' lib/gen_tables.sh | tr -d '| ' >> "$TMP/progs"
+grep -ohE '\| *[a-z]+|^[a-z]+' libkutrace/gen_tables.sh | tr -d '| ' >> "$TMP/progs"
 bad="" n=0
 for c in $(sort -u "$TMP/progs"); do
 	case $c in echo|printf|cd|for|if|set|test|exit|true|emit|then|fi|do|done) continue ;; esac

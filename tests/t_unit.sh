@@ -12,7 +12,7 @@ check "format.h compiles alone (C11 -pedantic)" \
 
 # No KUTRACE_ constant is defined outside format.h.
 dups=$(grep -rn --include='*.c' --include='*.h' -E '^\s*#\s*define\s+KUTRACE_[A-Z0-9_]+' \
-	include lib postprocess control module examples tests 2>/dev/null |
+	include lib libkutrace bpf postprocess control module examples tests 2>/dev/null |
 	grep -v '^include/kutrace/format.h:' | grep -v 'KUTRACE_[A-Z_]*_H\b')
 if [ -z "$dups" ]; then ok "format constants defined only in include/kutrace/format.h"
 else nok "format constants defined outside format.h:"; echo "$dups" | sed 's/^/#   /'; fi

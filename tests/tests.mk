@@ -4,6 +4,6 @@
 TEST_TOOLS := $(patsubst tests/tools/%.c,$(BIN)/%,$(wildcard tests/tools/*.c))
 PROGS      += $(TEST_TOOLS)
 
-$(BIN)/%: $(OBJ)/tests/tools/%.o $(LIBKT)
+$(BIN)/%: $(OBJ)/tests/tools/%.o $(KT_TOOLS)
 	@mkdir -p $(BIN)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(KT_TOOLS_LDLIBS) $(LDLIBS)

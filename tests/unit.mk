@@ -3,6 +3,6 @@
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BIN)/%,$(wildcard tests/unit/*.c))
 PROGS += $(UNIT_TESTS)
 
-$(UNIT_TESTS): $(BIN)/%: $(OBJ)/tests/unit/%.o $(LIBKT)
+$(UNIT_TESTS): $(BIN)/%: $(OBJ)/tests/unit/%.o $(KT_TOOLS)
 	@mkdir -p $(BIN)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) -lcmocka
+	$(CC) $(LDFLAGS) -o $@ $^ $(KT_TOOLS_LDLIBS) $(LDLIBS) -lcmocka

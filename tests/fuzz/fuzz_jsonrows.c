@@ -4,7 +4,7 @@
  * spantospan, ...), and its writer: what it writes must be valid UTF-8.
  */
 #include "fuzz.h"
-#include "kutrace/jsonrows.h"
+#include "jsonrows.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {

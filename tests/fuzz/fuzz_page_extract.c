@@ -5,7 +5,7 @@
  * hold (a bound on the rows a page claims).
  */
 #include "fuzz.h"
-#include "kutrace/html.h"
+#include "html.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {

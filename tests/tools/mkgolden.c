@@ -32,8 +32,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kutrace/kutrace.h"
-#include "kutrace/rawwrite.h"
+#include "kutrace-local.h"
+#include "rawwrite.h"
 
 #define C0 1000000000000ULL
 #define T(x) (C0 + (x))

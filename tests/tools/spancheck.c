@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kutrace/kutrace.h"
+#include "kutrace-local.h"
 
 #define SHOW		8
 

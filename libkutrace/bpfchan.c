@@ -18,8 +18,8 @@
 #include <linux/bpf.h>
 
 #include "kutrace/format.h"
-#include "kutrace/bpfstate.h"
-#include "kutrace/bpfchan.h"
+#include "bpfstate.h"
+#include "bpfchan.h"
 
 static struct kt_bpf_state *st;
 static size_t st_size;

@@ -17,9 +17,10 @@
 #include <sys/utsname.h>
 #include <x86intrin.h>
 
-#include "kutrace/kutrace.h"
+#include "libkutrace-local.h"
 #include "kutrace/control.h"
-#include "kutrace/bpfchan.h"
+#include "channel.h"
+#include "bpfchan.h"
 
 static int ctl_fd = -1;
 static enum kt_ctl_via ctl_via = KT_CTL_NONE;
@@ -442,8 +443,8 @@ int kt_ctl_dump(const char *fname, struct kt_dump_info *info)
 	mb = module_tracemb();
 	if (ctl_via == KT_CTL_BPF) {
 		s.map = kt_bpf_chan_buffer(&s.size);	/* the channel's */
-		perm = kt_xmalloc(nblocks * sizeof(*perm));
-		if (!kt_bpf_chan_order(nblocks, perm))
+		perm = malloc(nblocks * sizeof(*perm));
+		if (perm && !kt_bpf_chan_order(nblocks, perm))
 			s.perm = perm;
 	} else if (ctl_via == KT_CTL_DEVICE && mb > 0) {
 		s.size = (size_t)mb << 20;
@@ -451,8 +452,12 @@ int kt_ctl_dump(const char *fname, struct kt_dump_info *info)
 		if (s.map == MAP_FAILED)
 			s.map = NULL;
 	}
-	w = kt_xmalloc(KUTRACE_BLOCK_BYTES);
+	w = malloc(KUTRACE_BLOCK_BYTES);
 	snprintf(tmp, sizeof(tmp), "%s.tmp%d", fname, (int)getpid());
+	if (!w || (ctl_via == KT_CTL_BPF && !perm)) {
+		e = -ENOMEM;
+		goto out;
+	}
 	f = fopen(tmp, "wb");
 	if (!f) {
 		e = -errno;

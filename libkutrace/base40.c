@@ -2,7 +2,8 @@
 /* base40.c - the packed 6-character labels of marks (docs/spec/FORMATS.md 1.5). */
 #include <string.h>
 
-#include "kutrace/kutrace.h"
+#include "kutrace/format.h"
+#include "libkutrace-local.h"
 
 static const char alphabet[KUTRACE_BASE40_RADIX] = KUTRACE_BASE40_CHARS;
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * kutrace/jsonrows.h - streaming reader and writer for KUtrace span JSON
+ * jsonrows.h - streaming reader and writer for KUtrace span JSON
  * (docs/spec/FORMATS.md 5.10), shared by the analysis tools (spantotrim, spantospan,
  * spantoprof, samptoname_k/u, kutrace_export).
  *
@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "kutrace/kutrace.h"
+#include "kutrace-local.h"
 
 struct kt_jrow {
 	double start;		/* seconds after tracebase */

@@ -22,8 +22,8 @@
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 
-#include "kutrace/kutrace.h"
 #include "kutrace/control.h"
+#include "channel.h"
 
 #define CAP_SYS_ADMIN_BIT	21
 #define CAP_PERFMON_BIT		38
@@ -227,7 +227,7 @@ void kt_ctl_explain(int err, FILE *f)
 				"       and needs CAP_PERFMON or CAP_SYS_ADMIN%s.\n"
 				"  fix: run it as root: sudo %s ...\n",
 				(unsigned int)geteuid(),
-				capable ? "" : ", which you do not have", kt_progname());
+				capable ? "" : ", which you do not have", program_invocation_short_name);
 		} else if (!capable) {
 			fprintf(f,
 				"  why: this root has neither CAP_PERFMON nor CAP_SYS_ADMIN\n"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * kutrace/html.h - the self-contained HTML timeline page (lib/html.c).
+ * html.h - the self-contained HTML timeline page (lib/html.c).
  *
  * A page is the viewer template (postprocess/viewer/viewer.html) with its
  * local <link rel="stylesheet" href="X.css"> and <script src="X.js"> lines

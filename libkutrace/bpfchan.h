@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* kutrace/bpfchan.h - libkutrace's channel to the BPF backend (kt_bpf_chan.c). */
+/* bpfchan.h - libkutrace's channel to the BPF backend (bpfchan.c). */
 #ifndef KUTRACE_BPFCHAN_H
 #define KUTRACE_BPFCHAN_H
 

@@ -2,7 +2,8 @@
 # `make install` / `make uninstall` and the DKMS targets.
 #
 #   make install [PREFIX=/usr/local] [DESTDIR=]   programs, libkutrace (static
-#                                  and shared), headers, kutrace.pc, the viewer
+#                                  and shared), its two headers (control.h,
+#                                  format.h), kutrace.pc, the viewer
 #                                  template, man pages, docs and examples
 #   make uninstall                 removes exactly what install put there
 #   make dkms-install              module source to /usr/src/kutrace-VERSION,
@@ -14,6 +15,11 @@
 # (no install manifest to lose).  The layout keeps the viewer template at
 # $(PREFIX)/share/kutrace/viewer.html, which is where kutrace_postproc and
 # makeself look for it relative to their own binary (lib/html.c).
+#
+# Only what a program that marks itself needs is installed for developers:
+# include/kutrace/control.h and format.h and libkutrace, whose shared
+# object exports exactly the functions libkutrace(3) documents
+# (libkutrace/libkutrace.map; tests/t_install.sh holds all three equal).
 
 # The version, for install, kutrace.pc, DKMS, the man pages and the
 # Debian packages (make deb): one place, the file VERSION.
@@ -35,7 +41,7 @@ INST_PROGS := kutrace_control kutrace_postproc kutrace_synth rawtoevent \
               eventtospan spantotrim spantospan spantoprof samptoname_k \
               samptoname_u makeself unmakeself checktrace kutrace_dump \
               kutrace_export
-INST_HDRS  := $(notdir $(wildcard include/kutrace/*.h))
+INST_HDRS  := control.h format.h
 INST_MAN   := $(wildcard man/man*/*.[0-9])
 INST_VIEW   = $(notdir $(VIEWER_SRCS))
 INST_DOCS  := README.md $(wildcard docs/*.md)
@@ -47,11 +53,8 @@ KT_SOREAL  := libkutrace.so.$(KT_VERSION)
 # Position-independent copies of the library objects, kept apart from the
 # static objects so that nobody else's build flags change.
 PIC_OBJ  := $(BUILD)/pic
-PIC_OBJS := $(LIB_SRCS:%.c=$(PIC_OBJ)/%.o) $(PIC_OBJ)/gen/kt_tables.o
+PIC_OBJS := $(LIBKUT_SRCS:%.c=$(PIC_OBJ)/%.o) $(PIC_OBJ)/gen/kt_tables.o
 LIBKT_SO := $(BUILD)/$(KT_SOREAL)
-# What libkutrace itself needs (jsonrows.c: jansson, html.c: zlib when
-# its header exists); the same list goes to kutrace.pc's Libs.private.
-KT_LIB_DEPS = $(sort -ljansson $(KT_HTML_LIBS)) -lm
 
 $(PIC_OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -61,9 +64,9 @@ $(PIC_OBJ)/gen/kt_tables.o: $(BUILD)/gen/kt_tables.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -fPIC -c -o $@ $<
 
-$(LIBKT_SO): $(PIC_OBJS)
+$(LIBKT_SO): $(PIC_OBJS) libkutrace/libkutrace.map
 	$(CC) $(LDFLAGS) -shared -Wl,-soname,$(KT_SONAME) -Wl,--no-undefined \
-		-o $@ $^ $(KT_LIB_DEPS)
+		-Wl,--version-script=libkutrace/libkutrace.map -o $@ $(PIC_OBJS)
 
 .PHONY: lib-shared install uninstall dkms-src dkms-install dkms-uninstall
 lib-shared: $(LIBKT_SO)
@@ -81,10 +84,9 @@ install: $(INST_PROGS:%=$(BIN)/%) $(LIBKT) $(LIBKT_SO)
 	ln -sf $(KT_SONAME) $(KT_D)$(LIBDIR)/libkutrace.so
 	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \
 	  'Name: kutrace' \
-	  'Description: libkutrace: KUtrace user library (marks, control) and trace readers' \
+	  'Description: libkutrace: the KUtrace user library (go/stop, marks, names)' \
 	  'Version: $(KT_VERSION)' \
 	  'Libs: -L$${libdir} -lkutrace' \
-	  'Libs.private: $(KT_LIB_DEPS)' \
 	  'Cflags: -I$${includedir}' > $(KT_D)$(PKGCONFIGDIR)/kutrace.pc
 	chmod 644 $(KT_D)$(PKGCONFIGDIR)/kutrace.pc
 	$(INSTALL) -m 644 $(INST_HDRS:%=include/kutrace/%) $(KT_D)$(INCLUDEDIR)/kutrace/

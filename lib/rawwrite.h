@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * kutrace/rawwrite.h - write raw KUtrace files the way the kernel module
+ * rawwrite.h - write raw KUtrace files the way the kernel module
  * and the control program would (docs/spec/FORMATS.md 2, 3.2-3.6).
  *
  * The writer owns the per-CPU "module" state: current block, next free

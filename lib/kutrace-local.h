@@ -1,12 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * kutrace/kutrace.h - libkutrace, the userland library shared by the
- * control program and the postprocessors.
+ * kutrace-local.h - libkttools, the private static library of kutrace's
+ * programs (never installed; programs that mark themselves use the public
+ * libkutrace, include/kutrace/control.h).
  *
  *   raw trace reading   kt_raw_*     block by block, with side IPC/LLC blocks
- *   base-40 labels      kt_base40_*
- *   name tables         kt_*_name    syscall/trap/IRQ/errno names generated
- *                                    at build time from the system headers
+ *   name lookups        kt_*_name    in the tables of libkutrace-local.h
  *   time conversion     kt_timebase_*
  *   decoding            kt_decode_*  raw entries -> events (rawtoevent)
  *   spans               kt_span_*    events -> timespans (eventtospan)
@@ -14,14 +13,15 @@
  *
  * All constants of the format come from kutrace/format.h.
  */
-#ifndef KUTRACE_KUTRACE_H
-#define KUTRACE_KUTRACE_H
+#ifndef KUTRACE_LOCAL_H
+#define KUTRACE_LOCAL_H
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stddef.h>
 
 #include "kutrace/format.h"
+#include "libkutrace-local.h"
 
 /* ---------------------------------------------------------------------- */
 /* Errors: one line, naming the file, block and word where possible.       */
@@ -50,36 +50,10 @@ void *kt_xcalloc(size_t n, size_t size);
 void *kt_xrealloc(void *p, size_t n);
 char *kt_xstrdup(const char *s);
 
-/* ---------------------------------------------------------------------- */
-/* Base-40                                                                 */
-/* ---------------------------------------------------------------------- */
-
-uint32_t kt_base40_encode(const char *s);
-/* Decodes into buf (at least 7 bytes), lower case; returns buf. */
-char *kt_base40_decode(uint32_t v, char *buf);
-
-/* ---------------------------------------------------------------------- */
-/* Name tables generated from <asm/unistd_64.h> and <errno.h>              */
-/* ---------------------------------------------------------------------- */
-
-struct kt_name_entry {
-	int number;
-	const char *name;
-};
-
-extern const struct kt_name_entry kt_syscall64_names[];
-extern const size_t kt_syscall64_count;
-extern const struct kt_name_entry kt_errno_names[];
-extern const size_t kt_errno_count;
-extern const struct kt_name_entry kt_trap_names[];
-extern const size_t kt_trap_count;
-extern const struct kt_name_entry kt_irq_names[];
-extern const size_t kt_irq_count;
-extern const char *const kt_softirq_names[16];
-
-/* NULL if unknown. */
+/* Syscall and errno names from the tables; NULL if unknown. */
 const char *kt_syscall_name(int nr);
 const char *kt_errno_name(int err);
+extern const char *const kt_softirq_names[16];
 
 /* ---------------------------------------------------------------------- */
 /* Raw trace reading                                                       */
@@ -425,4 +399,4 @@ size_t kt_jsonout_late(const struct kt_jsonout *o);
 void kt_jsonout_cpu(const struct kt_jsonout *o, double *order, double *write);
 void kt_jsonout_free(struct kt_jsonout *o);
 
-#endif /* KUTRACE_KUTRACE_H */
+#endif /* KUTRACE_LOCAL_H */

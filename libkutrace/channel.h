@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * channel.h - libkutrace's control channel, for kutrace_control and the
+ * library's own user calls (include/kutrace/control.h): /dev/kutrace
+ * ioctls (stock-kernel module), the BPF backend's pinned maps, else the
+ * patched kernel's syscall 1023; the initial names, time pairs and the
+ * trace-file dump.  Not installed: programs that mark themselves use
+ * only control.h.
+ *
+ * Errors: functions returning int give 0 (or a count) on success and a
+ * negative errno on failure; kt_ctl_strerror() words it for users.
+ */
+#ifndef LIBKUTRACE_CHANNEL_H
+#define LIBKUTRACE_CHANNEL_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "kutrace/format.h"
+
+/* ------------------------------------------------------------------ */
+/* Control channel                                                     */
+/* ------------------------------------------------------------------ */
+
+enum kt_ctl_via { KT_CTL_NONE, KT_CTL_DEVICE, KT_CTL_SYSCALL, KT_CTL_BPF };
+
+/*
+ * Open /dev/kutrace, else the BPF backend if kutrace_control set it up
+ * (bpf/, its maps pinned under KT_BPF_PIN), else probe syscall 1023.
+ * 0 or -errno.
+ */
+int kt_ctl_open(void);
+/* Only the module (KT_CTL_DEVICE) / only BPF (KT_CTL_BPF); NONE: any. */
+void kt_ctl_prefer(enum kt_ctl_via via);
+void kt_ctl_close(void);
+enum kt_ctl_via kt_ctl_via(void);
+/* One command (KUTRACE_CMD_* or a forced-insert ioctl nr).  0 or -errno. */
+int kt_ctl_cmd(unsigned int nr, uint64_t arg, uint64_t *result);
+/* User-facing text for an error from kt_ctl_open/kt_ctl_cmd. */
+const char *kt_ctl_strerror(int err);
+/*
+ * For errors that keep kutrace from being reached (ENOENT, EPERM/EACCES,
+ * EBUSY): look at the machine and print to f why, with the command that
+ * fixes it ("  why: ..." / "  fix: ..." lines).  Nothing for other errors.
+ * Files are read under $KUTRACE_SYSROOT (tests), see kt_sysroot().
+ */
+void kt_ctl_explain(int err, FILE *f);
+/* $KUTRACE_SYSROOT or "": prefix of /dev/kutrace and the files read. */
+const char *kt_sysroot(void);
+/*
+ * Whether system call 1023 (the original library's channel) reaches the
+ * module: 1 if it answers VERSION.  why: the module's own word on it
+ * (its sys1023 parameter: "served ..." or "unavailable: REASON"), "" if
+ * the module is not loaded.
+ */
+int kt_ctl_sys1023(char *why, size_t len);
+
+/* The trace time counter (x86: TSC >> 6), as the module uses. */
+uint64_t kt_ctl_now(void);
+uint64_t kt_ctl_usec(void);
+
+/* RESET(flags); returns the flags the module kept (IPC may be dropped). */
+int kt_ctl_reset(unsigned int flags, unsigned int *kept);
+/*
+ * Initial names (docs/spec/FORMATS.md 7, DoInit): kernel version, CPU model, host,
+ * trap/IRQ/syscall/errno names, a PIDNAME and context switch for the
+ * caller named process_name.  Takes the start time pair.
+ */
+int kt_ctl_init(const char *process_name);
+/* ON (taking the start pair if none); OFF (+20 ms, stop pair). */
+int kt_ctl_on(void);
+int kt_ctl_off(void);
+
+struct kt_dump_info {
+	uint64_t blocks;
+	uint64_t bytes;
+	int wrapped;
+	int full;		/* tracing stopped because the buffer filled */
+	int ipc;
+};
+/*
+ * OFF, FLUSH and write the raw trace file (docs/spec/FORMATS.md 2.5) to fname via
+ * a temporary file; nothing is left behind on failure (disk full).
+ */
+int kt_ctl_dump(const char *fname, struct kt_dump_info *info);
+/* "<stem>_<YYYYMMDD>_<HHMMSS>_<host>_<pid>.trace" (docs/spec/FORMATS.md 2.6). */
+void kt_ctl_trace_name(const char *stem, char *buf, size_t len);
+
+#endif /* LIBKUTRACE_CHANNEL_H */

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * libkutrace-local.h - what libkutrace's own files share and the tools'
+ * library (lib/kutrace-local.h) reuses: base-40 labels and the name
+ * tables generated at build time from the system headers.  Not installed;
+ * libkutrace.so exports none of it (libkutrace.map).
+ */
+#ifndef LIBKUTRACE_LOCAL_H
+#define LIBKUTRACE_LOCAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---------------------------------------------------------------------- */
+/* Base-40                                                                 */
+/* ---------------------------------------------------------------------- */
+
+uint32_t kt_base40_encode(const char *s);
+/* Decodes into buf (at least 7 bytes), lower case; returns buf. */
+char *kt_base40_decode(uint32_t v, char *buf);
+
+/* ---------------------------------------------------------------------- */
+/* Name tables generated from <asm/unistd_64.h> and <errno.h>              */
+/* ---------------------------------------------------------------------- */
+
+struct kt_name_entry {
+	int number;
+	const char *name;
+};
+
+extern const struct kt_name_entry kt_syscall64_names[];
+extern const size_t kt_syscall64_count;
+extern const struct kt_name_entry kt_errno_names[];
+extern const size_t kt_errno_count;
+extern const struct kt_name_entry kt_trap_names[];
+extern const size_t kt_trap_count;
+extern const struct kt_name_entry kt_irq_names[];
+extern const size_t kt_irq_count;
+
+#endif /* LIBKUTRACE_LOCAL_H */
