@@ -40,38 +40,6 @@
 #include "kutrace-local.h"
 #include "fakedev.h"
 
-/* ---------------------------------------------- kutrace_env_user.h */
-
-static __thread int bench_cpu;
-static u32 bench_pid;
-
-int kt_env_cpu_id(void)
-{
-	return bench_cpu;
-}
-
-u32 kt_env_pid(void)
-{
-	return bench_pid;
-}
-
-const char *kt_env_comm(void)
-{
-	return "kutrace_bench";
-}
-
-/*
- * The kernel reads the instruction counter with rdpmc.  Userspace has no
- * rdpmc without a PMU exposed through perf (this VM has none), so rdtsc
- * stands in: a serialising-free counter read of similar latency.  The
- * figure measures the side-byte path, not the counter itself.
- */
-bool kt_env_read_inst(u64 *val)
-{
-	*val = __rdtsc();
-	return true;
-}
-
 /* ------------------------------------------------------------ util */
 
 static double now_ns(void)
@@ -188,7 +156,7 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 
-	bench_cpu = (int)w->idx;
+	kt_user_set_cpu((int)w->idx);
 	for (int r = 0; r < w->runs; r++) {
 		double t;
 
@@ -231,7 +199,7 @@ static void bench_kind(enum kind k, long n, int runs, unsigned int nthreads)
 	}
 	reset_for(k);
 	/* Warm-up: first blocks, caches, branch predictors. */
-	bench_cpu = 0;
+	kt_user_set_cpu(0);
 	run_kind(k, n / 10 + 1, 0);
 	pthread_barrier_init(&start, NULL, nthreads);
 	pthread_barrier_init(&done, NULL, nthreads);
@@ -342,7 +310,7 @@ static void *check_main(void *arg)
 {
 	struct checker *c = arg;
 
-	bench_cpu = (int)c->idx;
+	kt_user_set_cpu((int)c->idx);
 	/* Plain entries: read() calls, never followed by their return. */
 	for (long i = 0; i < c->n; i++)
 		kt_trace_1(KUTRACE_SYSCALL64 + 0, (u64)i & 0xFFFF);
@@ -536,7 +504,7 @@ int main(int argc, char **argv)
 		fputs(usage, stderr);
 		return 2;
 	}
-	bench_pid = (u32)getpid();
+	kt_user_set_task((u32)getpid(), "kutrace_bench");
 	if (!strcmp(cmd, "fastpath"))
 		return cmd_fastpath(n > 0 ? n : 2000000, runs > 0 ? runs : 21,
 				    threads);

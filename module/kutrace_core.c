@@ -118,6 +118,25 @@ static inline u64 *kt_claim_fast(struct kt_cpu *c, unsigned int len)
 }
 
 /*
+ * Close this CPU's block: claim its remaining words, so that no nested
+ * entry lands there any more, and zero them.  They hold an earlier trace's
+ * (or lap's) entries, which a reader would take for this block's.
+ */
+static void kt_close_block(struct kt_cpu *c)
+{
+	u64 *old = READ_ONCE(c->next);
+	u64 *lim = READ_ONCE(c->limit);
+
+	while (old && old < lim) {
+		if (kt_env_cmpxchg(&c->next, old, lim) == old) {
+			memset(old, 0, (lim - old) * sizeof(u64));
+			return;
+		}
+		old = READ_ONCE(c->next);
+	}
+}
+
+/*
  * Slow path: retry under the lock, else start a new block.  A new block's
  * header carries the full time, so the TSDELTA words are dropped then.
  */
@@ -131,6 +150,7 @@ static u64 *kt_claim_slow(struct kt_cpu *c, unsigned int len,
 	if (!force)
 		p = kt_claim_fast(c, len + *ntsd);
 	if (!p) {
+		kt_close_block(c);
 		*ntsd = 0;
 		p = kt_new_block(c, now);
 		if (p)

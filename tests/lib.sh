@@ -9,6 +9,8 @@ nok()  { echo "not ok - $*"; }
 skip() { echo "skip - $*"; }
 # check "what" command...: ok if the command succeeds
 check() { local what=$1; shift; if "$@"; then ok "$what"; else nok "$what"; fi; }
+# eq what expected actual
+eq() { if [ "$2" = "$3" ]; then ok "$1"; else nok "$1 (expected '$2', got '$3')"; fi; }
 # same_file "what" expected actual: ok if identical, else show a diff
 same_file() {
 	if cmp -s "$2" "$3"; then ok "$1"; else

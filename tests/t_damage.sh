@@ -174,7 +174,6 @@ for f in "$TMP"/d/*; do
 done
 check "damaged traces made ($total; $nharmless with the undamaged JSON, $ncpus cut to fewer CPUs)" \
 	test "$total" -ge 250 -a "$nharmless" -le 20
-eq() { if [ "$2" = "$3" ]; then ok "$1"; else nok "$1:$3"; fi; }
 eq "no tool crashes on $total damaged traces" "" "$crashed"
 eq "no damaged trace passes silently ($total: random words, zeros, swapped blocks, cuts)" "" "$silent"
 eq "kutrace_postproc refuses with one line naming file, block (and word)" "" "$unclear"

@@ -5,7 +5,6 @@
 # pkg-config (shared and static) and run, the installed tools finding the
 # installed viewer and man pages, and uninstall leaving nothing behind.
 . tests/lib.sh
-eq() { if [ "$2" = "$3" ]; then ok "$1"; else nok "$1 (expected '$2', got '$3')"; fi; }
 MK="make -s --no-print-directory"
 progs=$($MK print-install-progs)
 

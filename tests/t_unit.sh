@@ -4,7 +4,13 @@
 . tests/lib.sh
 out=$("$KT_BIN/unit_lib" 2>&1); rc=$?
 echo "$out" | sed 's/^/# /'
-check "cmocka unit tests of libkutrace" test $rc -eq 0
+check "cmocka unit tests of the libraries" test $rc -eq 0
+# The module's trace-buffer core in userspace (module/user/): claim,
+# headers, fusion, TSDELTA, abandoned blocks, wraparound, full buffer.
+out=$("$KT_BIN/unit_core" 2>&1); rc=$?
+echo "$out" | sed 's/^/# /'
+eq "cmocka unit tests of the module core: 8 run, 8 passed" "8 8" \
+	"$(echo "$out" | sed -n 's/.*\] \([0-9]*\) test(s) run.*/\1/p') $(echo "$out" | sed -n 's/.*PASSED  \] \([0-9]*\) test.*/\1/p')"
 
 # format.h compiles alone, strictly, in userland.
 check "format.h compiles alone (C11 -pedantic)" \

@@ -2,8 +2,9 @@
 /*
  * kutrace_env_user.h - userspace stand-ins for kutrace_env.h, so that
  * kutrace_core.c builds unchanged in a benchmark or unit-test harness.
- * The harness defines kt_env_cpu_id(), kt_env_pid(), kt_env_comm() and
- * kt_env_read_inst().  Not kernel code: not checked by checkpatch.
+ * kutrace_env_user.c defines kt_env_cpu_id(), kt_env_pid(), kt_env_comm()
+ * and kt_env_read_inst() for every harness.  Not kernel code: not checked
+ * by checkpatch.
  */
 #ifndef KUTRACE_ENV_USER_H
 #define KUTRACE_ENV_USER_H
@@ -35,14 +36,31 @@ typedef uint8_t u8;
 #define this_cpu_ptr(p)		(&(*(p))[kt_env_cpu_id()].v)
 #define per_cpu_ptr(p, c)	(&(*(p))[(c)].v)
 
+/*
+ * The trace clock.  Built with KT_ENV_FAKE_CLOCK (the core's unit tests)
+ * it is a variable the test sets, so that gaps, fusion windows and
+ * TSDELTA chains are exact; otherwise the TSC, as in the kernel.
+ */
+#ifdef KT_ENV_FAKE_CLOCK
+extern u64 kt_env_fake_now;
+extern u64 kt_env_fake_inst;
+static inline u64 kt_env_now(void)
+{
+	return kt_env_fake_now;
+}
+#else
 static inline u64 kt_env_now(void)
 {
 	return __rdtsc() >> KUTRACE_TSC_SHIFT;
 }
+#endif
 
+/* module/user/kutrace_env_user.c: the calling thread's CPU and task. */
 int kt_env_cpu_id(void);
 u32 kt_env_pid(void);
 const char *kt_env_comm(void);
+void kt_user_set_cpu(int cpu);
+void kt_user_set_task(u32 pid, const char *comm);
 #define kt_env_irq_save(fl)	((void)(fl))
 #define kt_env_irq_restore(fl)	((void)(fl))
 #define kt_env_cmpxchg(p, o, n)	__sync_val_compare_and_swap((p), (o), (n))

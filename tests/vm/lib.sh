@@ -47,8 +47,6 @@ fact() {
 	local f=$1; shift
 	awk -v k="$*" 'index($0, k " ") == 1 { print substr($0, length(k) + 2); exit }' "$f"
 }
-# eq what expected actual
-eq() { if [ "$2" = "$3" ]; then ok "$1"; else nok "$1 (expected $2, got $3)"; fi; }
 # between what lo hi actual
 between() {
 	if [ -n "$4" ] && [ "$4" -ge "$2" ] && [ "$4" -le "$3" ]; then ok "$1 ($4)"

@@ -1,0 +1,278 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * unit_core - cmocka unit tests of the module's trace-buffer core
+ * (module/kutrace_core.c), built unchanged in userspace through
+ * module/user/ with a clock the tests set (KT_ENV_FAKE_CLOCK): block
+ * claim and headers, call/return fusion, TSDELTA chains, abandoned
+ * blocks, wraparound and a full buffer.  Expected words are computed
+ * from docs/spec/FORMATS.md 1 and 3, never read back from the core.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "kutrace_core.h"
+
+#define W	KUTRACE_BLOCK_WORDS
+#define NBLK	4
+/* Entries of the first block start after its 12 header words, others after 6. */
+#define FIRST0	(KUTRACE_HDR0_PID + 4)
+#define FIRSTN	(KUTRACE_HDRN_PID + 4)
+
+static u64 *buf;
+static u64 filter[1024];
+
+static u64 ts(u64 now)
+{
+	return (now & KUTRACE_TS_MASK) << KUTRACE_TS_SHIFT;
+}
+
+/* A buffer of NBLK blocks holding an earlier trace's words (0xA5...). */
+static int setup(void **state)
+{
+	(void)state;
+	buf = aligned_alloc(64, NBLK * KUTRACE_BLOCK_BYTES);
+	if (!buf)
+		return -1;
+	memset(buf, 0xA5, NBLK * KUTRACE_BLOCK_BYTES);
+	kt_user_set_cpu(0);
+	kt_user_set_task(42, "unit_core");
+	kt_env_fake_now = 1000;
+	kt_core_init(NBLK * KUTRACE_BLOCK_BYTES, buf, filter);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	kt_core_reset(0);
+	free(buf);
+	return 0;
+}
+
+static void go(unsigned int flags)
+{
+	kt_core_reset(flags);
+	kt_tracing = true;
+}
+
+/* Block i of the file: blocks are handed out downward from the top. */
+static u64 *block(unsigned int i)
+{
+	return kt_core_block(i);
+}
+
+static void test_first_block(void **state)
+{
+	u64 *b;
+
+	(void)state;
+	go(0);
+	kt_env_fake_now = 0x123456789ULL;
+	kt_trace_1(KUTRACE_SYSCALL64 + 39, 7);
+	assert_int_equal(kt_core_blocks(), 1);
+	b = block(0);
+	assert_ptr_equal(b, buf + NBLK * W - W);
+	assert_true(b[KUTRACE_HDR_CPU_TIME] ==
+		    (0x123456789ULL & KUTRACE_HDR_LOW56));
+	assert_true(b[KUTRACE_HDR_FLAGS_USEC] == 0);
+	for (int i = 2; i < KUTRACE_HDR0_PID; i++)
+		assert_true(b[i] == 0);	/* filled in by the dump */
+	assert_true(b[KUTRACE_HDR0_PID] == 42);
+	assert_string_equal((const char *)&b[KUTRACE_HDR0_PID + 2], "unit_core");
+	assert_true(b[FIRST0] == (ts(0x123456789ULL) |
+				  kutrace_make_word(KUTRACE_SYSCALL64 + 39, 7)));
+	for (int i = W - KUTRACE_BLOCK_TAIL_ZERO; i < W; i++)
+		assert_true(b[i] == 0);
+}
+
+static void test_cpu_in_header(void **state)
+{
+	u64 *b;
+
+	(void)state;
+	go(0);
+	kt_user_set_cpu(3);
+	kt_trace_1(KUTRACE_MARKA, 1);
+	kt_user_set_cpu(0);
+	b = block(0);
+	assert_true(b[KUTRACE_HDR_CPU_TIME] >> KUTRACE_HDR_CPU_SHIFT == 3);
+}
+
+static void test_fusion(void **state)
+{
+	unsigned int call = KUTRACE_SYSCALL64 + 39;
+	unsigned int ret = KUTRACE_SYSRET64 + 39;
+	u64 *b;
+
+	(void)state;
+	go(0);
+	kt_env_fake_now = 5000;
+	kt_trace_1(call, 0);
+	kt_env_fake_now = 5010;
+	kt_trace_1(ret, 3);		/* fused: delta 10, return value 3 */
+	kt_env_fake_now = 6000;
+	kt_trace_1(call, 0);
+	kt_env_fake_now = 6000 + KUTRACE_FUSE_MAX_DELTA + 1;
+	kt_trace_1(ret, 0);		/* too late to fuse: its own word */
+	kt_env_fake_now = 7000;
+	kt_trace_1(call, 0);
+	kt_trace_1(ret, 300);		/* return value > 255: not fused */
+	b = block(0);
+	assert_true(b[FIRST0] == (ts(5000) | kutrace_make_word(call, 0) |
+				  10ULL << KUTRACE_DELTA_SHIFT |
+				  3ULL << KUTRACE_RETVAL_SHIFT));
+	assert_true(b[FIRST0 + 1] == (ts(6000) | kutrace_make_word(call, 0)));
+	assert_true(b[FIRST0 + 2] == (ts(6000 + KUTRACE_FUSE_MAX_DELTA + 1) |
+				      kutrace_make_word(ret, 0)));
+	assert_true(b[FIRST0 + 3] == (ts(7000) | kutrace_make_word(call, 0)));
+	assert_true(b[FIRST0 + 4] == (ts(7000) | kutrace_make_word(ret, 300)));
+}
+
+static void test_tsdelta(void **state)
+{
+	u64 t1 = 2 * KUTRACE_TSDELTA_MAX_STEP + 12345;
+	u64 *b;
+
+	(void)state;
+	go(0);
+	kt_env_fake_now = 100;
+	kt_trace_1(KUTRACE_MARKA, 1);
+	kt_env_fake_now = 100 + KUTRACE_TSDELTA_THRESHOLD;	/* no TSDELTA yet */
+	kt_trace_1(KUTRACE_MARKA, 2);
+	kt_env_fake_now += t1;				/* three TSDELTA words */
+	kt_trace_1(KUTRACE_MARKA, 3);
+	b = block(0);
+	assert_true(b[FIRST0 + 1] == (ts(100 + KUTRACE_TSDELTA_THRESHOLD) |
+				      kutrace_make_word(KUTRACE_MARKA, 2)));
+	for (int i = 0; i < 3; i++) {
+		u64 step = i < 2 ? KUTRACE_TSDELTA_MAX_STEP : 12345;
+
+		assert_true(b[FIRST0 + 2 + i] ==
+			    (ts(kt_env_fake_now) |
+			     kutrace_make_word(KUTRACE_TSDELTA, step)));
+	}
+	assert_true(b[FIRST0 + 5] == (ts(kt_env_fake_now) |
+				      kutrace_make_word(KUTRACE_MARKA, 3)));
+}
+
+/* A gap needing more than 8 TSDELTA words starts a block instead. */
+static void test_long_gap_new_block(void **state)
+{
+	u64 t = 100 + (KUTRACE_MAX_ENTRY_WORDS + 1) * KUTRACE_TSDELTA_MAX_STEP;
+	u64 *b;
+
+	(void)state;
+	go(0);
+	kt_env_fake_now = 100;
+	kt_trace_1(KUTRACE_MARKA, 1);
+	kt_env_fake_now = t;
+	kt_trace_1(KUTRACE_MARKA, 2);
+	assert_int_equal(kt_core_blocks(), 2);
+	b = block(1);
+	assert_true((b[KUTRACE_HDR_CPU_TIME] & KUTRACE_HDR_LOW56) == t);
+	assert_true(b[FIRSTN] == (ts(t) | kutrace_make_word(KUTRACE_MARKA, 2)));
+	/* The first block's unused words are all zero: nothing stale. */
+	b = block(0);
+	for (int i = FIRST0 + 1; i < W; i++)
+		if (b[i] != 0)
+			fail_msg("block 0 word %d holds %#llx", i, (unsigned long long)b[i]);
+}
+
+/*
+ * An entry that does not fit closes the block.  Every word left unused
+ * must be zero: the buffer still holds an earlier trace's words there,
+ * and a reader would decode them as this trace's entries.
+ */
+static void test_abandoned_block_zeroed(void **state)
+{
+	u64 words[KUTRACE_MAX_ENTRY_WORDS] = { 0 };
+	int left = 12, i;
+	u64 *b;
+
+	(void)state;
+	go(0);
+	kt_env_fake_now = 100;
+	for (i = FIRST0; i < W - left; i++)
+		kt_trace_1(KUTRACE_MARKA, (u64)i);
+	/* 8 words and 4 TSDELTA words: 12 do not fit in 12 (see kt_claim_fast). */
+	kt_env_fake_now = 100 + 3 * KUTRACE_TSDELTA_MAX_STEP + 1;
+	kt_trace_many(KUTRACE_PIDNAME, KUTRACE_MAX_ENTRY_WORDS, words, false);
+	assert_int_equal(kt_core_blocks(), 2);
+	b = block(0);
+	assert_true(b[W - left - 1] == (ts(100) |
+		    kutrace_make_word(KUTRACE_MARKA, (u64)(W - left - 1))));
+	for (i = W - left; i < W; i++)
+		if (b[i] != 0)
+			fail_msg("abandoned block: word %d holds %#llx", i,
+				 (unsigned long long)b[i]);
+}
+
+/* Fill CPU 0's blocks with 1-word marks; returns the marks written. */
+static long fill(long n)
+{
+	long i;
+
+	for (i = 0; i < n && kt_tracing; i++)
+		kt_trace_1(KUTRACE_MARKA, (u64)i);
+	return i;
+}
+
+static void test_full_stops(void **state)
+{
+	(void)state;
+	go(0);
+	kt_env_fake_now = 100;
+	fill((long)NBLK * W * 2);
+	assert_false(kt_tracing);
+	assert_true(kt_st.full);
+	assert_false(kt_st.wrapped);
+	assert_int_equal(kt_core_blocks(), NBLK);
+}
+
+static void test_wraparound(void **state)
+{
+	u64 *b0;
+	u64 first;
+
+	(void)state;
+	go(KUTRACE_RESET_WRAP);
+	kt_env_fake_now = 100;
+	fill(1);
+	b0 = block(0);
+	first = b0[FIRST0];
+	fill((long)NBLK * W * 3);
+	assert_true(kt_tracing);
+	assert_true(kt_st.wrapped);
+	assert_false(kt_st.full);
+	assert_int_equal(kt_core_blocks(), NBLK);
+	/* Block 0 keeps the names: never reused. */
+	assert_true(b0[FIRST0] == first);
+	for (unsigned int i = 0; i < NBLK; i++) {
+		u64 *b = block(i);
+
+		assert_true((b[KUTRACE_HDR_FLAGS_USEC] >> KUTRACE_HDR_FLAGS_SHIFT) &
+			    KUTRACE_FLAG_WRAP);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_first_block, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cpu_in_header, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fusion, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tsdelta, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_long_gap_new_block, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_abandoned_block_zeroed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_full_stops, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wraparound, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
