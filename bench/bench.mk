@@ -8,10 +8,11 @@
 KT_BENCH  := $(BIN)/kutrace_bench
 PROGS     += $(KT_BENCH)
 KT_BENCH_OBJS := $(OBJ)/bench/kutrace_bench.o $(OBJ)/bench/fakedev.o \
-                 $(OBJ)/module/kutrace_core.o $(OBJ)/module/user/kutrace_env_user.o
+                 $(OBJ)/module/kutrace_core.o $(OBJ)/module/kutrace_cmd.o \
+                 $(OBJ)/module/user/kutrace_env_user.o
 KT_BENCH_WRAP := -Wl,--wrap=open,--wrap=ioctl,--wrap=mmap,--wrap=munmap,--wrap=fopen
 
-$(OBJ)/bench/%.o $(OBJ)/module/kutrace_core.o $(OBJ)/module/user/%.o: CFLAGS += -Imodule
+$(OBJ)/bench/%.o $(OBJ)/module/%.o $(OBJ)/module/user/%.o: CFLAGS += -Imodule
 
 $(KT_BENCH): $(KT_BENCH_OBJS) $(KT_TOOLS)
 	@mkdir -p $(BIN)

@@ -4,14 +4,14 @@
  * real control library (libkutrace/control.c: kt_ctl_reset, kt_ctl_init,
  * kt_ctl_on, kt_ctl_dump and its mmap path) runs unchanged on the host
  * against the real trace core (module/kutrace_core.c built with
- * module/user/kutrace_env_user.h).
+ * module/user/).
  *
  * The program is linked with -Wl,--wrap=open,--wrap=ioctl,--wrap=mmap,
  * --wrap=munmap,--wrap=fopen: every call libkutrace makes to those goes
  * through the functions below, which serve KUTRACE_DEVICE, its ioctls,
  * its mmap and the tracemb module parameter, and pass everything else
- * to libc.  The command switch mirrors kt_do_cmd() in kutrace_main.c for
- * the commands the control library uses.
+ * to libc.  The commands run through the module's own switch
+ * (module/kutrace_cmd.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +23,7 @@
 #include <sys/mman.h>
 
 #include "kutrace_core.h"
+#include "kutrace_cmd.h"
 #include "fakedev.h"
 
 int __real_open(const char *path, int flags, ...);
@@ -110,68 +111,43 @@ int __wrap_munmap(void *addr, size_t len)
 	return __real_munmap(addr, len);
 }
 
-/* kt_do_cmd() of kutrace_main.c, the commands libkutrace sends. */
-static long fake_cmd(unsigned int nr, u64 arg, u64 *result)
+/*
+ * kutrace_cmd.c's environment in this process: no backend to name, no
+ * other CPUs to note or wait for, the "instruction counter" always there
+ * (kutrace_env_user.c), the caller's memory is ours.
+ */
+void kt_env_cmd_on_prepare(void)
 {
-	u64 w[KUTRACE_MAX_ENTRY_WORDS];
-	unsigned int len, ev;
+}
 
-	*result = 0;
-	switch (nr) {
-	case KUTRACE_CMD_OFF:
-		WRITE_ONCE(kt_tracing, false);
-		break;
-	case KUTRACE_CMD_ON:
-		if (kt_st.full)
-			return -ENOSPC;
-		WRITE_ONCE(kt_tracing, true);
-		*result = 1;
-		break;
-	case KUTRACE_CMD_FLUSH:
-		*result = kt_core_flush();
-		break;
-	case KUTRACE_CMD_RESET:
-		if (arg & ~(u64)(KUTRACE_RESET_IPC | KUTRACE_RESET_WRAP |
-				 KUTRACE_RESET_LLC))
-			return -EINVAL;
-		*result = kt_core_reset(arg);
-		for (unsigned int c = 0; c < KT_ENV_NR_CPUS; c++)
-			kt_cpu_set_ipc(c, *result & KUTRACE_RESET_IPC);
-		break;
-	case KUTRACE_CMD_STAT:
-		*result = kt_core_blocks();
-		break;
-	case KUTRACE_CMD_GETCOUNT:
-		*result = kt_core_blocks() * KUTRACE_BLOCK_WORDS;
-		if (kt_st.wrapped)
-			*result = ~*result;
-		break;
-	case KUTRACE_CMD_INSERT1:
-	case KUTRACE_IOC_INSERT1_FORCED_NR:
-		w[0] = arg;
-		*result = kt_insert_words(w, 1,
-					  nr == KUTRACE_IOC_INSERT1_FORCED_NR);
-		break;
-	case KUTRACE_CMD_INSERTN:
-	case KUTRACE_IOC_INSERTN_FORCED_NR:
-		memcpy(w, (const void *)(uintptr_t)arg, sizeof(w));
-		ev = kutrace_word_event(w[0]);
-		len = kutrace_is_varlen(ev) ? kutrace_entry_words(ev) : 1;
-		if (len < 1 || len > KUTRACE_MAX_ENTRY_WORDS)
-			return -EINVAL;
-		*result = kt_insert_words(w, len,
-					  nr == KUTRACE_IOC_INSERTN_FORCED_NR);
-		break;
-	case KUTRACE_CMD_TEST:
-		*result = READ_ONCE(kt_tracing);
-		break;
-	case KUTRACE_CMD_VERSION:
-		*result = KUTRACE_MODULE_VERSION;
-		break;
-	default:
-		/* GET4KB & co.: the mmap path never needs them. */
-		return -ENOTTY;
-	}
+void kt_env_cmd_on_done(void)
+{
+}
+
+void kt_env_cmd_quiesce(void)
+{
+}
+
+bool kt_env_cmd_ipc_setup(void)
+{
+	return true;
+}
+
+void kt_env_cmd_ipc_mark(bool on)
+{
+	for (unsigned int c = 0; c < KT_ENV_NR_CPUS; c++)
+		kt_cpu_set_ipc(c, on);
+}
+
+unsigned long kt_env_cmd_copy_in(void *dst, u64 uaddr, unsigned long n)
+{
+	memcpy(dst, (const void *)(uintptr_t)uaddr, n);
+	return 0;
+}
+
+unsigned long kt_env_cmd_copy_out(u64 uaddr, const void *src, unsigned long n)
+{
+	memcpy((void *)(uintptr_t)uaddr, src, n);
 	return 0;
 }
 
@@ -193,7 +169,7 @@ int __wrap_ioctl(int fd, unsigned long req, ...)
 	}
 	/* __u64 in the struct, uint64_t here: copy, do not alias */
 	result = io->result;
-	e = fake_cmd(_IOC_NR(req), io->arg, &result);
+	e = kt_cmd(_IOC_NR(req), io->arg, &result);
 	io->result = result;
 	if (e) {
 		errno = (int)-e;

@@ -27,6 +27,7 @@
 #include <asm/cpufeature.h>
 
 #include "kutrace_core.h"
+#include "kutrace_cmd.h"
 #include "kutrace_backend.h"
 
 static long tracemb = 2;
@@ -44,7 +45,6 @@ static const struct kt_backend *kt_backend = &kt_tp_backend;
 static u64 *kt_buf;
 static u64 *kt_filter;
 static unsigned long kt_open_flag;
-static u64 kt_4kb_index;
 static DEFINE_MUTEX(kt_ctl_mutex);
 
 /* ---------------------------------------------------------------- IPC */
@@ -152,30 +152,6 @@ static bool kt_state_changing(unsigned int nr)
 	}
 }
 
-static long kt_copy_4kb(u64 index, u64 uaddr, bool side)
-{
-	void __user *dst = u64_to_user_ptr(uaddr);
-	u64 blk = index / KUTRACE_BLOCK_WORDS;
-	u64 off = index % KUTRACE_BLOCK_WORDS;
-	const void *src;
-
-	if (off % 512)
-		return -EINVAL;
-	if (side) {
-		/* index counts 8-byte side words: 1024 per side block */
-		blk = index / (KUTRACE_SIDE_BYTES / 8);
-		off = index % (KUTRACE_SIDE_BYTES / 8);
-		if (off % 512 || !kt_core_side(blk))
-			return 4096;
-		src = kt_core_side(blk) + off * 8;
-	} else {
-		if (!kt_core_block(blk))
-			return 4096;
-		src = kt_core_block(blk) + off;
-	}
-	return copy_to_user(dst, src, 4096);
-}
-
 /*
  * Each CPU records the task it runs when tracing starts.  A CPU's first
  * block may have been opened by a forced insert (kutrace_control's names)
@@ -190,105 +166,42 @@ static void kt_note_current(void *unused)
 	kt_switch_end();
 }
 
-static long kt_do_cmd(unsigned int nr, u64 arg, u64 *result)
+/* kutrace_cmd.c's environment in the kernel. */
+void kt_env_cmd_on_prepare(void)
 {
-	u64 w[KUTRACE_MAX_ENTRY_WORDS];
-	unsigned int len, ev;
-	long ret;
-	u64 *blk;
+	if (!kt_st.backend_named)
+		kt_name_backend();
+}
 
-	*result = 0;
-	switch (nr) {
-	case KUTRACE_CMD_OFF:
-		WRITE_ONCE(kt_tracing, false);
-		break;
-	case KUTRACE_CMD_ON:
-		if (!kt_st.backend_named)
-			kt_name_backend();
-		if (kt_st.full)
-			return -ENOSPC;
-		WRITE_ONCE(kt_tracing, true);
-		on_each_cpu(kt_note_current, NULL, 1);
-		*result = 1;
-		break;
-	case KUTRACE_CMD_FLUSH:
-		*result = kt_core_flush();
-		break;
-	case KUTRACE_CMD_RESET:
-		if (arg & ~(u64)(KUTRACE_RESET_IPC | KUTRACE_RESET_WRAP |
-				 KUTRACE_RESET_LLC))
-			return -EINVAL;
-		WRITE_ONCE(kt_tracing, false);
-		synchronize_rcu();
-		if ((arg & KUTRACE_RESET_IPC) && !kt_ipc_setup())
-			arg &= ~(u64)KUTRACE_RESET_IPC;
-		*result = kt_core_reset(arg);
-		kt_ipc_mark_cpus(*result & KUTRACE_RESET_IPC);
-		break;
-	case KUTRACE_CMD_STAT:
-		*result = kt_core_blocks();
-		break;
-	case KUTRACE_CMD_GETCOUNT:
-		*result = kt_core_blocks() * KUTRACE_BLOCK_WORDS;
-		if (kt_st.wrapped)
-			*result = ~*result;
-		break;
-	case KUTRACE_CMD_GETWORD:
-		if (READ_ONCE(kt_tracing))
-			return -EBUSY;
-		blk = kt_core_block(arg / KUTRACE_BLOCK_WORDS);
-		if (!blk)
-			return -EINVAL;
-		*result = blk[arg % KUTRACE_BLOCK_WORDS];
-		break;
-	case KUTRACE_CMD_GETIPCWORD:
-		if (READ_ONCE(kt_tracing))
-			return -EBUSY;
-		if (!kt_core_side(arg / (KUTRACE_SIDE_BYTES / 8)))
-			return -EINVAL;
-		memcpy(result, kt_core_side(arg / (KUTRACE_SIDE_BYTES / 8)) +
-		       (arg % (KUTRACE_SIDE_BYTES / 8)) * 8, 8);
-		break;
-	case KUTRACE_CMD_INSERT1:
-	case KUTRACE_IOC_INSERT1_FORCED_NR:
-		w[0] = arg;
-		*result = kt_insert_words(w, 1,
-					  nr == KUTRACE_IOC_INSERT1_FORCED_NR);
-		break;
-	case KUTRACE_CMD_INSERTN:
-	case KUTRACE_IOC_INSERTN_FORCED_NR:
-		if (copy_from_user(w, u64_to_user_ptr(arg), sizeof(w)))
-			return -EFAULT;
-		ev = kutrace_word_event(w[0]);
-		len = kutrace_is_varlen(ev) ? kutrace_entry_words(ev) : 1;
-		if (len < 1 || len > KUTRACE_MAX_ENTRY_WORDS)
-			return -EINVAL;
-		*result = kt_insert_words(w, len,
-					  nr == KUTRACE_IOC_INSERTN_FORCED_NR);
-		break;
-	case KUTRACE_CMD_TEST:
-		*result = READ_ONCE(kt_tracing);
-		break;
-	case KUTRACE_CMD_VERSION:
-		*result = KUTRACE_MODULE_VERSION;
-		break;
-	case KUTRACE_CMD_SET4KB:
-		kt_4kb_index = arg;
-		break;
-	case KUTRACE_CMD_GET4KB:
-	case KUTRACE_CMD_GETIPC4KB:
-		if (READ_ONCE(kt_tracing))
-			return -EBUSY;
-		ret = kt_copy_4kb(kt_4kb_index, arg,
-				  nr == KUTRACE_CMD_GETIPC4KB);
-		if (ret < 0)
-			return ret;
-		*result = ret;
-		break;
-	default:
-		return -ENOTTY;
-	}
-	return 0;
+void kt_env_cmd_on_done(void)
+{
+	on_each_cpu(kt_note_current, NULL, 1);
+}
+
+void kt_env_cmd_quiesce(void)
+{
+	synchronize_rcu();
+}
+
+bool kt_env_cmd_ipc_setup(void)
+{
+	return kt_ipc_setup();
+}
+
+void kt_env_cmd_ipc_mark(bool on)
+{
+	kt_ipc_mark_cpus(on);
+}
+
+unsigned long kt_env_cmd_copy_in(void *dst, u64 uaddr, unsigned long n)
+{
+	return copy_from_user(dst, u64_to_user_ptr(uaddr), n);
+}
+
+unsigned long kt_env_cmd_copy_out(u64 uaddr, const void *src,
+				  unsigned long n)
+{
+	return copy_to_user(u64_to_user_ptr(uaddr), src, n);
 }
 
 /* Run one command; the kernel's hook flag follows the module's. */
@@ -297,7 +210,7 @@ static long kt_cmd_locked(unsigned int nr, u64 arg, u64 *result)
 	long ret;
 
 	mutex_lock(&kt_ctl_mutex);
-	ret = kt_do_cmd(nr, arg, result);
+	ret = kt_cmd(nr, arg, result);
 	if (kt_backend->set_tracing)
 		kt_backend->set_tracing(READ_ONCE(kt_tracing));
 	mutex_unlock(&kt_ctl_mutex);
