@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * fakedev.c - a /dev/kutrace that lives in this process, so that the
- * real control library (libkutrace/control.c: kt_ctl_reset, kt_ctl_init,
+ * real control library (libkutrace/channel.c, dump.c: kt_ctl_reset, kt_ctl_init,
  * kt_ctl_on, kt_ctl_dump and its mmap path) runs unchanged on the host
  * against the real trace core (module/kutrace_core.c built with
  * module/user/).

@@ -16,7 +16,7 @@
  * on THREADS threads at once.
  *
  * extract: fills an MB MiB buffer through the core, then times
- * kt_ctl_dump() (libkutrace/control.c, the code kutrace_control runs) taking
+ * kt_ctl_dump() (libkutrace/dump.c, the code kutrace_control runs) taking
  * it through the mmap path to a trace file in DIR.  Prints MB/s.
  *
  * check: writes exactly N plain entries, N fused pairs and N name entries

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# kutrace_control: the control program (uses libkutrace/control.c in libkutrace).
+# kutrace_control: the control program (the control channel of libkutrace, libkutrace/channel.h).
 PROGS += $(BIN)/kutrace_control
 
 $(BIN)/kutrace_control: $(OBJ)/control/kutrace_control.o $(KT_TOOLS)

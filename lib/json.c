@@ -270,22 +270,6 @@ size_t kt_json_format_row(char *buf, size_t cap, const struct kt_row *r)
 	return (size_t)(p + 4 - buf);
 }
 
-void kt_json_row(FILE *f, const struct kt_row *r)
-{
-	char buf[1024];
-	size_t n = kt_json_format_row(buf, sizeof(buf), r);
-
-	if (n) {
-		fwrite(buf, 1, n, f);
-		return;
-	}
-	char *big = kt_xmalloc(200 + 6 * strlen(r->name) + 8);
-
-	n = kt_json_format_row(big, 200 + 6 * strlen(r->name) + 8, r);
-	fwrite(big, 1, n, f);
-	free(big);
-}
-
 void kt_json_footer(FILE *f)
 {
 	fputs("[999.0, 0.0, 0, 0, 0, 0, 0, 0, 0, \"\"]\n]}\n", f);

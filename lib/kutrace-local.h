@@ -334,7 +334,6 @@ void kt_spans_event(struct kt_spans *s, const struct kt_event *e);
 /* End of input: close frequency spans, write row labels. */
 void kt_spans_finish(struct kt_spans *s);
 void kt_spans_free(struct kt_spans *s);
-uint64_t kt_spans_rows(const struct kt_spans *s);
 struct kt_json_meta;
 /* Fill the header facts (kernel, model, host, mbit_sec) of m. */
 void kt_spans_meta(const struct kt_spans *s, struct kt_json_meta *m);
@@ -357,8 +356,6 @@ struct kt_json_meta {
 
 /* Header lines, already in the byte order the original's `sort` gives. */
 void kt_json_header(FILE *f, const struct kt_json_meta *m);
-/* One row line in the original's fixed layout, name JSON-escaped. */
-void kt_json_row(FILE *f, const struct kt_row *r);
 /* The 999.0 sentinel row and the closing "]}". */
 void kt_json_footer(FILE *f);
 /* Write s as a JSON string body (no quotes) with full escaping. */

@@ -1347,4 +1347,3 @@ void kt_spans_meta(const struct kt_spans *s, struct kt_json_meta *m)
 	m->mbit = s->mbit;
 }
 
-uint64_t kt_spans_rows(const struct kt_spans *s) { return s->rows; }

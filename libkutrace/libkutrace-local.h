@@ -11,6 +11,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "channel.h"
+
+/* The channel's state, shared by channel.c, dump.c and markers.c. */
+struct kt_ctl_state {
+	int fd;				/* /dev/kutrace, or -1 */
+	enum kt_ctl_via via;		/* the channel in use */
+	enum kt_ctl_via prefer;		/* kt_ctl_prefer() */
+	uint64_t start_ctr, start_usec;	/* time pairs (ON, OFF) */
+	uint64_t stop_ctr, stop_usec;
+};
+extern struct kt_ctl_state kt_ctl;
+
+/* Counter and gettimeofday taken within 320 ticks of each other. */
+void kt_ctl_time_pair(uint64_t *ctr, uint64_t *usec);
+/* The rest of the first line of path after "key<spaces>: ", or "". */
+void kt_first_line_after(const char *path, const char *key, char *out,
+			  size_t len);
+
 /* ---------------------------------------------------------------------- */
 /* Base-40                                                                 */
 /* ---------------------------------------------------------------------- */
