@@ -21,6 +21,8 @@
  * copied by the kernel (copy_file_range).
  */
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -120,7 +122,28 @@ struct kt_jsonout {
 	size_t nlate, latecap;
 	char *buf;		/* formatting */
 	size_t bufcap;
+	char err[256];		/* the first error, "" if none */
 };
+
+/* Keep the first error; every later step still runs but changes nothing. */
+static void fail(struct kt_jsonout *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void fail(struct kt_jsonout *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (o->err[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(o->err, sizeof(o->err), fmt, ap);
+	va_end(ap);
+}
+
+const char *kt_jsonout_error(const struct kt_jsonout *o)
+{
+	return o->err[0] ? o->err : NULL;
+}
 
 static const struct esc *escaped(struct esc *cache, const char *name)
 {
@@ -359,7 +382,8 @@ static void stop_writer(struct kt_jsonout *o)
 	pthread_join(w->write_tid, NULL);
 	w->running = 0;
 	if (w->err)
-		kt_die("write error on the JSON output (disk full?): %s", strerror(w->err));
+		fail(o, "write error on the JSON output (disk full?): %s",
+		     strerror(w->err));
 }
 
 struct kt_jsonout *kt_jsonout_new(FILE *work)
@@ -379,12 +403,21 @@ struct kt_jsonout *kt_jsonout_new(FILE *work)
 	e = getenv("KT_JSONOUT_BUDGET");
 	o->budget = e && atol(e) > 0 ? (size_t)atol(e) : BUDGET;
 	o->bufcap = 4096;
-	if (pthread_create(&o->w.write_tid, NULL, write_main, o) != 0 ||
-	    pthread_create(&o->w.order_tid, NULL, order_main, o) != 0)
-		kt_die("cannot start the JSON writer threads");
-	o->w.running = 1;
 	o->buf = kt_xmalloc(o->bufcap);
+	if (pthread_create(&o->w.write_tid, NULL, write_main, o) != 0)
+		goto fail;
+	if (pthread_create(&o->w.order_tid, NULL, order_main, o) != 0) {
+		/* The writer alone: closing its queue ends it. */
+		chq_close(&o->w.out);
+		pthread_join(o->w.write_tid, NULL);
+		goto fail;
+	}
+	o->w.running = 1;
 	return o;
+fail:
+	kt_jsonout_free(o);
+	errno = EAGAIN;
+	return NULL;
 }
 
 static void lane_push(struct lane *l, const struct kt_row *r)
@@ -451,9 +484,12 @@ static char *header_text(const struct kt_json_meta *m)
 	FILE *f = open_memstream(&s, &n);
 
 	if (!f)
-		kt_die("out of memory");
+		return NULL;
 	kt_json_header(f, m);
-	fclose(f);
+	if (fclose(f) != 0) {
+		free(s);
+		return NULL;
+	}
 	return s;
 }
 
@@ -545,9 +581,14 @@ void kt_jsonout_advance(struct kt_jsonout *o, int64_t low,
 	if (!o->header) {
 		/* The writer has written nothing yet: the header goes first. */
 		o->header = header_text(m);
+		if (!o->header) {
+			fail(o, "out of memory");
+			o->header = kt_xstrdup("");
+		}
 		fputs(o->header, o->f);
 		if (fflush(o->f) != 0)
-			kt_die("write error on the JSON output (disk full?): %s", strerror(errno));
+			fail(o, "write error on the JSON output (disk full?): %s",
+			     strerror(errno));
 		o->rows_start = ftell(o->f);
 		o->w.off = o->rows_start;	/* read by the writer after chq_submit() */
 	}
@@ -571,14 +612,23 @@ int kt_jsonout_finish(struct kt_jsonout *o, const struct kt_json_meta *m)
 	stop_writer(o);
 	o->rows_end = o->w.off;
 	if (o->w.nmarks != o->ncp)
-		kt_die("internal error: %zu checkpoints, %zu marks", o->ncp, o->w.nmarks);
+		fail(o, "internal error: %zu checkpoints, %zu marks", o->ncp,
+		     o->w.nmarks);
 	fseek(o->f, 0, SEEK_END);
 	kt_json_footer(o->f);
 	if (fflush(o->f) != 0 || ferror(o->f))
-		kt_die("write error on the JSON output (disk full?): %s", strerror(errno));
+		fail(o, "write error on the JSON output (disk full?): %s",
+		     strerror(errno));
+	if (o->err[0])
+		return -1;
 	if (o->nlate)
 		qsort(o->late, o->nlate, sizeof(*o->late), row_qcmp);
 	char *h = header_text(m);
+
+	if (!h) {
+		fail(o, "out of memory");
+		return -1;
+	}
 	int same = !strcmp(h, o->header);
 
 	free(o->header);
@@ -597,12 +647,14 @@ size_t kt_jsonout_late(const struct kt_jsonout *o)
 }
 
 /* Copy bytes [*pos, end) of the work file to dst, by the kernel if it can. */
-static void copy_range(struct kt_jsonout *o, FILE *dst, long *pos, long end)
+static int copy_range(struct kt_jsonout *o, FILE *dst, long *pos, long end)
 {
 	if (end <= *pos)
-		return;
-	if (fflush(dst) != 0)
-		kt_die("write error on the JSON output: %s", strerror(errno));
+		return 0;
+	if (fflush(dst) != 0) {
+		fail(o, "write error on the JSON output: %s", strerror(errno));
+		return -1;
+	}
 	int in = fileno(o->f), out = fileno(dst);
 	loff_t off = *pos;
 	long left = end - *pos;
@@ -617,21 +669,30 @@ static void copy_range(struct kt_jsonout *o, FILE *dst, long *pos, long end)
 	if (left > 0) {
 		char buf[1 << 16];
 
-		if (fseek(o->f, (long)off, SEEK_SET) != 0)
-			kt_die("cannot seek in the JSON work file");
+		if (fseek(o->f, (long)off, SEEK_SET) != 0) {
+			fail(o, "cannot seek in the JSON work file: %s", strerror(errno));
+			return -1;
+		}
 		while (left > 0) {
 			size_t want = left < (long)sizeof(buf) ? (size_t)left : sizeof(buf);
 
-			if (fread(buf, 1, want, o->f) != want)
-				kt_die("read error on the JSON work file");
-			if (fwrite(buf, 1, want, dst) != want)
-				kt_die("write error on the JSON output: %s", strerror(errno));
+			if (fread(buf, 1, want, o->f) != want) {
+				fail(o, "read error on the JSON work file");
+				return -1;
+			}
+			if (fwrite(buf, 1, want, dst) != want) {
+				fail(o, "write error on the JSON output: %s", strerror(errno));
+				return -1;
+			}
 			left -= (long)want;
 		}
-		if (fflush(dst) != 0)
-			kt_die("write error on the JSON output: %s", strerror(errno));
+		if (fflush(dst) != 0) {
+			fail(o, "write error on the JSON output: %s", strerror(errno));
+			return -1;
+		}
 	}
 	*pos = end;
+	return 0;
 }
 
 /* Our own row syntax back into a row (only what kt_json_format_row writes). */
@@ -711,7 +772,7 @@ static void parse_row(const char *line, struct kt_row *r, struct kt_buf *name)
 	r->name = name->p;
 }
 
-void kt_jsonout_copy(struct kt_jsonout *o, FILE *dst)
+int kt_jsonout_copy(struct kt_jsonout *o, FILE *dst)
 {
 	long pos = o->rows_start;
 	size_t c = 0;
@@ -726,18 +787,23 @@ void kt_jsonout_copy(struct kt_jsonout *o, FILE *dst)
 		/* Skip ahead by checkpoints: rows before marks[c] precede it. */
 		while (c + 1 < o->ncp && o->cpbelow[c + 1] <= late->start)
 			c++;
-		if (c < o->ncp && o->w.marks[c] > pos)
-			copy_range(o, dst, &pos, o->w.marks[c]);
-		if (fseek(o->f, pos, SEEK_SET) != 0)
-			kt_die("cannot seek in the JSON work file");
+		if (c < o->ncp && o->w.marks[c] > pos &&
+		    copy_range(o, dst, &pos, o->w.marks[c]))
+			goto out;
+		if (fseek(o->f, pos, SEEK_SET) != 0) {
+			fail(o, "cannot seek in the JSON work file: %s", strerror(errno));
+			goto out;
+		}
 		for (;;) {
 			if (pos >= o->rows_end)
 				break;
 			ssize_t n = getline(&line, &cap, o->f);
 			struct kt_row r;
 
-			if (n <= 0)
-				kt_die("read error on the JSON work file");
+			if (n <= 0) {
+				fail(o, "read error on the JSON work file");
+				goto out;
+			}
 			parse_row(line, &r, &name);
 			if (kt_row_cmp(&r, late) > 0)
 				break;
@@ -746,12 +812,16 @@ void kt_jsonout_copy(struct kt_jsonout *o, FILE *dst)
 		}
 		put_row(o, dst, late);
 	}
-	copy_range(o, dst, &pos, o->rows_end);
+	if (copy_range(o, dst, &pos, o->rows_end))
+		goto out;
 	kt_json_footer(dst);
+	if (fflush(dst) != 0 || ferror(dst))
+		fail(o, "write error on the JSON output (disk full?): %s",
+		     strerror(errno));
+out:
 	free(line);
 	kt_buf_free(&name);
-	if (fflush(dst) != 0 || ferror(dst))
-		kt_die("write error on the JSON output (disk full?): %s", strerror(errno));
+	return o->err[0] ? -1 : 0;
 }
 
 void kt_jsonout_free(struct kt_jsonout *o)

@@ -28,13 +28,21 @@
 
 #define JR_BUFSIZE 65536
 
-static void jr_fail(const struct kt_jreader *r, long line, const char *what)
+/*
+ * An error deep inside the recursive reading: note it and return from the
+ * kt_jr_open() or kt_jr_next() call in progress (which set r->fail), so
+ * that no reader function needs an error path of its own.
+ */
+static void jr_fail(const struct kt_jreader *cr, long line, const char *what)
 	__attribute__((noreturn));
 
-static void jr_fail(const struct kt_jreader *r, long line, const char *what)
+static void jr_fail(const struct kt_jreader *cr, long line, const char *what)
 {
+	struct kt_jreader *r = (struct kt_jreader *)cr;
+
 	kt_progress_end();
-	kt_die("%s:%ld: %s", r->path, line, what);
+	snprintf(r->err, sizeof(r->err), "%s:%ld: %s", r->path, line, what);
+	longjmp(*r->fail, 1);
 }
 
 static int jr_peek(struct kt_jreader *r)
@@ -228,19 +236,37 @@ static void jr_refuse(const struct kt_jreader *r, long line, const char *kind)
 
 static void jr_read_row(struct kt_jreader *r, struct kt_jrow *row, int *last);
 
-void kt_jr_open(struct kt_jreader *r, const char *path)
+static void jr_open(struct kt_jreader *r);
+
+int kt_jr_open(struct kt_jreader *r, const char *path)
 {
-	struct stat st;
+	jmp_buf here;
 
 	memset(r, 0, sizeof(*r));
 	if (!path || strcmp(path, "-") == 0) {
 		r->f = stdin;
 		r->path = "<stdin>";
 	} else {
-		r->f = kt_xfopen_in(path);
+		r->f = kt_fopen_in(path, r->err, sizeof(r->err));
+		if (!r->f)
+			return -1;
 		r->own_file = 1;
 		r->path = path;
 	}
+	r->fail = &here;
+	if (setjmp(here)) {
+		r->fail = NULL;
+		return -1;
+	}
+	jr_open(r);
+	r->fail = NULL;
+	return 0;
+}
+
+static void jr_open(struct kt_jreader *r)
+{
+	struct stat st;
+
 	if (fstat(fileno(r->f), &st) == 0 && S_ISREG(st.st_mode))
 		r->total = (uint64_t)st.st_size;
 	r->buf = kt_xmalloc(JR_BUFSIZE);
@@ -413,7 +439,26 @@ static int is_sentinel_shape(const struct kt_jrow *w)
 	       w->name[0] == '\0';
 }
 
+static int jr_next(struct kt_jreader *r, struct kt_jrow *row);
+
 int kt_jr_next(struct kt_jreader *r, struct kt_jrow *row)
+{
+	jmp_buf here;
+	int k;
+
+	if (r->err[0])
+		return -1;
+	r->fail = &here;
+	if (setjmp(here)) {
+		r->fail = NULL;
+		return -1;
+	}
+	k = jr_next(r, row);
+	r->fail = NULL;
+	return k;
+}
+
+static int jr_next(struct kt_jreader *r, struct kt_jrow *row)
 {
 	int last;
 

@@ -20,6 +20,7 @@
 #ifndef KUTRACE_JSONROWS_H
 #define KUTRACE_JSONROWS_H
 
+#include <setjmp.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -68,19 +69,26 @@ struct kt_jreader {
 	int had_sentinel;
 	double sentinel_start;
 	long rows;		/* rows returned */
+	/* errors: "path:line: what", and where the failing call returns */
+	char err[512];
+	jmp_buf *fail;
 };
 
 /*
  * Open path ("-" or NULL = stdin) and read the header up to and including
- * `"events" : [` and the first row.  Dies on error, and on the book's
- * pages that hold no spans (an RPC page, a points page), naming the kind.
+ * `"events" : [` and the first row.  0, or -1 with r->err set
+ * ("path:line: what"), also for the book's pages that hold no spans (an
+ * RPC page, a points page), naming the kind.  kt_jr_close() either way.
  */
-void kt_jr_open(struct kt_jreader *r, const char *path);
+int kt_jr_open(struct kt_jreader *r, const char *path);
 /*
  * Next event row: 1 = row filled, 0 = end of the events array (the rest of
- * the file has then been checked to be valid JSON).  Dies on error.
+ * the file has then been checked to be valid JSON), -1 = error (r->err).
  */
 int kt_jr_next(struct kt_jreader *r, struct kt_jrow *row);
+/* For programs (tool.c): the same, ending the program on an error. */
+void kt_xjr_open(struct kt_jreader *r, const char *path);
+int kt_xjr_next(struct kt_jreader *r, struct kt_jrow *row);
 void kt_jr_close(struct kt_jreader *r);
 /* Header value by decoded key, or NULL. */
 const char *kt_jr_header_value(const struct kt_jreader *r, const char *key);

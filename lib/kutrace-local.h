@@ -44,6 +44,8 @@ size_t kt_utf8_seq(const unsigned char *s);
  * directory or a device (/dev/zero) is refused, a file or a pipe is not.
  */
 FILE *kt_xfopen_in(const char *path);
+/* The same for library code: NULL and the one-line reason in err. */
+FILE *kt_fopen_in(const char *path, char *err, size_t errlen);
 
 void *kt_xmalloc(size_t n);
 void *kt_xcalloc(size_t n, size_t size);
@@ -381,15 +383,22 @@ int kt_row_cmp(const struct kt_row *a, const struct kt_row *b);
  * then kt_jsonout_copy() writes the final JSON to another file.
  */
 struct kt_jsonout;
+/*
+ * Errors: kt_jsonout_new gives NULL (errno set); after any other step,
+ * kt_jsonout_error() is the first error's one-line text (NULL if none),
+ * and finish and copy return -1 once there is one.
+ */
 struct kt_jsonout *kt_jsonout_new(FILE *work);
+const char *kt_jsonout_error(const struct kt_jsonout *o);
 void kt_jsonout_row(struct kt_jsonout *o, const struct kt_row *r);
 /* Time to advance: 0 no, 1 yes, 2 yes and over the memory budget (then
  * pass kt_spans_low(..., cpus_only = 1) to move on past long sleepers). */
 int kt_jsonout_due(const struct kt_jsonout *o);
 void kt_jsonout_advance(struct kt_jsonout *o, int64_t low,
 			const struct kt_json_meta *m);
+/* 1: the rows need kt_jsonout_copy() into the final file; 0: no; -1. */
 int kt_jsonout_finish(struct kt_jsonout *o, const struct kt_json_meta *m);
-void kt_jsonout_copy(struct kt_jsonout *o, FILE *dst);
+int kt_jsonout_copy(struct kt_jsonout *o, FILE *dst);
 uint64_t kt_jsonout_rows(const struct kt_jsonout *o);
 size_t kt_jsonout_late(const struct kt_jsonout *o);
 /* CPU seconds the ordering and the writing thread used (after finish). */

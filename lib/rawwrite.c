@@ -41,6 +41,7 @@ struct kt_rw {
 	struct kt_rw_options o;
 	int fd;
 	const char *path;
+	char err[256];		/* the first write error, "" if none */
 	struct rw_cpu *cpu;
 	struct rw_slot *slots;
 	long nslots, cap;
@@ -59,32 +60,44 @@ static void put(struct kt_rw *w, const void *p, size_t n, off_t off)
 {
 	const char *c = p;
 
-	while (n > 0) {
+	while (n > 0 && !w->err[0]) {
 		ssize_t k = pwrite(w->fd, c, n, off);
 
 		if (k < 0 && errno == EINTR)
 			continue;
-		if (k <= 0)
-			kt_die("%s: write: %s", w->path, strerror(errno));
+		if (k <= 0) {
+			snprintf(w->err, sizeof(w->err), "%s: write: %s", w->path,
+				 strerror(k < 0 ? errno : ENOSPC));
+			return;
+		}
 		c += k;
 		n -= (size_t)k;
 		off += k;
 	}
 }
 
-struct kt_rw *kt_rw_create(const char *path, const struct kt_rw_options *o)
+struct kt_rw *kt_rw_create(const char *path, const struct kt_rw_options *o,
+			   char *err, size_t errlen)
 {
-	struct kt_rw *w = kt_xcalloc(1, sizeof(*w));
+	struct kt_rw *w;
 
+	if (o->ncpu < 1 || o->ncpu > 255) {
+		snprintf(err, errlen, "rawwrite: bad CPU count %d", o->ncpu);
+		return NULL;
+	}
+	if (o->wrap && o->wrap_blocks < o->ncpu + 2) {
+		snprintf(err, errlen, "rawwrite: a wraparound buffer needs >= CPUs + 2 blocks");
+		return NULL;
+	}
+	w = kt_xcalloc(1, sizeof(*w));
 	w->o = *o;
-	if (w->o.ncpu < 1 || w->o.ncpu > 255)
-		kt_die("rawwrite: bad CPU count %d", w->o.ncpu);
-	if (w->o.wrap && w->o.wrap_blocks < w->o.ncpu + 2)
-		kt_die("rawwrite: a wraparound buffer needs >= CPUs + 2 blocks");
 	w->path = path;
 	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (w->fd < 0)
-		kt_die("%s: %s", path, strerror(errno));
+	if (w->fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		free(w);
+		return NULL;
+	}
 	w->cpu = kt_xcalloc((size_t)w->o.ncpu, sizeof(*w->cpu));
 	for (int c = 0; c < w->o.ncpu; c++)
 		w->cpu[c].slot = -1;
@@ -304,7 +317,7 @@ void kt_rw_block0(const struct kt_rw *w, int *cpu, uint64_t *ctr)
 	*ctr = w->nslots ? w->slots[0].ctr : 0;
 }
 
-void kt_rw_close(struct kt_rw *w, uint64_t stop_ctr, uint64_t *stop_usec)
+int kt_rw_close(struct kt_rw *w, uint64_t stop_ctr, uint64_t *stop_usec)
 {
 	uint64_t usec = w->o.start_usec +
 			(uint64_t)((double)(stop_ctr - w->o.start_ctr) /
@@ -327,11 +340,18 @@ void kt_rw_close(struct kt_rw *w, uint64_t stop_ctr, uint64_t *stop_usec)
 		h[KUTRACE_HDR_STOP_USEC - 1] = usec;
 		put(w, h, sizeof(h), 8);
 	}
-	if (close(w->fd) != 0)
-		kt_die("%s: close: %s", w->path, strerror(errno));
+	if (close(w->fd) != 0 && !w->err[0])
+		snprintf(w->err, sizeof(w->err), "%s: close: %s", w->path,
+			 strerror(errno));
 	w->fd = -1;
 	if (stop_usec)
 		*stop_usec = usec;
+	return w->err[0] ? -1 : 0;
+}
+
+const char *kt_rw_error(const struct kt_rw *w)
+{
+	return w->err[0] ? w->err : NULL;
 }
 
 void kt_rw_free(struct kt_rw *w)

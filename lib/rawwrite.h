@@ -13,6 +13,7 @@
 #ifndef KUTRACE_RAWWRITE_H
 #define KUTRACE_RAWWRITE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "kutrace/format.h"
@@ -30,7 +31,9 @@ struct kt_rw_options {
 
 struct kt_rw;
 
-struct kt_rw *kt_rw_create(const char *path, const struct kt_rw_options *o);
+/* NULL with the one-line reason in err (bad options, cannot create). */
+struct kt_rw *kt_rw_create(const char *path, const struct kt_rw_options *o,
+			   char *err, size_t errlen);
 /* The task a block header records when this CPU gets a new block. */
 void kt_rw_set_task(struct kt_rw *w, int cpu, uint32_t pid, const char *comm);
 /*
@@ -58,8 +61,12 @@ int kt_rw_first_block(const struct kt_rw *w, int cpu, uint64_t *ctr,
 		      uint32_t *pid);
 /* Block 0's CPU and header counter. */
 void kt_rw_block0(const struct kt_rw *w, int *cpu, uint64_t *ctr);
-/* Flush every CPU's block, write the time pairs; stop pair from stop_ctr. */
-void kt_rw_close(struct kt_rw *w, uint64_t stop_ctr, uint64_t *stop_usec);
+/*
+ * Flush every CPU's block, write the time pairs; stop pair from stop_ctr.
+ * 0, or -1 after any write error (the first one: kt_rw_error()).
+ */
+int kt_rw_close(struct kt_rw *w, uint64_t stop_ctr, uint64_t *stop_usec);
+const char *kt_rw_error(const struct kt_rw *w);
 void kt_rw_free(struct kt_rw *w);
 
 #endif /* KUTRACE_RAWWRITE_H */

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * util.c - error reporting, checked allocation, growable buffers and name
- * interning for every kutrace userland program.
+ * util.c - input files, checked allocation, growable buffers and name
+ * interning for the tools' library.  Out of memory is the one error the
+ * library does not return: kt_x*alloc() end the program (tool.c's kt_die)
+ * (tool.c), as git's xmalloc does; everything else is returned.
  */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -12,59 +14,28 @@
 
 #include "kutrace-local.h"
 
-static const char *progname = "kutrace";
-
-void kt_set_progname(const char *argv0)
-{
-	const char *slash = argv0 ? strrchr(argv0, '/') : NULL;
-
-	if (argv0)
-		progname = slash ? slash + 1 : argv0;
-}
-
-const char *kt_progname(void)
-{
-	return progname;
-}
-
-static char *die_unlink;
-
-void kt_unlink_on_die(const char *path)
-{
-	free(die_unlink);
-	die_unlink = path ? kt_xstrdup(path) : NULL;
-}
-
-void kt_die(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (die_unlink)
-		unlink(die_unlink);
-	fflush(stdout);
-	fprintf(stderr, "%s: ", progname);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
-FILE *kt_xfopen_in(const char *path)
+FILE *kt_fopen_in(const char *path, char *err, size_t errlen)
 {
 	struct stat st;
 	FILE *f = fopen(path, "rb");
 
-	if (!f)
-		kt_die("cannot open %s: %s", path, strerror(errno));
-	if (fstat(fileno(f), &st) != 0)
-		kt_die("cannot open %s: %s", path, strerror(errno));
-	if (S_ISDIR(st.st_mode))
-		kt_die("%s: %s", path, strerror(EISDIR));
-	/* /dev/zero and friends never end: only files and pipes are input */
-	if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode))
-		kt_die("%s: not a file or a pipe", path);
-	return f;
+	if (!f) {
+		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fileno(f), &st) != 0) {
+		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+	} else if (S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(EISDIR));
+	} else if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode) &&
+		   !S_ISSOCK(st.st_mode)) {
+		/* /dev/zero and friends never end: only files and pipes are input */
+		snprintf(err, errlen, "%s: not a file or a pipe", path);
+	} else {
+		return f;
+	}
+	fclose(f);
+	return NULL;
 }
 
 void *kt_xmalloc(size_t n)

@@ -81,6 +81,8 @@ int main(int argc, char **argv)
 	if (!work)
 		kt_die("cannot create a temporary file");
 	c.out = kt_jsonout_new(work);
+	if (!c.out)
+		kt_die("cannot start the JSON writer threads: %s", strerror(errno));
 	m.title = title;
 	m.tracebase = tracebase;
 	m.randomid = (uint32_t)(time(NULL) ^ ((uint32_t)getpid() * 12345678u));
@@ -164,8 +166,8 @@ int main(int argc, char **argv)
 		kt_die("no event text on stdin (expected rawtoevent's output)");
 	kt_spans_finish(spans);
 	meta(&m, spans, flags, version);
-	kt_jsonout_finish(c.out, &m);
-	kt_jsonout_copy(c.out, stdout);
+	if (kt_jsonout_finish(c.out, &m) < 0 || kt_jsonout_copy(c.out, stdout) < 0)
+		kt_die("%s", kt_jsonout_error(c.out));
 	fclose(work);
 	fprintf(stderr, "eventtospan: %" PRIu64 " spans\n", kt_jsonout_rows(c.out));
 	kt_jsonout_free(c.out);

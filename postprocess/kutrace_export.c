@@ -311,7 +311,7 @@ int main(int argc, char **argv)
 	struct kt_jrow w;
 
 	out = stdout;
-	kt_jr_open(&r, in);
+	kt_xjr_open(&r, in);
 	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"source\":\"kutrace\"", out);
 	const char *tb = kt_jr_header_value(&r, "tracebase");
 	const char *title = kt_jr_header_value(&r, "title");
@@ -324,7 +324,7 @@ int main(int argc, char **argv)
 	meta("process_name", PID_CPUS, 0, "CPUs");
 	meta("process_name", PID_THREADS, 0, "Threads");
 	meta("process_name", PID_ASYNC, 0, "Locks and queues");
-	while (kt_jr_next(&r, &w))
+	while (kt_xjr_next(&r, &w))
 		row(&w);
 	/* Threads that never had a naming row still get a readable track. */
 	for (size_t i = 0; i < threads_seen.n; i++) {

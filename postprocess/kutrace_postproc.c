@@ -390,6 +390,8 @@ int main(int argc, char **argv)
 	c.meta.randomid = (uint32_t)(time(NULL) ^ ((uint32_t)getpid() * 12345678u));
 	c.spans = kt_spans_new(on_row, &c);
 	c.jo = kt_jsonout_new(c.out);
+	if (!c.jo)
+		kt_die("cannot start the JSON writer threads: %s", strerror(errno));
 	if (kt_raw_each(&c.raw, on_prescan, &c) < 0 ||
 	    kt_raw_each(&c.raw, on_block, &c) < 0)
 		kt_die("%s", c.raw.err);
@@ -398,7 +400,11 @@ int main(int argc, char **argv)
 	release(&c, INT64_MAX);
 	kt_spans_finish(c.spans);
 	set_meta(&c);
-	if (kt_jsonout_finish(c.jo, &c.meta)) {
+	int copy = kt_jsonout_finish(c.jo, &c.meta);
+
+	if (copy < 0)
+		kt_die("%s", kt_jsonout_error(c.jo));
+	if (copy) {
 		/* Late rows or a changed header: one more copy, mostly by the kernel. */
 		char *tmp2 = kt_xmalloc(strlen(json_path) + 8);
 
@@ -407,7 +413,12 @@ int main(int argc, char **argv)
 
 		if (!f2)
 			kt_die("cannot create %s: %s", tmp2, strerror(errno));
-		kt_jsonout_copy(c.jo, f2);
+		if (kt_jsonout_copy(c.jo, f2) < 0) {
+			fclose(f2);
+			unlink(tmp);
+			kt_unlink_on_die(tmp2);
+			kt_die("%s: %s", tmp2, kt_jsonout_error(c.jo));
+		}
 		if (fclose(f2) != 0) {
 			int e = errno;
 

@@ -959,7 +959,11 @@ int main(int argc, char **argv)
 		.wrap_blocks = O.wrap_blocks, .ticks_per_usec = O.rate,
 		.start_ctr = T0, .start_usec = O.start_usec, .seed = O.seed,
 	};
-	W = kt_rw_create(O.out, &wo);
+	char err[256];
+
+	W = kt_rw_create(O.out, &wo, err, sizeof(err));
+	if (!W)
+		kt_die("%s", err);
 	kt_unlink_on_die(O.out);	/* no partial trace on a full disk */
 
 	NT = O.nthreads;
@@ -1022,7 +1026,8 @@ int main(int argc, char **argv)
 	for (int c = 0; c < O.ncpu; c++)
 		if (C[c].now > last)
 			last = C[c].now;
-	kt_rw_close(W, last + US(20), &u1);
+	if (kt_rw_close(W, last + US(20), &u1) < 0)
+		kt_die("%s", kt_rw_error(W));
 	if (O.expected)
 		write_expected(last + US(20), u1);
 	kt_unlink_on_die(NULL);

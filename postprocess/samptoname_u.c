@@ -314,9 +314,9 @@ int main(int argc, char **argv)
 	struct kt_jrow w;
 	struct kt_buf nb = { 0 };
 
-	kt_jr_open(&r, "-");
+	kt_xjr_open(&r, "-");
 	kt_jw_header(stdout, &r, NULL, NULL);
-	while (kt_jr_next(&r, &w)) {
+	while (kt_xjr_next(&r, &w)) {
 		uint64_t pc;
 		const struct mapping *m;
 

@@ -565,8 +565,8 @@ int main(int argc, char **argv)
 	struct kt_jrow w;
 	long n = 0;
 
-	kt_jr_open(&r, "-");
-	while (kt_jr_next(&r, &w)) {
+	kt_xjr_open(&r, "-");
+	while (kt_xjr_next(&r, &w)) {
 		accumulate(&w);
 		n++;
 	}

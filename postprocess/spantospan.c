@@ -225,9 +225,9 @@ int main(int argc, char **argv)
 	struct kt_jreader r;
 	struct kt_jrow w;
 
-	kt_jr_open(&r, "-");
+	kt_xjr_open(&r, "-");
 	kt_jw_header(stdout, &r, NULL, NULL);
-	while (kt_jr_next(&r, &w)) {
+	while (kt_xjr_next(&r, &w)) {
 		if (!(w.start >= lo && w.start < hi))
 			continue;
 		if (res_ns == 0) {

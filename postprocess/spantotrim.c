@@ -106,9 +106,9 @@ int main(int argc, char **argv)
 	long kept = 0;
 	int inside = 0;
 
-	kt_jr_open(&r, "-");
+	kt_xjr_open(&r, "-");
 	kt_jw_header(stdout, &r, NULL, NULL);
-	while (kt_jr_next(&r, &w)) {
+	while (kt_xjr_next(&r, &w)) {
 		int keep;
 
 		if (label) {

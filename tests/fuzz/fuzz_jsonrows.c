@@ -19,11 +19,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	memset(&r, 0, sizeof(r));
 	fz_armed = 1;
 	if (setjmp(fz_jmp) == 0) {
-		kt_jr_open(&r, path);
-		kt_jw_header(out, &r, NULL, NULL);
-		for (int k = 0; k < 100000 && kt_jr_next(&r, &w); k++)
-			kt_jw_row(out, &w);
-		kt_jw_end(out, &r);
+		if (kt_jr_open(&r, path) == 0) {
+			kt_jw_header(out, &r, NULL, NULL);
+			for (int k = 0; k < 100000 && kt_jr_next(&r, &w) > 0; k++)
+				kt_jw_row(out, &w);
+			kt_jw_end(out, &r);
+		}
 	}
 	fz_armed = 0;
 	fclose(out);

@@ -46,7 +46,18 @@ static struct kt_rw *two_cpus(const char *path)
 		.start_usec = 1700000000000000ULL,	/* 2023-11-14 22:13:20 UTC */
 	};
 
-	return kt_rw_create(path, &o);
+	char err[256];
+	struct kt_rw *w = kt_rw_create(path, &o, err, sizeof(err));
+
+	if (!w)
+		kt_die("%s", err);
+	return w;
+}
+
+static void close_trace(struct kt_rw *w, uint64_t stop, uint64_t *stop_usec)
+{
+	if (kt_rw_close(w, stop, stop_usec) < 0)
+		kt_die("%s", kt_rw_error(w));
 }
 
 static void basic(const char *path)
@@ -98,7 +109,7 @@ static void basic(const char *path)
 	kt_rw_trace1(w, 0, T(2100), KUTRACE_SYSRET64 + 0, 0xFFF2, 0);	/* -14 */
 	kt_rw_trace1(w, 0, T(3000), KUTRACE_SYSCALL64 + 39, 0, 0);
 	kt_rw_trace1(w, 1, T(3000), KUTRACE_SYSCALL64 + 39, 0, 0);
-	kt_rw_close(w, T(5000), &stop_usec);
+	close_trace(w, T(5000), &stop_usec);
 	kt_rw_free(w);
 }
 
@@ -141,7 +152,7 @@ static void rpc(const char *path)
 	kt_rw_trace1(w, 1, T(510), KUTRACE_TX_USER, 0xCAFE0001, 0);
 	kt_rw_trace1(w, 1, T(520), KUTRACE_TX_PKT, 0xCAFE0001, 0);
 	kt_rw_trace1(w, 1, T(530), KUTRACE_RPCIDRESP, 0, 0);
-	kt_rw_close(w, T(1000), &stop_usec);
+	close_trace(w, T(1000), &stop_usec);
 	kt_rw_free(w);
 }
 
@@ -188,7 +199,7 @@ static void sched(const char *path)
 	kt_rw_trace1(w, 1, T(250), KUTRACE_USERPID, 0, 0);
 	kt_rw_trace1(w, 1, T(260), KUTRACE_SCHED_RET, 0, 0);
 	kt_rw_trace1(w, 1, T(600), KUTRACE_IRQ + 236, 0, 0);
-	kt_rw_close(w, T(1000), &stop_usec);
+	close_trace(w, T(1000), &stop_usec);
 	kt_rw_free(w);
 }
 
@@ -234,7 +245,7 @@ static void exec(const char *path)
 	kt_rw_trace1(w, 1, T(580), KUTRACE_SYSRET64 + 59, 0, 0);
 	kt_rw_trace1(w, 0, T(600), KUTRACE_SYSCALL64 + 1, 1, 0);
 	kt_rw_trace1(w, 1, T(600), KUTRACE_SYSCALL64 + 39, 0, 0);
-	kt_rw_close(w, T(1000), &stop_usec);
+	close_trace(w, T(1000), &stop_usec);
 	kt_rw_free(w);
 }
 
@@ -288,7 +299,7 @@ static void ipi(const char *path)
 	kt_rw_trace1(w, 1, T(3040), KUTRACE_SCHED_RET, 0, 0);
 	kt_rw_trace1(w, 1, T(3050), KUTRACE_SYSRET64 + 0, 0, 0);
 	kt_rw_trace1(w, 0, T(3100), KUTRACE_SYSCALL64 + 0, 4, 0);
-	kt_rw_close(w, T(4000), &stop_usec);
+	close_trace(w, T(4000), &stop_usec);
 	kt_rw_free(w);
 }
 
@@ -317,7 +328,7 @@ static void edges(const char *path)
 	kt_rw_trace1(w, 0, T(800), KUTRACE_SYSCALL64 + 1, 1, 0);
 	kt_rw_trace1(w, 0, T(900), KUTRACE_SYSRET64 + 1, 0x2000, 0);
 	kt_rw_trace1(w, 1, T(1200), KUTRACE_MWAIT, 0x20, 0);
-	kt_rw_close(w, T(2000), &stop_usec);
+	close_trace(w, T(2000), &stop_usec);
 	kt_rw_free(w);
 }
 
