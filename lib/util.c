@@ -2,8 +2,9 @@
 /*
  * util.c - input files, checked allocation, growable buffers and name
  * interning for the tools' library.  Out of memory is the one error the
- * library does not return: kt_x*alloc() end the program through tool.c's
- * kt_die(), as git's xmalloc does; everything else is returned.
+ * library does not return: kt_x*alloc() end the program through the
+ * programs' stop helper in tool.c, as git's xmalloc does; everything else
+ * is returned.
  */
 #include <stdarg.h>
 #include <stdlib.h>
