@@ -196,20 +196,25 @@ int kt_ctl_reset(unsigned int flags, unsigned int *kept)
 
 /* ------------------------------------------------------------ names */
 
-static int emit_name(unsigned int type, uint64_t number, const char *name)
+void kt_name_entry(uint64_t *w, unsigned int type, uint64_t number,
+		   const char *name, size_t max)
 {
-	uint64_t w[KUTRACE_MAX_ENTRY_WORDS] = { 0 };
-	size_t n = strlen(name);
-	unsigned int len;
+	size_t n = strnlen(name, max);
+	unsigned int len = 1 + (unsigned int)((n + 7) / 8);
 
-	if (n == 0)
-		return 0;
-	if (n > KUTRACE_NAME_MAX)
-		n = KUTRACE_NAME_MAX;
-	len = 1 + (unsigned int)((n + 7) / 8);
+	memset(w, 0, KUTRACE_MAX_ENTRY_WORDS * sizeof(*w));
 	w[0] = kutrace_make_word(type | (len << KUTRACE_LEN_SHIFT),
 				 number & KUTRACE_ARG32_MASK);
 	memcpy(&w[1], name, n);
+}
+
+static int emit_name(unsigned int type, uint64_t number, const char *name)
+{
+	uint64_t w[KUTRACE_MAX_ENTRY_WORDS];
+
+	if (!name[0])
+		return 0;
+	kt_name_entry(w, type, number, name, KUTRACE_NAME_MAX);
 	return kt_ctl_cmd(KUTRACE_IOC_INSERTN_FORCED_NR,
 			  (uint64_t)(uintptr_t)w, NULL);
 }

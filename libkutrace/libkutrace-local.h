@@ -25,6 +25,12 @@ extern struct kt_ctl_state kt_ctl;
 
 /* Counter and gettimeofday taken within 320 ticks of each other. */
 void kt_ctl_time_pair(uint64_t *ctr, uint64_t *usec);
+/*
+ * A name entry's words (w: KUTRACE_MAX_ENTRY_WORDS): type with its length
+ * nibble, number, then at most max bytes of name.
+ */
+void kt_name_entry(uint64_t *w, unsigned int type, uint64_t number,
+		   const char *name, size_t max);
 /* The rest of the first line of path after "key<spaces>: ", or "". */
 void kt_first_line_after(const char *path, const char *key, char *out,
 			  size_t len);

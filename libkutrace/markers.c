@@ -115,19 +115,12 @@ void kutrace_mark_d(uint64_t n)
 
 int kutrace_addname(unsigned int type, uint64_t number, const char *name)
 {
-	uint64_t w[KUTRACE_MAX_ENTRY_WORDS] = { 0 };
-	size_t n = strlen(name);
-	unsigned int len;
+	uint64_t w[KUTRACE_MAX_ENTRY_WORDS];
 	uint64_t r = 0;
 
 	if (type & (KUTRACE_LEN_MASK << KUTRACE_LEN_SHIFT))
 		return -EINVAL;
-	if (n > KUTRACE_USER_NAME_MAX)
-		n = KUTRACE_USER_NAME_MAX;
-	len = 1 + (unsigned int)((n + 7) / 8);
-	w[0] = kutrace_make_word(type | (len << KUTRACE_LEN_SHIFT),
-				 number & KUTRACE_ARG32_MASK);
-	memcpy(&w[1], name, n);
+	kt_name_entry(w, type, number, name, KUTRACE_USER_NAME_MAX);
 	if (kt_ctl_cmd(KUTRACE_CMD_INSERTN, (uint64_t)(uintptr_t)w, &r))
 		return -1;
 	return (int)r;
