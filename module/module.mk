@@ -6,6 +6,11 @@
 KVERS ?= $(notdir $(wildcard /usr/src/linux-headers-*-cloud-amd64))
 KVERS := $(patsubst linux-headers-%,%,$(KVERS))
 MOD_SRCS := $(wildcard module/*.c module/*.h) module/Kbuild include/kutrace/format.h
+# arm64 releases (*-arm64): the headers tests/vm/setup.sh arm64 unpacked
+# under $(KT_CACHE)/arm64/<release>, cross-compiled with the host's kbuild.
+KT_CACHE ?= /var/cache/kutrace
+kt_kdir = $(if $(filter %-arm64,$(1)),$(KT_CACHE)/arm64/$(1))/usr/src/linux-headers-$(1)
+kt_kcross = $(if $(filter %-arm64,$(1)),ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
 
 .PHONY: module module-kdir checkpatch
 module: $(foreach k,$(KVERS),$(BUILD)/module/$(k)/kutrace_mod.ko)
@@ -15,7 +20,7 @@ $(BUILD)/module/%/kutrace_mod.ko: $(MOD_SRCS)
 	@mkdir -p $(dir $@)include/kutrace
 	cp module/*.c module/*.h module/Kbuild $(dir $@)
 	cp include/kutrace/format.h $(dir $@)include/kutrace/
-	$(MAKE) -C /usr/src/linux-headers-$* M=$(abspath $(dir $@)) modules
+	$(MAKE) -C $(call kt_kdir,$*) $(call kt_kcross,$*) M=$(abspath $(dir $@)) modules
 
 # Against any configured kernel tree, e.g. a kutrace-patched one built by
 # tests/vm/kbuild.sh:  make module-kdir KDIR=<tree> [KOUT=<dir>]
