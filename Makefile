@@ -17,6 +17,15 @@ CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer \
 LDFLAGS += -fsanitize=address,undefined
 endif
 
+# Cross build of the guest programs for another architecture (tests/vm/
+# build.sh: make CROSS=aarch64-linux-gnu- BUILD=... LDFLAGS=-static PROGRAMS):
+# no build-package probe (it checks the host's), no BPF backend.
+ifneq ($(CROSS),)
+CC      := $(CROSS)gcc
+AR      := $(CROSS)ar
+HAVE_BPF := 0
+endif
+
 BIN     := $(BUILD)/bin
 OBJ     := $(BUILD)/obj
 LIBKT   := $(BUILD)/libkutrace.a
@@ -28,7 +37,7 @@ all:
 # A fresh machine: stop with one line naming the Debian packages that
 # provide what is missing (tests/deps/build.apt), not a compiler error.
 # Goals that install the packages themselves skip the probe.
-ifeq ($(filter deps demo test deb clean,$(MAKECMDGOALS)),)
+ifeq ($(CROSS)$(filter deps demo test deb clean,$(MAKECMDGOALS)),)
 KT_MISSING := $(shell tests/install-deps.sh --probe "$(CC)")
 ifneq ($(KT_MISSING),)
 $(error kutrace: missing build packages: apt-get install $(KT_MISSING)  (or: make deps))
@@ -43,6 +52,11 @@ include lib/lib.mk
 include $(sort $(filter-out lib/lib.mk,$(wildcard */*.mk)))
 
 all: $(PROGS)
+
+ifneq ($(CROSS),)
+# The guest programs use no JSON; the host's libraries are not the target's.
+LDLIBS := $(filter-out -ljansson,$(LDLIBS))
+endif
 
 $(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -3,6 +3,7 @@
  * kt_control.c - control channel to the kutrace module and the user
  * library (docs/spec/FORMATS.md 2.5, 2.6, 7).  See kutrace/control.h.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,10 +16,10 @@
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/utsname.h>
-#include <x86intrin.h>
 
 #include "kutrace/kutrace.h"
 #include "kutrace/control.h"
+#include "kutrace/counter.h"
 #include "kutrace/bpfchan.h"
 
 static int ctl_fd = -1;
@@ -30,7 +31,7 @@ uint64_t kt_ctl_now(void)
 {
 	if (ctl_via == KT_CTL_BPF)
 		return kt_bpf_chan_now();
-	return __rdtsc() >> KUTRACE_TSC_SHIFT;
+	return kt_counter_now();
 }
 
 uint64_t kt_ctl_usec(void)
@@ -251,6 +252,37 @@ static int read_proc_irqs(struct irqname *v, int max)
 		char *end, *sp;
 		long nr = strtol(line, &end, 10);
 
+#if defined(__aarch64__)
+		/*
+		 * "IPI3:  12  34  Timer broadcast interrupts": the module
+		 * records IPI n as interrupt 246 + n (docs/spec/FORMATS.md
+		 * 1.7); named ipi3_timer.
+		 */
+		char *p = line + strspn(line, " ");
+
+		if (!strncmp(p, "IPI", 3)) {
+			long ipi = strtol(p + 3, &end, 10);
+
+			if (end == p + 3 || *end != ':' || ipi < 0 ||
+			    ipi >= KUTRACE_IRQ_BH - 246)
+				continue;
+			p = end + 1;
+			for (;;) {
+				p += strspn(p, " \t");
+				if (*p < '0' || *p > '9')
+					break;
+				p += strspn(p, "0123456789");
+			}
+			p[strcspn(p, " \t\n")] = 0;
+			for (char *q = p; *q; q++)
+				*q = (char)tolower((unsigned char)*q);
+			v[n].nr = 246 + (int)ipi;
+			snprintf(v[n].name, sizeof(v[n].name), "ipi%ld_%.40s",
+				 ipi, p);
+			n++;
+			continue;
+		}
+#endif
 		if (end == line || *end != ':')
 			continue;
 		line[strcspn(line, "\n")] = 0;
@@ -474,7 +506,8 @@ int kt_ctl_dump(const char *fname, struct kt_dump_info *info)
 				/*
 				 * Tracing was started by another process
 				 * (kutrace_control 1): derive the start pair
-				 * from the CPU clock, ticks = cycles >> 6.
+				 * from the counter's rate (arm64: CNTFRQ_EL0)
+				 * or the CPU clock, ticks = cycles >> 6.
 				 */
 				char mhz[64];
 				double tpu;
@@ -482,6 +515,8 @@ int kt_ctl_dump(const char *fname, struct kt_dump_info *info)
 				first_line_after("/proc/cpuinfo", "cpu MHz", mhz,
 						 sizeof(mhz));
 				tpu = atof(mhz) / (1 << KUTRACE_TSC_SHIFT);
+				if (kt_counter_ticks_per_usec() > 0)
+					tpu = kt_counter_ticks_per_usec();
 				if (ctl_via == KT_CTL_BPF)	/* ns >> 6 */
 					tpu = 1000.0 / (1 << KUTRACE_TSC_SHIFT);
 				if (tpu < 1)

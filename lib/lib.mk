@@ -6,7 +6,7 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(OBJ)/%.o) $(OBJ)/gen/kt_tables.o
 # Name tables generated from the system headers, not typed by hand.
 $(BUILD)/gen/kt_tables.c: lib/gen_tables.sh
 	@mkdir -p $(dir $@)
-	sh lib/gen_tables.sh > $@.tmp && mv $@.tmp $@
+	CC="$(CC)" sh lib/gen_tables.sh > $@.tmp && mv $@.tmp $@
 
 $(OBJ)/gen/kt_tables.o: $(BUILD)/gen/kt_tables.c
 	@mkdir -p $(dir $@)
