@@ -23,8 +23,9 @@ xpat='^$'
 case $rel in
 *-arm64)
 	# userland in its own build tree; x86-only test programs left out
+	# (ktexc: x86 exceptions; ifuzz: MAP_32BIT)
 	SB=$SB/arm64 kdir=$CACHE/arm64/$rel cross=aarch64-linux-gnu-
-	cc=${cross}gcc xpat='ktexc'
+	cc=${cross}gcc xpat='/(ktexc|ifuzz)$'
 	bbv=$(apt-cache show --no-all-versions busybox-static:arm64 |
 		awk '$1 == "Version:" { print $2; exit }')
 	busybox=$CACHE/arm64/busybox/$bbv/bin/busybox
