@@ -6,11 +6,13 @@
 KVERS ?= $(notdir $(wildcard /usr/src/linux-headers-*-cloud-amd64))
 KVERS := $(patsubst linux-headers-%,%,$(KVERS))
 MOD_SRCS := $(wildcard module/*.c module/*.h) module/Kbuild include/kutrace/format.h
-# arm64 releases (*-arm64): the headers tests/vm/setup.sh arm64 unpacked
-# under $(KT_CACHE)/arm64/<release>, cross-compiled with the host's kbuild.
+# arm64 releases (*-arm64) on another host: the headers tests/vm/setup.sh
+# arm64 unpacked under $(KT_CACHE)/arm64/<release>, cross-compiled with the
+# host's kbuild.  On an arm64 host, /usr/src as for any release.
 KT_CACHE ?= /var/cache/kutrace
-kt_kdir = $(if $(filter %-arm64,$(1)),$(KT_CACHE)/arm64/$(1))/usr/src/linux-headers-$(1)
-kt_kcross = $(if $(filter %-arm64,$(1)),ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
+kt_xarm64 = $(if $(filter aarch64,$(shell uname -m)),,$(filter %-arm64,$(1)))
+kt_kdir = $(if $(kt_xarm64),$(KT_CACHE)/arm64/$(1))/usr/src/linux-headers-$(1)
+kt_kcross = $(if $(kt_xarm64),ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
 
 .PHONY: module module-kdir checkpatch
 module: $(foreach k,$(KVERS),$(BUILD)/module/$(k)/kutrace_mod.ko)
