@@ -17,6 +17,15 @@ CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer \
 LDFLAGS += -fsanitize=address,undefined
 endif
 
+# Cross build of the guest programs for another architecture (tests/vm/
+# build.sh: make CROSS=aarch64-linux-gnu- BUILD=... LDFLAGS=-static PROGRAMS):
+# no build-package probe (it checks the host's), no BPF backend.
+ifneq ($(CROSS),)
+CC      := $(CROSS)gcc
+AR      := $(CROSS)ar
+HAVE_BPF := 0
+endif
+
 BIN     := $(BUILD)/bin
 OBJ     := $(BUILD)/obj
 # Two libraries: libkutrace (libkutrace/), installed, for programs that
@@ -30,11 +39,15 @@ PROGS   :=
 
 # The one probe for the one optional library: pages are deflated when
 # zlib is there (lib/html.c tests KT_HAVE_ZLIB, never the header itself).
+# A cross build (the guest programs) uses no JSON and no pages: the host's
+# jansson and zlib are not the target's.
+ifeq ($(CROSS),)
 KT_HAVE_ZLIB := $(if $(wildcard /usr/include/zlib.h),1)
+endif
 ifeq ($(KT_HAVE_ZLIB),1)
 CFLAGS  += -DKT_HAVE_ZLIB=1
 endif
-KT_TOOLS_LDLIBS := -ljansson $(if $(KT_HAVE_ZLIB),-lz) -lm
+KT_TOOLS_LDLIBS := $(if $(CROSS),,-ljansson) $(if $(KT_HAVE_ZLIB),-lz) -lm
 
 .PHONY: all test test-san deps bench clean
 all:
@@ -42,7 +55,7 @@ all:
 # A fresh machine: stop with one line naming the Debian packages that
 # provide what is missing (tests/deps/build.apt), not a compiler error.
 # Goals that install the packages themselves skip the probe.
-ifeq ($(filter deps demo test deb clean,$(MAKECMDGOALS)),)
+ifeq ($(CROSS)$(filter deps demo test deb clean,$(MAKECMDGOALS)),)
 KT_MISSING := $(shell tests/install-deps.sh --probe "$(CC)")
 ifneq ($(KT_MISSING),)
 $(error kutrace: missing build packages: apt-get install $(KT_MISSING)  (or: make deps))

@@ -409,7 +409,9 @@ static void name_entry(struct kt_decoder *d, int64_t t, int cpu,
 		set_name(d, key, clean);
 	if (type == KUTRACE_MODEL_NAME)
 		d->tb.lowres = strncmp(clean, "u74-mc", 6) == 0;
-	if (type == KUTRACE_INTERRUPTNAME && strncmp(clean, "local_timer", 11) == 0)
+	/* x86 local_timer_vector; arm64 the architected timer's IRQ */
+	if (type == KUTRACE_INTERRUPTNAME && (strncmp(clean, "local_timer", 11) == 0 ||
+					      strcmp(clean, "arch_timer") == 0))
 		d->timer_event = (int)(KUTRACE_IRQ + (arg & 0xFF));
 
 	size_t l = strlen(clean);

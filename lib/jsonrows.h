@@ -86,7 +86,7 @@ int kt_jr_open(struct kt_jreader *r, const char *path);
  * the file has then been checked to be valid JSON), -1 = error (r->err).
  */
 int kt_jr_next(struct kt_jreader *r, struct kt_jrow *row);
-/* For programs (tool.c): the same, ending the program on an error. */
+/* For programs (tool_jsonrows.c): the same, ending the program on an error. */
 void kt_xjr_open(struct kt_jreader *r, const char *path);
 int kt_xjr_next(struct kt_jreader *r, struct kt_jrow *row);
 void kt_jr_close(struct kt_jreader *r);

@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "kutrace-local.h"
-#include "jsonrows.h"
 
 static const char *progname = "kutrace";
 
@@ -61,19 +60,4 @@ FILE *kt_xfopen_in(const char *path)
 	if (!f)
 		kt_die("%s", err);
 	return f;
-}
-
-void kt_xjr_open(struct kt_jreader *r, const char *path)
-{
-	if (kt_jr_open(r, path) < 0)
-		kt_die("%s", r->err);
-}
-
-int kt_xjr_next(struct kt_jreader *r, struct kt_jrow *row)
-{
-	int k = kt_jr_next(r, row);
-
-	if (k < 0)
-		kt_die("%s", r->err);
-	return k;
 }

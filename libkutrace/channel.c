@@ -5,6 +5,7 @@
  * system call 1023; the trace clock, time pairs, RESET, the initial names,
  * ON and OFF.  See channel.h.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -17,10 +18,10 @@
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/utsname.h>
-#include <x86intrin.h>
 
 #include "libkutrace-local.h"
 #include "kutrace/control.h"
+#include "kutrace/counter.h"
 #include "channel.h"
 #include "bpfchan.h"
 
@@ -34,7 +35,7 @@ uint64_t kt_ctl_now(void)
 {
 	if (kt_ctl.via == KT_CTL_BPF)
 		return kt_bpf_chan_now();
-	return __rdtsc() >> KUTRACE_TSC_SHIFT;
+	return kt_counter_now();
 }
 
 uint64_t kt_ctl_usec(void)
@@ -260,6 +261,37 @@ static int read_proc_irqs(struct irqname *v, int max)
 		char *end, *sp;
 		long nr = strtol(line, &end, 10);
 
+#if defined(__aarch64__)
+		/*
+		 * "IPI3:  12  34  Timer broadcast interrupts": the module
+		 * records IPI n as interrupt 246 + n (docs/spec/FORMATS.md
+		 * 1.7); named ipi3_timer.
+		 */
+		char *p = line + strspn(line, " ");
+
+		if (!strncmp(p, "IPI", 3)) {
+			long ipi = strtol(p + 3, &end, 10);
+
+			if (end == p + 3 || *end != ':' || ipi < 0 ||
+			    ipi >= KUTRACE_IRQ_BH - 246)
+				continue;
+			p = end + 1;
+			for (;;) {
+				p += strspn(p, " \t");
+				if (*p < '0' || *p > '9')
+					break;
+				p += strspn(p, "0123456789");
+			}
+			p[strcspn(p, " \t\n")] = 0;
+			for (char *q = p; *q; q++)
+				*q = (char)tolower((unsigned char)*q);
+			v[n].nr = 246 + (int)ipi;
+			snprintf(v[n].name, sizeof(v[n].name), "ipi%ld_%.40s",
+				 ipi, p);
+			n++;
+			continue;
+		}
+#endif
 		if (end == line || *end != ':')
 			continue;
 		line[strcspn(line, "\n")] = 0;

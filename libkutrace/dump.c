@@ -17,10 +17,10 @@
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/utsname.h>
-#include <x86intrin.h>
 
 #include "libkutrace-local.h"
 #include "kutrace/control.h"
+#include "kutrace/counter.h"
 #include "channel.h"
 #include "bpfchan.h"
 
@@ -160,7 +160,8 @@ int kt_ctl_dump(const char *fname, struct kt_dump_info *info)
 				/*
 				 * Tracing was started by another process
 				 * (kutrace_control 1): derive the start pair
-				 * from the CPU clock, ticks = cycles >> 6.
+				 * from the counter's rate (arm64: CNTFRQ_EL0)
+				 * or the CPU clock, ticks = cycles >> 6.
 				 */
 				char mhz[64];
 				double tpu;
@@ -168,6 +169,8 @@ int kt_ctl_dump(const char *fname, struct kt_dump_info *info)
 				kt_first_line_after("/proc/cpuinfo", "cpu MHz", mhz,
 						 sizeof(mhz));
 				tpu = atof(mhz) / (1 << KUTRACE_TSC_SHIFT);
+				if (kt_counter_ticks_per_usec() > 0)
+					tpu = kt_counter_ticks_per_usec();
 				if (kt_ctl.via == KT_CTL_BPF)	/* ns >> 6 */
 					tpu = 1000.0 / (1 << KUTRACE_TSC_SHIFT);
 				if (tpu < 1)

@@ -7,9 +7,9 @@ LIBKUT_SRCS := $(wildcard libkutrace/*.c)
 LIBKUT_OBJS := $(LIBKUT_SRCS:%.c=$(OBJ)/%.o) $(OBJ)/gen/kt_tables.o
 
 # Name tables generated from the system headers, not typed by hand.
-$(BUILD)/gen/kt_tables.c: libkutrace/gen_tables.sh libkutrace/x86_vectors.txt
+$(BUILD)/gen/kt_tables.c: libkutrace/gen_tables.sh $(wildcard libkutrace/*_vectors.txt)
 	@mkdir -p $(dir $@)
-	sh libkutrace/gen_tables.sh > $@.tmp && mv $@.tmp $@
+	CC="$(CC)" sh libkutrace/gen_tables.sh > $@.tmp && mv $@.tmp $@
 
 $(OBJ)/gen/kt_tables.o: $(BUILD)/gen/kt_tables.c
 	@mkdir -p $(dir $@)

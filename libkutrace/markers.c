@@ -16,10 +16,10 @@
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/utsname.h>
-#include <x86intrin.h>
 
 #include "libkutrace-local.h"
 #include "kutrace/control.h"
+#include "kutrace/counter.h"
 #include "channel.h"
 #include "bpfchan.h"
 

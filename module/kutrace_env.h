@@ -2,8 +2,10 @@
 /*
  * kutrace_env.h - what kutrace_core.c needs from its environment.
  *
- * In the kernel these map to per-CPU data, rdtsc, raw spinlocks and the
- * perf counters of kutrace_main.c.  Without __KERNEL__ a userspace harness
+ * In the kernel these map to per-CPU data, the time counter (x86: rdtsc
+ * shifted, arm64: the architected counter CNTVCT_EL0 at CNTFRQ_EL0, not
+ * shifted; docs/spec/FORMATS.md 3.5), raw spinlocks and the perf counters
+ * of kutrace_main.c.  Without __KERNEL__ a userspace harness
  * (benchmarks, unit tests) provides the same names: it defines
  * kt_env_cpu_id(), kt_env_pid() and kt_env_comm() and links
  * kutrace_core.c unchanged.
@@ -20,12 +22,21 @@
 #include <linux/sched.h>
 #include <linux/smp.h>
 #include <linux/cpumask.h>
+#ifdef CONFIG_ARM64
+#include <asm/arch_timer.h>
+
+static __always_inline u64 kt_env_now(void)
+{
+	return __arch_counter_get_cntvct();
+}
+#else
 #include <asm/msr.h>
 
 static __always_inline u64 kt_env_now(void)
 {
 	return rdtsc() >> KUTRACE_TSC_SHIFT;
 }
+#endif
 
 #define kt_env_cpu_id()		smp_processor_id()
 #define kt_env_pid()		((u32)current->pid)

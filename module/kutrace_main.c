@@ -23,8 +23,10 @@
 #include <linux/security.h>
 #include <linux/perf_event.h>
 #include <linux/delay.h>
+#ifdef CONFIG_X86
 #include <asm/tsc.h>
 #include <asm/cpufeature.h>
+#endif
 
 #include "kutrace_core.h"
 #include "kutrace_cmd.h"
@@ -54,6 +56,7 @@ static bool kt_ipc_ready;
 
 bool kt_env_read_inst(u64 *val)
 {
+#ifdef CONFIG_X86
 	struct perf_event *ev = this_cpu_read(kt_inst_ev);
 	int idx;
 
@@ -62,6 +65,9 @@ bool kt_env_read_inst(u64 *val)
 	idx = ev->hw.event_base_rdpmc;
 	*val = native_read_pmc(idx);
 	return true;
+#else
+	return false;	/* the PMU is read with rdpmc, x86 only */
+#endif
 }
 
 static void kt_ipc_release(void)
@@ -91,6 +97,10 @@ static bool kt_ipc_setup(void)
 
 	if (kt_ipc_ready)
 		return true;
+	if (!IS_ENABLED(CONFIG_X86)) {
+		pr_info("kutrace: no IPC: x86 only\n");
+		return false;
+	}
 	for_each_online_cpu(cpu) {
 		struct perf_event *ev;
 
@@ -367,8 +377,13 @@ static int __init kt_init(void)
 		goto fail;
 	}
 	kt_core_init(tracemb << 20, kt_buf, kt_filter);
+#ifdef CONFIG_X86
 	if (!boot_cpu_has(X86_FEATURE_CONSTANT_TSC) || check_tsc_unstable())
 		pr_warn("kutrace: TSC is not constant/stable; cross-CPU times are approximate\n");
+#elif defined(CONFIG_ARM64)
+	pr_info("kutrace: time counter CNTVCT_EL0 at %u Hz (CNTFRQ_EL0)\n",
+		arch_timer_get_cntfrq());
+#endif
 	ret = kt_backend->attach();
 	if (ret) {
 		pr_err("kutrace: %s backend failed: %d\n", kt_backend->name,

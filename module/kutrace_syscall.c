@@ -23,6 +23,10 @@
  * numbers the kernel does not implement reach the kprobe.  Not attached
  * under confidentiality lockdown; when kprobes are switched off
  * (debugfs kprobes/enabled) the call is left alone and fails with ENOSYS.
+ *
+ * x86-64 only: on arm64 the number the kernel dispatches is 32 bits, so no
+ * carrier is free of programs' calls; there sys1023 reads back
+ * unavailable and the library uses /dev/kutrace.
  */
 #include <linux/kernel.h>
 #include <linux/module.h>
@@ -38,7 +42,6 @@
 #include "kutrace_backend.h"
 
 static bool sys1023 = true;
-static const char *kt_sys_state = "served by the kernel's kutrace patch";
 
 static int kt_sys_param_get(char *buf, const struct kernel_param *kp);
 
@@ -50,6 +53,31 @@ static const struct kernel_param_ops kt_sys_param_ops = {
 module_param_cb(sys1023, &kt_sys_param_ops, &sys1023, 0444);
 MODULE_PARM_DESC(sys1023,
 		 "stock kernel: serve system call 1023 for the original user library (default 1); reads back served or unavailable: REASON");
+
+#ifndef CONFIG_X86
+static int kt_sys_param_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "unavailable: x86-64 only\n");
+}
+
+void kt_sys1023_attach(void)
+{
+	pr_info("kutrace: system call 1023 unavailable: x86-64 only\n");
+}
+
+void kt_sys1023_detach(void)
+{
+}
+
+void kt_sys1023_route(struct pt_regs *regs)
+{
+}
+
+void kt_sys1023_unroute(struct pt_regs *regs)
+{
+}
+#else
+static const char *kt_sys_state = "served by the kernel's kutrace patch";
 
 /* Calls sent to kt_sys1023 and not yet returned. */
 static atomic_t kt_sys_active = ATOMIC_INIT(0);
@@ -181,3 +209,4 @@ void kt_sys1023_detach(void)
 	/* A task preempted after its atomic_dec has left kt_sys1023 too. */
 	synchronize_rcu_tasks();
 }
+#endif /* CONFIG_X86 */

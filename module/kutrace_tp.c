@@ -3,7 +3,14 @@
  * kutrace_tp.c - event source for stock kernels: tracepoints found by name
  * (for_each_kernel_tracepoint) plus one kretprobe, and on kernels without
  * the ipi_send_* tracepoints (before 6.6) kprobes on the x86 IPI send
- * functions.  See docs/spec/HOOKS.md 2.
+ * functions (arm64: the ipi_raise tracepoint).  See docs/spec/HOOKS.md 2.
+ *
+ * arm64: the timer and IPIs are ordinary IRQs (irq_handler_entry/exit),
+ * numbered as the original's Arm traces are: IRQ number & 0xFF, IPIs (GIC
+ * SGIs) at 246 + IPI number (docs/spec/FORMATS.md 1.7).  There are no page
+ * fault tracepoints: the kretprobe on handle_mm_fault records both ends of
+ * the faults the exception handler sends there.  No ia32 calls; 32-bit
+ * (compat) tasks' calls are traced as SYSCALL32 events.
  *
  * Reconstructed, not observed: the scheduler span (0xDFF/0xFFF around
  * each context switch, zero length) and page-fault exits (kretprobe on
@@ -20,28 +27,44 @@
 #include <linux/interrupt.h>
 #include <linux/ptrace.h>
 #include <linux/string.h>
+#include <linux/compat.h>
 #include <asm/syscall.h>
 #include <asm/irq_regs.h>
-#include <asm/hw_irq.h>
 #include <asm/unistd.h>
 #include <trace/events/syscalls.h>
 #include <trace/events/sched.h>
 #include <trace/events/irq.h>
 #include <trace/events/power.h>
 #include <trace/events/task.h>
+#ifdef CONFIG_X86
+#include <asm/hw_irq.h>
 #include <asm/trace/irq_vectors.h>
 #include <asm/trace/exceptions.h>
-#ifdef KT_HAVE_IPI_TRACEPOINTS
+#endif
+#if defined(KT_HAVE_IPI_TRACEPOINTS) || defined(CONFIG_ARM64)
 #include <trace/events/ipi.h>
 #endif
 
 #include "kutrace_core.h"
 #include "kutrace_backend.h"
 
+/* The system call's arguments at sys_enter, and whether it is a 32-bit one. */
+#ifdef CONFIG_X86
+#define KT_ARG0(regs)		((regs)->di)
+#define KT_ARG1(regs)		((regs)->si)
+#define KT_ARG0_32(regs)	((regs)->bx)
+#define kt_syscall32()		in_ia32_syscall()
+#else
+#define KT_ARG0(r)		((r)->regs[0])
+#define KT_ARG1(r)		((r)->regs[1])
+#define KT_ARG0_32(r)		((r)->regs[0])
+#define kt_syscall32()		in_compat_syscall()
+#endif
+
 static bool kt_is_control_ioctl(struct pt_regs *regs, long id)
 {
 	return id == __NR_ioctl &&
-	       _IOC_TYPE((unsigned int)regs->si) == KUTRACE_IOC_MAGIC;
+	       _IOC_TYPE((unsigned int)KT_ARG1(regs)) == KUTRACE_IOC_MAGIC;
 }
 
 /* A fault entry on this CPU waiting for handle_mm_fault to claim it. */
@@ -69,27 +92,27 @@ static void kt_sys_enter(void *d, struct pt_regs *regs, long id)
 	if (!READ_ONCE(kt_tracing) || id < 0)
 		return;
 	kt_pf_close();
-	if (in_ia32_syscall()) {
+	if (kt_syscall32()) {
 		if (id < KUTRACE_MAX_SYSCALL32)
 			kt_trace_1(KUTRACE_SYSCALL32 + id,
-				   regs->bx & KUTRACE_ARG0_MASK);
+				   KT_ARG0_32(regs) & KUTRACE_ARG0_MASK);
 		return;
 	}
 	if (id >= KUTRACE_MAX_SYSCALL || kt_is_control_ioctl(regs, id))
 		return;
 	kt_trace_1(KUTRACE_SYSCALL64 | kutrace_map_syscall(id),
-		   regs->di & KUTRACE_ARG0_MASK);
+		   KT_ARG0(regs) & KUTRACE_ARG0_MASK);
 }
 
 static void kt_sys_exit(void *d, struct pt_regs *regs, long ret)
 {
-	long id = regs->orig_ax;
+	long id = syscall_get_nr(current, regs);
 
 	if (unlikely(id == KT_SYS1023_CARRIER))
 		kt_sys1023_unroute(regs);
 	if (!READ_ONCE(kt_tracing) || id < 0)
 		return;
-	if (in_ia32_syscall()) {
+	if (kt_syscall32()) {
 		if (id < KUTRACE_MAX_SYSCALL32)
 			kt_trace_1(KUTRACE_SYSRET32 + id, ret);
 		return;
@@ -99,6 +122,7 @@ static void kt_sys_exit(void *d, struct pt_regs *regs, long ret)
 	kt_trace_1(KUTRACE_SYSRET64 | kutrace_map_syscall(id), ret);
 }
 
+#ifdef CONFIG_X86
 static void kt_vec_entry(void *d, int vector)
 {
 	kt_trace_1(KUTRACE_IRQ + (vector & 0xFF), 0);
@@ -140,6 +164,53 @@ static void kt_irq_exit(void *d, int irq, struct irqaction *action, int ret)
 	if (READ_ONCE(kt_tracing))
 		kt_trace_1(KUTRACE_IRQRET + kt_irq_vector(irq), 0);
 }
+#else /* arm64 */
+/* GIC: SGIs (INTID 0..15) are the IPIs, PPIs (16..31) per-CPU sources. */
+#define KT_ARM_IPI_EVENT	246	/* + IPI number (the original's Arm numbering) */
+#define KT_ARM_NR_IPI		(KUTRACE_IRQ_BH - KT_ARM_IPI_EVENT)
+#define KT_GIC_NR_SGI		16
+#define KT_GIC_NR_PPI_END	32
+
+/* The trace's interrupt number; *timer: the architected timer's PPI. */
+static unsigned int kt_irq_vector(int irq, struct irqaction *action,
+				  bool *timer)
+{
+	struct irq_data *data = irq_get_irq_data(irq);
+
+	*timer = false;
+	if (data && irqd_is_per_cpu(data)) {
+		if (data->hwirq < KT_ARM_NR_IPI)
+			return KT_ARM_IPI_EVENT + data->hwirq;
+		*timer = data->hwirq >= KT_GIC_NR_SGI &&
+			 data->hwirq < KT_GIC_NR_PPI_END && action &&
+			 action->name && !strcmp(action->name, "arch_timer");
+	}
+	return irq & 0xFF;
+}
+
+static void kt_irq_entry(void *d, int irq, struct irqaction *action)
+{
+	bool timer;
+
+	if (READ_ONCE(kt_tracing))
+		kt_trace_1(KUTRACE_IRQ + kt_irq_vector(irq, action, &timer),
+			   irq);
+}
+
+/* After the timer's return, the PC sample of the interrupted code. */
+static void kt_irq_exit(void *d, int irq, struct irqaction *action, int ret)
+{
+	struct pt_regs *regs;
+	bool timer;
+
+	if (!READ_ONCE(kt_tracing))
+		return;
+	kt_trace_1(KUTRACE_IRQRET + kt_irq_vector(irq, action, &timer), 0);
+	regs = timer ? get_irq_regs() : NULL;
+	if (regs)
+		kt_trace_2(KUTRACE_PC_U, 0, instruction_pointer(regs));
+}
+#endif
 
 static void kt_softirq_entry(void *d, unsigned int vec_nr)
 {
@@ -151,6 +222,7 @@ static void kt_softirq_exit(void *d, unsigned int vec_nr)
 	kt_trace_1(KUTRACE_IRQRET + KUTRACE_IRQ_BH, 0);
 }
 
+#ifdef CONFIG_X86
 static void kt_page_fault(void *d, unsigned long address,
 			  struct pt_regs *regs, unsigned long error_code)
 {
@@ -171,6 +243,24 @@ static int kt_mm_fault_entry(struct kretprobe_instance *ri,
 	this_cpu_write(kt_pf_pending, false);
 	return 0;
 }
+#else
+/*
+ * handle_mm_fault(vma, address, flags, regs): the exception handler passes
+ * its registers, get_user_pages() and other callers in the kernel NULL.
+ */
+static int kt_mm_fault_entry(struct kretprobe_instance *ri,
+			     struct pt_regs *regs)
+{
+	bool *mine = (bool *)ri->data;
+
+	*mine = READ_ONCE(kt_tracing) && regs_get_kernel_argument(regs, 3);
+	if (*mine)
+		kt_trace_1(KUTRACE_TRAP + KUTRACE_TRAP_PAGEFAULT,
+			   regs_get_kernel_argument(regs, 1) &
+			   KUTRACE_ARG0_MASK);
+	return 0;
+}
+#endif
 
 static int kt_mm_fault_ret(struct kretprobe_instance *ri,
 			   struct pt_regs *regs)
@@ -255,6 +345,18 @@ static __always_inline void kt_ipi_send_mask(void)
 		kt_trace_1(KUTRACE_IPI, 0);
 }
 
+#if defined(CONFIG_ARM64) && !defined(KT_HAVE_IPI_TRACEPOINTS)
+/* arm64 before 6.6: every IPI goes through smp_cross_call's ipi_raise. */
+static void kt_ipi_raise(void *d, const struct cpumask *target,
+			 const char *reason)
+{
+	if (cpumask_weight(target) == 1)
+		kt_ipi_send(cpumask_first(target));
+	else
+		kt_ipi_send_mask();
+}
+#endif
+
 #ifdef KT_HAVE_IPI_TRACEPOINTS
 static void kt_ipi_cpu(void *d, const unsigned int cpu, unsigned long site,
 		       void *callback)
@@ -269,6 +371,7 @@ static void kt_ipi_mask(void *d, const struct cpumask *mask,
 }
 #endif
 
+#ifdef CONFIG_X86
 /*
  * Without the ipi_send_* tracepoints (6.1): kprobes on the functions the
  * x86 smp_ops send through, as the original patch hooks them.  Pre-handlers
@@ -302,6 +405,7 @@ static struct kprobe kt_ipi_kps[] = {
 };
 
 static bool kt_ipi_kp_ok[ARRAY_SIZE(kt_ipi_kps)];
+#endif
 
 struct kt_tp {
 	const char *name;
@@ -315,6 +419,7 @@ struct kt_tp {
 static struct kt_tp kt_tps[] = {
 	KT_TP("sys_enter", kt_sys_enter),
 	KT_TP("sys_exit", kt_sys_exit),
+#ifdef CONFIG_X86
 	KT_TP("local_timer_entry", kt_vec_entry),
 	KT_TP("local_timer_exit", kt_timer_exit),
 	KT_TP("reschedule_entry", kt_vec_entry),
@@ -337,12 +442,15 @@ static struct kt_tp kt_tps[] = {
 	KT_TP("threshold_apic_exit", kt_vec_exit),
 	KT_TP("deferred_error_apic_entry", kt_vec_entry),
 	KT_TP("deferred_error_apic_exit", kt_vec_exit),
+#endif
 	KT_TP("irq_handler_entry", kt_irq_entry),
 	KT_TP("irq_handler_exit", kt_irq_exit),
 	KT_TP("softirq_entry", kt_softirq_entry),
 	KT_TP("softirq_exit", kt_softirq_exit),
+#ifdef CONFIG_X86
 	KT_TP("page_fault_user", kt_page_fault),
 	KT_TP("page_fault_kernel", kt_page_fault),
+#endif
 	KT_TP("sched_switch", kt_sched_switch),
 	KT_TP("sched_waking", kt_waking),
 	KT_TP("sched_wakeup_new", kt_waking),
@@ -354,6 +462,8 @@ static struct kt_tp kt_tps[] = {
 #ifdef KT_HAVE_IPI_TRACEPOINTS
 	KT_TP("ipi_send_cpu", kt_ipi_cpu),
 	KT_TP("ipi_send_cpumask", kt_ipi_mask),
+#elif defined(CONFIG_ARM64)
+	KT_TP("ipi_raise", kt_ipi_raise),
 #endif
 };
 
@@ -362,13 +472,15 @@ static void __maybe_unused kt_tp_typecheck(void)
 {
 	check_trace_callback_type_sys_enter(kt_sys_enter);
 	check_trace_callback_type_sys_exit(kt_sys_exit);
+#ifdef CONFIG_X86
 	check_trace_callback_type_local_timer_entry(kt_vec_entry);
 	check_trace_callback_type_local_timer_exit(kt_timer_exit);
+	check_trace_callback_type_page_fault_user(kt_page_fault);
+#endif
 	check_trace_callback_type_irq_handler_entry(kt_irq_entry);
 	check_trace_callback_type_irq_handler_exit(kt_irq_exit);
 	check_trace_callback_type_softirq_entry(kt_softirq_entry);
 	check_trace_callback_type_softirq_exit(kt_softirq_exit);
-	check_trace_callback_type_page_fault_user(kt_page_fault);
 	check_trace_callback_type_sched_switch(kt_sched_switch);
 	check_trace_callback_type_sched_waking(kt_waking);
 	check_trace_callback_type_sched_wake_idle_without_ipi(kt_wake_idle);
@@ -379,6 +491,8 @@ static void __maybe_unused kt_tp_typecheck(void)
 #ifdef KT_HAVE_IPI_TRACEPOINTS
 	check_trace_callback_type_ipi_send_cpu(kt_ipi_cpu);
 	check_trace_callback_type_ipi_send_cpumask(kt_ipi_mask);
+#elif defined(CONFIG_ARM64)
+	check_trace_callback_type_ipi_raise(kt_ipi_raise);
 #endif
 }
 
@@ -391,9 +505,18 @@ static void kt_tp_lookup(struct tracepoint *tp, void *priv)
 			kt_tps[i].tp = tp;
 }
 
-/* What the trace's backend entry says (KUTRACE_NAME_MAX bytes at most). */
+/*
+ * What the trace's backend entry says (KUTRACE_NAME_MAX bytes at most).
+ * The word after the backend's name is the architecture when it is not
+ * x86-64, what readers take it from (docs/FORMAT.md).
+ */
+#ifdef CONFIG_ARM64
+#define KT_TP_WHAT	"tracepoint arm64: synth sched span; pf kretprobe"
+#define KT_TP_WHAT_NOIPI "tracepoint arm64: synth sched span; pf krp; no IPI send"
+#else
 #define KT_TP_WHAT	"tracepoint: synth sched span; pf exit kretprobe+heur"
 #define KT_TP_WHAT_NOIPI "tracepoint: synth sched span; pf krp+heur; no IPI send"
+#endif
 static_assert(sizeof(KT_TP_WHAT) <= KUTRACE_NAME_MAX + 1);
 static_assert(sizeof(KT_TP_WHAT_NOIPI) <= KUTRACE_NAME_MAX + 1);
 static char kt_tp_what[KUTRACE_NAME_MAX + 1] = KT_TP_WHAT;
@@ -408,6 +531,7 @@ static bool kt_tp_attached(const char *name)
 	return false;
 }
 
+#ifdef CONFIG_X86
 static void kt_ipi_kp_detach(void)
 {
 	size_t i;
@@ -448,6 +572,16 @@ static bool kt_ipi_kp_attach(void)
 	kt_ipi_kp_detach();
 	return false;
 }
+#else
+static void kt_ipi_kp_detach(void)
+{
+}
+
+static bool kt_ipi_kp_attach(void)
+{
+	return kt_tp_attached("ipi_send_cpu") || kt_tp_attached("ipi_raise");
+}
+#endif
 
 static void kt_tp_detach(void)
 {

@@ -6,6 +6,13 @@
 KVERS ?= $(notdir $(wildcard /usr/src/linux-headers-*-cloud-amd64))
 KVERS := $(patsubst linux-headers-%,%,$(KVERS))
 MOD_SRCS := $(wildcard module/*.c module/*.h) module/Kbuild include/kutrace/format.h
+# arm64 releases (*-arm64) on another host: the headers tests/vm/setup.sh
+# arm64 unpacked under $(KT_CACHE)/arm64/<release>, cross-compiled with the
+# host's kbuild.  On an arm64 host, /usr/src as for any release.
+KT_CACHE ?= /var/cache/kutrace
+kt_xarm64 = $(if $(filter aarch64,$(shell uname -m)),,$(filter %-arm64,$(1)))
+kt_kdir = $(if $(kt_xarm64),$(KT_CACHE)/arm64/$(1))/usr/src/linux-headers-$(1)
+kt_kcross = $(if $(kt_xarm64),ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-)
 
 .PHONY: module module-kdir checkpatch
 module: $(foreach k,$(KVERS),$(BUILD)/module/$(k)/kutrace_mod.ko)
@@ -15,7 +22,7 @@ $(BUILD)/module/%/kutrace_mod.ko: $(MOD_SRCS)
 	@mkdir -p $(dir $@)include/kutrace
 	cp module/*.c module/*.h module/Kbuild $(dir $@)
 	cp include/kutrace/format.h $(dir $@)include/kutrace/
-	$(MAKE) -C /usr/src/linux-headers-$* M=$(abspath $(dir $@)) modules
+	$(MAKE) -C $(call kt_kdir,$*) $(call kt_kcross,$*) M=$(abspath $(dir $@)) modules
 
 # Against any configured kernel tree, e.g. a kutrace-patched one built by
 # tests/vm/kbuild.sh:  make module-kdir KDIR=<tree> [KOUT=<dir>]

@@ -55,6 +55,21 @@ check "exec: the row label lists the names in time order" grep -qF '"sh+cat.800"
 check "exec: a row label starts at the trace start, not at the thread's first event" \
 	grep -qF '[ 20.00000002, 0.00000001, 0, 901, 0, 526, 0, 0, 0, "bash+ls.901"]' $E
 
+# arm64 (issue 17): hello_world_trace recorded in the arm64 guest
+# (tests/t_vm_arm64.sh, 6.1.0-56-cloud-arm64 under QEMU, kept as it came
+# out) gives its golden JSON by both paths on any host: arm64's call
+# numbers with the names the guest's kutrace_control wrote, the
+# arch_timer, an IPI (interrupt 246 + 1) and page faults.
+"$B/kutrace_postproc" $G/arm64.trace arm64 --no-html -o "$TMP/arm64.json" 2>/dev/null
+same_file "kutrace_postproc arm64 golden JSON" $G/arm64.json <(grep -v randomid "$TMP/arm64.json")
+"$B/rawtoevent" $G/arm64.trace 2>/dev/null | LC_ALL=C sort -n |
+	"$B/eventtospan" arm64 2>/dev/null | grep -v randomid > "$TMP/arm64.pipe.json"
+same_file "rawtoevent | sort -n | eventtospan arm64 golden JSON" $G/arm64.json "$TMP/arm64.pipe.json"
+for r in '2127, 1, 0, 0, "newfstatat"' '2112, 1, 12, 0, "write"' '1291, 11, 0, 0, "arch_timer"' \
+	'1527, 0, 0, 0, "ipi1_function"' '1038, 4608, 0, 0, "page_fault"'; do
+	check "arm64: $(echo "$r" | cut -d'"' -f2) at its arm64 event number" grep -qF "$r]" $G/arm64.json
+done
+
 # IPIs to an idle CPU (issue 13 items 1 and 6) and fork's runnable (item 8).
 I=$TMP/ipi.json
 check "ipi: the arc to a CPU silent since its first block ends at its reschedule_ipi" \

@@ -7,7 +7,8 @@
 # tests/vm/scenarios/basic.sh.  Facts come from tests/vm/host/ktcheck.c
 # (independent of the postprocessor) and from kutrace_postproc's JSON.
 # KT_VM_KERNELS="6.1 6.12 6.1-generic 6.1-rt" selects kernels; outputs
-# stay in build/vm/.
+# stay in build/vm/.  arm64-6.1 and arm64-6.12 are Debian's arm64 cloud
+# kernels under qemu-system-aarch64 (tests/t_vm_arm64.sh runs them).
 . tests/lib.sh
 . tests/vm/lib.sh
 if [ -x /var/cache/kutrace/checkpatch/checkpatch.pl ] || tests/vm/get-checkpatch.sh >/dev/null 2>&1; then
@@ -28,9 +29,23 @@ N=100000 M=100 K=1000
 export KT_APPEND=${KT_APPEND-"tsc=nowatchdog"}
 for k in ${KT_VM_KERNELS:-6.1 6.12 6.1-generic 6.1-rt}; do
 	out=$KT_ROOT/build/vm/basic-$k
-	vm_run "$k: guest ran the scenario" "$out" -k "$k" tests/vm/scenarios/basic.sh || continue
+	# x86-64, or arm64 with the generic table's call numbers
+	arch=x86 vmopt="-k $k" tp=tracepoint
+	NR_getpid=39 NR_read=0 NR_write=1 NR_clock_nanosleep=230
+	case $k in arm64-*)
+		arch=arm64 vmopt="-a aarch64 -k ${k#arm64-}" tp="tracepoint arm64"
+		NR_getpid=172 NR_read=63 NR_write=64 NR_clock_nanosleep=115 ;;
+	esac
+	vm_run "$k: guest ran the scenario" "$out" $vmopt tests/vm/scenarios/basic.sh || continue
 	ok "$k: guest booted, loaded kutrace_mod.ko and ran the scenario ($VM_AFTER)"
 	eq "$k: insmod kutrace_mod.ko" "insmod=0" "$(cat "$out/insmod.status")"
+	if [ $arch = arm64 ]; then
+		check "$k: the guest is arm64" grep -q "cloud-arm64, 2 cpus" "$out/console.log"
+		check "$k: the module's time base is CNTVCT_EL0" \
+			grep -q "time counter CNTVCT_EL0 at [0-9]* Hz" "$out/dmesg.txt"
+		check "$k: system call 1023 says it is x86-64 only" \
+			grep -q "system call 1023 unavailable: x86-64 only" "$out/kutrace.dmesg"
+	fi
 	check "$k: hello_world_trace wrote its trace" grep -q "hello=0" "$out/scenario.log"
 	check "$k: kutrace_control record succeeded" grep -q "record=0" "$out/scenario.log"
 	check "$k: record says where the file is and how big" \
@@ -39,16 +54,19 @@ for k in ${KT_VM_KERNELS:-6.1 6.12 6.1-generic 6.1-rt}; do
 
 	ktcheck "$out/hello.trace" > "$TMP/hello.f"
 	check "$k: hello trace has the backend name entry" \
-		grep -q "^backend tracepoint: synth sched span" "$TMP/hello.f"
+		grep -q "^backend $tp: synth sched span" "$TMP/hello.f"
 
 	ktcheck "$out/mixed.trace" > "$TMP/mixed.f" || nok "$k: ktcheck"
+	# QEMU virt's counter: 62.5 MHz (a Raspberry Pi 4's: 54 MHz)
+	[ $arch = x86 ] || between "$k: time pairs give CNTVCT's rate (ticks/us x 10)" 500 750 \
+		"$(awk '$1 == "rate" { printf "%d", $2 * 10 }' "$TMP/mixed.f")"
 	pid=$(awk '$1 == "pid" { print $2; exit }' "$out/workload.out")
 	child=$(awk '$1 == "child" { print $2 }' "$out/workload.out")
 	eq "$k: exactly N getpid calls for the workload pid" "calls $N fused" \
-		"$(fact "$TMP/mixed.f" pid $pid sys 39 | cut -d' ' -f1-3)"
+		"$(fact "$TMP/mixed.f" pid $pid sys $NR_getpid | cut -d' ' -f1-3)"
 	mixed_counts "$TMP/mixed.f" "$pid" "$child"
 	eq "$k: ping-pong parent: K reads" "calls $K" \
-		"$(fact "$TMP/mixed.f" pid $pid sys 0 | cut -d' ' -f1-2)"
+		"$(fact "$TMP/mixed.f" pid $pid sys $NR_read | cut -d' ' -f1-2)"
 	pingpong_pair $K "$out/mixed.trace" "$pid" "$child" "$out/scenario.log"
 	# PREEMPT_RT may switch the exiting child out inside exit_group (after
 	# its last write, seen at the tick) and back in when the parent blocks
@@ -73,6 +91,7 @@ for k in ${KT_VM_KERNELS:-6.1 6.12 6.1-generic 6.1-rt}; do
 		"$(fact "$TMP/pair.f" pair $pid $child | cut -d' ' -f6)"
 	pf=$(fact "$TMP/mixed.f" pid $pid switchin | awk '{print $5}')
 	pfr=$(fact "$TMP/mixed.f" pid $pid switchin | awk '{print $7}')
+	check "$k: the workload's page faults are traced ($pf)" test "${pf:-0}" -gt 0
 	eq "$k: every page fault of the workload has an exit" "$pf" "$pfr"
 	eq "$k: TSDELTAs agree with the following timestamps" "0" \
 		"$(awk '$1 == "cpu" { s += $8 } END { print s + 0 }' "$TMP/mixed.f")"
@@ -83,7 +102,8 @@ for k in ${KT_VM_KERNELS:-6.1 6.12 6.1-generic 6.1-rt}; do
 		sh -c "grep '^backend tracepoint' '$TMP/mixed.f' | grep -vq 'no IPI send'"
 
 	# IPI sends: 6.1 has no ipi_send_* tracepoint, the module kprobes the
-	# x86 send functions; 6.6+ uses the tracepoints.  A ping-pong across
+	# x86 send functions (arm64: the ipi_raise tracepoint); 6.6+ uses the
+	# ipi_send_* tracepoints.  A ping-pong across
 	# CPUs 0 and 1 wakes a task on the other (idle) CPU each time.
 	check "$k: cross-CPU ping-pong recorded" grep -q "ipi=0" "$out/scenario.log"
 	case $k in 6.1|6.1-*) check "$k: IPI sends through kprobes" \
@@ -106,6 +126,10 @@ for k in ${KT_VM_KERNELS:-6.1 6.12 6.1-generic 6.1-rt}; do
 			else
 				nok "$k: every CPU's timeline tiles without gaps"; sed 's/^/#   /' "$TMP/tile.out"
 			fi
+			# arm64 traces on this host: the names the guest's kutrace_control wrote
+			[ $arch = x86 ] || for name in getpid clock_nanosleep page_fault arch_timer ipi1_function; do
+				check "$k: JSON names $name (arm64 numbering)" grep -q "\"$name\"" "$TMP/mixed.json"
+			done
 		else
 			nok "$k: kutrace_postproc turns the trace into JSON"
 		fi

@@ -37,6 +37,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include "kutrace/format.h"
+#include "kutrace/counter.h"
 
 static double now_ns(void)
 {
@@ -134,7 +135,7 @@ static double do_rdtsc(long n)
 	double t = now_ns();
 
 	for (long i = 0; i < n; i++)
-		sum += __builtin_ia32_rdtsc();
+		sum += kt_counter_now();
 	sink = (unsigned long)sum;
 	return now_ns() - t;
 }

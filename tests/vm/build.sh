@@ -2,6 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Builds kutrace_mod.ko for kernel RELEASE and the static guest programs, and
 # prepares the initramfs tree in /var/cache/kutrace/vm/RELEASE/root.
+# An arm64 RELEASE (*-arm64, unpacked by tests/vm/setup.sh arm64): the
+# module and the programs are cross-built (aarch64-linux-gnu-), busybox is
+# Debian's busybox-static for arm64, unpacked.
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 CACHE=${KT_CACHE:-/var/cache/kutrace}
@@ -15,18 +18,40 @@ cd "$ROOT"
 # the guest instead of the one built from this tree.
 ko=${KT_KO:-$SB/module/$rel/kutrace_mod.ko}
 [ -n "${KT_KO:-}" ] || make -s module KVERS="$rel" BUILD="$SB" >&2
+busybox=/bin/busybox kdir=$CACHE/kernels/$rel cc=cc cross=""
+xpat='^$'
+case $rel in
+*-arm64)
+	# userland in its own build tree; x86-only test programs left out
+	# (ktexc: x86 exceptions; ifuzz: MAP_32BIT)
+	SB=$SB/arm64 kdir=$CACHE/arm64/$rel cross=aarch64-linux-gnu-
+	cc=${cross}gcc xpat='/(ktexc|ifuzz)$'
+	bbv=$(apt-cache show --no-all-versions busybox-static:arm64 |
+		awk '$1 == "Version:" { print $2; exit }')
+	busybox=$CACHE/arm64/busybox/$bbv/bin/busybox
+	if [ ! -x "$busybox" ]; then
+		rm -rf "$CACHE/arm64/busybox/$bbv.tmp"
+		mkdir -p "$CACHE/arm64/busybox/$bbv.tmp"
+		(cd "$CACHE/arm64/busybox/$bbv.tmp" && apt-get download -qq busybox-static:arm64 >&2 &&
+			dpkg-deb -x busybox-static_*.deb . && rm -f busybox-static_*.deb)
+		mv "$CACHE/arm64/busybox/$bbv.tmp" "$CACHE/arm64/busybox/$bbv"
+	fi
+	;;
+esac
 # Every example program (examples/*.c) goes into the guest.
 EX=$(for f in examples/*.c; do echo "$SB/bin/$(basename "$f" .c)"; done)
-make -s BUILD="$SB" LDFLAGS=-static $SB/bin/kutrace_control $EX >&2
+make -s BUILD="$SB" ${cross:+CROSS=$cross} LDFLAGS=-static $SB/bin/kutrace_control $EX >&2
 mkdir -p "$SB/vm"
 for w in tests/vm/*.c; do
 	b=$SB/vm/$(basename "$w" .c)
-	[ "$b" -nt "$w" ] || cc -O2 -static -Wall -Werror -Iinclude -o "$b" "$w"
+	echo "$b" | grep -qE "$xpat" && continue
+	[ "$b" -nt "$w" ] || $cc -O2 -static -Wall -Werror -Iinclude -o "$b" "$w"
 done
 
 rm -rf "$W/root"
 mkdir -p "$W/root"/{bin,sbin,proc,sys,dev,tmp,out,lib/modules}
-cp /bin/busybox "$W/root/bin/busybox"
+cp "$busybox" "$W/root/bin/busybox"
+# the applets of the amd64 build of the same busybox-static
 for a in $(/bin/busybox --list); do
 	[ -e "$W/root/bin/$a" ] || ln -s busybox "$W/root/bin/$a"
 done
@@ -34,10 +59,10 @@ cp "$ko" "$W/root/lib/modules/kutrace_mod.ko"
 cp $SB/bin/kutrace_control $EX $SB/vm/* tests/vm/ktquiet "$W/root/bin/"
 # virtio drivers for the output disk (modules in the cloud kernel; a
 # patched test kernel has them built in)
-md=$CACHE/kernels/$rel/lib/modules/$rel/kernel
+md=$kdir/lib/modules/$rel/kernel
 n=0
 [ -d "$md" ] || md=""
-for m in virtio virtio_ring virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk; do
+for m in virtio virtio_ring virtio_mmio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk; do
 	[ -n "$md" ] || break
 	f=$(find "$md" -name "$m.ko" -o -name "$m.ko.xz" | head -1)
 	[ -n "$f" ] || continue

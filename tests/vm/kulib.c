@@ -43,7 +43,7 @@
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
-#include <x86intrin.h>
+#include "kutrace/counter.h"
 
 typedef uint64_t u64;
 
@@ -99,7 +99,7 @@ static u64 DoControl(u64 command, u64 arg)
 /* The trace counter, as the module stamps entries. */
 static u64 now(void)
 {
-	return __rdtsc() >> 6;
+	return kt_counter_now();
 }
 
 static int fails;

@@ -6,9 +6,13 @@
 #
 #   tests/vm/vm.sh [-k 6.1|6.12|6.1-generic|6.1-rt|RELEASE|p6.1|p6.12|p6.1-nohz|p6.12-nohz|
 #                      p6.1-debug|p6.12-debug]
-#                  [-a tcg|kvm] [-s SMP] [-t SECS] [-m TRACEMB]
+#                  [-a tcg|kvm|aarch64] [-s SMP] [-t SECS] [-m TRACEMB]
 #                  SCENARIO.sh OUTDIR
 #
+# -a aarch64: an arm64 guest, Debian's arm64 cloud kernel (-k 6.1 or 6.12,
+# unpacked by tests/vm/setup.sh arm64) under qemu-system-aarch64 -M virt
+# -cpu cortex-a72 with TCG (emulated: times are not an arm64 machine's),
+# the module and programs cross-built, Debian's arm64 busybox.
 # -k 6.1, 6.12: the Debian cloud kernels (tracepoint backend); 6.1-generic,
 # 6.1-rt: Debian's generic 6.1 kernel (6.1.0-N-amd64) and its PREEMPT_RT
 # flavour (6.1.0-N-rt-amd64).
@@ -40,9 +44,15 @@ shift $((OPTIND - 1))
 [ $# = 2 ] || { sed -n '3,/^set -eu/p' "$0" | sed '$d'; exit 2; }
 scen=$1 out=$2
 
-case $kern in
-6.1-generic) rel=$("$ROOT/tests/vm/setup.sh" generic) ;;
-6.1-rt) rel=$("$ROOT/tests/vm/setup.sh" rt) ;;
+arch=x86_64
+if [ "$accel" = aarch64 ]; then
+	arch=aarch64 accel=tcg
+	case $kern in 6.1|6.12) ;; *) echo "vm: -a aarch64: -k 6.1 or 6.12" >&2; exit 2 ;; esac
+fi
+case $arch-$kern in
+aarch64-*) rels=$("$ROOT/tests/vm/setup.sh" arm64) ;;
+*-6.1-generic) rel=$("$ROOT/tests/vm/setup.sh" generic) ;;
+*-6.1-rt) rel=$("$ROOT/tests/vm/setup.sh" rt) ;;
 *) rels=$("$ROOT/tests/vm/setup.sh") ;;
 esac
 case $kern in
@@ -52,6 +62,7 @@ case $kern in
 *) rel=$kern ;;
 esac
 kimg=$CACHE/kernels/$rel/boot/vmlinuz-$rel
+[ $arch = x86_64 ] || kimg=$CACHE/arm64/$rel/boot/vmlinuz-$rel
 case $kern in
 p6.1|p6.12|p6.1-nohz|p6.12-nohz|p6.1-debug|p6.12-debug)
 	series=${kern#p}; series=${series%-*}
@@ -99,18 +110,21 @@ kvm) acc="-accel kvm -cpu host" ;;
 # handle_softirqs on 6.12, hangs on 6.1).  KT_TCG_THREAD=multi: faster.
 *) acc="-accel tcg,thread=${KT_TCG_THREAD:-single}" ;;
 esac
+qemu="qemu-system-x86_64 $acc" con=ttyS0
+# arm64: the Cortex-A72 of a Raspberry Pi 4, GIC and timer of QEMU's virt
+[ $arch = x86_64 ] || qemu="qemu-system-aarch64 -M virt -cpu cortex-a72 $acc" con=ttyAMA0
 start=$(date +%s)
 set +e
 # KT_VM_MEM: guest RAM (a 1 GB trace buffer needs 3G); KT_QEMU_OPTS: extra
 # QEMU options (make bench: -icount).
-timeout "$tmo" qemu-system-x86_64 $acc ${KT_QEMU_OPTS:-} -smp "$smp" -m "${KT_VM_MEM:-1G}" -nographic -no-reboot \
+timeout "$tmo" $qemu ${KT_QEMU_OPTS:-} -smp "$smp" -m "${KT_VM_MEM:-1G}" -nographic -no-reboot \
 	-kernel "$kimg" -initrd "$tmp/initrd.gz" \
-	-append "console=ttyS0 loglevel=4 panic=-1 ${KT_APPEND:-}" \
+	-append "console=$con loglevel=4 panic=-1 ${KT_APPEND:-}" \
 	-drive file="$disk",format=raw,if=virtio \
 	</dev/null >"$out/console.log" 2>&1
 rc=$?
 set -e
-echo "vm: $rel $accel smp=$smp: qemu exit $rc after $(( $(date +%s) - start )) s" >&2
+echo "vm: $rel $arch $accel smp=$smp: qemu exit $rc after $(( $(date +%s) - start )) s" >&2
 (cd "$out" && tar xf "$disk" --no-overwrite-dir 2>/dev/null) || true
 rm -f "$disk"
 if [ ! -f "$out/status" ]; then

@@ -34,7 +34,7 @@
 #include <unistd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <x86intrin.h>
+#include "kutrace/counter.h"
 #include "kutrace/format.h"
 
 static void do_getpid(long n)
@@ -123,7 +123,7 @@ static void do_idle(int n, char **secs)
 		unsigned long long tsc;
 
 		syscall(SYS_close, 1000 + i);
-		tsc = __rdtsc() >> KUTRACE_TSC_SHIFT;
+		tsc = kt_counter_now();
 		clock_gettime(CLOCK_REALTIME, &ts);
 		printf("mark %d %lld %llu\n", i,
 		       (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000, tsc);

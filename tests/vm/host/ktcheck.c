@@ -49,7 +49,16 @@
 #define MAXPID 65536
 #define MAXCPU 64
 static uint32_t calls[MAXPID][8], fused[MAXPID][8], rets[MAXPID][8];
-static int watch[8] = { 39, 0, 1, 35, 230, 231, 59, -1 };
+/*
+ * Watched calls: getpid, read, write, nanosleep, clock_nanosleep,
+ * exit_group, execve; then close.  x86-64's numbers, or arm64's (the
+ * generic table) when the backend entry names arm64 ("tracepoint arm64:").
+ */
+static const int watch_x86[9] = { 39, 0, 1, 35, 230, 231, 59, -1, 3 };
+static const int watch_arm64[9] = { 172, 63, 64, 101, 115, 94, 221, -1, 57 };
+static const int *watch = watch_x86;
+#define NR_EXIT_GROUP	watch[5]
+#define NR_CLOSE	watch[8]
 static uint32_t swin[MAXPID], wake[MAXPID], pf[MAXPID], pfr[MAXPID];
 static long pair[2] = { -1, -1 };
 /* [target][0 = from the partner, 1 = from anyone else] */
@@ -208,6 +217,8 @@ int main(int argc, char **argv)
 				names++;
 				if ((ev & KUTRACE_TYPE_MASK) == KUTRACE_BACKEND_NAME) {
 					memcpy(backend, &w[i + 1], (n - 1) * 8 < 63 ? (n - 1) * 8 : 63);
+					if (strstr(backend, " arm64:"))
+						watch = watch_arm64;
 				}
 				switch (ev & KUTRACE_TYPE_MASK) {
 				case KUTRACE_METHODNAME:
@@ -274,10 +285,10 @@ int main(int argc, char **argv)
 			if (ev >= KUTRACE_SYSCALL64 && ev < KUTRACE_SYSCALL64 + 512) {
 				int k = widx(ev - KUTRACE_SYSCALL64);
 
-				if (ev == KUTRACE_SYSCALL64 + 231 && !c->pair_exit &&
+				if (ev == KUTRACE_SYSCALL64 + NR_EXIT_GROUP && !c->pair_exit &&
 				    pair_idx(c->running) >= 0)
 					c->pair_exit = 1;
-				if (ev == KUTRACE_SYSCALL64 + 3 &&
+				if (ev == KUTRACE_SYSCALL64 + NR_CLOSE &&
 				    (x & 0xFFFF) >= 1000)
 					printf("closemark %u %u %llu\n",
 					       (unsigned int)(x & 0xFFFF), cpu,
