@@ -699,22 +699,11 @@ static size_t fmt_int(char *o, int64_t v)
 	return k;
 }
 
-/* JSON-escape s into o (the form kutrace_postproc writes). */
+/* JSON-escape s into o: the form every kutrace JSON writer uses (json.c). */
 static void esc_json(struct bv *o, const unsigned char *s, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		unsigned char ch = s[i];
-		if (ch == '"' || ch == '\\') {
-			char t[2] = { '\\', (char)ch };
-			bv_add(o, t, 2);
-		} else if (ch < 0x20) {
-			char t[8];
-			snprintf(t, sizeof(t), "\\u%04x", ch);
-			bv_add(o, t, 6);
-		} else {
-			bv_add(o, &ch, 1);
-		}
-	}
+	bv_grow(o, 6 * n);
+	o->len += kt_json_escape_mem((char *)o->p + o->len, (const char *)s, n);
 }
 
 /* The canonical text of a row: [%12.8f, %10.8f, %d x7, "name"] */

@@ -178,24 +178,33 @@ size_t kt_utf8_seq(const unsigned char *s)
 }
 
 /*
- * Append the escaped name; returns the new end (room checked by caller:
- * at most 6 bytes per input byte).  A byte that is not part of valid
- * UTF-8 becomes U+FFFD (docs/FORMAT.md): names come from any bytes.
+ * The one JSON string escaper (every tool's names, the page codec's
+ * canonical rows): ", \ and controls escaped, \n and \t by letter; '<' as
+ * \u003c so that "</script>" is harmless in a page, DEL as \u007f; valid
+ * UTF-8 kept; a byte that is not part of valid UTF-8 becomes U+FFFD
+ * (docs/FORMAT.md): names come from any bytes.  At most 6 bytes out per
+ * byte in; returns the bytes written.
  */
-static char *esc_name(char *p, const char *s)
+size_t kt_json_escape_mem(char *buf, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
+	const unsigned char *q = (const unsigned char *)s;
+	char *p = buf;
 
-	for (const unsigned char *q = (const unsigned char *)s; *q; q++) {
-		unsigned char ch = *q;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = q[i];
 
 		if (ch >= 0x80) {
-			size_t n = kt_utf8_seq(q);
+			unsigned char u[4] = { 0 };
+			size_t k = n - i < 4 ? n - i : 4;
 
-			if (n) {
-				memcpy(p, q, n);
-				p += n;
-				q += n - 1;
+			/* bounded copy: a sequence cut at n is invalid */
+			memcpy(u, q + i, k);
+			k = kt_utf8_seq(u);
+			if (k) {
+				memcpy(p, q + i, k);
+				p += k;
+				i += k - 1;
 			} else {
 				memcpy(p, "\xEF\xBF\xBD", 3);
 				p += 3;
@@ -218,7 +227,7 @@ static char *esc_name(char *p, const char *s)
 		case '\t':
 			*p++ = 't';
 			break;
-		default:	/* '<' keeps "</script>" harmless when embedded */
+		default:
 			*p++ = 'u';
 			*p++ = '0';
 			*p++ = '0';
@@ -226,7 +235,12 @@ static char *esc_name(char *p, const char *s)
 			*p++ = hex[ch & 15];
 		}
 	}
-	return p;
+	return (size_t)(p - buf);
+}
+
+static char *esc_name(char *p, const char *s)
+{
+	return p + kt_json_escape_mem(p, s, strlen(s));
 }
 
 size_t kt_json_format_head(char *buf, const struct kt_row *r)

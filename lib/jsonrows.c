@@ -544,32 +544,7 @@ const char *kt_jr_header_value(const struct kt_jreader *r, const char *key)
 
 void kt_jw_escape(FILE *out, const char *s)
 {
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\') {
-			fputc('\\', out);
-			fputc(c, out);
-		} else if (c == '\n') {
-			fputs("\\n", out);
-		} else if (c == '\t') {
-			fputs("\\t", out);
-		} else if (c < 0x20 || c == 0x7F) {
-			fprintf(out, "\\u%04x", c);
-		} else if (c >= 0x80) {
-			/* the JSON writer's rule: invalid UTF-8 bytes become U+FFFD */
-			size_t n = kt_utf8_seq((const unsigned char *)s);
-
-			if (n) {
-				fwrite(s, 1, n, out);
-				s += n - 1;
-			} else {
-				fputs("\xEF\xBF\xBD", out);
-			}
-		} else {
-			fputc(c, out);
-		}
-	}
+	kt_json_escape(out, s);
 }
 
 void kt_jw_header(FILE *out, const struct kt_jreader *r,

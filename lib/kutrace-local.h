@@ -362,6 +362,8 @@ void kt_json_header(FILE *f, const struct kt_json_meta *m);
 void kt_json_footer(FILE *f);
 /* Write s as a JSON string body (no quotes) with full escaping. */
 void kt_json_escape(FILE *f, const char *s);
+/* The one escaper (json.c): n bytes of s into buf (room: 6 * n). */
+size_t kt_json_escape_mem(char *buf, const char *s, size_t n);
 
 /* The row line up to the name's opening quote: at most KT_JSON_HEAD_MAX. */
 #define KT_JSON_HEAD_MAX 200

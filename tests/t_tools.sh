@@ -379,3 +379,32 @@ for page in "rpc_q:an RPC page" "points_disk:a points page"; do
 		fi
 	done
 done
+
+# ---- one escaper: odd names come out of every tool in the same bytes
+# (lib/json.c kt_json_escape_mem): the input spells them in other ways
+# (raw '<', \u escapes for DEL and é); every writer gives the canonical
+# form: '<' as \u003c, DEL as \u007f, é as UTF-8, \n and \t by letter.
+sed -n '1,14p' "$D/small.json" > "$TMP/odd.json"
+cat >> "$TMP/odd.json" <<'JSON'
+[  1.00000000, 0.00000100, 0, 100, 0, 522, 1, 0, 0, "a<b"],
+[  1.00000200, 0.00000100, 0, 100, 0, 522, 2, 0, 0, "\u003c/script>"],
+[  1.00000400, 0.00000100, 0, 100, 0, 522, 3, 0, 0, "q\"uote\\"],
+[  1.00000600, 0.00000100, 0, 100, 0, 522, 4, 0, 0, "tab\tnl\n"],
+[  1.00000800, 0.00000100, 0, 100, 0, 522, 5, 0, 0, "\u0001ctl\u007Fdel"],
+[  1.00001000, 0.00000100, 0, 100, 0, 522, 6, 0, 0, "caf\u00e9"],
+[999.0, 0.0, 0, 0, 0, 0, 0, 0, 0, ""]
+]}
+JSON
+printf '%s\n' 'a\u003cb' '\u003c/script>' 'q\"uote\\' 'tab\tnl\n' '\u0001ctl\u007fdel' "café" > "$TMP/odd.want"
+names() { grep '^\[  1\.0000' "$1" | sed 's/^[^"]*"//; s/"\],$//'; }
+"$B/spantotrim" 0 < "$TMP/odd.json" > "$TMP/odd.trim" 2>/dev/null
+same_file "spantotrim writes odd names in the one escaped form" "$TMP/odd.want" <(names "$TMP/odd.trim")
+"$B/spantospan" 0 < "$TMP/odd.json" > "$TMP/odd.span" 2>/dev/null
+same_file "spantospan writes them byte for byte as spantotrim" "$TMP/odd.trim" "$TMP/odd.span"
+"$B/makeself" - "$TMP/odd.trim" > "$TMP/odd.html" 2>/dev/null
+"$B/unmakeself" "$TMP/odd.html" > "$TMP/odd.back" 2>/dev/null
+same_file "a page of them gives the same bytes back (unmakeself)" "$TMP/odd.trim" "$TMP/odd.back"
+"$B/kutrace_export" --perfetto "$TMP/odd.trim" > "$TMP/odd.exp" 2>/dev/null
+miss=""
+while IFS= read -r n; do grep -qF "\"$n\"" "$TMP/odd.exp" || miss="$miss [$n]"; done < "$TMP/odd.want"
+eq "kutrace_export names them in the same escaped form" "" "$miss"
