@@ -1818,6 +1818,7 @@ static int b64val(int ch)
 	return q ? (int)(q - b64) : -1;
 }
 
+#ifdef KT_HAVE_ZLIB
 /*
  * The size of a blob as its own header declares it, walked over the first
  * n bytes: 1 and *size when known, 0 while more bytes are needed (*size is
@@ -1865,6 +1866,7 @@ static int blob_size(const unsigned char *p, size_t n, uint64_t *size)
 #undef NEED
 #undef U32
 }
+#endif
 
 static int extract_blob(FILE *out, const unsigned char *blob, size_t n, char *err, size_t errlen)
 {

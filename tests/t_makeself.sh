@@ -175,3 +175,19 @@ bad "point with a string value" '{"points" : [[1.0, 2.0], [1.5, "x"]]}'
 bad "point with one number" '{"points" : [[1.0]]}'
 bad "points not an array" '{"points" : 3}'
 bad "points page with broken JSON after the points" '{"points" : [[1.0, 2.0]], "title" : }'
+
+# ---- zlib is optional, decided by one probe (the Makefile's KT_HAVE_ZLIB):
+# without it the library builds, its pages are stored uncompressed and
+# read anywhere, and a compressed page is refused in one line.
+if make -s BUILD="$TMP/nz" KT_HAVE_ZLIB= "$TMP/nz/bin/makeself" "$TMP/nz/bin/unmakeself" > "$TMP/nz.log" 2>&1; then
+	ok "makeself and unmakeself build without zlib"
+	KUTRACE_VIEWER=postprocess/viewer/viewer.html "$TMP/nz/bin/makeself" - tests/data/tools/small.json > "$TMP/nz.html" 2>/dev/null
+	"$KT_BIN/unmakeself" "$TMP/nz.html" > "$TMP/nz.json" 2>/dev/null
+	same_file "a page made without zlib reads back with zlib" tests/data/tools/small.json "$TMP/nz.json"
+	"$KT_BIN/makeself" - tests/data/tools/small.json > "$TMP/z.html" 2>/dev/null
+	"$TMP/nz/bin/unmakeself" "$TMP/z.html" > "$TMP/nz.out" 2> "$TMP/nz.err"; rc=$?
+	check "a compressed page without zlib: one line, exit 1, no output" \
+		bash -c "[ $rc = 1 ] && [ \$(wc -l < '$TMP/nz.err') = 1 ] && grep -q 'built without zlib' '$TMP/nz.err' && [ ! -s '$TMP/nz.out' ]"
+else
+	nok "makeself and unmakeself build without zlib"; tail -5 "$TMP/nz.log" | sed 's/^/#   /'
+fi
