@@ -205,6 +205,19 @@ const struct kt_timebase *kt_decoder_timebase(const struct kt_decoder *d);
 void kt_decoder_prescan(struct kt_decoder *d, const struct kt_block *b);
 /* e as a line of rawtoevent's text, without the newline (snprintf's result). */
 int kt_event_line(char *buf, size_t len, const struct kt_event *e);
+
+/*
+ * The per-CPU merge (merge.c): push each CPU's events as decoded (in time
+ * order but for late stores); release hands fn, in time order, every
+ * buffered event before upto.  Equal times leave in event-text byte order
+ * (as `sort -n` orders rawtoevent's lines), then in arrival order.
+ */
+struct kt_merge;
+struct kt_merge *kt_merge_new(void);
+void kt_merge_push(struct kt_merge *m, const struct kt_event *e);
+void kt_merge_release(struct kt_merge *m, int64_t upto, kt_event_fn fn, void *ctx);
+size_t kt_merge_buffered(const struct kt_merge *m);
+void kt_merge_free(struct kt_merge *m);
 const char *kt_decoder_name(const struct kt_decoder *d, uint64_t key);
 uint64_t kt_decoder_events(const struct kt_decoder *d);
 /* Lowest and highest event time seen (nsec10). */

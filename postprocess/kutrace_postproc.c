@@ -10,8 +10,9 @@
  * order (kt_raw_each), which is time order per CPU, and an event is handed
  * to the span builder once no later block can still produce an earlier
  * event (the block start minus the late-store window).  The reorder FIFOs
- * therefore hold about one block per CPU, and rows are written in order as
- * they come (lib/jsonout.c), so memory does not grow with the trace.
+ * therefore hold about one block per CPU (lib/merge.c), and rows are
+ * written in order as they come (lib/jsonout.c), so memory does not grow
+ * with the trace.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -25,25 +26,6 @@
 #include "kutrace-local.h"
 #include "html.h"
 
-/*
- * Events wait in one FIFO per CPU until they are released in time order.
- * A CPU's entries are already in time order apart from late stores, which
- * are slightly early and found by a short insertion from the tail, so the
- * merge costs a few matches in a tree of CPU heads per event instead of a
- * heap of every buffered event.
- */
-struct item {
-	struct kt_event e;
-	uint64_t seq;		/* arrival order: ties stay in decode order */
-};
-
-struct fifo {
-	struct item *q;
-	size_t head, n, cap;	/* ring buffer, cap a power of two */
-	int64_t t;		/* head item's time and seq, when n > 0: */
-	uint64_t seq;		/* the matches in release() read only these */
-};
-
 struct ctx {
 	struct kt_raw raw;
 	struct kt_decoder *dec;
@@ -53,71 +35,13 @@ struct ctx {
 	struct kt_spans *spans;
 	struct kt_jsonout *jo;
 	struct kt_json_meta meta;
-	struct fifo fifo[KUTRACE_MAX_CPUS];
-	int ncpu;		/* highest CPU seen + 1 */
-	size_t buffered;
-	uint64_t seq;
+	struct kt_merge *merge;	/* per-CPU FIFOs -> one time-ordered stream */
 	int64_t window;		/* nsec10 */
 	int64_t released;	/* highest time handed on */
 	uint64_t disorder;	/* events that came after the watermark */
 	FILE *out;
 	char tracebase[32];
 };
-
-/*
- * Time order; events of equal time in the byte order of their event-text
- * lines, as `sort -n` puts them in rawtoevent | sort -n | eventtospan, so
- * that both give the same JSON.
- */
-static int less(const struct item *a, const struct item *b)
-{
-	if (a->e.t != b->e.t)
-		return a->e.t < b->e.t;
-	char la[1024], lb[1024];
-
-	kt_event_line(la, sizeof(la), &a->e);
-	kt_event_line(lb, sizeof(lb), &b->e);
-	int c = strcmp(la, lb);
-
-	if (c)
-		return c < 0;
-	return a->seq < b->seq;
-}
-
-static struct item *at(struct fifo *f, size_t i)
-{
-	return &f->q[(f->head + i) & (f->cap - 1)];
-}
-
-static void fifo_push(struct ctx *c, const struct kt_event *e)
-{
-	struct fifo *f = &c->fifo[e->cpu];
-
-	if (f->n == f->cap) {
-		size_t nc = f->cap ? f->cap * 2 : 4096;
-		struct item *q = kt_xmalloc(nc * sizeof(*q));
-
-		for (size_t i = 0; i < f->n; i++)
-			q[i] = *at(f, i);
-		free(f->q);
-		f->q = q;
-		f->head = 0;
-		f->cap = nc;
-	}
-	struct item it = { .e = *e, .seq = c->seq++ };
-	size_t i = f->n++;
-
-	while (i > 0 && less(&it, at(f, i - 1))) {
-		*at(f, i) = *at(f, i - 1);
-		i--;
-	}
-	*at(f, i) = it;
-	if (i == 0)
-		f->t = it.e.t, f->seq = it.seq;
-	if (e->cpu >= c->ncpu)
-		c->ncpu = e->cpu + 1;
-	c->buffered++;
-}
 
 /* Header facts: name records may come at any time, so read them late. */
 static void set_meta(struct ctx *c)
@@ -126,85 +50,20 @@ static void set_meta(struct ctx *c)
 	c->meta.flags = kt_decoder_flags(c->dec);
 }
 
-/* a's head goes before b's; an empty FIFO goes after everything. */
-static int beats(struct fifo *a, struct fifo *b)
+/* One event leaves the merge, in time order: on to the span builder. */
+static void on_release(void *p, const struct kt_event *e)
 {
-	if (!a->n || !b->n)
-		return a->n != 0 && b->n == 0;
-	if (a->t != b->t)
-		return a->t < b->t;
-	return less(at(a, 0), at(b, 0));
-}
+	struct ctx *c = p;
+	int due = kt_jsonout_due(c->jo);
 
-/*
- * A tournament ("loser") tree over the CPU FIFOs: node k holds the CPU that
- * lost the match there, loser[0] the overall winner.  After the winner's
- * head is taken, one walk up its path (log2 CPUs matches) finds the next.
- */
-static int build(struct ctx *c, int *loser, int k, int leaves)
-{
-	if (k >= leaves)
-		return k - leaves;
-	int a = build(c, loser, 2 * k, leaves), b = build(c, loser, 2 * k + 1, leaves);
-
-	if (beats(&c->fifo[a], &c->fifo[b])) {
-		loser[k] = b;
-		return a;
+	if (due) {
+		set_meta(c);
+		kt_jsonout_advance(c->jo, kt_spans_low(c->spans, e->t, due == 2),
+				   &c->meta);
 	}
-	loser[k] = a;
-	return b;
-}
-
-/*
- * Hand on, in time order, every event before upto.  No FIFO grows while
- * this runs, so the tree is built once per call (once per block).
- */
-static void release(struct ctx *c, int64_t upto)
-{
-	int loser[KUTRACE_MAX_CPUS], leaves = 1;
-
-	if (!c->buffered)
-		return;
-	while (leaves < c->ncpu)
-		leaves *= 2;
-	int w = build(c, loser, 1, leaves);
-
-	for (;;) {
-		struct fifo *f = &c->fifo[w];
-
-		if (!f->n)
-			return;		/* the winner is empty: all are */
-		struct item *it = at(f, 0);
-
-		if (it->e.t >= upto)
-			return;
-		int due = kt_jsonout_due(c->jo);
-
-		if (due) {
-			set_meta(c);
-			kt_jsonout_advance(c->jo,
-					   kt_spans_low(c->spans, it->e.t, due == 2),
-					   &c->meta);
-		}
-		if (it->e.t > c->released)
-			c->released = it->e.t;
-		kt_spans_event(c->spans, &it->e);
-		f->head = (f->head + 1) & (f->cap - 1);
-		f->n--;
-		c->buffered--;
-		if (f->n) {
-			f->t = at(f, 0)->e.t;
-			f->seq = at(f, 0)->seq;
-		}
-		for (int k = (w + leaves) / 2; k >= 1; k /= 2) {
-			if (beats(&c->fifo[loser[k]], &c->fifo[w])) {
-				int t = loser[k];
-
-				loser[k] = w;
-				w = t;
-			}
-		}
-	}
+	if (e->t > c->released)
+		c->released = e->t;
+	kt_spans_event(c->spans, e);
 }
 
 static void on_event(void *p, const struct kt_event *e)
@@ -214,7 +73,7 @@ static void on_event(void *p, const struct kt_event *e)
 	/* Name records too: a thread's name changes at its time (exec). */
 	if (e->t < c->released)
 		c->disorder++;	/* cross-CPU clock drift beyond the window */
-	fifo_push(c, e);
+	kt_merge_push(c->merge, e);
 }
 
 static void on_row(void *p, const struct kt_row *r)
@@ -275,7 +134,7 @@ static int on_block(void *p, const struct kt_block *b)
 		kt_die("%s: %s", c->raw.path, kt_decoder_err(c->dec));
 	int64_t t0 = kt_timebase_ns10(kt_decoder_timebase(c->dec), b->base);
 
-	release(c, t0 - c->window);
+	kt_merge_release(c->merge, t0 - c->window, on_release, c);
 	return 0;
 }
 
@@ -389,6 +248,7 @@ int main(int argc, char **argv)
 	c.meta.version = KUTRACE_EVENT_TEXT_VERSION;
 	c.meta.randomid = (uint32_t)(time(NULL) ^ ((uint32_t)getpid() * 12345678u));
 	c.spans = kt_spans_new(on_row, &c);
+	c.merge = kt_merge_new();
 	c.jo = kt_jsonout_new(c.out);
 	if (!c.jo)
 		kt_die("cannot start the JSON writer threads: %s", strerror(errno));
@@ -397,7 +257,7 @@ int main(int argc, char **argv)
 		kt_die("%s", c.raw.err);
 	if (!c.dec)
 		kt_die("%s: no trace blocks", c.raw.path);
-	release(&c, INT64_MAX);
+	kt_merge_release(c.merge, INT64_MAX, on_release, &c);
 	kt_spans_finish(c.spans);
 	set_meta(&c);
 	int copy = kt_jsonout_finish(c.jo, &c.meta);
@@ -468,10 +328,8 @@ int main(int argc, char **argv)
 	/* Give the row buffers back before the HTML pass needs memory. */
 	kt_jsonout_free(c.jo);
 	kt_spans_free(c.spans);
-	for (int i = 0; i < KUTRACE_MAX_CPUS; i++) {
-		free(c.fifo[i].q);
-		c.fifo[i].q = NULL;
-	}
+	kt_merge_free(c.merge);
+	c.merge = NULL;
 	if (html && html_max && rows > html_max) {
 		fprintf(stderr, "kutrace_postproc: %" PRIu64 " spans are more than one timeline page holds "
 			"(--html-max-spans %llu); no HTML written.\n"

@@ -109,6 +109,64 @@ static void test_names(void **state)
 	assert_ptr_equal(kt_intern("abc"), kt_intern("abc"));
 }
 
+/* The per-CPU merge (merge.c): what leaves, in which order, and when. */
+struct got {
+	int n;
+	int64_t t[16];
+	int cpu[16];
+	int64_t arg[16];
+};
+
+static void take(void *ctx, const struct kt_event *e)
+{
+	struct got *g = ctx;
+
+	g->t[g->n] = e->t;
+	g->cpu[g->n] = e->cpu;
+	g->arg[g->n] = e->arg;
+	g->n++;
+}
+
+static void push(struct kt_merge *m, int64_t t, int cpu, int event, int64_t arg)
+{
+	struct kt_event e = { .t = t, .cpu = cpu, .event = event, .arg = arg,
+			      .name = "" };
+
+	kt_merge_push(m, &e);
+}
+
+static void test_merge(void **state)
+{
+	struct kt_merge *m = kt_merge_new();
+	struct got g = { 0 };
+	/* CPU 0 in order; CPU 1 with a late store (its 300 after its 400). */
+	static const int64_t want_t[] = { 100, 150, 200, 300, 300, 400, 500 };
+	static const int want_cpu[] = { 0, 1, 0, 0, 1, 1, 0 };
+
+	(void)state;
+	push(m, 100, 0, 0x20A, 1);
+	push(m, 200, 0, 0x20A, 2);
+	push(m, 150, 1, 0x20A, 3);
+	push(m, 400, 1, 0x20A, 4);
+	push(m, 300, 1, 0x20A, 5);	/* late store: before CPU 1's 400 */
+	push(m, 300, 0, 0x20A, 6);	/* same time as CPU 1's: text order */
+	push(m, 500, 0, 0x20A, 7);
+	kt_merge_release(m, 300, take, &g);	/* only what is before 300 */
+	assert_int_equal(g.n, 3);
+	assert_int_equal(kt_merge_buffered(m), 4);
+	kt_merge_release(m, INT64_MAX, take, &g);
+	assert_int_equal(g.n, 7);
+	assert_int_equal(kt_merge_buffered(m), 0);
+	for (int i = 0; i < 7; i++) {
+		assert_int_equal(g.t[i], want_t[i]);
+		assert_int_equal(g.cpu[i], want_cpu[i]);
+	}
+	/* equal times: "... 0 ..." (CPU 0) sorts before "... 1 ..." as text */
+	assert_int_equal(g.arg[3], 6);
+	assert_int_equal(g.arg[4], 5);
+	kt_merge_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -118,6 +176,7 @@ int main(void)
 		cmocka_unit_test(test_clean_name),
 		cmocka_unit_test(test_timebase),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_merge),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
