@@ -553,11 +553,16 @@ static int sc_skip(struct sc *c, int depth)
 #define PRED_EV_HI 0x40000
 #define PRED_NONE INT64_MIN
 
+/*
+ * The tables start as calloc's zeros, untouched until used (2 MB filled
+ * for every page read cost more than a small page's whole decoding):
+ * cpu_end is kept XOR PRED_NONE and ev_nm plus 1.
+ */
 struct pred {
 	int64_t prev_ts;
-	int64_t *cpu_end;	/* end of the last execution span on a CPU */
+	int64_t *cpu_end;	/* end of the last execution span on a CPU ^ PRED_NONE */
 	int64_t *cpu_pid;	/* pid of the last row on a CPU */
-	int32_t *ev_nm;		/* name index last seen with an event, -1 none */
+	uint32_t *ev_nm;	/* name index last seen with an event + 1, 0 none */
 };
 
 static void pred_init(struct pred *p)
@@ -566,10 +571,6 @@ static void pred_init(struct pred *p)
 	p->cpu_end = kt_xcalloc(PRED_NCPU, sizeof(*p->cpu_end));
 	p->cpu_pid = kt_xcalloc(PRED_NCPU, sizeof(*p->cpu_pid));
 	p->ev_nm = kt_xcalloc(PRED_EV_HI - PRED_EV_LO, sizeof(*p->ev_nm));
-	for (int i = 0; i < PRED_NCPU; i++)
-		p->cpu_end[i] = PRED_NONE;
-	for (int i = 0; i < PRED_EV_HI - PRED_EV_LO; i++)
-		p->ev_nm[i] = -1;
 }
 
 static void pred_free(struct pred *p)
@@ -626,7 +627,8 @@ static void pred_row(struct pred *p, int64_t *v, int64_t *r, int decode)
 	if (cok)
 		p->cpu_pid[cpu] = v[3];
 	int ex = cok && pred_exec(v[5]);
-	int64_t base = ex && p->cpu_end[cpu] != PRED_NONE ? p->cpu_end[cpu] : p->prev_ts;
+	int64_t end = cok ? p->cpu_end[cpu] ^ PRED_NONE : PRED_NONE;
+	int64_t base = ex && end != PRED_NONE ? end : p->prev_ts;
 	/* unsigned: wraps instead of overflowing on absurd times */
 	if (decode)
 		v[0] = (int64_t)((uint64_t)base + (uint64_t)r[0]);
@@ -634,15 +636,16 @@ static void pred_row(struct pred *p, int64_t *v, int64_t *r, int decode)
 		r[0] = (int64_t)((uint64_t)v[0] - (uint64_t)base);
 	p->prev_ts = v[0];
 	if (ex)
-		p->cpu_end[cpu] = (int64_t)((uint64_t)v[0] + (uint64_t)v[1]);
+		p->cpu_end[cpu] = (int64_t)((uint64_t)v[0] + (uint64_t)v[1]) ^ PRED_NONE;
 	int eok = v[5] >= PRED_EV_LO && v[5] < PRED_EV_HI;
-	int32_t *last = eok ? &p->ev_nm[v[5] - PRED_EV_LO] : NULL;
+	uint32_t *last = eok ? &p->ev_nm[v[5] - PRED_EV_LO] : NULL;
+	int32_t nm = last ? (int32_t)(*last - 1u) : 0;
 	if (decode)
-		v[9] = r[9] == 0 && last ? *last : wadd(r[9], -1);
+		v[9] = r[9] == 0 && last ? nm : wadd(r[9], -1);
 	else
-		r[9] = last && *last == v[9] ? 0 : wadd(v[9], 1);
+		r[9] = last && nm == v[9] ? 0 : wadd(v[9], 1);
 	if (last)
-		*last = (int32_t)v[9];
+		*last = (uint32_t)(int32_t)v[9] + 1u;
 }
 
 struct trace {

@@ -70,6 +70,7 @@ struct chq {
 	pthread_cond_t cv;
 	struct kt_row *buf[NCHUNK];
 	size_t len[NCHUNK];
+	size_t chunk;		/* rows a chunk holds: CHUNK */
 	uint64_t submitted, done;	/* chunks */
 	int stop;		/* the producer has no more */
 	struct kt_row *cur;	/* producer side: the chunk being filled */
@@ -91,7 +92,7 @@ struct writer {
 	long *marks;		/* offset at each checkpoint marker */
 	size_t nmarks, markcap;
 	char *text;
-	size_t textlen;
+	size_t textlen, textcap;	/* textcap: TEXT */
 };
 
 /* Escaped names by interned pointer: a trace has few distinct names. */
@@ -176,9 +177,9 @@ static void write_row(struct kt_jsonout *o, const struct kt_row *r)
 	struct writer *w = &o->w;
 	const struct esc *e = escaped(o->cache, r->name);
 
-	if (TEXT - w->textlen < KT_JSON_HEAD_MAX + e->len)
+	if (w->textcap - w->textlen < KT_JSON_HEAD_MAX + e->len)
 		text_flush(w);
-	if (TEXT < KT_JSON_HEAD_MAX + e->len) {
+	if (w->textcap < KT_JSON_HEAD_MAX + e->len) {
 		/* A name of more than ~150 KB escaped: on its own. */
 		char *big = kt_xmalloc(KT_JSON_HEAD_MAX + e->len);
 		size_t k = kt_json_format_head(big, r);
@@ -220,8 +221,15 @@ static void chq_init(struct chq *q)
 {
 	pthread_mutex_init(&q->mu, NULL);
 	pthread_cond_init(&q->cv, NULL);
-	for (int i = 0; i < NCHUNK; i++)
-		q->buf[i] = kt_xmalloc(CHUNK * sizeof(struct kt_row));
+	/*
+	 * The others when first needed: a small trace fills one.  Test knob
+	 * (the fuzzer's): KT_JSONOUT_CHUNK rows a chunk, to pass chunks on
+	 * in small traces and to save allocating 1 MB for each.
+	 */
+	const char *e = getenv("KT_JSONOUT_CHUNK");
+
+	q->chunk = e && atol(e) > 0 && atol(e) < CHUNK ? (size_t)atol(e) : CHUNK;
+	q->buf[0] = kt_xmalloc(q->chunk * sizeof(struct kt_row));
 	q->cur = q->buf[0];
 }
 
@@ -244,6 +252,8 @@ static void chq_submit(struct chq *q)
 	pthread_cond_broadcast(&q->cv);
 	while (q->submitted - q->done >= NCHUNK)
 		pthread_cond_wait(&q->cv, &q->mu);
+	if (!q->buf[q->submitted % NCHUNK])
+		q->buf[q->submitted % NCHUNK] = kt_xmalloc(q->chunk * sizeof(struct kt_row));
 	q->cur = q->buf[q->submitted % NCHUNK];
 	pthread_mutex_unlock(&q->mu);
 	q->curlen = 0;
@@ -252,7 +262,7 @@ static void chq_submit(struct chq *q)
 static inline void chq_put(struct chq *q, const struct kt_row *r)
 {
 	q->cur[q->curlen++] = *r;
-	if (q->curlen == CHUNK)
+	if (q->curlen == q->chunk)
 		chq_submit(q);
 }
 
@@ -394,7 +404,11 @@ struct kt_jsonout *kt_jsonout_new(FILE *work)
 	o->w.f = work;
 	chq_init(&o->w.in);
 	chq_init(&o->w.out);
-	o->w.text = kt_xmalloc(TEXT);
+	/* test knob (the fuzzer's): KT_JSONOUT_TEXT bytes of text buffer */
+	const char *t = getenv("KT_JSONOUT_TEXT");
+
+	o->w.textcap = t && atol(t) > 0 && atol(t) < TEXT ? (size_t)atol(t) : TEXT;
+	o->w.text = kt_xmalloc(o->w.textcap);
 	o->below = INT64_MIN;
 	/* Test knobs: tiny values force the late-row path on small traces. */
 	const char *e = getenv("KT_JSONOUT_STEP");

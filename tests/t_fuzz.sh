@@ -238,6 +238,13 @@ else
 fi
 
 # ---- the libFuzzer targets and the mutation run --------------------------
+# fuzz_events runs eventtospan with chunks of 64 rows between its threads
+# and a 4 KB text buffer (test knobs): the same JSON as with the defaults.
+rm -rf "$w"/*
+"$B/kutrace_postproc" "$TMP/s.trace" -o "$w/a.json" --no-html 2>/dev/null
+KT_JSONOUT_CHUNK=3 KT_JSONOUT_TEXT=300 "$B/kutrace_postproc" "$TMP/s.trace" -o "$w/b.json" --no-html 2>/dev/null
+check "KT_JSONOUT_CHUNK=3 KT_JSONOUT_TEXT=300: the same JSON ($(grep -c '^\[' "$w/a.json") rows)" \
+	eval 'test -s "$w/a.json" && diff <(grep -v randomid "$w/a.json") <(grep -v randomid "$w/b.json") >/dev/null'
 # libFuzzer builds its own ASan+UBSan library (build-fuzz/): run it once,
 # in the first pass, not again in the sanitizer pass (make test-san).
 case $B in

@@ -3,11 +3,133 @@
  * libFuzzer: the event-text reader, i.e. eventtospan itself (its main is
  * compiled in as tool_main by tests/fuzz.mk): the input is its stdin, its
  * JSON goes to /dev/null.  Seeds: rawtoevent's text of the golden traces.
+ *
+ * In process, not one process per input: when the program dies on an
+ * input (kt_die longjmps back here), what its main held is released here.
+ * tests/fuzz.mk links this target with --wrap for the calls that create
+ * it (the span builder, the JSON writer and its threads, its work file,
+ * getline's buffers), which note what they return, and for the calls
+ * that release it, which forget it; the work file is a memfd instead of
+ * a file on disk.
  */
 #include "fuzz.h"
 #include <fcntl.h>
+#include <pthread.h>
+#include <sys/types.h>
 
 int tool_main(int argc, char **argv);
+
+struct kt_spans *__real_kt_spans_new(kt_row_fn fn, void *ctx);
+struct kt_jsonout *__real_kt_jsonout_new(FILE *work);
+ssize_t __real_getline(char **line, size_t *cap, FILE *f);
+struct kt_spans *__wrap_kt_spans_new(kt_row_fn fn, void *ctx);
+struct kt_jsonout *__wrap_kt_jsonout_new(FILE *work);
+ssize_t __wrap_getline(char **line, size_t *cap, FILE *f);
+FILE *__wrap_tmpfile(void);
+void __real_kt_spans_free(struct kt_spans *s);
+void __real_kt_jsonout_free(struct kt_jsonout *o);
+int __real_fclose(FILE *f);
+void __real_free(void *p);
+void __wrap_kt_spans_free(struct kt_spans *s);
+void __wrap_kt_jsonout_free(struct kt_jsonout *o);
+int __wrap_fclose(FILE *f);
+void __wrap_free(void *p);
+
+/* What the current input's run holds: released if it dies. */
+static struct kt_spans *held_spans;
+static struct kt_jsonout *held_out;
+static FILE *held_work;
+static struct {
+	char **where;	/* the caller's pointer (its frame is gone after a longjmp) */
+	char *buf;
+} held_line[4];
+
+struct kt_spans *__wrap_kt_spans_new(kt_row_fn fn, void *ctx)
+{
+	return held_spans = __real_kt_spans_new(fn, ctx);
+}
+
+struct kt_jsonout *__wrap_kt_jsonout_new(FILE *work)
+{
+	return held_out = __real_kt_jsonout_new(work);
+}
+
+FILE *__wrap_tmpfile(void)
+{
+	int fd = memfd_create("work", 0);
+
+	if (fd < 0)
+		return NULL;
+	return held_work = fdopen(fd, "w+");
+}
+
+ssize_t __wrap_getline(char **line, size_t *cap, FILE *f)
+{
+	ssize_t n = __real_getline(line, cap, f);
+	size_t i;
+
+	for (i = 0; i < 4 && held_line[i].where && held_line[i].where != line; i++)
+		;
+	if (i < 4) {
+		held_line[i].where = line;
+		held_line[i].buf = *line;
+	}
+	return n;
+}
+
+void __wrap_kt_spans_free(struct kt_spans *s)
+{
+	if (s == held_spans)
+		held_spans = NULL;
+	__real_kt_spans_free(s);
+}
+
+void __wrap_kt_jsonout_free(struct kt_jsonout *o)
+{
+	if (o == held_out)
+		held_out = NULL;
+	__real_kt_jsonout_free(o);
+}
+
+int __wrap_fclose(FILE *f)
+{
+	if (f == held_work)
+		held_work = NULL;
+	return __real_fclose(f);
+}
+
+void __wrap_free(void *p)
+{
+	for (int i = 0; p && i < 4; i++)
+		if (held_line[i].buf == p)
+			held_line[i].buf = NULL;
+	__real_free(p);
+}
+
+/*
+ * The JSON writer's two threads start for every input: with 8 MB stacks
+ * (the default, from RLIMIT_STACK) ASan clears 1 MB of stack shadow for
+ * each, which cost more than the input's work.
+ */
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	pthread_attr_t a;
+
+	(void)argc;
+	(void)argv;
+	pthread_attr_init(&a);
+	pthread_attr_setstacksize(&a, 512 << 10);
+	pthread_setattr_default_np(&a);
+	pthread_attr_destroy(&a);
+	/*
+	 * Small chunks between its threads and a small text buffer: passed
+	 * on and flushed in small inputs too, and no 1 MB allocated for each.
+	 */
+	setenv("KT_JSONOUT_CHUNK", "64", 0);
+	setenv("KT_JSONOUT_TEXT", "4096", 0);
+	return 0;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {
@@ -24,9 +146,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	clearerr(stdin);
 	fflush(stdout);
 	dup2(devnull, 1);
+	held_spans = NULL;
+	held_out = NULL;
+	held_work = NULL;
+	memset(held_line, 0, sizeof(held_line));
 	fz_armed = 1;
-	if (setjmp(fz_jmp) == 0)
+	if (setjmp(fz_jmp) == 0) {
 		tool_main(1, argv);
+	} else {
+		/* it died: free what its main would have freed */
+		fz_armed = 0;
+		if (held_out)
+			kt_jsonout_free(held_out);
+		if (held_spans)
+			kt_spans_free(held_spans);
+		if (held_work)
+			fclose(held_work);
+		for (int i = 0; i < 4; i++)
+			free(held_line[i].buf);
+	}
 	fz_armed = 0;
 	fflush(stdout);
 	clearerr(stdout);
