@@ -37,7 +37,7 @@ INSTALL       ?= install
 
 # User-facing programs (the test tools in tests/tools and the examples,
 # whose names are generic, are not installed as commands).
-INST_PROGS := kutrace_control kutrace_postproc kutrace_synth rawtoevent \
+INST_PROGS := kutrace_control kutrace_postproc rawtoevent \
               eventtospan spantotrim spantospan spantoprof samptoname_k \
               samptoname_u makeself unmakeself checktrace kutrace_dump \
               kutrace_export

@@ -14,8 +14,7 @@
 . tests/lib.sh
 . tests/vm/lib.sh
 vm_ready || exit 0
-KTNEST=$TMP/ktnest
-cc -O2 -Wall -I"$KT_ROOT/include" -o "$KTNEST" tests/vm/host/ktnest.c || nok "ktnest builds"
+KTNEST=$KT_BIN/ktnest
 N=100000 M=100 K=1000 X=200
 # No clocksource watchdog: when it finds the TSC unstable under TCG, the
 # switch of clocksource runs stop_machine, and migration/N then preempts

@@ -7,3 +7,12 @@ PROGS      += $(TEST_TOOLS)
 $(BIN)/%: $(OBJ)/tests/tools/%.o $(KT_TOOLS)
 	@mkdir -p $(BIN)
 	$(CC) $(LDFLAGS) -o $@ $^ $(KT_TOOLS_LDLIBS) $(LDLIBS)
+
+# The VM suites' host-side checkers (tests/vm/host/): they read raw traces
+# with nothing but format.h, independent of the decoder they check.
+VM_HOST_TOOLS := $(patsubst tests/vm/host/%.c,$(BIN)/%,$(wildcard tests/vm/host/*.c))
+PROGS         += $(VM_HOST_TOOLS)
+
+$(VM_HOST_TOOLS): $(BIN)/%: $(OBJ)/tests/vm/host/%.o
+	@mkdir -p $(BIN)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

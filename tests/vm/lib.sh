@@ -35,12 +35,10 @@ both_paths() {
 		same_json "$1: both paths give the same JSON on $(basename "$t")" "$t"
 	done
 }
-# ktcheck FILE: build (once) and run the independent raw-trace checker
-KTCHECK=$TMP/ktcheck
+# ktcheck FILE: the independent raw-trace checker (tests/vm/host/ktcheck.c,
+# built by make with the other programs, under the sanitizers too)
 ktcheck() {
-	[ -x "$KTCHECK" ] || cc -O2 -Wall -I"$KT_ROOT/include" -o "$KTCHECK" \
-		"$KT_ROOT/tests/vm/host/ktcheck.c" || return 1
-	"$KTCHECK" "$@"
+	"$KT_BIN/ktcheck" "$@"
 }
 # fact FILE KEY...: the value after "KEY" in ktcheck output
 fact() {

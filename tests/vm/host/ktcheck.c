@@ -57,8 +57,8 @@ static uint32_t calls[MAXPID][8], fused[MAXPID][8], rets[MAXPID][8];
 static const int watch_x86[9] = { 39, 0, 1, 35, 230, 231, 59, -1, 3 };
 static const int watch_arm64[9] = { 172, 63, 64, 101, 115, 94, 221, -1, 57 };
 static const int *watch = watch_x86;
-#define NR_EXIT_GROUP	watch[5]
-#define NR_CLOSE	watch[8]
+#define NR_EXIT_GROUP	((unsigned int)watch[5])
+#define NR_CLOSE	((unsigned int)watch[8])
 static uint32_t swin[MAXPID], wake[MAXPID], pf[MAXPID], pfr[MAXPID];
 static long pair[2] = { -1, -1 };
 /* [target][0 = from the partner, 1 = from anyone else] */
