@@ -76,10 +76,23 @@ extern const size_t kt_trap_count;
 extern const struct kt_name_entry kt_irq_names[];
 extern const size_t kt_irq_count;
 extern const char *const kt_softirq_names[16];
+/* Both architectures' system calls, for traces of either (empty when the
+ * build host lacks the other's headers). */
+extern const struct kt_name_entry kt_syscall_names_x86_64[];
+extern const size_t kt_syscall_count_x86_64;
+extern const struct kt_name_entry kt_syscall_names_arm64[];
+extern const size_t kt_syscall_count_arm64;
+
+/* A trace's architecture, from its backend entry (docs/FORMAT.md). */
+enum kt_arch { KT_ARCH_UNKNOWN, KT_ARCH_X86_64, KT_ARCH_ARM64 };
 
 /* NULL if unknown. */
 const char *kt_syscall_name(int nr);
 const char *kt_errno_name(int err);
+/* System call @nr of architecture @arch; NULL if unknown. */
+const char *kt_arch_syscall_name(enum kt_arch arch, int nr);
+/* The architecture a backend entry's text ("NAME[ ARCH]: ...") names. */
+enum kt_arch kt_backend_arch(const char *text);
 
 /* ---------------------------------------------------------------------- */
 /* Raw trace reading                                                       */
