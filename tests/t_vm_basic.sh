@@ -83,7 +83,10 @@ for k in ${KT_VM_KERNELS:-6.1 6.12 6.1-generic 6.1-rt}; do
 	# has switched out (seen on 6.12 under TCG: the vCPU stalled 1.9 ms
 	# between clock_nanosleep's entry and schedule(), the wakeup found the
 	# task still running, no switch).  Its M + 1 wakeups are exact (above).
-	between "$k: parent: other switch-ins ~M" $((M - 20)) $((M + 21)) \
+	# arm64 under TCG: a getpid takes ~50 us, the N calls ~5 s, ten times
+	# x86's, and the parent is preempted more often meanwhile (seen 119, 125).
+	hi=$((M + 21)); [ $arch = x86 ] || hi=$((M + 60))
+	between "$k: parent: other switch-ins ~M" $((M - 20)) $hi \
 		"$(fact "$TMP/pair.f" pair $pid $child | cut -d' ' -f6)"
 	pf=$(fact "$TMP/mixed.f" pid $pid switchin | awk '{print $5}')
 	pfr=$(fact "$TMP/mixed.f" pid $pid switchin | awk '{print $7}')
