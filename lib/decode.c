@@ -51,6 +51,7 @@ struct kt_decoder {
 	unsigned int all_flags;
 	int wrapped;
 	int timer_event;
+	enum kt_arch arch;	/* from the backend entry; names unnamed calls */
 	struct cpu_state cpu[KUTRACE_MAX_CPUS];
 	struct name_slot *names;
 	size_t ncap, ncount;
@@ -409,6 +410,8 @@ static void name_entry(struct kt_decoder *d, int64_t t, int cpu,
 		set_name(d, key, clean);
 	if (type == KUTRACE_MODEL_NAME)
 		d->tb.lowres = strncmp(clean, "u74-mc", 6) == 0;
+	if (type == KUTRACE_BACKEND_NAME)
+		d->arch = kt_backend_arch(clean);
 	/* x86 local_timer_vector; arm64 the architected timer's IRQ */
 	if (type == KUTRACE_INTERRUPTNAME && (strncmp(clean, "local_timer", 11) == 0 ||
 					      strcmp(clean, "arch_timer") == 0))
@@ -440,6 +443,12 @@ static const char *event_name(struct kt_decoder *d, unsigned int ev,
 	}
 	if (call == KUTRACE_SCHED_CALL || call == KUTRACE_SCHED_CALL_OLD)
 		return ret ? "/-sched-" : "-sched-";
+	/* A call the trace names not: the name its architecture gives it. */
+	if (call >= KUTRACE_SYSCALL64 && call < KUTRACE_SYSRET64 &&
+	    (s = kt_arch_syscall_name(d->arch, (int)(call - KUTRACE_SYSCALL64)))) {
+		snprintf(buf, len, "%s%s", ret ? "/" : "", s);
+		return buf;
+	}
 	snprintf(buf, len, "%s%u", unnamed_prefix[(ev >> 8) & 0xF],
 		 ev >= KUTRACE_SYSCALL64 ? ev & 0x1FF : ev & 0xFF);
 	return buf;

@@ -52,10 +52,17 @@ void *kt_xcalloc(size_t n, size_t size);
 void *kt_xrealloc(void *p, size_t n);
 char *kt_xstrdup(const char *s);
 
+/* A trace's architecture, from its backend entry (docs/FORMAT.md). */
+enum kt_arch { KT_ARCH_UNKNOWN, KT_ARCH_X86_64, KT_ARCH_ARM64 };
+
 /* Syscall and errno names from the tables; NULL if unknown. */
 const char *kt_syscall_name(int nr);
 const char *kt_errno_name(int err);
 extern const char *const kt_softirq_names[16];
+/* System call @nr of architecture @arch; NULL if unknown. */
+const char *kt_arch_syscall_name(enum kt_arch arch, int nr);
+/* The architecture a backend entry's text ("NAME[ ARCH]: ...") names. */
+enum kt_arch kt_backend_arch(const char *text);
 
 /* ---------------------------------------------------------------------- */
 /* Raw trace reading                                                       */

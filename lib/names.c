@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* names.c - lookups in the generated name tables. */
+#include <string.h>
+
 #include "kutrace-local.h"
 
 const char *const kt_softirq_names[16] = {
@@ -28,6 +30,28 @@ static const char *lookup(const struct kt_name_entry *t, size_t n, int nr)
 const char *kt_syscall_name(int nr)
 {
 	return lookup(kt_syscall64_names, kt_syscall64_count, nr);
+}
+
+const char *kt_arch_syscall_name(enum kt_arch arch, int nr)
+{
+	if (arch == KT_ARCH_ARM64)
+		return lookup(kt_syscall_names_arm64, kt_syscall_count_arm64, nr);
+	if (arch == KT_ARCH_X86_64)
+		return lookup(kt_syscall_names_x86_64, kt_syscall_count_x86_64, nr);
+	return NULL;
+}
+
+/*
+ * "tracepoint arm64: ..." (the module on arm64), "tracepoint: ..." (on
+ * x86-64; also with the spaces taken out, as the decoder keeps names).
+ */
+enum kt_arch kt_backend_arch(const char *text)
+{
+	const char *colon = strchr(text, ':');
+
+	if (colon && colon - text >= 5 && strncmp(colon - 5, "arm64", 5) == 0)
+		return KT_ARCH_ARM64;
+	return KT_ARCH_X86_64;
 }
 
 const char *kt_errno_name(int err)

@@ -60,5 +60,11 @@ extern const struct kt_name_entry kt_trap_names[];
 extern const size_t kt_trap_count;
 extern const struct kt_name_entry kt_irq_names[];
 extern const size_t kt_irq_count;
+/* Both architectures' system calls, for traces of either (empty when the
+ * build host lacks the other's headers). */
+extern const struct kt_name_entry kt_syscall_names_x86_64[];
+extern const size_t kt_syscall_count_x86_64;
+extern const struct kt_name_entry kt_syscall_names_arm64[];
+extern const size_t kt_syscall_count_arm64;
 
 #endif /* LIBKUTRACE_LOCAL_H */

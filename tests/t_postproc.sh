@@ -69,6 +69,21 @@ for r in '2127, 1, 0, 0, "newfstatat"' '2112, 1, 12, 0, "write"' '1291, 11, 0, 0
 	'1527, 0, 0, 0, "ipi1_function"' '1038, 4608, 0, 0, "page_fault"'; do
 	check "arm64: $(echo "$r" | cut -d'"' -f2) at its arm64 event number" grep -qF "$r]" $G/arm64.json
 done
+# A trace without call names: the postprocessor names them from the
+# architecture the trace's backend entry gives (arm64: the table generated
+# from the arm64 headers), on either host.
+if [ -d /usr/aarch64-linux-gnu/include/asm ] || [ "$(uname -m)" = aarch64 ]; then
+	n=$(python3 tests/tools/unname.py $G/arm64.trace "$TMP/unnamed.trace")
+	"$B/kutrace_postproc" "$TMP/unnamed.trace" arm64 --no-html -o "$TMP/unnamed.json" 2>/dev/null
+	same_file "arm64 trace without its $n call names: the same golden JSON (arm64's names)" \
+		$G/arm64.json <(grep -v randomid "$TMP/unnamed.json")
+	python3 tests/tools/unname.py $G/arm64.trace "$TMP/unnamed86.trace" --x86 >/dev/null
+	"$B/kutrace_postproc" "$TMP/unnamed86.trace" arm64 --no-html -o "$TMP/unnamed86.json" 2>/dev/null
+	check "... and with the backend entry's arm64 blanked, x86-64's (call 79 getcwd)" \
+		grep -qF '2127, 1, 0, 0, "getcwd"]' "$TMP/unnamed86.json"
+else
+	skip "arm64 names without the trace's: no arm64 headers here (linux-libc-dev-arm64-cross)"
+fi
 
 # IPIs to an idle CPU (issue 13 items 1 and 6) and fork's runnable (item 8).
 I=$TMP/ipi.json

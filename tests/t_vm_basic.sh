@@ -29,14 +29,10 @@ N=100000 M=100 K=1000
 export KT_APPEND=${KT_APPEND-"tsc=nowatchdog"}
 for k in ${KT_VM_KERNELS:-6.1 6.12 6.1-generic 6.1-rt}; do
 	out=$KT_ROOT/build/vm/basic-$k
-	# x86-64, or arm64 with the generic table's call numbers
-	arch=x86 vmopt="-k $k" tp=tracepoint
-	NR_getpid=39 NR_read=0 NR_write=1 NR_clock_nanosleep=230
-	case $k in arm64-*)
-		arch=arm64 vmopt="-a aarch64 -k ${k#arm64-}" tp="tracepoint arm64"
-		NR_getpid=172 NR_read=63 NR_write=64 NR_clock_nanosleep=115 ;;
-	esac
-	vm_run "$k: guest ran the scenario" "$out" $vmopt tests/vm/scenarios/basic.sh || continue
+	vm_arch "$k"
+	arch=$ARCH tp=tracepoint
+	[ $arch = x86 ] || tp="tracepoint $arch"
+	vm_run "$k: guest ran the scenario" "$out" $VMOPT tests/vm/scenarios/basic.sh || continue
 	ok "$k: guest booted, loaded kutrace_mod.ko and ran the scenario ($VM_AFTER)"
 	eq "$k: insmod kutrace_mod.ko" "insmod=0" "$(cat "$out/insmod.status")"
 	if [ $arch = arm64 ]; then
@@ -87,7 +83,10 @@ for k in ${KT_VM_KERNELS:-6.1 6.12 6.1-generic 6.1-rt}; do
 	# has switched out (seen on 6.12 under TCG: the vCPU stalled 1.9 ms
 	# between clock_nanosleep's entry and schedule(), the wakeup found the
 	# task still running, no switch).  Its M + 1 wakeups are exact (above).
-	between "$k: parent: other switch-ins ~M" $((M - 20)) $((M + 21)) \
+	# arm64 under TCG: a getpid takes ~50 us, the N calls ~5 s, ten times
+	# x86's, and the parent is preempted more often meanwhile (seen 119, 125).
+	hi=$((M + 21)); [ $arch = x86 ] || hi=$((M + 60))
+	between "$k: parent: other switch-ins ~M" $((M - 20)) $hi \
 		"$(fact "$TMP/pair.f" pair $pid $child | cut -d' ' -f6)"
 	pf=$(fact "$TMP/mixed.f" pid $pid switchin | awk '{print $5}')
 	pfr=$(fact "$TMP/mixed.f" pid $pid switchin | awk '{print $7}')

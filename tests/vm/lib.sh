@@ -50,10 +50,19 @@ between() {
 	if [ -n "$4" ] && [ "$4" -ge "$2" ] && [ "$4" -le "$3" ]; then ok "$1 ($4)"
 	else nok "$1 (expected $2..$3, got ${4:-nothing})"; fi
 }
-# System call numbers the checks name (ktcheck prints the trace's own):
-# x86-64's; an arm64 suite sets the generic table's (getpid 172, read 63,
-# write 64, clock_nanosleep 115).
-NR_getpid=39 NR_read=0 NR_write=1 NR_clock_nanosleep=230
+# vm_arch K: for a kernel name of the suites (6.1, 6.1-rt, p6.12, ...,
+# arm64-6.1, arm64-6.12) sets ARCH (x86 or arm64), VMOPT (vm.sh's options
+# for it) and the system call numbers the checks name (ktcheck prints the
+# trace's own): x86-64's, or arm64's generic table.
+vm_arch() {
+	ARCH=x86 VMOPT="-k $1"
+	NR_getpid=39 NR_read=0 NR_write=1 NR_clock_nanosleep=230 NR_exit_group=231
+	case $1 in arm64-*)
+		ARCH=arm64 VMOPT="-a aarch64 -k ${1#arm64-}"
+		NR_getpid=172 NR_read=63 NR_write=64 NR_clock_nanosleep=115 NR_exit_group=94 ;;
+	esac
+}
+vm_arch 6.1
 # mixed_counts FACTS PID CHILD: exact call counts of "workload mixed N M K"
 # (N getpid, M clock_nanosleep, K ping-pong round trips) from ktcheck.
 mixed_counts() {
