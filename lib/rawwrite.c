@@ -199,7 +199,7 @@ static void new_block(struct kt_rw *w, int cpu, uint64_t now)
 static int claim(struct kt_rw *w, int cpu, uint64_t now, int len)
 {
 	struct rw_cpu *c = &w->cpu[cpu];
-	int ntsd = 0;
+	int ntsd = 0, force = 0;
 	uint64_t gap = 0;
 
 	if (c->prior != 0 && now > c->prior &&
@@ -207,9 +207,14 @@ static int claim(struct kt_rw *w, int cpu, uint64_t now, int len)
 		gap = now - c->prior;
 		ntsd = (int)((gap + KUTRACE_TSDELTA_MAX_STEP - 1) /
 			     KUTRACE_TSDELTA_MAX_STEP);
+		/* the module's rule: more than 8 words of gap, a new block */
+		if (ntsd > KUTRACE_MAX_ENTRY_WORDS)
+			force = 1;
 	}
-	if (c->slot < 0 || c->next + ntsd + len >= KUTRACE_BLOCK_WORDS)
+	if (c->slot < 0 || force || c->next + ntsd + len >= KUTRACE_BLOCK_WORDS) {
 		new_block(w, cpu, now);
+		ntsd = 0;	/* the new block's header has the full time */
+	}
 	uint64_t ts = (now & KUTRACE_TS_MASK) << KUTRACE_TS_SHIFT;
 
 	/* Chained TSDELTAs: all but the last carry the maximum step. */

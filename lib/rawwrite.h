@@ -6,9 +6,12 @@
  * The writer owns the per-CPU "module" state: current block, next free
  * word, prior timestamp.  It allocates 64 KiB blocks in allocation order
  * (= file order), fuses returns into their calls with the module's exact
- * rule, prefixes TSDELTA words for long gaps, fills the IPC side blocks and
- * handles wraparound (allocation restarts at file block 1).  Callers pass
- * full tick values; timestamps are truncated to 20 bits here.
+ * rule, prefixes TSDELTA words for long gaps (a new block instead when
+ * they would be more than 8, or when the entry does not fit: the header
+ * has the full time), fills the IPC side blocks and handles wraparound
+ * (allocation restarts at file block 1).  tests/unit/unit_core.c holds its
+ * entry words equal to the module core's.  Callers pass full tick values;
+ * timestamps are truncated to 20 bits here.
  */
 #ifndef KUTRACE_RAWWRITE_H
 #define KUTRACE_RAWWRITE_H

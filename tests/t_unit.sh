@@ -9,7 +9,7 @@ check "cmocka unit tests of the libraries" test $rc -eq 0
 # headers, fusion, TSDELTA, abandoned blocks, wraparound, full buffer.
 out=$("$KT_BIN/unit_core" 2>&1); rc=$?
 echo "$out" | sed 's/^/# /'
-eq "cmocka unit tests of the module core: 8 run, 8 passed" "8 8" \
+eq "cmocka unit tests of the module core: 9 run, 9 passed" "9 9" \
 	"$(echo "$out" | sed -n 's/.*\] \([0-9]*\) test(s) run.*/\1/p') $(echo "$out" | sed -n 's/.*PASSED  \] \([0-9]*\) test.*/\1/p')"
 
 # format.h compiles alone, strictly, in userland.

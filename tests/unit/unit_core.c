@@ -13,10 +13,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "kutrace_core.h"
+#include "kutrace-local.h"
+#include "rawwrite.h"
 
 #define W	KUTRACE_BLOCK_WORDS
 #define NBLK	4
@@ -261,6 +264,78 @@ static void test_wraparound(void **state)
 	}
 }
 
+/*
+ * The tests' trace writer (lib/rawwrite.c, behind kutrace_synth and the
+ * golden traces) must lay out entries exactly as the core does: the same
+ * sequence of calls gives the same entry words, block by block (headers
+ * aside: the writer jitters their times as a module's block setup does).
+ */
+struct step {
+	u64 dt;			/* ticks after the previous step */
+	unsigned int event;
+	u64 arg;
+	int repeat;		/* marks to fill a block */
+};
+
+static void test_rawwrite_matches_core(void **state)
+{
+	const unsigned int call = KUTRACE_SYSCALL64 + 39, ret = KUTRACE_SYSRET64 + 39;
+	const struct step steps[] = {
+		{ 0, call, 0, 1 }, { 10, ret, 0, 1 },		/* fused */
+		{ 100, KUTRACE_MARKA, 1, 1 },
+		{ 200, call, 0, 1 }, { 400, ret, 0, 1 },	/* too late */
+		{ 5, call, 0, 1 }, { 5, ret, 300, 1 },		/* value too big */
+		{ 2 * KUTRACE_TSDELTA_MAX_STEP + 7, KUTRACE_MARKA, 2, 1 },
+		/* 4 words left: the mark and its 3 TSDELTAs start block 1 */
+		{ 3, KUTRACE_MARKA, 3, W - 25 },
+		{ 3 * KUTRACE_TSDELTA_MAX_STEP, KUTRACE_MARKB, 4, 1 },
+		{ 3, KUTRACE_MARKA, 5, W - 6 },			/* into block 2 */
+		{ 9 * KUTRACE_TSDELTA_MAX_STEP + 1, KUTRACE_MARKC, 6, 1 },
+		{ 1, call, 0, 1 }, { 1, ret, 0, 1 },
+	};
+	struct kt_rw_options o = { .ncpu = 1, .ticks_per_usec = 50.0,
+				   .start_ctr = 1000, .start_usec = 1 };
+	char path[] = "/tmp/unit_core_XXXXXX", err[256];
+	int fd = mkstemp(path);
+	struct kt_rw *rw = kt_rw_create(path, &o, err, sizeof(err));
+	struct kt_raw r;
+	struct kt_block *b = malloc(sizeof(*b));
+	u64 t = 1000;
+	long nb = 0;
+
+	(void)state;
+	assert_true(fd >= 0 && rw && b);
+	close(fd);
+	go(0);
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		for (int k = 0; k < steps[i].repeat; k++) {
+			t += k ? 3 : steps[i].dt;
+			kt_env_fake_now = t;
+			kt_trace_1(steps[i].event, steps[i].arg);
+			kt_rw_trace1(rw, 0, t, steps[i].event, steps[i].arg, 0);
+		}
+	}
+	assert_int_equal(kt_rw_close(rw, t + 100, NULL), 0);
+	kt_rw_free(rw);
+	kt_core_flush();
+	assert_int_equal(kt_raw_open(&r, path), 0);
+	while (kt_raw_next(&r, b) > 0) {
+		u64 *c = block(nb);
+
+		assert_non_null(c);
+		for (int i = b->first_entry; i < W; i++)
+			if (b->w[i] != c[i])
+				fail_msg("block %ld word %d: writer %#llx, core %#llx", nb, i,
+					 (unsigned long long)b->w[i], (unsigned long long)c[i]);
+		nb++;
+	}
+	kt_raw_close(&r);
+	unlink(path);
+	free(b);
+	assert_int_equal(kt_core_blocks(), 4);	/* the long gap: block 3 */
+	assert_int_equal(nb, 4);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -272,6 +347,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_abandoned_block_zeroed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_full_stops, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wraparound, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rawwrite_matches_core, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
