@@ -125,10 +125,17 @@ for k in ${KT_VM_KERNELS:-6.1 6.12 6.1-generic 6.1-rt}; do
 			else
 				nok "$k: every CPU's timeline tiles without gaps"; sed 's/^/#   /' "$TMP/tile.out"
 			fi
-			# arm64 traces on this host: the names the guest's kutrace_control wrote
-			[ $arch = x86 ] || for name in getpid clock_nanosleep page_fault arch_timer ipi1_function; do
-				check "$k: JSON names $name (arm64 numbering)" grep -q "\"$name\"" "$TMP/mixed.json"
-			done
+			# arm64 traces on this host: the names the guest's kutrace_control
+			# wrote, and the page in Chromium
+			if [ $arch != x86 ]; then
+				for name in getpid clock_nanosleep page_fault arch_timer ipi1_function; do
+					check "$k: JSON names $name (arm64 numbering)" grep -q "\"$name\"" "$TMP/mixed.json"
+				done
+				mkdir -p build/screenshots
+				"$KT_BIN/kutrace_postproc" "$TMP/mixed.trace" "$k mixed" >/dev/null 2>&1
+				chromium_page "$k: the workload's page in Chromium" "$TMP/mixed.html" \
+					"build/screenshots/basic-$k.png" workload
+			fi
 		else
 			nok "$k: kutrace_postproc turns the trace into JSON"
 		fi
