@@ -135,6 +135,8 @@ for k in ${KT_VM_KERNELS:-6.1 6.12 6.1-generic 6.1-rt}; do
 				for name in getpid clock_nanosleep page_fault arch_timer ipi1_function; do
 					check "$k: JSON names $name (arm64 numbering)" grep -q "\"$name\"" "$TMP/mixed.json"
 				done
+				check "$k: the trace has a CPU model (CPU part and board)" \
+					sh -c "'$KT_BIN/checktrace' '$TMP/mixed.trace' | grep -q 'CPU model present'"
 				mkdir -p build/screenshots
 				"$KT_BIN/kutrace_postproc" "$TMP/mixed.trace" "$k mixed" >/dev/null 2>&1
 				chromium_page "$k: the workload's page in Chromium" "$TMP/mixed.html" \
