@@ -319,6 +319,23 @@ int kt_ctl_init(const char *process_name)
 	if (uname(&u) != 0)
 		memset(&u, 0, sizeof(u));
 	kt_first_line_after("/proc/cpuinfo", "model name", model, sizeof(model));
+#if defined(__aarch64__)
+	/* arm64's cpuinfo names no model: its CPU (implementer:part) and board */
+	if (!model[0]) {
+		char impl[32], part[32], board[128] = "";
+		FILE *dt = fopen("/proc/device-tree/model", "r");
+
+		kt_first_line_after("/proc/cpuinfo", "CPU implementer", impl, sizeof(impl));
+		kt_first_line_after("/proc/cpuinfo", "CPU part", part, sizeof(part));
+		if (dt) {
+			if (!fgets(board, sizeof(board), dt))
+				board[0] = 0;
+			fclose(dt);
+		}
+		snprintf(model, sizeof(model), "arm64 CPU %s:%s%s%.100s", impl, part,
+			 board[0] ? " " : "", board);
+	}
+#endif
 	if (gethostname(host, sizeof(host)) != 0)
 		host[0] = 0;
 	host[sizeof(host) - 1] = 0;

@@ -32,7 +32,11 @@ for k in ${KT_VM_KERNELS:-6.1 6.12 6.1-generic 6.1-rt}; do
 	vm_arch "$k"
 	arch=$ARCH tp=tracepoint
 	[ $arch = x86 ] || tp="tracepoint $arch"
-	vm_run "$k: guest ran the scenario" "$out" $VMOPT tests/vm/scenarios/basic.sh || continue
+	# arm64: golden traces of both architectures go into the guest
+	mkdir -p "$TMP/extra/golden"
+	[ $arch = x86 ] || cp tests/golden/basic.trace tests/golden/arm64.trace "$TMP/extra/golden/"
+	KT_VM_EXTRA=$TMP/extra vm_run "$k: guest ran the scenario" "$out" $VMOPT \
+		tests/vm/scenarios/basic.sh || continue
 	ok "$k: guest booted, loaded kutrace_mod.ko and ran the scenario ($VM_AFTER)"
 	eq "$k: insmod kutrace_mod.ko" "insmod=0" "$(cat "$out/insmod.status")"
 	if [ $arch = arm64 ]; then
@@ -125,10 +129,24 @@ for k in ${KT_VM_KERNELS:-6.1 6.12 6.1-generic 6.1-rt}; do
 			else
 				nok "$k: every CPU's timeline tiles without gaps"; sed 's/^/#   /' "$TMP/tile.out"
 			fi
-			# arm64 traces on this host: the names the guest's kutrace_control wrote
-			[ $arch = x86 ] || for name in getpid clock_nanosleep page_fault arch_timer ipi1_function; do
-				check "$k: JSON names $name (arm64 numbering)" grep -q "\"$name\"" "$TMP/mixed.json"
-			done
+			# arm64 traces on this host: the names the guest's kutrace_control
+			# wrote, and the page in Chromium
+			if [ $arch != x86 ]; then
+				for name in getpid clock_nanosleep page_fault arch_timer ipi1_function; do
+					check "$k: JSON names $name (arm64 numbering)" grep -q "\"$name\"" "$TMP/mixed.json"
+				done
+				check "$k: the trace has a CPU model (CPU part and board)" \
+					sh -c "'$KT_BIN/checktrace' '$TMP/mixed.trace' | grep -q 'CPU model present'"
+				mkdir -p build/screenshots
+				"$KT_BIN/kutrace_postproc" "$TMP/mixed.trace" "$k mixed" >/dev/null 2>&1
+				chromium_page "$k: the workload's page in Chromium" "$TMP/mixed.html" \
+					"build/screenshots/basic-$k.png" workload
+				# either architecture's trace postprocessed on arm64
+				for g in basic arm64; do
+					same_file "$k: on arm64, rawtoevent | sort -n | eventtospan: $g golden JSON" \
+						tests/golden/$g.json <(grep -v randomid "$out/golden-$g.json")
+				done
+			fi
 		else
 			nok "$k: kutrace_postproc turns the trace into JSON"
 		fi

@@ -38,8 +38,11 @@ case $rel in
 	fi
 	;;
 esac
-# Every example program (examples/*.c) goes into the guest.
+# Every example program (examples/*.c) goes into the guest; arm64 guests
+# also get the postprocessing pipeline (t_vm_arm64: goldens of both
+# architectures postprocessed on arm64).
 EX=$(for f in examples/*.c; do echo "$SB/bin/$(basename "$f" .c)"; done)
+[ -z "$cross" ] || EX="$EX $SB/bin/rawtoevent $SB/bin/eventtospan"
 make -s BUILD="$SB" ${cross:+CROSS=$cross} LDFLAGS=-static $SB/bin/kutrace_control $EX >&2
 mkdir -p "$SB/vm"
 for w in tests/vm/*.c; do

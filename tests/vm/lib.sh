@@ -50,6 +50,22 @@ between() {
 	if [ -n "$4" ] && [ "$4" -ge "$2" ] && [ "$4" -le "$3" ]; then ok "$1 ($4)"
 	else nok "$1 (expected $2..$3, got ${4:-nothing})"; fi
 }
+# chromium_page WHAT PAGE.html PNG NAME...: the page opens in headless
+# Chromium without page errors or network requests and names each NAME
+# (tests/browser/open_page.js); its checks as "WHAT: ..." lines.
+chromium_page() {
+	local what=$1 line; shift
+	browser_ready "$what" || return 0
+	timeout 300 node tests/browser/open_page.js "$@" > "$TMP/page.out" 2>&1
+	while read -r line; do
+		case $line in
+		"ok - "*) ok "$what: ${line#ok - }" ;;
+		"not ok - "*) nok "$what: ${line#not ok - }" ;;
+		esac
+	done < "$TMP/page.out"
+	grep -q "^ok - page loads" "$TMP/page.out" ||
+		{ nok "$what: Chromium opened it"; sed 's/^/#   /' "$TMP/page.out" | tail -5; }
+}
 # vm_arch K: for a kernel name of the suites (6.1, 6.1-rt, p6.12, ...,
 # arm64-6.1, arm64-6.12) sets ARCH (x86 or arm64), VMOPT (vm.sh's options
 # for it) and the system call numbers the checks name (ktcheck prints the

@@ -27,4 +27,11 @@ echo "vmcheck=$?"
 rmmod kutrace_mod; echo "rmmod=$?"
 kutrace_control stat > nomod.out 2>&1; echo "nomod=$?"
 dmesg | grep -E "Oops|BUG:|general protection|Call Trace|WARNING:" > oops.txt
+# arm64 guests (t_vm_arm64): golden traces of both architectures
+# (/golden) postprocessed here as on the x86-64 host
+for g in /golden/*.trace; do
+	[ -f "$g" ] || continue
+	n=$(basename "$g" .trace)
+	rawtoevent "$g" 2>/dev/null | LC_ALL=C sort -n | eventtospan "$n" > "golden-$n.json" 2>/dev/null
+done
 true
