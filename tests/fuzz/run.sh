@@ -65,6 +65,10 @@ for bin in "$F"/fuzz/fuzz_*; do
 		sed -n 's/.*cov: \([0-9]*\) ft: \([0-9]*\) corp: \([0-9]*\).*/cov \1, ft \2, corpus \3/p')
 	if [ $rc = 0 ]; then
 		echo "ok - libFuzzer $t: $execs executions in $el s ($(( execs / (el > 0 ? el : 1) ))/s; $cov; $nseed seeds replayed), no finding"
+	elif [ $rc = 72 ]; then
+		# libFuzzer's exit status after SIGINT/SIGTERM from outside
+		fail=1
+		echo "not ok - libFuzzer $t: interrupted by a signal after $execs executions in $el s (no finding; log $log)"
 	else
 		fail=1
 		echo "not ok - libFuzzer $t: finding after $execs executions (log $log)"
