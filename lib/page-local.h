@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * page-local.h - what the page code's files share: html.c (the template
+ * and the API of html.h), pagecodec.c (the column codec; the page data's
+ * format is described at its top), jscan.c (the JSON scanner) and
+ * pagekind.c (the book's RPC and points pages): byte vectors, the
+ * scanner's state, the string table, the row predictor, the trace in
+ * columns.
+ */
+#ifndef KUTRACE_PAGE_LOCAL_H
+#define KUTRACE_PAGE_LOCAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "kutrace-local.h"
+
+#define NCOLS 11
+#define MAX_DEPTH 512
+
+/* ---------------------------------------------------------------------- */
+/* Byte vectors                                                            */
+/* ---------------------------------------------------------------------- */
+
+struct bv {
+	unsigned char *p;
+	size_t len, cap;
+};
+
+static inline void bv_grow(struct bv *b, size_t need)
+{
+	if (b->len + need <= b->cap)
+		return;
+	size_t c = b->cap ? b->cap : 256;
+	while (c < b->len + need)
+		c *= 2;
+	b->p = kt_xrealloc(b->p, c);
+	b->cap = c;
+}
+
+static inline void bv_add(struct bv *b, const void *s, size_t n)
+{
+	bv_grow(b, n);
+	if (n)
+		memcpy(b->p + b->len, s, n);
+	b->len += n;
+}
+
+static inline void bv_u32(struct bv *b, uint32_t v)
+{
+	unsigned char t[4] = { v & 255, (v >> 8) & 255, (v >> 16) & 255, v >> 24 };
+	bv_add(b, t, 4);
+}
+
+static inline void bv_varint(struct bv *b, int64_t sv)
+{
+	uint64_t v = ((uint64_t)sv << 1) ^ (uint64_t)(sv >> 63);
+
+	bv_grow(b, 10);
+	while (v >= 0x80) {
+		b->p[b->len++] = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	b->p[b->len++] = (unsigned char)v;
+}
+
+static inline void bv_free(struct bv *b)
+{
+	free(b->p);
+	b->p = NULL;
+	b->len = b->cap = 0;
+}
+
+
+/* ---------------------------------------------------------------------- */
+
+struct strtab {
+	struct bv data;		/* all strings back to back */
+	size_t *off, *len;
+	uint32_t n, cap;
+	uint32_t *hash;		/* open addressing, index+1, 0 = empty */
+	uint32_t hcap;
+};
+
+/* ---------------------------------------------------------------------- */
+
+struct sc {
+	const char *s;
+	size_t n, p;
+	long line;
+	const char *line_at;	/* s + p where the line count was last updated */
+	char *err;
+	size_t errlen;
+	int failed;
+	int mapped;		/* s is a file mapping: drop pages behind us */
+	size_t dropped;
+};
+
+/*
+ * The tables start as calloc's zeros, untouched until used (2 MB filled
+ * for every page read cost more than a small page's whole decoding):
+ * cpu_end is kept XOR PRED_NONE and ev_nm plus 1.
+ */
+struct pred {
+	int64_t prev_ts;
+	int64_t *cpu_end;	/* end of the last execution span on a CPU ^ PRED_NONE */
+	int64_t *cpu_pid;	/* pid of the last row on a CPU */
+	uint32_t *ev_nm;	/* name index last seen with an event + 1, 0 none */
+};
+
+struct trace {
+	struct pred pred;
+	struct bv col[NCOLS];
+	uint32_t nrows;
+	struct strtab names, glue;
+	struct bv exc;		/* (u:row u:len bytes)* */
+	uint32_t nexc;
+	size_t prefix_end, suffix_start;
+	struct bv meta;		/* the ktmeta JSON text */
+};
+
+/* The page kinds (pagekind.c). */
+enum { PAGE_CPU, PAGE_RPC, PAGE_POINTS };
+static const char *const page_kind_name[] __attribute__((unused)) = { "cpu", "rpc", "points" };
+
+static inline void sc_ws(struct sc *c)
+{
+	while (c->p < c->n) {
+		char ch = c->s[c->p];
+		if (ch == ' ' || ch == '\n' || ch == '\r' || ch == '\t')
+			c->p++;
+		else
+			break;
+	}
+}
+
+static inline int sc_peek(struct sc *c)
+{
+	return c->p < c->n ? (unsigned char)c->s[c->p] : -1;
+}
+
+/* jscan.c: the strict JSON scanner; every error is one line in c->err. */
+void sc_drop(struct sc *c);
+int sc_fail(struct sc *c, const char *fmt, ...);
+const char *sc_what(int ch);
+int sc_string(struct sc *c, struct bv *o);
+int sc_number(struct sc *c, double *dv, int64_t *fixed, int *is_fixed);
+int sc_skip(struct sc *c, int depth);
+
+/* pagecodec.c: a CPU page's JSON into columns (walking the top-level keys with sc_top), the blob. */
+void pg_pred_init(struct pred *p);
+void pg_trace_free(struct trace *t);
+int sc_key_is(const struct bv *k, const char *s);
+int sc_top(struct sc *c, int (*one)(struct sc *, struct bv *, void *), void *arg);
+int pg_read_trace(struct sc *c, struct trace *t);
+int pg_write_blob(FILE *out, struct trace *t, const char *json, size_t len);
+
+/* pagekind.c: the book's RPC and points pages. */
+int pg_page_kind(const char *json, size_t len);
+int pg_check_page(struct sc *c, int kind);
+
+#endif /* KUTRACE_PAGE_LOCAL_H */
