@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Runs every test suite tests/t_*.sh and prints one closing line
 # "N passed, N failed".  Each suite prints "ok - what" / "not ok - what"
-
-
+# lines (and may print "skip - what: why").  --quick runs only the suites
+# that run the programs of $KT_BIN and need neither a VM nor a browser
+# (the sanitizer pass).
 # KT_BIN selects the directory holding the programs (default build/bin).
 set -u
 cd "$(dirname "$0")/.."
