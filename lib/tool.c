@@ -61,3 +61,16 @@ FILE *kt_xfopen_in(const char *path)
 		kt_die("%s", err);
 	return f;
 }
+
+struct kt_decoder *kt_xdecoder_new(struct kt_raw *raw, kt_event_fn fn, void *ctx)
+{
+	char err[256];
+	struct kt_decoder *d;
+
+	if (raw->note[0])
+		fprintf(stderr, "%s: %s\n", kt_progname(), raw->note);
+	d = kt_decoder_new(raw, fn, ctx, err, sizeof(err));
+	if (!d)
+		kt_die("%s", err);
+	return d;
+}

@@ -83,15 +83,9 @@ static void on_row(void *p, const struct kt_row *r)
 
 static void setup(struct ctx *c)
 {
-	char err[256];
-
 	if (c->dec)
 		return;
-	if (c->raw.note[0])
-		fprintf(stderr, "%s: %s\n", kt_progname(), c->raw.note);
-	c->dec = kt_decoder_new(&c->raw, on_event, c, err, sizeof(err));
-	if (!c->dec)
-		kt_die("%s", err);
+	c->dec = kt_xdecoder_new(&c->raw, on_event, c);
 	const struct kt_timebase *tb = kt_decoder_timebase(c->dec);
 
 	kt_timebase_string(tb, c->tracebase, sizeof(c->tracebase));

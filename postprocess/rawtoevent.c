@@ -42,15 +42,8 @@ static void print_event(void *p, const struct kt_event *e)
 
 static void setup(struct ctx *c)
 {
-	char err[256];
-
-	if (c->dec)
-		return;
-	if (c->raw.note[0])
-		fprintf(stderr, "%s: %s\n", kt_progname(), c->raw.note);
-	c->dec = kt_decoder_new(&c->raw, print_event, c, err, sizeof(err));
 	if (!c->dec)
-		kt_die("%s", err);
+		c->dec = kt_xdecoder_new(&c->raw, print_event, c);
 }
 
 /* The trace is read twice: RPC method and lock names first. */
