@@ -241,3 +241,48 @@ out:
 	btf__free(vb);
 	return e;
 }
+
+void kt_bpf_print_stats(FILE *f, const char *prog_name)
+{
+	FILE *sy = fopen("/proc/sys/kernel/bpf_stats_enabled", "r");
+	int on = 0;
+	DIR *d;
+	struct dirent *e;
+	char p[512];
+
+	if (sy) {
+		if (fscanf(sy, "%d", &on) != 1)
+			on = 0;
+		fclose(sy);
+	}
+	if (on != 1 || !(d = opendir(KT_BPF_PIN)))
+		return;
+	while ((e = readdir(d))) {
+		struct bpf_link_info li;
+		struct bpf_prog_info pi;
+		__u32 ll = sizeof(li), pl = sizeof(pi);
+		int lfd, pfd;
+
+		if (e->d_name[0] == '.' || !strcmp(e->d_name, "buf") ||
+		    !strcmp(e->d_name, "state"))
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", KT_BPF_PIN, e->d_name);
+		lfd = bpf_obj_get(p);
+		if (lfd < 0)
+			continue;
+		memset(&li, 0, sizeof(li));
+		memset(&pi, 0, sizeof(pi));
+		if (!bpf_obj_get_info_by_fd(lfd, &li, &ll) &&
+		    (pfd = bpf_prog_get_fd_by_id(li.prog_id)) >= 0) {
+			if (!bpf_obj_get_info_by_fd(pfd, &pi, &pl) && pi.run_cnt)
+				fprintf(f, "%s: bpf: %-24s %10llu runs %8.0f ns/run, "
+					"%u insns\n", prog_name, e->d_name,
+					(unsigned long long)pi.run_cnt,
+					(double)pi.run_time_ns / (double)pi.run_cnt,
+					pi.xlated_prog_len / 8);
+			close(pfd);
+		}
+		close(lfd);
+	}
+	closedir(d);
+}

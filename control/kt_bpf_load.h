@@ -4,6 +4,7 @@
 #define KT_BPF_LOAD_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* Why the BPF backend cannot run here (one line), or NULL. */
 const char *kt_bpf_missing(void);
@@ -13,5 +14,11 @@ int kt_bpf_pinned(void);
 int kt_bpf_attach(unsigned int tracemb, char *why, size_t len);
 /* Remove the pins: the programs detach, the buffer goes. */
 void kt_bpf_detach(void);
+/*
+ * When kernel.bpf_stats_enabled is 1: for each attached program, its runs
+ * and the mean nanoseconds a run took, to f (one line each).  Nothing
+ * otherwise.  Where the BPF backend's time goes.
+ */
+void kt_bpf_print_stats(FILE *f, const char *prog_name);
 
 #endif /* KT_BPF_LOAD_H */

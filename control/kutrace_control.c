@@ -137,6 +137,9 @@ static int do_dump(const char *name)
 				(unsigned long long)retried,
 				(unsigned long long)spare,
 				(unsigned long long)lost);
+#ifdef KT_HAVE_BPF
+		kt_bpf_print_stats(stderr, prog_name);
+#endif
 	}
 	printf("%s: wrote %s, %llu blocks, %llu bytes%s\n", prog_name, name,
 	       (unsigned long long)info.blocks,

@@ -14,10 +14,10 @@ k=6.1
 sizes=${1:-5,50000,1000} out=${2:-build/bench/bpf-$k}
 KT_APPEND="ktbench=$sizes tsc=nowatchdog" tests/vm/vm.sh -k "$k" -m 64 -t 1500 \
 	tests/vm/scenarios/bench_bpf.sh "$out" >&2
-cc -O2 -Iinclude -o "$out/ktcheck" tests/vm/host/ktcheck.c
+make -s build/bin/ktcheck
 for w in getpid mixed; do
 	for c in kt bpf; do
-		printf '%s %s %s\n' "$c" "$w" "$("$out/ktcheck" "$out/${c}_$w.trace" |
+		printf '%s %s %s\n' "$c" "$w" "$(build/bin/ktcheck "$out/${c}_$w.trace" |
 			awk '$1 == "cpu" { s += $4 } END { print s }')"
 	done
 done > "$out/events.txt"
@@ -41,3 +41,9 @@ awk 'NR == FNR { ev[$1 "_on " $2] = $3; next }
          }
          printf "; bpf/module %.2fx, ftrace/bpf %.2fx per event\n", pe[2] / pe[1], pe[3] / pe[2]
        } }' "$out/events.txt" "$out/results.txt"
+# The BPF programs' own cost (kernel.bpf_stats_enabled), busiest first.
+for w in getpid mixed; do
+	[ -s "$out/bpfstats_$w.txt" ] || continue
+	echo "BPF programs during $w (runs, mean ns per run, instructions):"
+	sort -k2,2nr "$out/bpfstats_$w.txt" | head -8 | sed 's/^/  /'
+done
