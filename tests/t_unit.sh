@@ -30,3 +30,11 @@ calls=$(grep -nE '\b(kt_die|exit|_exit|abort)\(' lib/*.c libkutrace/*.c |
 	grep -v '^lib/tool[a-z_]*\.c:' | grep -vE '^lib/util\.c:[0-9]+:\s+kt_die\("out of memory')
 if [ -z "$calls" ]; then ok "no library code calls kt_die or exit (lib/tool.c and out of memory aside)"
 else nok "library code that ends the program:"; echo "$calls" | sed 's/^/#   /'; fi
+
+# The viewer's event numbers are format.h's (tests/tools/viewerconst.py).
+if command -v python3 >/dev/null; then
+	out=$(python3 tests/tools/viewerconst.py 2>&1); rc=$?
+	check "viewer.js event constants equal format.h's ($(echo "$out" | tail -1))" test $rc = 0
+	[ $rc = 0 ] || echo "$out" | sed 's/^/#   /'
+fi
+
