@@ -47,8 +47,8 @@ def main(root='.'):
             print(f'viewer.js: {name} = {val:#x} stands for no format.h constant (add it to tests/tools/viewerconst.py)')
             bad += 1
         elif fmt.get(want) != val:
-            print(f'viewer.js: {name} = {val:#x} but format.h KUTRACE_{want} = '
-                  (f'{fmt[want]:#x}' if want in fmt else 'missing'))
+            have = f'{fmt[want]:#x}' if want in fmt else 'missing'
+            print(f'viewer.js: {name} = {val:#x} but format.h KUTRACE_{want} = {have}')
             bad += 1
     print(f'{seen} viewer constants, {bad} problems', file=sys.stderr)
     return 1 if bad or not seen else 0
