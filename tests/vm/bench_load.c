@@ -10,6 +10,11 @@
  *                            (mmap/munmap every 256 pages); and a short
  *                            user-mode loop, so that timer interrupts
  *                            land in user mode as in a real program
+ *   bench_load pingpong N    N one-byte round trips with a child over two
+ *                            pipes, both pinned to CPU 0: two context
+ *                            switches and two wakeups per round trip
+ *   bench_load faults N      N page faults, each on a fresh anonymous
+ *                            page (mmap/munmap every 256 pages)
  *   bench_load rdtsc N       N reads of the time counter (what one
  *                            entry costs at least; emulated, see
  *                            docs/PERFORMANCE.md)
@@ -17,7 +22,7 @@
  *                            until the buffer is full (tracing must be on)
  *   bench_load run CMD ARGS  runs CMD and prints its wall time
  *
- * getpid and mixed print "load=W n=N ns=TOTAL per_op=NS" where TOTAL is
+ * getpid, mixed, pingpong and faults print "load=W n=N ns=TOTAL per_op=NS" where TOTAL is
  * the wall time of the loop alone (CLOCK_MONOTONIC), so that starting and
  * stopping a tracer around the program does not count.  The work is a
  * fixed amount (no time-based loops): whatever a tracer adds shows up as
@@ -60,22 +65,23 @@ static double do_getpid(long n)
 
 #define FAULT_PAGES 256
 
-static double do_mixed(long n)
+struct pingpong {
+	int wr, rd;	/* to the child, from the child */
+	pid_t child;
+};
+
+/*
+ * Parent and child on CPU 0: every round trip is two context switches on
+ * one CPU.  Across two emulated CPUs a round trip would wait for an idle
+ * vCPU to wake up, which under TCG takes a host-scheduling-dependent time
+ * and drowns what a tracer adds.
+ */
+static void pp_start(struct pingpong *pp)
 {
 	int ab[2], ba[2];
-	char c = 'x', *region = NULL;
-	long page = sysconf(_SC_PAGESIZE);
-	pid_t child;
-	double t;
-
+	char c;
 	cpu_set_t one;
 
-	/*
-	 * Parent and child on CPU 0: every round trip is two context
-	 * switches on one CPU.  Across two emulated CPUs a round trip would
-	 * wait for an idle vCPU to wake up, which under TCG takes a
-	 * host-scheduling-dependent time and drowns what a tracer adds.
-	 */
 	CPU_ZERO(&one);
 	CPU_SET(0, &one);
 	sched_setaffinity(0, sizeof(one), &one);
@@ -83,8 +89,8 @@ static double do_mixed(long n)
 		perror("pipe");
 		exit(1);
 	}
-	child = fork();
-	if (child == 0) {
+	pp->child = fork();
+	if (pp->child == 0) {
 		/* Only the parent writes to ab: read() sees EOF when it ends. */
 		close(ab[1]);
 		close(ba[0]);
@@ -95,6 +101,51 @@ static double do_mixed(long n)
 	}
 	close(ab[0]);
 	close(ba[1]);
+	pp->wr = ab[1];
+	pp->rd = ba[0];
+}
+
+static void pp_round(struct pingpong *pp)
+{
+	char c = 'x';
+
+	if (write(pp->wr, &c, 1) != 1 || read(pp->rd, &c, 1) != 1) {
+		perror("ping-pong");
+		exit(1);
+	}
+}
+
+static void pp_stop(struct pingpong *pp)
+{
+	close(pp->wr);
+	waitpid(pp->child, NULL, 0);
+	close(pp->rd);
+}
+
+/* Touches page i % FAULT_PAGES of *region, a fresh mapping every round. */
+static void fault_page(long i, char **region, long page)
+{
+	if (i % FAULT_PAGES == 0) {
+		if (*region)
+			munmap(*region, FAULT_PAGES * page);
+		*region = mmap(NULL, FAULT_PAGES * page, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (*region == MAP_FAILED) {
+			perror("mmap");
+			exit(1);
+		}
+	}
+	(*region)[(i % FAULT_PAGES) * page] = 1;
+}
+
+static double do_mixed(long n)
+{
+	char *region = NULL;
+	long page = sysconf(_SC_PAGESIZE);
+	struct pingpong pp;
+	double t;
+
+	pp_start(&pp);
 	t = now_ns();
 	for (long i = 0; i < n; i++) {
 		unsigned long x = 0;
@@ -102,30 +153,42 @@ static double do_mixed(long n)
 		syscall(SYS_getpid);
 		syscall(SYS_getuid);
 		syscall(SYS_close, -1);
-		if (write(ab[1], &c, 1) != 1 || read(ba[0], &c, 1) != 1) {
-			perror("ping-pong");
-			exit(1);
-		}
-		if (i % FAULT_PAGES == 0) {
-			if (region)
-				munmap(region, FAULT_PAGES * page);
-			region = mmap(NULL, FAULT_PAGES * page,
-				      PROT_READ | PROT_WRITE,
-				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-			if (region == MAP_FAILED) {
-				perror("mmap");
-				exit(1);
-			}
-		}
-		region[(i % FAULT_PAGES) * page] = 1;
+		pp_round(&pp);
+		fault_page(i, &region, page);
 		for (int k = 0; k < 2000; k++)
 			x += (unsigned long)k * k;
 		sink = x;
 	}
 	t = now_ns() - t;
-	close(ab[1]);
-	waitpid(child, NULL, 0);
-	close(ba[0]);
+	pp_stop(&pp);
+	return t;
+}
+
+static double do_pingpong(long n)
+{
+	struct pingpong pp;
+	double t;
+
+	pp_start(&pp);
+	t = now_ns();
+	for (long i = 0; i < n; i++)
+		pp_round(&pp);
+	t = now_ns() - t;
+	pp_stop(&pp);
+	return t;
+}
+
+static double do_faults(long n)
+{
+	char *region = NULL;
+	long page = sysconf(_SC_PAGESIZE);
+	double t = now_ns();
+
+	for (long i = 0; i < n; i++)
+		fault_page(i, &region, page);
+	t = now_ns() - t;
+	if (region)
+		munmap(region, FAULT_PAGES * page);
 	return t;
 }
 
@@ -189,10 +252,11 @@ static int do_run(char **argv)
 }
 
 static const char usage[] =
-"usage: bench_load getpid N | mixed N | rdtsc N | fill | run CMD [ARGS]\n"
+"usage: bench_load getpid N | mixed N | pingpong N | faults N | rdtsc N |\n"
+"                  fill | run CMD [ARGS]\n"
 "Guest workloads of make bench (see the comment at the top of the\n"
-"source); getpid and mixed print load=, n=, ns= (loop wall time) and\n"
-"per_op= (ns per call or per round).\n";
+"source); getpid, mixed, pingpong and faults print load=, n=, ns= (loop\n"
+"wall time) and per_op= (ns per call or per round).\n";
 
 int main(int argc, char **argv)
 {
@@ -215,6 +279,10 @@ int main(int argc, char **argv)
 		ns = do_getpid(n);
 	else if (!strcmp(argv[1], "mixed"))
 		ns = do_mixed(n);
+	else if (!strcmp(argv[1], "pingpong"))
+		ns = do_pingpong(n);
+	else if (!strcmp(argv[1], "faults"))
+		ns = do_faults(n);
 	else if (!strcmp(argv[1], "rdtsc"))
 		ns = do_rdtsc(n);
 	else {
