@@ -27,3 +27,12 @@ bench: all
 .PHONY: bench-postproc
 bench-postproc: $(BIN)/kutrace_postproc $(BIN)/kutrace_synth
 	bench/run.sh postproc
+
+# kutrace against ftrace (trace-cmd), perf, LTTng and bpftrace in the same
+# guests, interleaved (bench/peers.sh): the Debian 12 guest on the stock
+# 6.1 kernel and the busybox guest on the patched one; the table goes
+# into docs/PERFORMANCE.md.  An hour or more on 2 cores; not in `make
+# bench` (PEERS_SIZES=ROUNDS,GETPID,MIXED,PINGPONG,FAULTS to shorten it).
+.PHONY: bench-peers
+bench-peers:
+	bench/peers.sh

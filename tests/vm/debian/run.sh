@@ -12,6 +12,8 @@
 # (QEMU's snapshot=on).  QEMU under TCG, 2 vCPUs on one host thread (see
 # tests/vm/vm.sh), 2 GB.  Exit status 0 if the scenario ran (OUTDIR/status
 # holds its exit code).
+# KT_DEBIAN_IMAGE: another image script (tests/vm/debian/image-peers.sh);
+# KT_DEBIAN_OUTMB: size of the output disk (default 256 MB).
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 tmo=1500
@@ -21,7 +23,7 @@ done
 shift $((OPTIND - 1))
 [ $# -ge 2 ] || { sed -n '3,/^set -eu/p' "$0" | sed '$d'; exit 2; }
 scen=$1 out=$2; shift 2
-D=$("$HERE/image.sh")
+D=$("${KT_DEBIAN_IMAGE:-$HERE/image.sh}")
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 tmp=$(mktemp -d)
@@ -31,7 +33,7 @@ cp "$scen" "$tmp/in/scenario.sh"
 cp "$HERE/guest.sh" "$tmp/in/kt-guest.sh"
 [ $# = 0 ] || cp "$@" "$tmp/in/"
 tar cf "$tmp/in.tar" -C "$tmp/in" .
-truncate -s 256M "$tmp/out.img"
+truncate -s "${KT_DEBIAN_OUTMB:-256}M" "$tmp/out.img"
 start=$(date +%s)
 set +e
 TMPDIR=$tmp timeout "$tmo" qemu-system-x86_64 -accel tcg,thread=single -smp 2 -m 2G \
