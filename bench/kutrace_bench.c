@@ -375,6 +375,14 @@ static int cmd_check(const char *out, long n, unsigned int threads, bool ipc)
  * other entry (names, context switches, wakeups, PC samples, TSDELTA) and
  * the block headers count in the bytes but not as transitions, so the
  * figure is what a trace really costs per transition.
+ *
+ * late: returns that follow their own call directly (nothing between
+ * them on that CPU) with a return value the module fuses (-128..127) but
+ * more than 255 ticks after it, so the module wrote them unfused; under
+ * TCG that is emulation slowness.  bytes_if_fused: the bytes per
+ * transition had those pairs fused (one word less each), i.e. with the
+ * durations of a CPU fast enough to finish each such call within 255
+ * ticks -- the same rule the module applies, on the same trace.
  */
 static int cmd_density(int argc, char **argv)
 {
@@ -382,7 +390,7 @@ static int cmd_density(int argc, char **argv)
 		struct kt_raw r;
 		struct kt_block *b = malloc(sizeof(*b));
 		uint64_t used = 0, file = 0, trans = 0, fused = 0, other = 0;
-		uint64_t calls = 0, rets = 0, blocks = 0;
+		uint64_t calls = 0, rets = 0, blocks = 0, late = 0;
 		int e;
 
 		if (!b || kt_raw_open(&r, argv[i])) {
@@ -392,6 +400,7 @@ static int cmd_density(int argc, char **argv)
 		}
 		while ((e = kt_raw_next(&r, b)) > 0) {
 			int last = b->first_entry;
+			u64 prev = 0;
 
 			blocks++;
 			file += KUTRACE_BLOCK_BYTES +
@@ -416,9 +425,19 @@ static int cmd_density(int argc, char **argv)
 				} else if (ev >= KUTRACE_CALL_LO) {
 					rets++;
 					trans++;
+					if (kutrace_is_return(ev) && prev &&
+					    kutrace_word_event(prev) ==
+					    (ev & ~KUTRACE_RET_BIT) &&
+					    (int16_t)(w & KUTRACE_ARG0_MASK) >= -128 &&
+					    (int16_t)(w & KUTRACE_ARG0_MASK) < 128 &&
+					    ((kutrace_word_ts(w) - kutrace_word_ts(prev)) &
+					     KUTRACE_TS_MASK) > KUTRACE_FUSE_MAX_DELTA)
+						late++;
 				} else {
 					other++;
 				}
+				prev = kutrace_is_call(ev) &&
+				       !((w >> KUTRACE_DELTA_SHIFT) & 0xFF) ? w : 0;
 				k += n ? (int)n : 1;
 			}
 			/* Header and entries up to the last one: the bytes used. */
@@ -430,14 +449,18 @@ static int cmd_density(int argc, char **argv)
 		}
 		printf("density file=%s blocks=%llu file_bytes=%llu "
 		       "used_bytes=%llu transitions=%llu fused=%llu calls=%llu "
-		       "returns=%llu other=%llu bytes_per_transition=%.2f "
-		       "file_bytes_per_transition=%.2f\n", argv[i],
+		       "returns=%llu other=%llu late=%llu "
+		       "bytes_per_transition=%.2f "
+		       "file_bytes_per_transition=%.2f bytes_if_fused=%.2f\n",
+		       argv[i],
 		       (unsigned long long)blocks, (unsigned long long)file,
 		       (unsigned long long)used, (unsigned long long)trans,
 		       (unsigned long long)fused, (unsigned long long)calls,
 		       (unsigned long long)rets, (unsigned long long)other,
+		       (unsigned long long)late,
 		       trans ? (double)used / trans : 0,
-		       trans ? (double)file / trans : 0);
+		       trans ? (double)file / trans : 0,
+		       trans ? (double)(used - 8 * late) / trans : 0);
 		kt_raw_close(&r);
 		free(b);
 	}
@@ -461,7 +484,9 @@ static const char usage[] =
 "check     exactly N (default 1000) plain entries, fused pairs and name\n"
 "          entries per thread, dumped to FILE, for the tests\n"
 "density   bytes per transition of real traces (a fused call+return is 2\n"
-"          transitions; headers and other entries count as bytes only)\n"
+"          transitions; headers and other entries count as bytes only),\n"
+"          returns not fused only for lasting > 255 ticks (late) and the\n"
+"          bytes per transition had they fused\n"
 "Output: one line of key=value pairs per figure.\n";
 
 int main(int argc, char **argv)

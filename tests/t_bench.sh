@@ -73,6 +73,11 @@ for t in 1 2; do
 		"$B" density "$f" > "$TMP/d" 2>&1
 		check "$what: density counts $((2100 * t)) transitions" \
 			grep -q " transitions=$((2100 * t)) " "$TMP/d"
+		# unfused pairs here are late ones (preempted between call and
+		# return): fusing them can only make the trace smaller
+		check "$what: density: late returns and the bytes had they fused ($(grep -o 'late=[0-9]*' "$TMP/d"))" \
+			awk '{ for (i = 1; i <= NF; i++) { split($i, a, "="); v[a[1]] = a[2] } }
+			     END { exit !(v["late"] != "" && v["bytes_if_fused"] + 0 <= v["bytes_per_transition"] + 0) }' "$TMP/d"
 		if [ -n "$ipc" ]; then
 			check "$what: the trace has IPC side blocks" grep -q 'ipc=1' "$TMP/co"
 		fi
