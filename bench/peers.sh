@@ -87,7 +87,7 @@ count() {
 	cc -O2 -Iinclude -o "$OUT/ktcheck" tests/vm/host/ktcheck.c || return 1
 	for k in stock patched; do
 		[ -f "$OUT/$k/results.txt" ] || continue
-		for w in getpid mixed pingpong faults; do
+		for w in getpid mixed pingpong faults null; do
 			f=$OUT/$k/kt_$w.trace
 			[ -f "$f" ] && "$OUT/ktcheck" "$f" | awk -v w=$w -v b="$(stat -c %s "$f")" \
 				'$1 == "cpu" { s += $4 } END { print "cfg=kt_on load=" w " events=" s " bytes=" b }'

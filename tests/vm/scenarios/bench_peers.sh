@@ -137,27 +137,29 @@ else
 	hasnt bpftrace "no bpftrace in this guest"
 fi
 
-size() { case $1 in getpid) echo $N ;; mixed) echo $M ;; pingpong) echo $P ;; faults) echo $F ;; esac; }
+size() { case $1 in getpid) echo $N ;; mixed) echo $M ;; pingpong) echo $P ;; faults) echo $F ;; null) echo 1 ;; esac; }
 ns_of() { sed -n 's/^load=.* ns=\([0-9]*\).*/\1/p' "$1" | head -1; }
 ftrace_stat() { # entries + overrun, overrun over all CPUs
 	cat $T/per_cpu/cpu*/stats | awk '/^entries:/ { e += $2 } /^overrun:/ { o += $2 } END { print e + o, o + 0 }'
 }
-# one run of workload $1 under $2: prints "ns=... [events=... lost=...]"
+# one run of workload $1 under $2: prints "ns=... [events=... lost=...]";
+# workload null: one getpid
 run() {
-	w=$1 c=$2 s=$(size $1) f=""
+	w=$1 c=$2 s=$(size $1) f="" wl=$1
+	[ $w = null ] && wl=getpid
 	case $c in
-	none|kt_off) bench_load $w $s > o 2> e ;;
-	kt_on) kutrace_control record -o kt_$w.trace -- bench_load $w $s > o 2> e ;;
+	none|kt_off) bench_load $wl $s > o 2> e ;;
+	kt_on) kutrace_control record -o kt_$w.trace -- bench_load $wl $s > o 2> e ;;
 	ftrace)
 		if [ $FTRACE = trace-cmd ]; then
 			rm -f tc_$w.dat
-			trace-cmd record -b 32768 -o tc_$w.dat $TCEV bench_load $w $s > o 2> e
+			trace-cmd record -b 32768 -o tc_$w.dat $TCEV bench_load $wl $s > o 2> e
 			cat o e > tc_$w.out
 			f=" $(awk '/^overrun:|^dropped events:/ { l += $NF } END { printf "lost=%d", l }' o e)"
 		else
 			echo > $T/trace
 			echo 1 > $T/tracing_on
-			bench_load $w $s > o 2> e
+			bench_load $wl $s > o 2> e
 			echo 0 > $T/tracing_on
 			set -- $(ftrace_stat)
 			f=" events=$1 lost=$2"
@@ -165,7 +167,7 @@ run() {
 		fi ;;
 	perf)
 		rm -f perf_$w.data
-		perf record -a -m 8M -o perf_$w.data -e "$PEV" -- bench_load $w $s > o 2> e
+		perf record -a -m 8M -o perf_$w.data -e "$PEV" -- bench_load $wl $s > o 2> e
 		f=" $(sed -n 's/.*(\([0-9]*\) samples).*/events=\1/p' e | head -1) lost=$(sed -n 's/.*lost \([0-9]*\) chunks.*/\1/p' e | head -1)" ;;
 	lttng)
 		rm -rf lt_$w
@@ -173,12 +175,12 @@ run() {
 			lttng enable-channel -k --subbuf-size=4M --num-subbuf=4 ch &&
 			lttng enable-event -k -c ch --syscall -a &&
 			lttng enable-event -k -c ch "$LTEV" && lttng start; } > lttng.setup 2>&1
-		bench_load $w $s > o 2> e
+		bench_load $wl $s > o 2> e
 		lttng stop > lttng.stop 2>&1
 		lttng destroy ktpeers >> lttng.stop 2>&1
 		f=" lost=$(sed -n 's/.*Warning: \([0-9]*\) events were discarded.*/\1/p' lttng.stop | head -1)" ;;
 	bpftrace)
-		bpftrace -e "$BT" -c "$(command -v bench_load) $w $s" > o 2> e
+		bpftrace -e "$BT" -c "$(command -v bench_load) $wl $s" > o 2> e
 		f=" $(sed -n 's/^@n: \([0-9]*\)/events=\1/p' o) lost=0" ;;
 	esac
 	echo "ns=$(ns_of o)$f"
@@ -196,6 +198,14 @@ for r in $(seq 1 $R); do
 			case $c in kt_on) kt_unload ;; esac
 		done
 	done
+done
+# What each tracer records besides the workload (its own start and stop,
+# exec and exit of the workload's process): one getpid under each, whose
+# count the host subtracts from the others.
+for c in $CFGS; do
+	[ $c = kt_off ] && kt_load
+	echo "cfg=$c load=null round=$R n=1 $(run null $c)" >> results.txt
+	[ $c = kt_on ] && kt_unload
 done
 # Where the time of a getpid goes under each tracer: perf's cpu-clock
 # samples of the workload's process (kernel symbols from kallsyms), 10 N
