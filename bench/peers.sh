@@ -89,8 +89,9 @@ count() {
 		[ -f "$OUT/$k/results.txt" ] || continue
 		for w in getpid mixed pingpong faults null; do
 			f=$OUT/$k/kt_$w.trace
+			# the buffer (64 MB) never fills: nothing lost
 			[ -f "$f" ] && "$OUT/ktcheck" "$f" | awk -v w=$w -v b="$(stat -c %s "$f")" \
-				'$1 == "cpu" { s += $4 } END { print "cfg=kt_on load=" w " events=" s " bytes=" b }'
+				'$1 == "cpu" { s += $4 } END { print "cfg=kt_on load=" w " events=" s " bytes=" b " lost=" (b < 64 * 1048576 ? 0 : "full") }'
 			f=$OUT/$k/tc_$w.dat
 			if [ -f "$f" ] && command -v trace-cmd > /dev/null; then
 				n=$(trace-cmd report -i "$f" 2>/dev/null | grep -cv '^ *cpus=')
@@ -112,6 +113,8 @@ count() {
 			fi
 		done > "$OUT/$k/counts.txt"
 		cat "$OUT/$k/counts.txt"
+		make -s build/bin/kutrace_bench > /dev/null &&
+			build/bin/kutrace_bench density "$OUT/$k"/kt_*.trace > "$OUT/$k/density.txt"
 	done
 }
 

@@ -90,8 +90,15 @@ def stats(runs, counts, cfg, load):
          "rounds": len(rs)}
     c = counts.get((cfg, load), {})
     ev = num(best.get("events")) or num(c.get("events"))
+    s["bytes_per"] = num(c.get("bytes")) / num(c.get("events")) if num(c.get("bytes")) and num(c.get("events")) else None
+    # minus what the tracer records of its own start and stop (one getpid)
+    nr = runs.get((cfg, "null"), [{}])[0]
+    nc = counts.get((cfg, "null"), {})
+    nev = num(nr.get("events")) or num(nc.get("events"))
+    s["events_null"] = nev
+    if ev and nev and ev > nev:
+        ev -= nev
     s["events"] = ev
-    s["bytes"] = num(c.get("bytes"))
     lost = [num(r.get("lost")) for r in rs if num(r.get("lost")) is not None]
     if num(c.get("lost")) is not None:
         lost.append(num(c.get("lost")))
@@ -117,6 +124,11 @@ def section(title, d, kt_name):
     out.append("| workload | tracer | ns/op added (p25–p75 of runs) | events/op | ns/event | bytes/event | events lost | kutrace ÷ this, per event |")
     out.append("|---|---|---|---|---|---|---|---|")
     ratios = {}
+    nulls = []
+    for cfg, cname in CFGS:
+        s = stats(runs, counts, cfg, "getpid")
+        if s and s.get("events_null"):
+            nulls.append(f"{cfg} {s['events_null']:.0f}")
     for load, lname in LOADS:
         kt = stats(runs, counts, "kt_on", load)
         for cfg, cname in CFGS:
@@ -133,13 +145,33 @@ def section(title, d, kt_name):
                 r = f"{kt['pe'] / s['pe']:.2f}"
                 ratios.setdefault(load, {})[cfg] = kt["pe"] / s["pe"]
             evop = s["events"] / s["n"] if s["events"] else None
-            bpe = s["bytes"] / s["events"] if s["bytes"] and s["events"] else None
+            bpe = s["bytes_per"]
             if cfg == "bpftrace":
-                bpe = 0.0
+                bpe = None
             out.append(f"| {lname} | {cname} | {s['add']:+,.0f} ({fmt(s['p25'])}–{fmt(s['p75'])}) | "
                        f"{fmt(evop, 2) if cfg != 'kt_off' else ''} | {fmt(s['pe']) if cfg != 'kt_off' else ''} | "
-                       f"{fmt(bpe, 1) if cfg != 'kt_off' else ''} | {fmt(s['lost']) if cfg != 'kt_off' else ''} | {r} |")
+                       f"{fmt(bpe, 1) if cfg not in ('kt_off', 'bpftrace') else 'counter only'} | {fmt(s['lost']) if cfg != 'kt_off' else ''} | {r} |")
     out.append("")
+    p = os.path.join(d, "density.txt")
+    if os.path.exists(p):
+        out.append("kutrace's traces, bytes per transition (a kernel entry or exit; a fused call+return is two): "
+                   "as recorded, and had the returns that came more than 255 ticks after their call "
+                   "(late: emulation slowness, fusable by every other rule) fused as a real CPU's durations "
+                   "would let them:")
+        out.append("")
+        for line in open(p):
+            r = kv(line)
+            w = os.path.basename(r.get("file", "")).replace("kt_", "").replace(".trace", "")
+            if w == "null":
+                continue
+            out.append(f"- {w}: {r.get('bytes_per_transition')} bytes/transition, {r.get('fused')} fused of "
+                       f"{int(r.get('fused', 0)) + int(r.get('calls', 0))} calls, {r.get('late')} late; "
+                       f"{r.get('bytes_if_fused')} bytes/transition had they fused")
+        out.append("")
+    if nulls:
+        out.append("Events each tracer records of its own start and stop (one getpid under it; subtracted "
+                   "from the events above, not from the bytes): " + ", ".join(nulls) + ".")
+        out.append("")
     miss = [f"{k}: {v[1]}" for k, v in peers.items() if not v[0]]
     if miss:
         out.append("Not measured in this guest: " + "; ".join(miss) + ".")
