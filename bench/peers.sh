@@ -46,7 +46,7 @@ stock() {
 	log "stock: Debian generic 6.1 guest, sizes $SIZES"
 	KT_APPEND="ktbench=$SIZES tsc=nowatchdog" KT_DEBIAN_IMAGE=tests/vm/debian/image-peers.sh KT_DEBIAN_OUTMB=1024 \
 		tests/vm/debian/run.sh -t "${PEERS_TIMEOUT:-5400}" tests/vm/scenarios/bench_peers.sh \
-		"$OUT/stock" "$OUT/bench_load" "$deb" "$dkms" $ltt || return 1
+		"$OUT/stock" "$OUT/bench_load" tests/vm/bench_events "$deb" "$dkms" $ltt || return 1
 	[ "$(cat "$OUT/stock/status")" = 0 ] || { log "stock: scenario exit $(cat "$OUT/stock/status")"; return 1; }
 }
 
@@ -73,6 +73,8 @@ patched() {
 		return 0
 	fi
 	rm -rf "$x" "$OUT/patched"
+	mkdir -p "$x"
+	cp tests/vm/bench_events "$x/"
 	copy_prog trace-cmd "$x" || log "patched: no trace-cmd on the host (apt-get install trace-cmd)"
 	copy_prog perf "$x" || log "patched: no perf on the host (apt-get install linux-perf)"
 	log "patched: p6.1 busybox guest, sizes $SIZES"

@@ -35,17 +35,11 @@ MB=64
 T=/sys/kernel/tracing
 [ -e $T/events ] || mount -t tracefs nodev $T
 uname -r > kernel.txt
-# The kutrace_tp.c tracepoints, where this kernel has them (as bench.sh).
-EVENTS="raw_syscalls/sys_enter raw_syscalls/sys_exit
-irq/irq_handler_entry irq/irq_handler_exit irq/softirq_entry irq/softirq_exit
-exceptions/page_fault_user exceptions/page_fault_kernel
-sched/sched_switch sched/sched_waking sched/sched_wakeup_new
-sched/sched_wake_idle_without_ipi sched/sched_process_exec task/task_rename
-power/cpu_idle power/cpu_frequency ipi/ipi_send_cpu ipi/ipi_send_cpumask"
-for v in local_timer reschedule call_function call_function_single irq_work \
-	spurious_apic error_apic thermal_apic threshold_apic deferred_error_apic; do
-	EVENTS="$EVENTS irq_vectors/${v}_entry irq_vectors/${v}_exit"
-done
+# The kutrace_tp.c tracepoints (tests/vm/bench_events), where this kernel
+# has them.
+ef=$in/bench_events
+[ -f $ef ] || ef=/bench_events
+EVENTS=$(sed 's/#.*//' $ef)
 EV=""
 for e in $EVENTS; do [ -e $T/events/$e ] && EV="$EV $e"; done
 echo "tracepoints:$EV" > events.txt
