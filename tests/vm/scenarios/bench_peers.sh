@@ -44,13 +44,16 @@ EV=""
 for e in $EVENTS; do [ -e $T/events/$e ] && EV="$EV $e"; done
 echo "tracepoints:$EV" > events.txt
 
-# kutrace: the Debian packages (DKMS builds the module), or the module of
-# the busybox guest's /lib/modules
+# kutrace: the Debian packages (DKMS builds the module), or a module and
+# kutrace_control given in $in, or the module of the busybox guest's
+# /lib/modules
 if ls $in/kutrace_*.deb > /dev/null 2>&1; then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y $in/kutrace_*.deb $in/kutrace-dkms_*.deb > apt-install.log 2>&1
 	echo "kutrace install=$?"
 fi
-kt_load() { modprobe kutrace_mod tracemb=$MB 2>/dev/null || insmod /lib/modules/kutrace_mod.ko tracemb=$MB; }
+KO=/lib/modules/kutrace_mod.ko
+[ -f $in/kutrace_mod.ko ] && KO=$in/kutrace_mod.ko
+kt_load() { modprobe kutrace_mod tracemb=$MB 2>/dev/null || insmod $KO tracemb=$MB; }
 kt_unload() { rmmod kutrace_mod; }
 grep -q '^kutrace_mod ' /proc/modules && kt_unload
 
