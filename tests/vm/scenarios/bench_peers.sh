@@ -80,14 +80,15 @@ else
 fi
 PEV=""
 for e in $EV; do PEV="$PEV${PEV:+,}${e%%/*}:${e#*/}"; done
-# perf refuses some tracepoints (EPERM on irq_vectors/irq_work_exit in
-# 6.1): drop each one it names and try again; perf.txt says which.
+# perf refuses some tracepoints ("No permission to enable
+# irq_vectors:irq_work_exit" on 6.1): drop each one it names and try
+# again; perf.txt says which.
 if command -v perf > /dev/null; then
 	for i in $(seq 1 40); do
 		perf record -a -q -o /tmp/p.data -e "$PEV" -- true > perf.probe 2>&1 && break
-		bad=$(sed -n 's|.*/events/\([^/]*\)/\([^/]*\)/id.*|\1:\2|p' perf.probe | head -1)
+		bad=$(sed -n 's|.*/events/\([^/]*\)/\([^/]*\)/id.*|\1:\2|p; s/.*permission to enable \([^ ]*:[^ ]*\) event.*/\1/p' perf.probe | head -1)
 		[ -n "$bad" ] || break
-		echo "perf dropped $bad: $(head -1 perf.probe)" >> perf.txt
+		echo "perf dropped $bad: $(grep . perf.probe | tr '\n' ' ')" >> perf.txt
 		PEV=$(echo "$PEV" | tr , '\n' | grep -vx "$bad" | awk '{ printf "%s%s", s, $0; s = "," }')
 	done
 	rm -f /tmp/p.data
