@@ -109,14 +109,17 @@ count() {
 			f=$OUT/$k/tc_$w.dat
 			if [ -f "$f" ] && command -v trace-cmd > /dev/null; then
 				n=$(trace-cmd report -i "$f" 2>/dev/null | grep -cv '^ *cpus=')
-				echo "cfg=ftrace load=$w events=$n bytes=$(stat -c %s "$f")"
+				# the ring buffers' overruns and drops, saved in the file
+				l=$(trace-cmd report --stat -i "$f" 2>/dev/null | awk '/^overrun:|^dropped events:/ { s += $NF } END { print s + 0 }')
+				echo "cfg=ftrace load=$w events=$n bytes=$(stat -c %s "$f") lost=$l"
 			fi
 			f=$OUT/$k/perf_$w.data
 			if [ -f "$f" ] && command -v perf > /dev/null; then
 				perf report -f --stats -i "$f" > "$OUT/$k/perf_$w.stats" 2>&1
 				n=$(awk '$1 == "SAMPLE" && $2 == "events:" { print $3; exit }' "$OUT/$k/perf_$w.stats")
-				l=$(awk '$1 == "LOST_SAMPLES" && $2 == "events:" { print $3; exit }' "$OUT/$k/perf_$w.stats")
-				echo "cfg=perf load=$w events=${n:-0} bytes=$(stat -c %s "$f") lostrec=${l:-0}"
+				# LOST and LOST_SAMPLES records (absent when none)
+				l=$(awk '/^ *LOST(_SAMPLES)? events:/ { s += $3 } END { print s + 0 }' "$OUT/$k/perf_$w.stats")
+				echo "cfg=perf load=$w events=${n:-0} bytes=$(stat -c %s "$f") lost=$l"
 			fi
 			f=$OUT/$k/lt_$w
 			if [ -d "$f" ] && command -v babeltrace2 > /dev/null; then

@@ -150,7 +150,7 @@ def section(title, d, kt_name):
                 bpe = None
             out.append(f"| {lname} | {cname} | {s['add']:+,.0f} ({fmt(s['p25'])}–{fmt(s['p75'])}) | "
                        f"{fmt(evop, 2) if cfg != 'kt_off' else ''} | {fmt(s['pe']) if cfg != 'kt_off' else ''} | "
-                       f"{fmt(bpe, 1) if cfg not in ('kt_off', 'bpftrace') else 'counter only'} | {fmt(s['lost']) if cfg != 'kt_off' else ''} | {r} |")
+                       f"{'' if cfg == 'kt_off' else 'counter only' if cfg == 'bpftrace' else fmt(bpe, 1)} | {fmt(s['lost']) if cfg != 'kt_off' else ''} | {r} |")
     out.append("")
     p = os.path.join(d, "density.txt")
     if os.path.exists(p):
