@@ -98,13 +98,13 @@ patched() {
 count() {
 	local k w f n b l
 	mkdir -p build/bench
-	cc -O2 -Iinclude -o "$OUT/ktcheck" tests/vm/host/ktcheck.c || return 1
+	make -s build/bin/ktcheck build/bin/kutrace_bench >&2 || return 1
 	for k in stock patched; do
 		[ -f "$OUT/$k/results.txt" ] || continue
 		for w in getpid mixed pingpong faults null; do
 			f=$OUT/$k/kt_$w.trace
 			# the buffer (64 MB) never fills: nothing lost
-			[ -f "$f" ] && "$OUT/ktcheck" "$f" | awk -v w=$w -v b="$(stat -c %s "$f")" \
+			[ -f "$f" ] && build/bin/ktcheck "$f" | awk -v w=$w -v b="$(stat -c %s "$f")" \
 				'$1 == "cpu" { s += $4 } END { print "cfg=kt_on load=" w " events=" s " bytes=" b " lost=" (b < 64 * 1048576 ? 0 : "full") }'
 			f=$OUT/$k/tc_$w.dat
 			if [ -f "$f" ] && command -v trace-cmd > /dev/null; then
@@ -130,8 +130,7 @@ count() {
 			fi
 		done > "$OUT/$k/counts.txt"
 		cat "$OUT/$k/counts.txt"
-		make -s build/bin/kutrace_bench > /dev/null &&
-			build/bin/kutrace_bench density "$OUT/$k"/kt_*.trace > "$OUT/$k/density.txt"
+		build/bin/kutrace_bench density "$OUT/$k"/kt_*.trace > "$OUT/$k/density.txt"
 	done
 }
 

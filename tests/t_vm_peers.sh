@@ -34,7 +34,11 @@ ev() {
 # at least: getpid entry+exit per call (its pid never fuses); per ping-pong
 # round trip four system calls (kutrace fuses a call with its return into
 # one entry) and two switches; per fault its fault event; per mixed round
-# seven system calls, two switches and a fault
+# seven system calls, two switches and a fault.  The counts include what
+# each tracer records of its own start and stop; that part varies by
+# hundreds of events from one start to the next (bpftrace: ~7000), too
+# much to subtract the one-getpid run's at these sizes, so the checks are
+# lower bounds only (the bench subtracts it at 25 times these sizes).
 for p in kt_on ftrace perf lttng bpftrace; do
 	for w in getpid:$((2 * N)) pingpong:$((6 * P)) faults:$F mixed:$((8 * M)); do
 		n=$(ev $p ${w%%:*})
@@ -45,5 +49,7 @@ for p in ftrace perf lttng; do
 	check "peers guest: $p wrote its last trace ($(grep "cfg=$p load=getpid " "$s/counts.txt" | sed -n 's/.*\(bytes=[0-9]*\).*/\1/p'))" \
 		grep -q "cfg=$p load=getpid .*bytes=[1-9]" "$s/counts.txt"
 done
-check "peers guest: kutrace trace is from the tracepoint backend" sh -c "'$out/ktcheck' '$s/kt_getpid.trace' | grep -q '^backend tracepoint'"
-check "peers guest: the table" sh -c "python3 bench/peers_report.py '$out' | grep -q 'kutrace on (tracepoint backend)'"
+ktcheck "$s/kt_getpid.trace" > "$TMP/kc"
+check "peers guest: kutrace trace is from the tracepoint backend" grep -q '^backend tracepoint' "$TMP/kc"
+python3 bench/peers_report.py "$out" > "$TMP/table" 2>&1
+check "peers guest: the table" grep -q 'kutrace on (tracepoint backend)' "$TMP/table"
