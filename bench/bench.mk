@@ -31,8 +31,9 @@ bench-postproc: $(BIN)/kutrace_postproc $(BIN)/kutrace_synth
 # kutrace against ftrace (trace-cmd), perf, LTTng and bpftrace in the same
 # guests, interleaved (bench/peers.sh): the Debian 12 guest on the stock
 # 6.1 kernel and the busybox guest on the patched one; the table goes
-# into docs/PERFORMANCE.md.  An hour or more on 2 cores; not in `make
-# bench` (PEERS_SIZES=ROUNDS,GETPID,MIXED,PINGPONG,FAULTS to shorten it).
+# into docs/PERFORMANCE.md.  About 30 min on 2 cores (the first time 12
+# more for the image and LTTng's modules); not in `make bench`
+# (PEERS_SIZES=ROUNDS,GETPID,MIXED,PINGPONG,FAULTS to shorten it).
 .PHONY: bench-peers
 bench-peers:
 	bench/peers.sh
