@@ -37,3 +37,9 @@ bench-postproc: $(BIN)/kutrace_postproc $(BIN)/kutrace_synth
 .PHONY: bench-peers
 bench-peers:
 	bench/peers.sh
+
+# The peers guest's short check (tests/t_vm_peers.sh): every tracer of the
+# peers bench records what the workloads must cause.  Outside make test.
+.PHONY: test-peers
+test-peers: all
+	KT_TEST_PEERS=1 tests/run.sh t_vm_peers
