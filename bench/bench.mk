@@ -36,10 +36,12 @@ bench-postproc: $(BIN)/kutrace_postproc $(BIN)/kutrace_synth
 # (PEERS_SIZES=ROUNDS,GETPID,MIXED,PINGPONG,FAULTS to shorten it).
 .PHONY: bench-peers
 bench-peers:
+	tests/install-deps.sh build vm opt-peers
 	bench/peers.sh
 
 # The peers guest's short check (tests/t_vm_peers.sh): every tracer of the
 # peers bench records what the workloads must cause.  Outside make test.
 .PHONY: test-peers
 test-peers: all
+	tests/install-deps.sh build vm opt-peers
 	KT_TEST_PEERS=1 tests/run.sh t_vm_peers

@@ -20,7 +20,7 @@ if ! command -v mmdebstrap >/dev/null; then
 	skip "peers guest: mmdebstrap missing (tests/install-deps.sh, tests/deps/vm.apt)"; exit 0
 fi
 for c in trace-cmd perf babeltrace2; do
-	command -v $c >/dev/null || { skip "peers guest: no $c on the host to count traces (tests/install-deps.sh, tests/deps/vm.apt)"; exit 0; }
+	command -v $c >/dev/null || { skip "peers guest: no $c on the host to count traces (tests/install-deps.sh opt-peers)"; exit 0; }
 done
 N=2000 M=50 P=200 F=400
 out=$KT_ROOT/build/vm/peers
