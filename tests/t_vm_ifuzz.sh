@@ -17,9 +17,10 @@
 #
 #   KT_IFUZZ_SECS     seconds of the root phase (default 15; the user
 #                     phase and the reload race half of it each, >= 6 s)
-#   KT_IFUZZ_KERNELS  kernels (default: 6.12, and p6.1 when its patched
-#                     kernel is built already: t_kernel_patched builds it;
-#                     a build here would cost minutes)
+#   KT_IFUZZ_KERNELS  kernels (default: 6.12; make ifuzz: 6.12 p6.1).
+#                     p6.1 passes the 15-s run, but a 300-s run hung its
+#                     guest in the reload race after the 5th rmmod (open,
+#                     issue 20): not in make test until that is understood
 #   KT_IFUZZ_SEED     the fuzzer's seed (default: the date, printed)
 #
 # make ifuzz IFUZZ_SECS=N runs it longer (tests/soak.mk).
@@ -38,16 +39,7 @@ rate() { awk '/^execs / { printf "%d executions in %s s, %d/s", $2, $4, $2 / ($4
 op() { awk -v n="$2" '$1 == "op" && $2 == n { print $3 + 0 }' "$1"; }
 opok() { awk -v n="$2" '$1 == "op" && $2 == n { print $5 + 0 }' "$1"; }
 n() { awk -v k="$2" 'index($0, k " ") == 1 { print $(NF) + 0; exit }' "$1"; }
-kernels=${KT_IFUZZ_KERNELS:-}
-if [ -z "$kernels" ]; then
-	kernels=6.12
-	if [ -f "$(tests/vm/kbuild.sh -n 6.1 periodic 2>/dev/null)/done" ]; then
-		kernels="6.12 p6.1"
-	else
-		skip "p6.1: the patched kernel is not built yet (t_kernel_patched builds it; or KT_IFUZZ_KERNELS=p6.1)"
-	fi
-fi
-for k in $kernels; do
+for k in ${KT_IFUZZ_KERNELS:-6.12}; do
 	t0=$(date +%s)
 	out=$KT_ROOT/build/vm/ifuzz-$k
 	KT_APPEND="tsc=nowatchdog no_timer_check log_buf_len=8M" \
