@@ -79,3 +79,12 @@ if [ -n "$t" ] && "$TMP/x/usr/bin/kutrace_postproc" "$t" > "$TMP/pp.out" 2>&1; t
 else
 	nok "packaged kutrace_postproc on $(basename "$t")"; sed 's/^/#   /' "$TMP/pp.out"
 fi
+
+# The Debian guest (t_vm_debian) installs the package offline: every
+# library it depends on must be in the guest image's package list.
+missing=""
+for p in $(dpkg-deb -f "$deb" Depends | tr ',' '\n' | sed 's/(.*//; s/|.*//' | xargs); do
+	[ "$p" = libc6 ] && continue
+	grep -qx "$p" tests/vm/debian/packages || missing="$missing $p"
+done
+eq "the guest image has every library the package depends on (tests/vm/debian/packages)" "" "$missing"

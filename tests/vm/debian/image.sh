@@ -70,7 +70,7 @@ cp "$D/root/boot/initrd.img-$rel" "$D/initrd.img"
 echo "$rel" > "$D/release"
 # room for the debs, DKMS's build and the traces
 size=$(( $(du -sm "$D/root" | cut -f1) + 768 ))
-nice -n 10 mkfs.ext4 -q -L ktroot -d "$D/root" "$D/root.img" "${size}M"
+nice -n 10 mkfs.ext4 -q -L ktroot -d "$D/root" "$D/root.img" "${size}M" >&2
 rm -rf "$D/root"
 echo "debian image: $(cat "$D/release"), ${size} MB, built in $(( $(date +%s) - start )) s" > "$D/done"
 cat "$D/done" >&2
