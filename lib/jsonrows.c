@@ -281,14 +281,16 @@ static void jr_open(struct kt_jreader *r)
 			jr_fail(r, r->line, "no \"events\" array in the JSON");
 		if (c != '"')
 			jr_fail(r, r->line, "expected a key string in the JSON header");
-		struct kt_jitem it;
+		/* in r, not on the stack: an error keeps it for kt_jr_close */
+		struct kt_jitem *it = &r->pending;
 
-		jr_read_item(r, &it, 0);
-		if (strcmp(it.key, "points") == 0)
+		jr_read_item(r, it, 0);
+		if (strcmp(it->key, "points") == 0)
 			jr_refuse(r, r->line, "a points page (scatter plot, \"points\" : [[t, value], ...])");
-		if (strcmp(it.key, "events") == 0) {
-			free(it.key);
-			free(it.key_raw);
+		if (strcmp(it->key, "events") == 0) {
+			free(it->key);
+			free(it->key_raw);
+			memset(it, 0, sizeof(*it));
 			jr_expect(r, '[', "'[' after \"events\" :");
 			r->in_events = 1;
 			/* The first row now: its shape tells the page kind. */
@@ -304,8 +306,9 @@ static void jr_open(struct kt_jreader *r)
 		r->tmp.len = 0;
 		jr_capture_value(r, &r->tmp);
 		json_decref(jr_parse(r, line, r->tmp.p, r->tmp.len));
-		it.value_raw = kt_xstrdup(r->tmp.p);
-		jr_push(&r->hdr, &r->nhdr, &it);
+		it->value_raw = kt_xstrdup(r->tmp.p);
+		jr_push(&r->hdr, &r->nhdr, it);
+		memset(it, 0, sizeof(*it));
 		jr_expect(r, ',', "',' after a header value");
 	}
 }
@@ -318,13 +321,14 @@ static void jr_finish(struct kt_jreader *r)
 	int c = jr_get(r);
 
 	while (c == ',') {
-		struct kt_jitem it;
+		struct kt_jitem *it = &r->pending;
 
 		jr_skip_ws(r);
 		if (jr_peek(r) != '"')
 			jr_fail(r, r->line, "expected a key string after the events array");
-		jr_read_item(r, &it, 1);
-		jr_push(&r->tail, &r->ntail, &it);
+		jr_read_item(r, it, 1);
+		jr_push(&r->tail, &r->ntail, it);
+		memset(it, 0, sizeof(*it));
 		jr_skip_ws(r);
 		c = jr_get(r);
 	}
@@ -528,6 +532,10 @@ void kt_jr_close(struct kt_jreader *r)
 	r->hdr = r->tail = NULL;
 	r->nhdr = r->ntail = 0;
 	kt_buf_free(&r->tmp);
+	free(r->pending.key);
+	free(r->pending.key_raw);
+	free(r->pending.value_raw);
+	memset(&r->pending, 0, sizeof(r->pending));
 }
 
 const char *kt_jr_header_value(const struct kt_jreader *r, const char *key)

@@ -72,6 +72,8 @@ struct kt_jreader {
 	/* errors: "path:line: what", and where the failing call returns */
 	char err[512];
 	jmp_buf *fail;
+	/* the header item being read: an error leaves it to kt_jr_close */
+	struct kt_jitem pending;
 };
 
 /*
