@@ -48,6 +48,7 @@ static u64 *kt_buf;
 static u64 *kt_filter;
 static unsigned long kt_open_flag;
 static DEFINE_MUTEX(kt_ctl_mutex);
+static bool kt_unloading;	/* under kt_ctl_mutex */
 
 /* ---------------------------------------------------------------- IPC */
 
@@ -220,6 +221,10 @@ static long kt_cmd_locked(unsigned int nr, u64 arg, u64 *result)
 	long ret;
 
 	mutex_lock(&kt_ctl_mutex);
+	if (kt_unloading) {
+		mutex_unlock(&kt_ctl_mutex);
+		return -ENODEV;
+	}
 	ret = kt_cmd(nr, arg, result);
 	if (kt_backend->set_tracing)
 		kt_backend->set_tracing(READ_ONCE(kt_tracing));
@@ -406,7 +411,17 @@ fail:
 
 static void __exit kt_exit(void)
 {
+	/*
+	 * System call 1023 holds no reference on the module: a call already
+	 * past the kernel's hook may be waiting for the mutex with an ON
+	 * command.  It must find the module going, not start tracing again.
+	 */
+	mutex_lock(&kt_ctl_mutex);
+	kt_unloading = true;
 	WRITE_ONCE(kt_tracing, false);
+	if (kt_backend->set_tracing)
+		kt_backend->set_tracing(false);
+	mutex_unlock(&kt_ctl_mutex);
 	misc_deregister(&kt_misc);
 	kt_backend->detach();
 	msleep(20);

@@ -129,6 +129,13 @@ static void kt_pt_detach(void)
 	smp_mb();
 	while (atomic_read(&kutrace_control_active))
 		usleep_range(1000, 2000);
+	/*
+	 * A system call 1023 that was already inside the module may have
+	 * run an ON command after the first write above, turning the flag
+	 * back on; with the ops cleared below every hook would then call
+	 * NULL.  No caller is left now, so this write is the last.
+	 */
+	WRITE_ONCE(kutrace_tracing, false);
 	/* Hooks that saw the flag on finish before the ops go away. */
 	synchronize_rcu();
 	msleep(20);

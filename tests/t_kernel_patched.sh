@@ -8,7 +8,8 @@
 # exit and nothing is reconstructed, ia32 syscalls, #UD/#BP/#GP/#DB,
 # prctl renames, packets, system call 1023 (also as kutrace_control's
 # path, and tests/vm/kulib.c as in t_vm_sys1023), scenario 5 (permissions),
-# rmmod while tracing, backend=tracepoint.
+# rmmod while tracing, backend=tracepoint, unload and reload under system
+# call 1023 ON/OFF from four threads.
 # Guest side: tests/vm/scenarios/kernel.sh.
 # KT_KERNELS="p6.1 p6.12" selects kernels; outputs stay in build/vm/.
 . tests/lib.sh
@@ -158,6 +159,12 @@ for k in ${KT_KERNELS:-p6.1 p6.12}; do
 	done < "$out/security.out"
 	check "$k: rmmod while tracing" grep -q "rmmod_tracing=0" "$L"
 	check "$k: reload and trace again" grep -q "again=0" "$L"
+	rl=$(sed -n 's/^reloads=//p' "$L")
+	check "$k: unloaded ${rl:-0} times while 4 threads sent ON/OFF through system call 1023: no rule broken" \
+		eval 'grep -qx "reload_race=0" "$L" && [ "${rl:-0}" -ge 3 ]'
+	na=$(awk '/^sys1023 answered/ { print $3 }' "$out/reload.out")
+	check "$k: ... and system call 1023 was answered between the reloads (${na:-0} calls)" \
+		test "${na:-0}" -gt 0
 	check "$k: full buffer: record still writes the trace" grep -q "full=0" "$L"
 	check "$k: full buffer: says so" grep -q "buffer filled up" "$out/full.err"
 	eq "$k: full buffer: 16 blocks of 64 KB" 1048576 "$(stat -c %s "$out/full.trace")"

@@ -18,9 +18,8 @@
 #   KT_IFUZZ_SECS     seconds of the root phase (default 15; the user
 #                     phase and the reload race half of it each, >= 6 s)
 #   KT_IFUZZ_KERNELS  kernels (default: 6.12; make ifuzz: 6.12 p6.1).
-#                     p6.1 passes the 15-s run, but a 300-s run hung its
-#                     guest in the reload race after the 5th rmmod (open,
-#                     issue 20): not in make test until that is understood
+#                     make test's patched-kernel reload race is in
+#                     t_kernel_patched (its guest is booted anyway).
 #   KT_IFUZZ_SEED     the fuzzer's seed (default: the date, printed)
 #
 # make ifuzz IFUZZ_SECS=N runs it longer (tests/soak.mk).

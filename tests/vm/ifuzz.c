@@ -254,8 +254,19 @@ static void do_sys(struct thr *t)
 	case 2: cmd = KUTRACE_CMD_MAX + 1 + pick(t, 4); break;
 	default: cmd = pick(t, KUTRACE_CMD_MAX + 1); break;
 	}
-	if (mode_sys && cmd != KUTRACE_CMD_RESET && pick(t, 2))
-		cmd = KUTRACE_CMD_VERSION;
+	/*
+	 * While the module unloads: half cheap queries, a quarter ON and OFF
+	 * (an ON still inside the module when it unloads once left the
+	 * patched kernel's hook flag on, with the hooks cleared).
+	 */
+	if (mode_sys && cmd != KUTRACE_CMD_RESET) {
+		unsigned int k = pick(t, 8);
+
+		if (k < 4)
+			cmd = KUTRACE_CMD_VERSION;
+		else if (k < 6)
+			cmd = k == 4 ? KUTRACE_CMD_ON : KUTRACE_CMD_OFF;
+	}
 	if (pick(t, 16) == 0)
 		fill_scratch(t);
 	if (mode_user)

@@ -2,7 +2,8 @@
 # scenario 1 (nothing missing), the transitions the original patch never
 # saw (ia32 syscalls, #UD/#BP/#GP/#DB, prctl rename), packets, system call
 # 1023, scenario 5 (permissions), rmmod while tracing, scenario 3 (buffer
-# full, wraparound), backend=tracepoint.
+# full, wraparound), backend=tracepoint, then unload and reload while four
+# threads send ON, OFF and queries through system call 1023.
 N=100000 M=100 K=1000 X=200
 KO=/lib/modules/kutrace_mod.ko
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
@@ -51,6 +52,23 @@ insmod $KO tracemb=8 backend=tracepoint; echo "insmod_tp=$?"
 kutrace_control record -o tp.trace -- workload getpid 1000 > tp.out 2>&1
 echo "tp=$?"
 rmmod kutrace_mod
+# System call 1023 holds no reference on the module: an ON command still
+# inside it while it unloads once turned the kernel's hook flag back on
+# after the hooks were cleared (the guest died at the first rmmod).
+insmod $KO tracemb=8
+ifuzz sys 8 4 23 > reload.out 2>&1 &
+f=$!
+rl=0
+sleep 1
+while kill -0 $f 2>/dev/null; do
+	rmmod kutrace_mod && rl=$((rl + 1))
+	sleep 0.3
+	insmod $KO tracemb=8
+	sleep 0.7
+done
+wait $f; echo "reload_race=$?"
+echo "reloads=$rl"
+grep -q '^kutrace_mod ' /proc/modules && rmmod kutrace_mod
 insmod $KO backend=bogus 2> bogus.err; echo "bogus=$?"
 kutrace_control stat > nomod.out 2>&1; echo "nomod=$?"
 ktexc nosys > nosys.out 2>&1
