@@ -9,8 +9,15 @@
  * one line per entry with its word index, hex value, timestamp and event,
  * and a decoding: name entries as text, two-word PC samples with their PC,
  * fused call/returns with delta and return value.  Runs of zero words are
- * summarised unless -all, which also dumps the IPC/LLC side bytes.  A
+ * summarised unless -all, which also dumps the IPC/LLC side bytes.
+ * Blocks come in file order, or in time order after a wraparound (the
+ * order the postprocessors read them in).  A
  * debugging aid: the output has no stable format.
+ *
+ * A damaged block is still dumped - looking at damage is what the tool is
+ * for - but it is marked where kt_block_check (the one damage check that
+ * checktrace and kutrace_postproc use) finds it, and the exit status is 1,
+ * so that a script never takes a dump of garbage for a sound trace.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -25,7 +32,8 @@ static void usage(FILE *f)
 		"usage: kutrace_dump <file.trace> [-all]\n"
 		"Dumps every block of a raw KUtrace file: header fields, then each\n"
 		"entry in hex with its decoding.  -all also shows zero words and the\n"
-		"IPC/LLC side bytes.\n");
+		"IPC/LLC side bytes.  Damaged blocks are dumped and marked DAMAGED;\n"
+		"the exit status is then 1.\n");
 }
 
 static const char *special_name(unsigned int ev)
@@ -102,10 +110,87 @@ static void decode(const struct kt_block *b, int i, unsigned int len)
 		       (unsigned long long)b->w[i + (int)k]);
 }
 
+struct dump {
+	struct kt_raw r;
+	int all;
+	long ndamaged;
+	char first[256];
+};
+
+/* One block, in the order kt_raw_each gives (time order after a wrap). */
+static int dump_block(void *ctx, const struct kt_block *b)
+{
+	struct dump *d = ctx;
+	char err[256];
+
+	printf("==== block %ld  cpu %u  flags %#04x  counter %#llx  usec %llu\n",
+	       b->index, b->cpu, b->flags, (unsigned long long)b->base,
+	       (unsigned long long)b->usec);
+	if (b->index == 0)
+		printf("     start counter %#llx usec %llu  stop counter %#llx usec %llu\n",
+		       (unsigned long long)d->r.start_ctr, (unsigned long long)d->r.start_usec,
+		       (unsigned long long)d->r.stop_ctr, (unsigned long long)d->r.stop_usec);
+	printf("     pid %u  mhz %u  comm ", b->pid, b->mhz);
+	print_text((const uint64_t *)b->comm, KUTRACE_HDR_COMM_BYTES / 8);
+	putchar('\n');
+	int chk = kt_block_check(b, err, sizeof(err));
+
+	if (chk != 0)
+		printf("     %s %s\n", chk < 0 ? "DAMAGED" : "note", err);
+	if (chk < 0 && d->ndamaged++ == 0)
+		snprintf(d->first, sizeof(d->first), "%s", err);
+	for (int i = 0; i < b->first_entry; i++)
+		printf("%5d %016llx  header\n", i, (unsigned long long)b->w[i]);
+	int zeros = 0;
+
+	for (int i = b->first_entry; i < KUTRACE_BLOCK_WORDS;) {
+		uint64_t w = b->w[i];
+
+		if (w == KUTRACE_WORD_NOP && !d->all) {
+			zeros++;
+			i++;
+			continue;
+		}
+		if (zeros) {
+			printf("      ... %d zero words\n", zeros);
+			zeros = 0;
+		}
+		if (w == KUTRACE_WORD_NOP || w == KUTRACE_WORD_END) {
+			printf("%5d %016llx  %s\n", i, (unsigned long long)w,
+			       w ? "end of block data" : "nop");
+			i++;
+			continue;
+		}
+		unsigned int len = kutrace_entry_words(kutrace_word_event(w));
+
+		if (len == 0)
+			len = 1;
+		if (i + (int)len > KUTRACE_BLOCK_WORDS) {
+			printf("%5d %016llx  entry of %u words runs past the block end\n",
+			       i, (unsigned long long)w, len);
+			break;
+		}
+		decode(b, i, len);
+		i += (int)len;
+	}
+	if (zeros)
+		printf("      ... %d zero words\n", zeros);
+	if (d->all && b->has_side) {
+		printf("     side block:\n");
+		for (int j = 0; j < KUTRACE_SIDE_BYTES; j += 32) {
+			printf("     %4d", j);
+			for (int k = 0; k < 32; k++)
+				printf(" %02x", b->side[j + k]);
+			putchar('\n');
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *path = NULL;
-	int all = 0;
+	struct dump d = { .all = 0 };
 
 	kt_set_progname(argv[0]);
 	for (int i = 1; i < argc; i++) {
@@ -113,7 +198,7 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		} else if (strcmp(argv[i], "-all") == 0) {
-			all = 1;
+			d.all = 1;
 		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
 			usage(stderr);
 			return 2;
@@ -126,76 +211,17 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	struct kt_raw r;
-	struct kt_block *b = kt_xmalloc(sizeof(*b));
-	int rc;
-
-	if (kt_raw_open(&r, path) != 0)
-		kt_die("%s", r.err);
-	while ((rc = kt_raw_next(&r, b)) == 1) {
-		printf("==== block %ld  cpu %u  flags %#04x  counter %#llx  usec %llu\n",
-		       b->index, b->cpu, b->flags, (unsigned long long)b->base,
-		       (unsigned long long)b->usec);
-		if (b->index == 0)
-			printf("     start counter %#llx usec %llu  stop counter %#llx usec %llu\n",
-			       (unsigned long long)r.start_ctr, (unsigned long long)r.start_usec,
-			       (unsigned long long)r.stop_ctr, (unsigned long long)r.stop_usec);
-		printf("     pid %u  mhz %u  comm ", b->pid, b->mhz);
-		print_text((const uint64_t *)b->comm, KUTRACE_HDR_COMM_BYTES / 8);
-		putchar('\n');
-		for (int i = 0; i < b->first_entry; i++)
-			printf("%5d %016llx  header\n", i, (unsigned long long)b->w[i]);
-		int zeros = 0;
-
-		for (int i = b->first_entry; i < KUTRACE_BLOCK_WORDS;) {
-			uint64_t w = b->w[i];
-
-			if (w == KUTRACE_WORD_NOP && !all) {
-				zeros++;
-				i++;
-				continue;
-			}
-			if (zeros) {
-				printf("      ... %d zero words\n", zeros);
-				zeros = 0;
-			}
-			if (w == KUTRACE_WORD_NOP || w == KUTRACE_WORD_END) {
-				printf("%5d %016llx  %s\n", i, (unsigned long long)w,
-				       w ? "end of block data" : "nop");
-				i++;
-				continue;
-			}
-			unsigned int len = kutrace_entry_words(kutrace_word_event(w));
-
-			if (len == 0)
-				len = 1;
-			if (i + (int)len > KUTRACE_BLOCK_WORDS) {
-				printf("%5d %016llx  entry of %u words runs past the block end\n",
-				       i, (unsigned long long)w, len);
-				break;
-			}
-			decode(b, i, len);
-			i += (int)len;
-		}
-		if (zeros)
-			printf("      ... %d zero words\n", zeros);
-		if (all && b->has_side) {
-			printf("     side block:\n");
-			for (int j = 0; j < KUTRACE_SIDE_BYTES; j += 32) {
-				printf("     %4d", j);
-				for (int k = 0; k < 32; k++)
-					printf(" %02x", b->side[j + k]);
-				putchar('\n');
-			}
-		}
-	}
-	if (rc < 0) {
+	if (kt_raw_open(&d.r, path) != 0)
+		kt_die("%s", d.r.err);
+	if (kt_raw_each(&d.r, dump_block, &d) < 0) {
 		fflush(stdout);
-		kt_die("%s", r.err);
+		kt_die("%s", d.r.err);
 	}
-	kt_raw_close(&r);
-	free(b);
+	kt_raw_close(&d.r);
 	if (fflush(stdout) != 0 || ferror(stdout))
 		kt_die("write error on stdout: %s", strerror(errno));
+	if (d.ndamaged)
+		kt_die("%s: %ld damaged block%s, dumped anyway (first: %s)", path,
+		       d.ndamaged, d.ndamaged == 1 ? "" : "s", d.first);
 	return 0;
 }

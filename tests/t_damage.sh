@@ -6,7 +6,8 @@
 # traces (IPC side blocks, wraparound, TSDELTA gaps, late stores) are
 # damaged at seeded random offsets: runs of 32..512 random words, runs of
 # zero words followed by surviving entries, two blocks swapped, the file
-# cut anywhere.  For each, checktrace must say FAIL (exit 1) and
+# cut anywhere.  For each, checktrace must say FAIL (exit 1), kutrace_dump
+# must exit 1 with one line, and
 # kutrace_postproc must refuse with one line naming the file, the block
 # and the word; with --skip-damaged it skips and counts the damaged blocks.  A cut at a block
 # boundary may leave a sound trace; it must then at least warn.
@@ -158,6 +159,13 @@ for f in "$TMP"/d/*; do
 	if [ $crc != 1 ] || [ "$(tail -1 "$TMP/ct")" != "FAIL $TMP/t.trace" ]; then
 		silent="$silent $n(checktrace)"
 	fi
+	# kutrace_dump shows the damage but must not exit 0 on it.
+	"$B/kutrace_dump" "$TMP/t.trace" > /dev/null 2> "$TMP/de"; drc=$?
+	if [ $drc = 0 ]; then
+		silent="$silent $n(kutrace_dump)"
+	elif [ $drc -ge 2 ] || [ "$(wc -l < "$TMP/de")" != 1 ]; then
+		unclear="$unclear $n(kutrace_dump)"
+	fi
 	if [ $prc = 0 ]; then
 		silent="$silent $n(postproc)"
 	elif [ "$(wc -l < "$TMP/pe")" != 1 ] || ! grep -q '^kutrace_postproc: .*t.trace: block [0-9]*\( word [0-9]*\)\?: ' "$TMP/pe"; then
@@ -176,5 +184,5 @@ check "damaged traces made ($total; $nharmless with the undamaged JSON, $ncpus c
 	test "$total" -ge 250 -a "$nharmless" -le 20
 eq "no tool crashes on $total damaged traces" "" "$crashed"
 eq "no damaged trace passes silently ($total: random words, zeros, swapped blocks, cuts)" "" "$silent"
-eq "kutrace_postproc refuses with one line naming file, block (and word)" "" "$unclear"
+eq "kutrace_postproc and kutrace_dump refuse with one line (postproc: naming file, block and word)" "" "$unclear"
 eq "kutrace_postproc --skip-damaged names and counts the skipped blocks" "" "$noskip"

@@ -104,6 +104,16 @@ check "5: makeself, 11-digit numbers: a page, no UB" eval '[ $rc = 0 ] && sane &
 run 10 "$B/unmakeself" out.html
 check "5: ... whose data comes back byte for byte" cmp -s "$TMP/out" "$w/in.json"
 
+# 64 KB of random bytes that happen to pass the block-0 header check
+# (found by the mutation run below): kutrace_dump still dumps it, but
+# says the block is damaged and exits 1, as checktrace fails it.
+rm -rf "$w"/*; cp "$C/dump_random_bytes.trace" "$w/t.trace"
+run 10 "$B/kutrace_dump" t.trace
+refused "10: kutrace_dump on random bytes with a plausible header: exit 1" 't.trace: 1 damaged block, dumped anyway \(first: block 0 word 14: garbage word'
+check "10: ... the dump marks the block DAMAGED" grep -q '^     DAMAGED block 0 word 14' "$TMP/out"
+run 10 "$B/checktrace" t.trace
+check "10: ... checktrace fails it too (rc $rc)" test "$rc" = 1
+
 rm -rf "$w"/*; cp "$C/checktrace_busy_alloc.trace" "$w/t.trace"
 run 10 "$B/checktrace" t.trace
 check "6: checktrace, block 1 a million seconds later: done in < 10 s (rc $rc)" sane
