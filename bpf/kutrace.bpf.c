@@ -322,7 +322,15 @@ static __noinline int kt_put(__u64 *src, __u32 len, bool forced,
 	return len;
 }
 
-/* Merge a return into the call just before it (docs/spec/FORMATS.md 1.2). */
+/*
+ * Merge a return into the call just before it (docs/spec/FORMATS.md 1.2).
+ * The same rule as kt_fuse in module/kutrace_core.c, written again on
+ * purpose: the core's pointers into a vmalloc'ed buffer cannot pass the BPF
+ * verifier, which wants word indexes checked against the map on every
+ * access (kt_word), and a nested program cannot be ruled out by disabling
+ * interrupts, hence the undo below.  Both are checked against the same
+ * format.h masks and decoded by the same tests (t_vm_bpf, t_unit).
+ */
 static __always_inline bool kt_fuse(unsigned int event, long ret)
 {
 	struct kt_bpf_state *st = kt_state();

@@ -305,33 +305,35 @@ void kt_trace_2(unsigned int event, u64 arg, u64 word2)
 	kt_put(w, 2, false, false);
 }
 
+/* Copy an entry, put head into its first word's event field, store it. */
+static int kt_put_copy(const u64 *words, unsigned int len, u64 head,
+		       bool forced, bool may_fuse)
+{
+	u64 w[KUTRACE_MAX_ENTRY_WORDS];
+	unsigned int i;
+
+	if (len < 1 || len > KUTRACE_MAX_ENTRY_WORDS)
+		return 0;
+	for (i = 0; i < len; i++)
+		w[i] = words[i];
+	w[0] &= ~(KUTRACE_TS_MASK << KUTRACE_TS_SHIFT);
+	w[0] |= head;
+	return kt_put(w, len, forced, may_fuse);
+}
+
 int kt_trace_many(unsigned int event, unsigned int len, const u64 *words,
 		  bool forced)
 {
-	u64 w[KUTRACE_MAX_ENTRY_WORDS];
-	unsigned int i;
-
-	if (len < 1 || len > KUTRACE_MAX_ENTRY_WORDS)
-		return 0;
-	for (i = 0; i < len; i++)
-		w[i] = words[i];
-	w[0] &= ~(KUTRACE_TS_MASK << KUTRACE_TS_SHIFT);
-	w[0] |= (u64)((event | (len << KUTRACE_LEN_SHIFT)) &
-		      KUTRACE_EVENT_MASK) << KUTRACE_EVENT_SHIFT;
-	return kt_put(w, len, forced, false);
+	return kt_put_copy(words, len,
+			   (u64)((event | (len << KUTRACE_LEN_SHIFT)) &
+				 KUTRACE_EVENT_MASK) << KUTRACE_EVENT_SHIFT,
+			   forced, false);
 }
 
+/* A user's entry, its event field already set by the library. */
 int kt_insert_words(const u64 *words, unsigned int len, bool forced)
 {
-	u64 w[KUTRACE_MAX_ENTRY_WORDS];
-	unsigned int i;
-
-	if (len < 1 || len > KUTRACE_MAX_ENTRY_WORDS)
-		return 0;
-	for (i = 0; i < len; i++)
-		w[i] = words[i];
-	w[0] &= ~(KUTRACE_TS_MASK << KUTRACE_TS_SHIFT);
-	return kt_put(w, len, forced, len == 1);
+	return kt_put_copy(words, len, 0, forced, len == 1);
 }
 
 void kt_pidname(u32 pid, const char *comm, bool always)

@@ -11,6 +11,18 @@ skip() { echo "skip - $*"; }
 check() { local what=$1; shift; if "$@"; then ok "$what"; else nok "$what"; fi; }
 # eq what expected actual
 eq() { if [ "$2" = "$3" ]; then ok "$1"; else nok "$1 (expected '$2', got '$3')"; fi; }
+# relay PREFIX FILE: the "ok - " / "not ok - " lines a guest or a browser
+# script wrote to FILE, as this suite's own under PREFIX; RELAYED = their count
+relay() {
+	local line
+	RELAYED=0
+	while read -r line; do
+		case $line in
+		"ok - "*) ok "$1: ${line#ok - }"; RELAYED=$((RELAYED + 1)) ;;
+		"not ok - "*) nok "$1: ${line#not ok - }"; RELAYED=$((RELAYED + 1)) ;;
+		esac
+	done < "$2"
+}
 # same_file "what" expected actual: ok if identical, else show a diff
 same_file() {
 	if cmp -s "$2" "$3"; then ok "$1"; else

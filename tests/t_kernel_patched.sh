@@ -78,19 +78,9 @@ for k in ${KT_KERNELS:-p6.1 p6.12}; do
 		"$(fact "$TMP/nest" event 0x40e | awk '{print $4}')"
 	check "$k: local timer interrupts traced" test "$(fact "$TMP/nest" event 0x5ec | awk '{print $2}')" -gt 0
 	if [ -x "$KT_BIN/kutrace_postproc" ]; then
-		cp "$out/mixed.trace" "$TMP/mixed.trace"
-		if "$KT_BIN/kutrace_postproc" "$TMP/mixed.trace" --no-html >/dev/null 2>&1; then
-			ok "$k: kutrace_postproc turns the trace into JSON"
-			# The scheduler span is real here: timer interrupts land
-			# inside it (tests/t_postproc.sh "mkgolden sched").
-			if python3 tests/vm/host/tile.py "$TMP/mixed.json" > "$TMP/tile.out"; then
-				ok "$k: every CPU's timeline tiles ($(tr '\n' ';' < "$TMP/tile.out"))"
-			else
-				nok "$k: every CPU's timeline tiles"; sed 's/^/#   /' "$TMP/tile.out"
-			fi
-		else
-			nok "$k: kutrace_postproc turns the trace into JSON"
-		fi
+		# The scheduler span is real here: timer interrupts land inside
+		# it (tests/t_postproc.sh "mkgolden sched").
+		json_tiles "$k" "$out/mixed.trace"
 		if [ -x "$KT_BIN/checktrace" ]; then
 			check "$k: checktrace passes" sh -c "'$KT_BIN/checktrace' '$TMP/mixed.trace' -q >/dev/null"
 		fi
@@ -131,12 +121,7 @@ for k in ${KT_KERNELS:-p6.1 p6.12}; do
 	between "$k: TCP receives with payload traced (0x214)" $((2 * X - 4)) $((2 * X + 4)) "$(fact "$TMP/tcp.nest" point 0x214)"
 
 	# system call 1023
-	while read -r line; do
-		case $line in
-		"ok - "*) ok "$k: ${line#ok - }" ;;
-		"not ok - "*) nok "$k: ${line#not ok - }" ;;
-		esac
-	done < "$out/sys.out"
+	relay "$k" "$out/sys.out"
 	check "$k: without the module syscall 1023 fails with ENOSYS" grep -q "^ok - " "$out/nosys.out"
 	# the checks of tests/t_vm_sys1023.sh: the same answers as on stock kernels
 	kulib_checks "$out" 200
@@ -151,12 +136,7 @@ for k in ${KT_KERNELS:-p6.1 p6.12}; do
 
 	# scenario 5, lifecycle, the other backend
 	check "$k: /dev/kutrace is mode 0600" grep -q '^crw-------' "$out/devnode.txt"
-	while read -r line; do
-		case $line in
-		"ok - "*) ok "$k: ${line#ok - }" ;;
-		"not ok - "*) nok "$k: ${line#not ok - }" ;;
-		esac
-	done < "$out/security.out"
+	relay "$k" "$out/security.out"
 	check "$k: rmmod while tracing" grep -q "rmmod_tracing=0" "$L"
 	check "$k: reload and trace again" grep -q "again=0" "$L"
 	rl=$(sed -n 's/^reloads=//p' "$L")
@@ -165,20 +145,7 @@ for k in ${KT_KERNELS:-p6.1 p6.12}; do
 	na=$(awk '/^sys1023 answered/ { print $3 }' "$out/reload.out")
 	check "$k: ... and system call 1023 was answered between the reloads (${na:-0} calls)" \
 		test "${na:-0}" -gt 0
-	check "$k: full buffer: record still writes the trace" grep -q "full=0" "$L"
-	check "$k: full buffer: says so" grep -q "buffer filled up" "$out/full.err"
-	eq "$k: full buffer: 16 blocks of 64 KB" 1048576 "$(stat -c %s "$out/full.trace")"
-	ktcheck "$out/full.trace" > "$TMP/full.f"
-	fpid=$(awk '$1 == "pid" { print $2; exit }' "$out/full.out")
-	between "$k: full buffer: the first getpid calls are kept" 1000 399999 \
-		"$(fact "$TMP/full.f" pid $fpid sys 39 | cut -d' ' -f2)"
-	check "$k: wraparound: record succeeded" grep -q "wrap=0" "$L"
-	ktcheck "$out/wrap.trace" > "$TMP/wrap.f"
-	eq "$k: wraparound: WRAP flag in block 0" "1" "$(fact "$TMP/wrap.f" wrapped)"
-	wpid=$(awk '$1 == "pid" { print $2; exit }' "$out/wrap.out")
-	eq "$k: wraparound: the newest data (exit_group) is kept" "calls 1" \
-		"$(fact "$TMP/wrap.f" pid $wpid sys 231 | cut -d' ' -f1-2)"
-	check "$k: wraparound: names from block 0 survive" grep -q "^backend patched" "$TMP/wrap.f"
+	full_and_wrap "$k" "$out" patched
 	if [ -x "$KT_BIN/kutrace_postproc" ]; then
 		cp "$out/wrap.trace" "$TMP/wrap.trace"
 		check "$k: wraparound trace postprocesses" \

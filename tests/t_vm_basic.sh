@@ -92,14 +92,7 @@ for k in ${KT_VM_KERNELS:-6.1 6.12 6.1-generic 6.1-rt}; do
 	hi=$((M + 21)); [ $arch = x86 ] || hi=$((M + 60))
 	between "$k: parent: other switch-ins ~M" $((M - 20)) $hi \
 		"$(fact "$TMP/pair.f" pair $pid $child | cut -d' ' -f6)"
-	pf=$(fact "$TMP/mixed.f" pid $pid switchin | awk '{print $5}')
-	pfr=$(fact "$TMP/mixed.f" pid $pid switchin | awk '{print $7}')
-	check "$k: the workload's page faults are traced ($pf)" test "${pf:-0}" -gt 0
-	eq "$k: every page fault of the workload has an exit" "$pf" "$pfr"
-	eq "$k: TSDELTAs agree with the following timestamps" "0" \
-		"$(awk '$1 == "cpu" { s += $8 } END { print s + 0 }' "$TMP/mixed.f")"
-	eq "$k: no block goes back in time on its CPU" "0" \
-		"$(awk '$1 == "cpu" { s += $10 } END { print s + 0 }' "$TMP/mixed.f")"
+	workload_faults "$k" "$pid"
 	check "$k: PC samples present" test "$(fact "$TMP/mixed.f" pcsamples)" -gt 0
 	check "$k: backend entry does not say IPI sends are missing" \
 		sh -c "grep '^backend tracepoint' '$TMP/mixed.f' | grep -vq 'no IPI send'"
@@ -121,35 +114,26 @@ for k in ${KT_VM_KERNELS:-6.1 6.12 6.1-generic 6.1-rt}; do
 	check "$k: IPIs from CPU 1 to 0 ($(fact "$TMP/ipi.f" ipiroute 1 0))" \
 		test "$(fact "$TMP/ipi.f" ipiroute 1 0)" -gt 0
 	if [ -x "$KT_BIN/kutrace_postproc" ]; then
-		cp "$out/mixed.trace" "$TMP/mixed.trace"
-		if "$KT_BIN/kutrace_postproc" "$TMP/mixed.trace" --no-html >/dev/null 2>&1; then
-			ok "$k: kutrace_postproc turns the trace into JSON"
-			if python3 tests/vm/host/tile.py "$TMP/mixed.json" > "$TMP/tile.out"; then
-				ok "$k: every CPU's timeline tiles without gaps ($(tr '\n' ';' < "$TMP/tile.out"))"
-			else
-				nok "$k: every CPU's timeline tiles without gaps"; sed 's/^/#   /' "$TMP/tile.out"
-			fi
-			# arm64 traces on this host: the names the guest's kutrace_control
-			# wrote, and the page in Chromium
-			if [ $arch != x86 ]; then
-				for name in getpid clock_nanosleep page_fault arch_timer ipi1_function; do
-					check "$k: JSON names $name (arm64 numbering)" grep -q "\"$name\"" "$TMP/mixed.json"
-				done
-				check "$k: the trace has a CPU model (CPU part and board)" \
-					sh -c "'$KT_BIN/checktrace' '$TMP/mixed.trace' | grep -q 'CPU model present'"
-				mkdir -p build/screenshots
-				"$KT_BIN/kutrace_postproc" "$TMP/mixed.trace" "$k mixed" >/dev/null 2>&1
-				chromium_page "$k: the workload's page in Chromium" "$TMP/mixed.html" \
-					"build/screenshots/basic-$k.png" workload
-				# either architecture's trace postprocessed on arm64
-				for g in basic arm64; do
-					same_file "$k: on arm64, rawtoevent | sort -n | eventtospan: $g golden JSON" \
-						tests/golden/$g.json <(grep -v randomid "$out/golden-$g.json")
-				done
-			fi
-		else
-			nok "$k: kutrace_postproc turns the trace into JSON"
+		json_tiles "$k" "$out/mixed.trace" && {
+		# arm64 traces on this host: the names the guest's kutrace_control
+		# wrote, and the page in Chromium
+		if [ $arch != x86 ]; then
+			for name in getpid clock_nanosleep page_fault arch_timer ipi1_function; do
+				check "$k: JSON names $name (arm64 numbering)" grep -q "\"$name\"" "$TMP/mixed.json"
+			done
+			check "$k: the trace has a CPU model (CPU part and board)" \
+				sh -c "'$KT_BIN/checktrace' '$TMP/mixed.trace' | grep -q 'CPU model present'"
+			mkdir -p build/screenshots
+			"$KT_BIN/kutrace_postproc" "$TMP/mixed.trace" "$k mixed" >/dev/null 2>&1
+			chromium_page "$k: the workload's page in Chromium" "$TMP/mixed.html" \
+				"build/screenshots/basic-$k.png" workload
+			# either architecture's trace postprocessed on arm64
+			for g in basic arm64; do
+				same_file "$k: on arm64, rawtoevent | sort -n | eventtospan: $g golden JSON" \
+					tests/golden/$g.json <(grep -v randomid "$out/golden-$g.json")
+			done
 		fi
+		}
 	else
 		skip "$k: postprocessing: no $KT_BIN/kutrace_postproc"
 	fi
@@ -163,12 +147,7 @@ for k in ${KT_VM_KERNELS:-6.1 6.12 6.1-generic 6.1-rt}; do
 	# scenario 5
 	check "$k: /dev/kutrace is mode 0600" grep -q '^crw-------' "$out/devnode.txt"
 	check "$k: vmcheck security ran clean" grep -q "vmcheck=0" "$out/scenario.log"
-	while read -r line; do
-		case $line in
-		"ok - "*) ok "$k: ${line#ok - }" ;;
-		"not ok - "*) nok "$k: ${line#not ok - }" ;;
-		esac
-	done < "$out/security.out"
+	relay "$k" "$out/security.out"
 	check "$k: rmmod kutrace_mod" grep -q "rmmod=0" "$out/scenario.log"
 	check "$k: without the module kutrace_control says so" \
 		grep -q "module not loaded" "$out/nomod.out"

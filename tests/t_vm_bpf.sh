@@ -69,23 +69,8 @@ for k in ${KT_VM_BPF_KERNELS:-6.1 6.12}; do
 	fi
 	eq "$k bpf: parent: M + 1 other wakeups (nanosleep, fork)" "other_wakeup $((M + 1))" \
 		"$(fact "$TMP/pair.f" pair $pid $child | cut -d' ' -f7-8)"
-	pf=$(fact "$TMP/mixed.f" pid $pid switchin | awk '{print $5}')
-	pfr=$(fact "$TMP/mixed.f" pid $pid switchin | awk '{print $7}')
-	check "$k bpf: the workload faulted ($pf)" test "${pf:-0}" -gt 0
-	eq "$k bpf: every page fault of the workload has an exit" "$pf" "$pfr"
-	eq "$k bpf: TSDELTAs agree with the following timestamps" "0" \
-		"$(awk '$1 == "cpu" { s += $8 } END { print s + 0 }' "$TMP/mixed.f")"
-	eq "$k bpf: no block goes back in time on its CPU" "0" \
-		"$(awk '$1 == "cpu" { s += $10 } END { print s + 0 }' "$TMP/mixed.f")"
-	if [ -x "$KT_BIN/kutrace_postproc" ]; then
-		cp "$out/mixed.trace" "$TMP/mixed.trace"
-		if "$KT_BIN/kutrace_postproc" "$TMP/mixed.trace" --no-html >/dev/null 2>&1 &&
-		   python3 tests/vm/host/tile.py "$TMP/mixed.json" > "$TMP/tile.out"; then
-			ok "$k bpf: every CPU's timeline tiles without gaps ($(tr '\n' ';' < "$TMP/tile.out"))"
-		else
-			nok "$k bpf: every CPU's timeline tiles without gaps"; sed 's/^/#   /' "$TMP/tile.out"
-		fi
-	fi
+	workload_faults "$k bpf" "$pid"
+	[ ! -x "$KT_BIN/kutrace_postproc" ] || json_tiles "$k bpf" "$out/mixed.trace"
 
 	# nesting stress
 	check "$k bpf: stress recorded" grep -q "stress=0" "$out/scenario.log"

@@ -64,12 +64,7 @@ for p in find xargs gzip xz sqlite3; do
 done
 if [ -x /usr/bin/chromium ] && command -v node >/dev/null && [ -d tests/browser/node_modules/playwright-core ]; then
 	timeout 300 node tests/browser/open_page.js "$out/debian.html" "$out/debian.png" find gzip xz sqlite3 > "$TMP/page.out" 2>&1
-	while read -r line; do
-		case $line in
-		"ok - "*) ok "Chromium, the guest's page: ${line#ok - }" ;;
-		"not ok - "*) nok "Chromium, the guest's page: ${line#not ok - }" ;;
-		esac
-	done < "$TMP/page.out"
+	relay "Chromium, the guest's page" "$TMP/page.out"
 	grep -q "^ok - page loads" "$TMP/page.out" || { nok "Chromium opened the guest's page"; sed 's/^/#   /' "$TMP/page.out" | tail -5; }
 else
 	skip "debian guest: page in Chromium: no chromium/node/playwright-core (tests/deps/viewer.sh)"

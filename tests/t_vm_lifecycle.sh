@@ -18,22 +18,7 @@ for k in ${KT_VM_KERNELS_LIFECYCLE:-6.1}; do
 	check "$k: insmod tracemb=0 fails" grep -q "badparam=[1-9]" "$L"
 	check "$k: ... with a clear message" grep -q "tracemb=0 is invalid" "$out/badparam.dmesg"
 	check "$k: insmod tracemb=1" grep -q "insmod1=0" "$L"
-	check "$k: full buffer: record still writes the trace" grep -q "full=0" "$L"
-	check "$k: full buffer: says so" grep -q "buffer filled up" "$out/full.err"
-	eq "$k: full buffer: 16 blocks of 64 KB" 1048576 "$(stat -c %s "$out/full.trace")"
-	ktcheck "$out/full.trace" > "$TMP/full.f"
-	pid=$(awk '$1 == "pid" { print $2; exit }' "$out/full.out")
-	c=$(fact "$TMP/full.f" pid $pid sys $NR_getpid | cut -d' ' -f2)
-	between "$k: full buffer: the first getpid calls are kept" 1000 399999 "$c"
-	check "$k: wraparound: record succeeded" grep -q "wrap=0" "$L"
-	check "$k: wraparound: says so" grep -q "wrapped around" "$out/wrap.err"
-	ktcheck "$out/wrap.trace" > "$TMP/wrap.f"
-	eq "$k: wraparound: WRAP flag in block 0" "1" "$(fact "$TMP/wrap.f" wrapped)"
-	wpid=$(awk '$1 == "pid" { print $2; exit }' "$out/wrap.out")
-	eq "$k: wraparound: the newest data (exit_group) is kept" "calls 1" \
-		"$(fact "$TMP/wrap.f" pid $wpid sys $NR_exit_group | cut -d' ' -f1-2)"
-	check "$k: wraparound: names from block 0 survive" \
-		grep -q "^backend tracepoint" "$TMP/wrap.f"
+	full_and_wrap "$k" "$out" tracepoint
 	if [ -x "$KT_BIN/kutrace_postproc" ]; then
 		cp "$out/wrap.trace" "$out/full.trace" "$TMP/"
 		check "$k: wraparound trace postprocesses" \

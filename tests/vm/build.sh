@@ -76,4 +76,6 @@ for m in virtio virtio_ring virtio_mmio virtio_pci_legacy_dev virtio_pci_modern_
 	esac
 done
 cp tests/vm/init "$W/root/init"
+# the tracepoint list the bench scenarios give ftrace
+cp tests/vm/bench_events "$W/root/bench_events"
 chmod +x "$W/root/init"

@@ -572,6 +572,11 @@ static u8 *map_or_die(size_t len, int prot)
 	return p;
 }
 
+/*
+ * As module_tracemb in libkutrace/dump.c: this guest program is built
+ * alone (tests/vm/build.sh: one file, no library), and reads the buffer
+ * size the way any user could, not through kutrace's code.
+ */
 static size_t read_tracemb(void)
 {
 	FILE *f = fopen("/sys/module/kutrace_mod/parameters/tracemb", "r");

@@ -54,15 +54,10 @@ between() {
 # Chromium without page errors or network requests and names each NAME
 # (tests/browser/open_page.js); its checks as "WHAT: ..." lines.
 chromium_page() {
-	local what=$1 line; shift
+	local what=$1; shift
 	browser_ready "$what" || return 0
 	timeout 300 node tests/browser/open_page.js "$@" > "$TMP/page.out" 2>&1
-	while read -r line; do
-		case $line in
-		"ok - "*) ok "$what: ${line#ok - }" ;;
-		"not ok - "*) nok "$what: ${line#not ok - }" ;;
-		esac
-	done < "$TMP/page.out"
+	relay "$what" "$TMP/page.out"
 	grep -q "^ok - page loads" "$TMP/page.out" ||
 		{ nok "$what: Chromium opened it"; sed 's/^/#   /' "$TMP/page.out" | tail -5; }
 }
@@ -109,6 +104,57 @@ pingpong_pair() {
 	eq "$k: ping-pong: K switches into the parent from the child, K wakeups by it" \
 		"switchin $K wakeup $K" "$(fact "$TMP/pair.f" pair $pid $child | cut -d' ' -f1-4)"
 }
+# workload_faults LABEL PID: in $TMP/mixed.f (ktcheck), the workload's page
+# faults are traced, each with its exit; TSDELTAs and block times agree.
+workload_faults() {
+	local pf pfr
+	pf=$(fact "$TMP/mixed.f" pid "$2" switchin | awk '{print $5}')
+	pfr=$(fact "$TMP/mixed.f" pid "$2" switchin | awk '{print $7}')
+	check "$1: the workload's page faults are traced ($pf)" test "${pf:-0}" -gt 0
+	eq "$1: every page fault of the workload has an exit" "$pf" "$pfr"
+	eq "$1: TSDELTAs agree with the following timestamps" "0" \
+		"$(awk '$1 == "cpu" { s += $8 } END { print s + 0 }' "$TMP/mixed.f")"
+	eq "$1: no block goes back in time on its CPU" "0" \
+		"$(awk '$1 == "cpu" { s += $10 } END { print s + 0 }' "$TMP/mixed.f")"
+}
+# json_tiles LABEL TRACE: kutrace_postproc makes $TMP/mixed.json of TRACE
+# and every CPU's timeline in it tiles (tests/vm/host/tile.py).  Status 0
+# when the JSON was made.
+json_tiles() {
+	cp "$2" "$TMP/mixed.trace"
+	if ! "$KT_BIN/kutrace_postproc" "$TMP/mixed.trace" --no-html >/dev/null 2>&1; then
+		nok "$1: kutrace_postproc turns the trace into JSON"
+		return 1
+	fi
+	ok "$1: kutrace_postproc turns the trace into JSON"
+	if python3 tests/vm/host/tile.py "$TMP/mixed.json" > "$TMP/tile.out"; then
+		ok "$1: every CPU's timeline tiles without gaps ($(tr '\n' ';' < "$TMP/tile.out"))"
+	else
+		nok "$1: every CPU's timeline tiles without gaps"; sed 's/^/#   /' "$TMP/tile.out"
+	fi
+}
+# full_and_wrap LABEL OUTDIR BACKEND: scenario 3 as the guest ran it into
+# OUTDIR (full.trace of a 1 MiB buffer, wrap.trace with --wrap, of
+# "workload getpid"): the full trace keeps the first calls, the wrapped
+# one the newest and the names of block 0.  Status of $L: full=0, wrap=0.
+full_and_wrap() {
+	local fpid wpid
+	check "$1: full buffer: record still writes the trace" grep -q "full=0" "$L"
+	check "$1: full buffer: says so" grep -q "buffer filled up" "$2/full.err"
+	eq "$1: full buffer: 16 blocks of 64 KB" 1048576 "$(stat -c %s "$2/full.trace")"
+	ktcheck "$2/full.trace" > "$TMP/full.f"
+	fpid=$(awk '$1 == "pid" { print $2; exit }' "$2/full.out")
+	between "$1: full buffer: the first getpid calls are kept" 1000 399999 \
+		"$(fact "$TMP/full.f" pid "$fpid" sys $NR_getpid | cut -d' ' -f2)"
+	check "$1: wraparound: record succeeded" grep -q "wrap=0" "$L"
+	check "$1: wraparound: says so" grep -q "wrapped around" "$2/wrap.err"
+	ktcheck "$2/wrap.trace" > "$TMP/wrap.f"
+	eq "$1: wraparound: WRAP flag in block 0" "1" "$(fact "$TMP/wrap.f" wrapped)"
+	wpid=$(awk '$1 == "pid" { print $2; exit }' "$2/wrap.out")
+	eq "$1: wraparound: the newest data (exit_group) is kept" "calls 1" \
+		"$(fact "$TMP/wrap.f" pid "$wpid" sys $NR_exit_group | cut -d' ' -f1-2)"
+	check "$1: wraparound: names from block 0 survive" grep -q "^backend $3" "$TMP/wrap.f"
+}
 # kulib_inserted FACTS PID WHAT N: N of each insert of kulib, with their args
 kulib_inserted() {
 	local f=$1 p=$2 what=$3 N=$4 ev sum
@@ -136,14 +182,8 @@ kulib_inserted() {
 }
 # kulib_returns FILE WHAT: every "ok - " / "not ok - " line of kulib
 kulib_returns() {
-	local line n=0
-	while read -r line; do
-		case $line in
-		"ok - "*) ok "$k: $2: ${line#ok - }"; n=$((n + 1)) ;;
-		"not ok - "*) nok "$k: $2: ${line#not ok - }"; n=$((n + 1)) ;;
-		esac
-	done < "$1"
-	check "$k: $2: return codes were checked ($n)" test "$n" -gt 5
+	relay "$k: $2" "$1"
+	check "$k: $2: return codes were checked ($RELAYED)" test "$RELAYED" -gt 5
 }
 # kulib_checks OUT N: tests/vm/kulib.c's runs in a guest (OUT holds
 # self.out/.trace: the library's own go and stop; marks.out/.trace: marks in

@@ -2,6 +2,8 @@
 /*
  * ktnest - does every kernel entry in a raw kutrace file have its exact
  * exit?  For the patched-kernel tests (tests/t_kernel_patched.sh).
+ * Its own block walk, as ktcheck's, on purpose: an oracle that shares no
+ * code with the decoder it checks, nor with the other oracle.
  *
  *   ktnest FILE [PID]
  *

@@ -19,16 +19,9 @@ EOF
 done
 T=/sys/kernel/tracing
 mount -t tracefs nodev $T
-EVENTS="raw_syscalls/sys_enter raw_syscalls/sys_exit
-irq/irq_handler_entry irq/irq_handler_exit irq/softirq_entry irq/softirq_exit
-exceptions/page_fault_user exceptions/page_fault_kernel
-sched/sched_switch sched/sched_waking sched/sched_wakeup_new
-sched/sched_wake_idle_without_ipi sched/sched_process_exec task/task_rename
-power/cpu_idle power/cpu_frequency ipi/ipi_send_cpu ipi/ipi_send_cpumask"
-for v in local_timer reschedule call_function call_function_single irq_work \
-	spurious_apic error_apic thermal_apic threshold_apic deferred_error_apic; do
-	EVENTS="$EVENTS irq_vectors/${v}_entry irq_vectors/${v}_exit"
-done
+# The kutrace_tp.c tracepoints (tests/vm/bench_events, one list for every
+# bench scenario), where this kernel has them.
+EVENTS=$(grep -v '^#' /bench_events)
 echo 0 > $T/tracing_on
 echo 32768 > $T/buffer_size_kb
 for e in $EVENTS; do
