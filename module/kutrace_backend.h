@@ -19,6 +19,11 @@ struct kt_backend {
 	void (*detach)(void);
 	/* Optional: mirror the tracing flag into the kernel's hooks. */
 	void (*set_tracing)(bool on);
+	/*
+	 * Optional: attach the probes tracing needs (on, before ON) and
+	 * detach them (off, once tracing has stopped).  May sleep.
+	 */
+	int (*arm)(bool on);
 };
 
 extern const struct kt_backend kt_tp_backend;
@@ -48,6 +53,8 @@ u64 kt_control_call(u64 cmd, u64 arg);
 #define KT_SYS1023_CARRIER	((1UL << 32) | 423)
 void kt_sys1023_attach(void);
 void kt_sys1023_detach(void);
+/* The call is served: its routing probes stay attached. */
+bool kt_sys1023_attached(void);
 void kt_sys1023_route(struct pt_regs *regs);
 void kt_sys1023_unroute(struct pt_regs *regs);
 

@@ -225,9 +225,15 @@ static long kt_cmd_locked(unsigned int nr, u64 arg, u64 *result)
 		mutex_unlock(&kt_ctl_mutex);
 		return -ENODEV;
 	}
-	ret = kt_cmd(nr, arg, result);
+	ret = 0;
+	if (nr == KUTRACE_CMD_ON && kt_backend->arm)
+		ret = kt_backend->arm(true);
+	if (!ret)
+		ret = kt_cmd(nr, arg, result);
 	if (kt_backend->set_tracing)
 		kt_backend->set_tracing(READ_ONCE(kt_tracing));
+	if (kt_backend->arm && !READ_ONCE(kt_tracing))
+		kt_backend->arm(false);
 	mutex_unlock(&kt_ctl_mutex);
 	return ret;
 }

@@ -7,8 +7,8 @@
  * and do_syscall_64 (noinstr, not probeable) answers numbers beyond its
  * table with -ENOSYS inline.  So the call is routed in two steps:
  *
- * 1. The sys_enter tracepoint probe (kutrace_tp.c, attached for every
- *    task anyway) changes the number of a 64-bit call 1023 to
+ * 1. The sys_enter tracepoint probe (kutrace_tp.c, attached from load to
+ *    unload while the call is served) changes the number of a 64-bit call 1023 to
  *    KT_SYS1023_CARRIER: bit 32 set, so no program's call looks like it,
  *    over an unassigned number inside the table, which the kernel (one
  *    that re-reads the number after the tracepoint, as Debian's 6.1 and
@@ -67,6 +67,11 @@ void kt_sys1023_attach(void)
 
 void kt_sys1023_detach(void)
 {
+}
+
+bool kt_sys1023_attached(void)
+{
+	return false;
 }
 
 void kt_sys1023_route(struct pt_regs *regs)
@@ -195,6 +200,11 @@ void kt_sys1023_attach(void)
 	}
 	kt_sys_state = "served (kprobe on __x64_sys_ni_syscall)";
 	pr_info("kutrace: system call 1023 served (kprobe on __x64_sys_ni_syscall)\n");
+}
+
+bool kt_sys1023_attached(void)
+{
+	return kt_sys_attached;
 }
 
 void kt_sys1023_detach(void)

@@ -12,6 +12,10 @@
  * the faults the exception handler sends there.  No ia32 calls; 32-bit
  * (compat) tasks' calls are traced as SYSCALL32 events.
  *
+ * The probes are attached at ON and detached when tracing stops (see
+ * kt_tp_arm): a loaded module that is not tracing costs nothing, except
+ * the two system call probes while system call 1023 is served.
+ *
  * Reconstructed, not observed: the scheduler span (0xDFF/0xFFF around
  * each context switch, zero length) and page-fault exits (kretprobe on
  * handle_mm_fault, only for faults whose entry was traced on that CPU).
@@ -521,16 +525,24 @@ static_assert(sizeof(KT_TP_WHAT) <= KUTRACE_NAME_MAX + 1);
 static_assert(sizeof(KT_TP_WHAT_NOIPI) <= KUTRACE_NAME_MAX + 1);
 static char kt_tp_what[KUTRACE_NAME_MAX + 1] = KT_TP_WHAT;
 
-static bool kt_tp_attached(const char *name)
+/* The kernel has this tracepoint (kt_tp_lookup found it). */
+static bool kt_tp_found(const char *name)
 {
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(kt_tps); i++)
-		if (kt_tps[i].attached && !strcmp(kt_tps[i].name, name))
+		if (kt_tps[i].tp && !strcmp(kt_tps[i].name, name))
 			return true;
 	return false;
 }
 
+/*
+ * The kprobes (IPI sends before 6.6, the page-fault kretprobe) are
+ * registered once, at load, disabled, and then enabled at ON and disabled
+ * when tracing stops: a disabled probe is not in the kernel's text, and a
+ * kprobe registered again after unregistering was seen not to fire
+ * (6.1, ftrace-based kprobes).
+ */
 #ifdef CONFIG_X86
 static void kt_ipi_kp_detach(void)
 {
@@ -543,19 +555,34 @@ static void kt_ipi_kp_detach(void)
 	}
 }
 
+static void kt_ipi_kp_enable(bool on)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(kt_ipi_kps); i++) {
+		if (!kt_ipi_kp_ok[i])
+			continue;
+		if (on)
+			enable_kprobe(&kt_ipi_kps[i]);
+		else
+			disable_kprobe(&kt_ipi_kps[i]);
+	}
+}
+
 /* Returns true if IPI sends are traced: by tracepoint or by kprobes. */
 static bool kt_ipi_kp_attach(void)
 {
 	size_t i, n = 0;
 	int ret;
 
-	if (kt_tp_attached("ipi_send_cpu"))
+	if (kt_tp_found("ipi_send_cpu"))
 		return true;
 	if (!ipi_kprobes) {
 		pr_info("kutrace: ipi_kprobes=0: IPI sends are not traced\n");
 		return false;
 	}
 	for (i = 0; i < ARRAY_SIZE(kt_ipi_kps); i++) {
+		kt_ipi_kps[i].flags = KPROBE_FLAG_DISABLED;
 		ret = register_kprobe(&kt_ipi_kps[i]);
 		kt_ipi_kp_ok[i] = ret == 0;
 		if (ret)
@@ -577,23 +604,106 @@ static void kt_ipi_kp_detach(void)
 {
 }
 
+static void kt_ipi_kp_enable(bool on)
+{
+}
+
 static bool kt_ipi_kp_attach(void)
 {
-	return kt_tp_attached("ipi_send_cpu") || kt_tp_attached("ipi_raise");
+	return kt_tp_found("ipi_send_cpu") || kt_tp_found("ipi_raise");
 }
 #endif
+
+/*
+ * Nothing is attached while tracing is off, so that a loaded module costs
+ * the traced system nothing (the raw_syscalls probes alone send every
+ * system call through the kernel's slow path; the kretprobe traps every
+ * page fault).  The exception: while system call 1023 is served, its
+ * routing needs sys_enter and sys_exit from load to unload.
+ */
+static bool kt_tp_routing(const struct kt_tp *t)
+{
+	return t->probe == (void *)kt_sys_enter ||
+	       t->probe == (void *)kt_sys_exit;
+}
+
+static bool kt_tp_always(const struct kt_tp *t)
+{
+	return kt_sys1023_attached() && kt_tp_routing(t);
+}
+
+static void kt_tp_register(struct kt_tp *t)
+{
+	int ret;
+
+	if (t->attached || !t->tp)
+		return;
+	ret = tracepoint_probe_register(t->tp, t->probe, NULL);
+	if (ret)
+		pr_warn("kutrace: cannot attach %s: %d\n", t->name, ret);
+	else
+		t->attached = true;
+}
+
+static void kt_tp_unregister(struct kt_tp *t)
+{
+	if (t->attached)
+		tracepoint_probe_unregister(t->tp, t->probe, NULL);
+	t->attached = false;
+}
+
+static bool kt_tp_armed;	/* under the control mutex */
+
+static void kt_tp_disarm(void)
+{
+	size_t i;
+	int cpu;
+
+	for (i = 0; i < ARRAY_SIZE(kt_tps); i++)
+		if (!kt_tp_always(&kt_tps[i]))
+			kt_tp_unregister(&kt_tps[i]);
+	if (kt_krp_ok)
+		disable_kretprobe(&kt_mm_fault_krp);
+	kt_ipi_kp_enable(false);
+	tracepoint_synchronize_unregister();
+	/* a fault entered before OFF gets no exit in the next trace */
+	for_each_possible_cpu(cpu)
+		per_cpu(kt_pf_pending, cpu) = false;
+	kt_tp_armed = false;
+}
+
+/* Before ON: every probe, so that tracing starts with all of them. */
+static int kt_tp_arm(bool on)
+{
+	size_t i, n = 0;
+
+	if (on == kt_tp_armed)
+		return 0;
+	if (!on) {
+		kt_tp_disarm();
+		return 0;
+	}
+	for (i = 0; i < ARRAY_SIZE(kt_tps); i++) {
+		kt_tp_register(&kt_tps[i]);
+		n += kt_tps[i].attached;
+	}
+	if (!n)
+		return -ENOENT;
+	if (kt_krp_ok)
+		enable_kretprobe(&kt_mm_fault_krp);
+	kt_ipi_kp_enable(true);
+	kt_tp_armed = true;
+	return 0;
+}
 
 static void kt_tp_detach(void)
 {
 	size_t i;
 
 	kt_sys1023_detach();
-	for (i = 0; i < ARRAY_SIZE(kt_tps); i++) {
-		if (kt_tps[i].attached)
-			tracepoint_probe_unregister(kt_tps[i].tp,
-						    kt_tps[i].probe, NULL);
-		kt_tps[i].attached = false;
-	}
+	kt_tp_disarm();
+	for (i = 0; i < ARRAY_SIZE(kt_tps); i++)
+		kt_tp_unregister(&kt_tps[i]);
 	if (kt_krp_ok)
 		unregister_kretprobe(&kt_mm_fault_krp);
 	kt_krp_ok = false;
@@ -601,6 +711,10 @@ static void kt_tp_detach(void)
 	tracepoint_synchronize_unregister();
 }
 
+/*
+ * At load: find the tracepoints, register the kprobes disabled, and
+ * attach only what system call 1023 needs.
+ */
 static int kt_tp_attach(void)
 {
 	size_t i, n = 0;
@@ -608,32 +722,35 @@ static int kt_tp_attach(void)
 
 	for_each_kernel_tracepoint(kt_tp_lookup, NULL);
 	for (i = 0; i < ARRAY_SIZE(kt_tps); i++) {
-		if (!kt_tps[i].tp) {
+		if (kt_tps[i].tp)
+			n++;
+		else
 			pr_info("kutrace: no tracepoint %s\n", kt_tps[i].name);
-			continue;
-		}
-		ret = tracepoint_probe_register(kt_tps[i].tp, kt_tps[i].probe,
-						NULL);
-		if (ret) {
-			pr_warn("kutrace: cannot attach %s: %d\n",
-				kt_tps[i].name, ret);
-			continue;
-		}
-		kt_tps[i].attached = true;
-		n++;
 	}
+	if (!n)
+		return -ENOENT;
+	kt_mm_fault_krp.kp.flags = KPROBE_FLAG_DISABLED;
 	ret = register_kretprobe(&kt_mm_fault_krp);
 	kt_krp_ok = ret == 0;
 	if (ret)
 		pr_warn("kutrace: no page-fault exits (kretprobe: %d)\n", ret);
-	if (!n) {
-		kt_tp_detach();
-		return -ENOENT;
-	}
 	strscpy(kt_tp_what, kt_ipi_kp_attach() ? KT_TP_WHAT : KT_TP_WHAT_NOIPI,
 		sizeof(kt_tp_what));
-	pr_info("kutrace: tracepoint backend, %zu tracepoints attached\n", n);
+	pr_info("kutrace: tracepoint backend, %zu tracepoints, attached while tracing\n",
+		n);
+	/*
+	 * The routing probes first: a call 1023 must not reach the kprobe
+	 * unrouted.  Dropped again when the call is not served after all.
+	 */
+	for (i = 0; i < ARRAY_SIZE(kt_tps); i++)
+		if (kt_tp_routing(&kt_tps[i]))
+			kt_tp_register(&kt_tps[i]);
 	kt_sys1023_attach();
+	if (!kt_sys1023_attached()) {
+		for (i = 0; i < ARRAY_SIZE(kt_tps); i++)
+			kt_tp_unregister(&kt_tps[i]);
+		tracepoint_synchronize_unregister();
+	}
 	return 0;
 }
 
@@ -643,4 +760,5 @@ const struct kt_backend kt_tp_backend = {
 	.reconstructed	= kt_tp_what,
 	.attach		= kt_tp_attach,
 	.detach		= kt_tp_detach,
+	.arm		= kt_tp_arm,
 };

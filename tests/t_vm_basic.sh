@@ -104,6 +104,14 @@ for k in ${KT_VM_KERNELS:-6.1 6.12 6.1-generic 6.1-rt}; do
 	check "$k: cross-CPU ping-pong recorded" grep -q "ipi=0" "$out/scenario.log"
 	case $k in 6.1|6.1-*) check "$k: IPI sends through kprobes" \
 		grep -q "IPI sends through kprobes" "$out/kutrace.dmesg" ;; esac
+	# Loaded and off, the module costs nothing: its kprobes are disabled
+	# (not in the kernel's text) until ON and again after stop.
+	kp="handle_mm_fault"; case $k in 6.1|6.1-*) kp="$kp native_smp_send_reschedule" ;; esac
+	for p in $kp; do
+		check "$k: $p probe disabled while loaded and off" grep -q " $p+0x[0-9a-f]* .*\[DISABLED\]" "$out/kprobes_off.txt"
+		check "$k: ... enabled while tracing" eval 'grep " $p+0x[0-9a-f]* " "$out/kprobes_on.txt" | grep -vq DISABLED'
+		check "$k: ... disabled again after stop" grep -q " $p+0x[0-9a-f]* .*\[DISABLED\]" "$out/kprobes_stopped.txt"
+	done
 	ktcheck "$out/ipi.trace" > "$TMP/ipi.f"
 	set -- $(fact "$TMP/ipi.f" ipi)	# N self N maxarg N cpus N
 	check "$k: IPI send events in the trace (${1:-0})" test "${1:-0}" -gt 0

@@ -15,6 +15,14 @@ ktquiet off
 kutrace_control record -o ipi.trace -- workload xpingpong 200 > ipi.out 2> ipi.err
 echo "ipi=$?"
 dmesg | grep "kutrace:" > kutrace.dmesg
+# the module's kprobes: registered at load, in the kernel's text only
+# while tracing (its tracepoint probes follow the same rule, unseen here)
+mount -t debugfs none /sys/kernel/debug 2>/dev/null
+cat /sys/kernel/debug/kprobes/list > kprobes_off.txt
+kutrace_control go > /dev/null 2>&1
+cat /sys/kernel/debug/kprobes/list > kprobes_on.txt
+kutrace_control stop kprobes.trace > /dev/null 2>&1
+cat /sys/kernel/debug/kprobes/list > kprobes_stopped.txt
 # the interactive prompt, and time_getpid (off / on / on+IPC)
 printf 'go\nstat\nwait 1\nstop prompt\n' | kutrace_control > prompt.out 2>&1
 echo "prompt=$?"

@@ -3,9 +3,9 @@
 # the host load hits them alike:
 #   none     no tracer (kutrace_mod unloaded, ftrace off)
 #   ftrace   tracefs recording the events kutrace records (module unloaded)
-#   kt_off   kutrace_mod loaded, tracing off (probes attached, return early)
-#   kt_off_nosys  the same with sys1023=0 (no system call 1023 hook): the
-#            hook must not change the cost of other system calls
+#   kt_off   kutrace_mod loaded, tracing off (only the system call 1023
+#            routing probes attached: sys_enter, sys_exit)
+#   kt_off_nosys  the same with sys1023=0: nothing attached while off
 #   kt_on    kutrace_control record around the workload
 # Workloads: bench_load getpid N, bench_load mixed M.  Sizes come from the
 # kernel command line (KT_APPEND="ktbench=ROUNDS,N,M").
