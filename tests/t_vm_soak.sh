@@ -73,6 +73,20 @@ done <<-'EOF'
 [   12.345678] list_add corruption. prev->next should be next (ffff8880), but was 0000
 EOF
 eq "soak: the splat pattern finds each of $n report headers" 0 "$miss"
+# ... and none of the checkers' boot banners (p6.1-debug's, as printed)
+n=0 hit=0
+while read -r l; do
+	n=$((n + 1))
+	echo "$l" | grep -qE "$SPLAT" && { hit=$((hit + 1)); echo "# matches: $l"; }
+done <<-'EOF'
+[    0.898207] kasan: KernelAddressSanitizer initialized
+[    1.663899] rcu: 	RCU lockdep checking is enabled.
+[    1.804630] kfence: initialized - using 2097152 bytes for 255 objects at 0x(____ptrval____)-0x(____ptrval____)
+[    1.829660] ... MAX_LOCKDEP_SUBCLASSES:  8
+[    1.829782] ... MAX_LOCKDEP_ENTRIES:     32768
+[    1.829600] Lock dependency validator: Copyright (c) 2006 Red Hat, Inc., Ingo Molnar
+EOF
+eq "soak: ... and matches none of $n boot banners of a debug kernel" 0 "$hit"
 sed "s/^SECS=.*/SECS=$SECS CYCLE=$CYCLE MB=$MB/" tests/vm/scenarios/soak.sh > "$TMP/soak.sh"
 for k in ${KT_SOAK_KERNELS:-6.12}; do
 	t0=$(date +%s)
