@@ -117,6 +117,14 @@ struct kt_raw {
  * that the name prescan and the decoding pass both see all of it.
  * Returns 0, or -1 with r->err set.
  */
+/*
+ * Plausible wall-clock times in a trace header (usec since 1970 UTC):
+ * [2016-01-01, 2050-01-01).  The reader repairs a time pair outside it,
+ * checktrace fails it.
+ */
+#define KT_USEC_2016 1451606400000000ULL
+#define KT_USEC_2050 2524608000000000ULL
+
 int kt_raw_open(struct kt_raw *r, const char *path);
 void kt_raw_close(struct kt_raw *r);
 /*

@@ -227,10 +227,6 @@ int kt_raw_next(struct kt_raw *r, struct kt_block *b)
 	return 1;
 }
 
-/* gettimeofday plausibility window: [2016-01-01, 2050-01-01) UTC. */
-#define USEC_2016 1451606400000000ULL
-#define USEC_2050 2524608000000000ULL
-
 /*
  * A time pair is sound when both wall-clock times are plausible, time
  * runs forward at a plausible rate (the original's 0.99..100.1 ticks per
@@ -239,7 +235,7 @@ int kt_raw_next(struct kt_raw *r, struct kt_block *b)
 static int pair_ok(uint64_t c0, uint64_t u0, uint64_t c1, uint64_t u1,
 		   uint64_t lo, uint64_t hi)
 {
-	if (u0 < USEC_2016 || u0 >= USEC_2050 || u1 < USEC_2016 || u1 >= USEC_2050 ||
+	if (u0 < KT_USEC_2016 || u0 >= KT_USEC_2050 || u1 < KT_USEC_2016 || u1 >= KT_USEC_2050 ||
 	    c1 <= c0 || u1 <= u0)
 		return 0;
 	double rate = (double)(c1 - c0) / (double)(u1 - u0);

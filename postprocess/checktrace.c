@@ -26,9 +26,6 @@
 
 #include "kutrace-local.h"
 
-/* gettimeofday plausibility window: [2016-01-01, 2050-01-01) UTC. */
-#define USEC_2016 1451606400000000ULL
-#define USEC_2050 2524608000000000ULL
 #define MAX_CTR   0x001FFFFFFFFFFFFFULL
 #define MAX_CALLS 0x1000
 
@@ -348,7 +345,7 @@ int main(int argc, char **argv)
 			    (c0 > MAX_CTR || c1 > MAX_CTR))
 				report("FAIL", "block 0: start/stop counter %#llx/%#llx out of range",
 				       (unsigned long long)c0, (unsigned long long)c1);
-			if (u0 < USEC_2016 || u0 >= USEC_2050 || u1 < USEC_2016 || u1 >= USEC_2050)
+			if (u0 < KT_USEC_2016 || u0 >= KT_USEC_2050 || u1 < KT_USEC_2016 || u1 >= KT_USEC_2050)
 				report("FAIL", "block 0: start/stop gettimeofday %llu/%llu usec outside 2016..2050",
 				       (unsigned long long)u0, (unsigned long long)u1);
 			if (c0 >= c1 || u0 >= u1) {
