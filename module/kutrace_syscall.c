@@ -7,12 +7,13 @@
  * and do_syscall_64 (noinstr, not probeable) answers numbers beyond its
  * table with -ENOSYS inline.  So the call is routed in two steps:
  *
- * 1. The sys_enter tracepoint probe (kutrace_tp.c, attached from load to
- *    unload while the call is served) changes the number of a 64-bit call 1023 to
- *    KT_SYS1023_CARRIER: bit 32 set, so no program's call looks like it,
- *    over an unassigned number inside the table, which the kernel (one
- *    that re-reads the number after the tracepoint, as Debian's 6.1 and
- *    6.12 do) dispatches as an int to __x64_sys_ni_syscall, out of line.
+ * 1. The sys_enter tracepoint probe (kutrace_tp.c, attached from load
+ *    to unload while the call is served) changes the number of a 64-bit
+ *    call 1023 to KT_SYS1023_CARRIER: bit 32 set, so no program's call
+ *    looks like it, over an unassigned number inside the table, which
+ *    the kernel (one that re-reads the number after the tracepoint, as
+ *    Debian's 6.1 and 6.12 do) dispatches as an int to
+ *    __x64_sys_ni_syscall, out of line.
  * 2. A kprobe there sees the carrier, puts 1023 back and sends the CPU
  *    on to kt_sys1023 instead of the function: it runs in the caller's
  *    context, may sleep, and returns its answer to the program.

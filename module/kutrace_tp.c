@@ -698,17 +698,13 @@ static int kt_tp_arm(bool on)
 
 static void kt_tp_detach(void)
 {
-	size_t i;
-
+	/* The call no longer served, disarming drops the routing probes too. */
 	kt_sys1023_detach();
 	kt_tp_disarm();
-	for (i = 0; i < ARRAY_SIZE(kt_tps); i++)
-		kt_tp_unregister(&kt_tps[i]);
 	if (kt_krp_ok)
 		unregister_kretprobe(&kt_mm_fault_krp);
 	kt_krp_ok = false;
 	kt_ipi_kp_detach();
-	tracepoint_synchronize_unregister();
 }
 
 /*

@@ -139,7 +139,7 @@ for k in ${KT_KERNELS:-p6.1 p6.12}; do
 	relay "$k" "$out/security.out"
 	check "$k: rmmod while tracing" grep -q "rmmod_tracing=0" "$L"
 	check "$k: reload and trace again" grep -q "again=0" "$L"
-	rl=$(sed -n 's/^reloads=//p' "$L")
+	rl=$(sed -n 's/^rmmods=\([0-9]*\) .*/\1/p' "$L")
 	check "$k: unloaded ${rl:-0} times while 4 threads sent ON/OFF through system call 1023: no rule broken" \
 		eval 'grep -qx "reload_race=0" "$L" && [ "${rl:-0}" -ge 3 ]'
 	na=$(awk '/^sys1023 answered/ { print $3 }' "$out/reload.out")

@@ -24,16 +24,8 @@ workload getpid 2000 > /dev/null
 kutrace_control stop after.trace > stop.out 2>&1; echo "stop=$?"
 ifuzz sys $RSECS $THREADS $SEED > sys.out 2>&1 &
 f=$!
-rm=0 ins=0
-sleep 2
-while kill -0 $f 2>/dev/null; do
-	rmmod kutrace_mod && rm=$((rm + 1))
-	sleep 1
-	insmod $KO tracemb=$MB && ins=$((ins + 1))
-	sleep 2
-done
+ktreload $f 2 1 2 tracemb=$MB
 wait $f; echo "sys=$?"
-echo "rmmods=$rm insmods=$ins"
 grep -q '^kutrace_mod ' /proc/modules || insmod $KO tracemb=$MB
 rmmod kutrace_mod; echo "rmmod_end=$?"
 dmesg > dmesg.all

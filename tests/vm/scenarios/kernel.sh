@@ -3,7 +3,7 @@
 # saw (ia32 syscalls, #UD/#BP/#GP/#DB, prctl rename), packets, system call
 # 1023, scenario 5 (permissions), rmmod while tracing, scenario 3 (buffer
 # full, wraparound), backend=tracepoint, then unload and reload while four
-# threads send ON, OFF and queries through system call 1023.
+# threads send ON, OFF and queries through system call 1023 (ktreload).
 N=100000 M=100 K=1000 X=200
 KO=/lib/modules/kutrace_mod.ko
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
@@ -58,16 +58,8 @@ rmmod kutrace_mod
 insmod $KO tracemb=8
 ifuzz sys 8 4 23 > reload.out 2>&1 &
 f=$!
-rl=0
-sleep 1
-while kill -0 $f 2>/dev/null; do
-	rmmod kutrace_mod && rl=$((rl + 1))
-	sleep 0.3
-	insmod $KO tracemb=8
-	sleep 0.7
-done
+ktreload $f 1 0.3 0.7 tracemb=8
 wait $f; echo "reload_race=$?"
-echo "reloads=$rl"
 grep -q '^kutrace_mod ' /proc/modules && rmmod kutrace_mod
 insmod $KO backend=bogus 2> bogus.err; echo "bogus=$?"
 kutrace_control stat > nomod.out 2>&1; echo "nomod=$?"
