@@ -5,12 +5,21 @@
 out=$("$KT_BIN/unit_lib" 2>&1); rc=$?
 echo "$out" | sed 's/^/# /'
 check "cmocka unit tests of the libraries" test $rc -eq 0
+# A cmocka program NAME must run and pass exactly N tests.
+cmocka() {
+	local out
+	out=$("$KT_BIN/$1" 2>&1)
+	echo "$out" | sed 's/^/# /'
+	eq "cmocka unit tests of $3: $2 run, $2 passed" "$2 $2" \
+		"$(echo "$out" | sed -n 's/.*\] \([0-9]*\) test(s) run.*/\1/p') $(echo "$out" | sed -n 's/.*PASSED  \] \([0-9]*\) test.*/\1/p')"
+}
 # The module's trace-buffer core in userspace (module/user/): claim,
 # headers, fusion, TSDELTA, abandoned blocks, wraparound, full buffer.
-out=$("$KT_BIN/unit_core" 2>&1); rc=$?
-echo "$out" | sed 's/^/# /'
-eq "cmocka unit tests of the module core: 9 run, 9 passed" "9 9" \
-	"$(echo "$out" | sed -n 's/.*\] \([0-9]*\) test(s) run.*/\1/p') $(echo "$out" | sed -n 's/.*PASSED  \] \([0-9]*\) test.*/\1/p')"
+cmocka unit_core 9 "the module core"
+# Raw blocks to events (lib/decode.c), one test per class of entry, and
+# events to spans (lib/span.c), one per kind of nesting.
+cmocka unit_decode 9 "kt_decode_block"
+cmocka unit_span 8 "the span builder"
 
 # format.h compiles alone, strictly, in userland.
 check "format.h compiles alone (C11 -pedantic)" \
