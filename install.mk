@@ -43,7 +43,7 @@ INST_PROGS := kutrace_control kutrace_postproc rawtoevent \
               kutrace_export
 INST_HDRS  := control.h format.h
 INST_MAN   := $(wildcard man/man*/*.[0-9])
-INST_VIEW   = $(notdir $(VIEWER_SRCS))
+INST_VIEW   = $(notdir $(VIEWER_FILES))
 INST_DOCS  := README.md $(wildcard docs/*.md)
 INST_EX    := $(wildcard examples/*.c examples/*.md examples/*/*)
 KT_SONAME  := libkutrace.so.$(KT_SOVERSION)
@@ -73,7 +73,7 @@ lib-shared: $(LIBKT_SO)
 
 # ------------------------------------------------------------------ install
 KT_D := $(DESTDIR)
-install: $(INST_PROGS:%=$(BIN)/%) $(LIBKT) $(LIBKT_SO)
+install: $(INST_PROGS:%=$(BIN)/%) $(LIBKT) $(LIBKT_SO) $(VIEWER_FILES)
 	$(INSTALL) -d $(KT_D)$(BINDIR) $(KT_D)$(LIBDIR) $(KT_D)$(PKGCONFIGDIR) \
 		$(KT_D)$(INCLUDEDIR)/kutrace $(KT_D)$(DATADIR)/kutrace \
 		$(KT_D)$(DOCDIR)/examples
@@ -90,7 +90,7 @@ install: $(INST_PROGS:%=$(BIN)/%) $(LIBKT) $(LIBKT_SO)
 	  'Cflags: -I$${includedir}' > $(KT_D)$(PKGCONFIGDIR)/kutrace.pc
 	chmod 644 $(KT_D)$(PKGCONFIGDIR)/kutrace.pc
 	$(INSTALL) -m 644 $(INST_HDRS:%=include/kutrace/%) $(KT_D)$(INCLUDEDIR)/kutrace/
-	$(INSTALL) -m 644 $(VIEWER_SRCS) $(KT_D)$(DATADIR)/kutrace/
+	$(INSTALL) -m 644 $(VIEWER_FILES) $(KT_D)$(DATADIR)/kutrace/
 	for m in $(INST_MAN); do \
 		s=$${m##*.}; d=$(KT_D)$(MANDIR)/man$$s/$$(basename $$m); \
 		$(INSTALL) -d $(KT_D)$(MANDIR)/man$$s && \

@@ -97,7 +97,9 @@ static int inline_file(FILE *out, const char *dir, const char *name,
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	char *s = slurp_path(path, &len);
 	if (!s) {
-		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		/* kutrace's own template is assembled by make, not in its sources. */
+		snprintf(err, errlen, "cannot read %s: %s%s", path, strerror(errno),
+			 errno == ENOENT ? " (a template needs its files next to it: make builds build/share/kutrace/)" : "");
 		return -1;
 	}
 	if (strstr(s, "</script") || strstr(s, "</style") || strstr(s, "<!--")) {
@@ -276,17 +278,8 @@ char *kt_html_find_template(const char *argv0)
 	if (!slash)
 		return NULL;
 	*slash = 0;
-	static const char *const rel[] = {
-		"../share/kutrace/viewer.html",
-		"../../postprocess/viewer/viewer.html",
-		"../../../postprocess/viewer/viewer.html",
-	};
-	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-		char p[8192];
-		snprintf(p, sizeof(p), "%s/%s", exe, rel[i]);
-		if (readable(p))
-			return kt_xstrdup(p);
-	}
-	return NULL;
+	char p[8192];
+	snprintf(p, sizeof(p), "%s/../share/kutrace/viewer.html", exe);
+	return readable(p) ? kt_xstrdup(p) : NULL;
 }
 

@@ -51,9 +51,10 @@ int kt_html_extract(FILE *out, const char *html, size_t len,
 
 /*
  * Locate viewer.html: $KUTRACE_VIEWER if set, else next to the running
- * program (argv0 or /proc/self/exe) in ../share/kutrace/viewer.html, then
- * the source tree's postprocess/viewer/viewer.html (for build/bin and
- * build-san/bin).  Returns a malloc'd path, or NULL if none exists.
+ * program (argv0 or /proc/self/exe) in ../share/kutrace/viewer.html: the
+ * installed template, or the one the build assembles in build/share/kutrace
+ * (the source directory postprocess/viewer/ has no viewer.js of its own).
+ * Returns a malloc'd path, or NULL if none exists.
  */
 char *kt_html_find_template(const char *argv0);
 

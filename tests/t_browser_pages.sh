@@ -7,7 +7,8 @@
 # screenshots in build/screenshots/pages_*.png.  About 15 s.
 . tests/lib.sh
 MS=$KT_BIN/makeself
-TPL=postprocess/viewer/viewer.html
+# The template make assembles (postprocess/viewer.mk), with its files.
+TPL=$KT_BIN/../share/kutrace/viewer.html
 browser_ready "pages browser tests" || exit 0
 for f in rpc_q points_disk small; do
 	$MS $TPL tests/data/viewer/$f.json $TMP/$f.html || nok "makeself $f.json"
@@ -24,7 +25,7 @@ for (let i = 0; i < 20000; i++) {
 process.stdout.write("{\n\"Comment\" : \"V4 flat RPCs\",\n\"title\" : \"20000 RPCs\",\n\"tracebase\" : \"2019-03-21_16:31:00\",\n\"version\" : 4,\n\"events\" : [\n" + rows.join(",\n") + "\n]}\n");
 ' > $TMP/rpc_big.json && $MS $TPL $TMP/rpc_big.json $TMP/rpc_big.html || nok "makeself rpc_big.json"
 # The bare template (no data) with its sources, to open the JSON files in.
-cp postprocess/viewer/*.js postprocess/viewer/*.css $TMP/ && cp $TPL $TMP/template.html
+cp $KT_BIN/../share/kutrace/*.js $KT_BIN/../share/kutrace/*.css $TMP/ && cp $TPL $TMP/template.html
 cp tests/data/viewer/rpc_q.json tests/data/viewer/points_disk.json $TMP/
 mkdir -p build/screenshots
 suite pages-chromium timeout 300 node tests/browser/pages.test.js chromium $TMP build/screenshots

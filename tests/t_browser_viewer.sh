@@ -7,7 +7,8 @@
 # pages in Firefox (firefox-esr) when it is installed.
 . tests/lib.sh
 MS=$KT_BIN/makeself
-TPL=postprocess/viewer/viewer.html
+# The template make assembles (postprocess/viewer.mk), with its files.
+TPL=$KT_BIN/../share/kutrace/viewer.html
 browser_ready "viewer browser tests" || exit 0
 for f in small unsafe orig misc; do
 	$MS $TPL tests/data/viewer/$f.json $TMP/$f.html || nok "makeself $f.json"
@@ -21,7 +22,7 @@ $MS $TPL tests/browser/legacy.json $TMP/legacy.html || nok "makeself legacy.json
 # A wakeup arc across a frequency band, a PC sample and a mark box (3.5 order).
 $MS $TPL tests/browser/arcs.json $TMP/arcs.html || nok "makeself arcs.json"
 # The bare template with its sources next to it (no embedded data).
-cp postprocess/viewer/*.js postprocess/viewer/*.css $TMP/ && cp $TPL $TMP/template.html
+cp $KT_BIN/../share/kutrace/*.js $KT_BIN/../share/kutrace/*.css $TMP/ && cp $TPL $TMP/template.html
 node tests/browser/gen_trace.js 50000 4 60 > $TMP/gen.json && $MS $TPL $TMP/gen.json $TMP/gen.html || nok "synthetic page"
 # Pages shaped like the book's (original-tool JSON, original saved views):
 # the hello-world demo and the chapter 29 queue test.

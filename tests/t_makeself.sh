@@ -5,7 +5,8 @@
 # one line of error and a non-zero exit, never a crash or a half page.
 . tests/lib.sh
 MS=$KT_BIN/makeself UM=$KT_BIN/unmakeself
-TPL=postprocess/viewer/viewer.html
+# The template make assembles (postprocess/viewer.mk), with its files.
+TPL=$KT_BIN/../share/kutrace/viewer.html
 D=tests/data/viewer
 
 for f in small unsafe orig; do
@@ -35,10 +36,14 @@ $MS $TPL $TMP/a2.html < $D/small.json 2>/dev/null
 check "2-argument form writes the same page" cmp -s $TMP/a2.html $TMP/small.html
 $UM < $TMP/small.html > $TMP/s2.json
 same_file "unmakeself reads stdin" $D/small.json $TMP/s2.json
-KUTRACE_VIEWER=$PWD/$TPL $MS - $D/small.json $TMP/a3.html 2>/dev/null
+KUTRACE_VIEWER=$(readlink -f $TPL) $MS - $D/small.json $TMP/a3.html 2>/dev/null
 check "template '-' uses KUTRACE_VIEWER" cmp -s $TMP/a3.html $TMP/small.html
 $MS - $D/small.json $TMP/a4.html 2>/dev/null
 check "template '-' found next to the program" cmp -s $TMP/a4.html $TMP/small.html
+# The source directory has no viewer.js (make assembles it): one line.
+$MS postprocess/viewer/viewer.html $D/small.json $TMP/a5.html 2>$TMP/a5.err; rc=$?
+check "the source directory's viewer.html: exit 1, one line naming build/share/kutrace" \
+	bash -c "[ $rc = 1 ] && [ \$(wc -l < $TMP/a5.err) = 1 ] && grep -q 'viewer.js.*build/share/kutrace' $TMP/a5.err"
 
 # A larger synthetic trace, when node is there to make it.
 if command -v node >/dev/null; then
@@ -181,7 +186,7 @@ bad "points page with broken JSON after the points" '{"points" : [[1.0, 2.0]], "
 # read anywhere, and a compressed page is refused in one line.
 if make -s BUILD="$TMP/nz" KT_HAVE_ZLIB= "$TMP/nz/bin/makeself" "$TMP/nz/bin/unmakeself" > "$TMP/nz.log" 2>&1; then
 	ok "makeself and unmakeself build without zlib"
-	KUTRACE_VIEWER=postprocess/viewer/viewer.html "$TMP/nz/bin/makeself" - tests/data/tools/small.json > "$TMP/nz.html" 2>/dev/null
+	"$TMP/nz/bin/makeself" - tests/data/tools/small.json > "$TMP/nz.html" 2>/dev/null
 	"$KT_BIN/unmakeself" "$TMP/nz.html" > "$TMP/nz.json" 2>/dev/null
 	same_file "a page made without zlib reads back with zlib" tests/data/tools/small.json "$TMP/nz.json"
 	"$KT_BIN/makeself" - tests/data/tools/small.json > "$TMP/z.html" 2>/dev/null

@@ -360,7 +360,7 @@ fi
 check "makeself accepts the original show_cpu.html template (rc $rc)" test $rc = 0 -a -s "$TMP/orig_tpl.html"
 check "makeself says in one line that the built-in viewer is used" \
 	bash -c "[ \$(wc -l < '$TMP/e') = 1 ] && grep -q 'original KUtrace template.*built-in viewer' '$TMP/e'"
-"$B/makeself" "$KT_ROOT/postprocess/viewer/viewer.html" "$D/small.json" "$TMP/builtin.html" 2>/dev/null
+"$B/makeself" "$B/../share/kutrace/viewer.html" "$D/small.json" "$TMP/builtin.html" 2>/dev/null
 check "the page is the built-in viewer's page" cmp -s "$TMP/orig_tpl.html" "$TMP/builtin.html"
 "$B/unmakeself" "$TMP/orig_tpl.html" > "$TMP/o" 2>/dev/null
 same_file "the page holds the trace (unmakeself gives it back)" "$D/small.json" "$TMP/o"

@@ -34,7 +34,7 @@ for n in ${KT_BENCH_SPANS:-1000000 10000000}; do
 	fi
 	html=${json%.json}.html
 	s=$(date +%s.%N)
-	$BIN/makeself postprocess/viewer/viewer.html $json $html
+	$BIN/makeself $BIN/../share/kutrace/viewer.html $json $html
 	e=$(date +%s.%N)
 	rows=$(grep -c '^\[ ' $json || true)
 	echo "makeself: $rows rows, $(stat -c %s $json) bytes of JSON in $(echo "$e - $s" | bc) s ($gen)"
@@ -42,11 +42,20 @@ for n in ${KT_BENCH_SPANS:-1000000 10000000}; do
 		node tests/browser/bench.js $html $rows
 		continue
 	fi
+	# The old template: its source directory while viewer.js was one
+	# file there, else the directory that commit's make assembles.
 	old=$out/ab-old; rm -rf $old; mkdir -p $old
-	for f in $(git ls-tree --name-only "$KT_BENCH_AB" postprocess/viewer/); do
-		git show "$KT_BENCH_AB:$f" > $old/$(basename $f)
-	done
-	$BIN/makeself $old/viewer.html $json ${html%.html}-old.html
+	if git cat-file -e "$KT_BENCH_AB:postprocess/viewer/viewer.js" 2>/dev/null; then
+		for f in $(git ls-tree --name-only "$KT_BENCH_AB" postprocess/viewer/); do
+			git show "$KT_BENCH_AB:$f" > $old/$(basename $f)
+		done
+		oldtpl=$old/viewer.html
+	else
+		git archive "$KT_BENCH_AB" | tar -x -C $old
+		make -s -C $old viewer >/dev/null
+		oldtpl=$old/build/share/kutrace/viewer.html
+	fi
+	$BIN/makeself $oldtpl $json ${html%.html}-old.html
 	for i in $(seq ${KT_BENCH_RUNS:-5}); do
 		for v in old new; do
 			h=$html; [ $v = old ] && h=${html%.html}-old.html
