@@ -40,10 +40,14 @@ calls=$(grep -nE '\b(kt_die|exit|_exit|abort)\(' lib/*.c libkutrace/*.c |
 if [ -z "$calls" ]; then ok "no library code calls kt_die or exit (lib/tool.c and out of memory aside)"
 else nok "library code that ends the program:"; echo "$calls" | sed 's/^/#   /'; fi
 
-# The viewer's event numbers are format.h's (tests/tools/viewerconst.py).
+# The viewer's event numbers are format.h's (tests/tools/viewerconst.py);
+# its modules are layers (tests/tools/viewerlayers.py).
 if command -v python3 >/dev/null; then
 	out=$(python3 tests/tools/viewerconst.py 2>&1); rc=$?
 	check "the viewer's event constants come from format.h ($(echo "$out" | tail -1))" test $rc = 0
+	[ $rc = 0 ] || echo "$out" | sed 's/^/#   /'
+	out=$(python3 tests/tools/viewerlayers.py 2>&1); rc=$?
+	check "the viewer's modules use only the modules before them ($(echo "$out" | tail -1))" test $rc = 0
 	[ $rc = 0 ] || echo "$out" | sed 's/^/#   /'
 fi
 

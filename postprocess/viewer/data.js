@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The viewer's data: the page's columns decoded into typed arrays (or a
-// KUtrace JSON file opened on the page), the rows built from them, the
-// state every part shares (S, L, views), search and the nearest span.
-// assemble.sh runs it after the event constants (generated from format.h)
-// and before draw.js and ui.js, in one closure: the three share their
-// top-level names.
+// KUtrace JSON file opened on the page), the rows built from them with
+// their per-row indexes (overlays by kind, blocks, level of detail), and
+// the state every module shares (S, L, views, perf).
+// assemble.sh runs the modules in one closure, in the order of
+// VIEWER_PARTS (postprocess/viewer.mk): the event constants generated from
+// format.h, this, draw.js, ui.js.  Each uses only the names of the ones
+// before it (tests/tools/viewerlayers.py).
 // ---------------------------------------------------------------- constants
 // The viewer's own drawing codes; the event numbers come from format.h.
 const EV_BRACKET = -1, EV_OVAL = -2, EV_ARC = -3, EV_CALLOUT = -4, EV_DOTS = -6, EV_IPI = -7;
@@ -321,6 +323,13 @@ function levelSet(list) {
 }
 // first i in [lo, hi) with a[i] > v
 function firstAboveIn(a, lo, hi, v) { while (lo < hi) { const m = (lo + hi) >> 1; if (a[m] > v) hi = m; else lo = m + 1; } return lo; }
+// Overlays drawn as plain rectangles (into the pixel buffer, pass 1):
+// waits and the generic specials of 3.6.12.
+function isRectOverlay(e) {
+  if (e >= EV_WAIT && e < EV_WAIT + 32) return true;
+  return e >= 0x200 && e < 0x240 && e !== EV_PSTATE && e !== EV_PSTATE2 && !(e >= EV_MARKA && e <= EV_MARKD) &&
+    e !== EV_RPCRX && e !== EV_RPCTX && e !== EV_RXPKT && e !== EV_TXPKT && e !== EV_ENQ;
+}
 function splitOverlays(r) {
   const list = r.ov, n = list.length, ts = D.ts, dur = D.dur, ev = D.ev;
   const W = [], X = [], F = [], Sm = [], K = [], Q = [], pt = [], mk0 = [], mk1 = []; let mx = -Infinity;
@@ -379,6 +388,58 @@ function rowArrays(r) {
   }
   r.blk = [A, B];
 }
+// Level of detail for zoomed-out views (a pixel wider than the finest bin
+// of the row): the execution spans of a row summed into time bins on a
+// power-of-two grid anchored at the trace start (idle, user and kernel
+// time and the last user and kernel span of each bin), the finest bin
+// about 4 spans wide on average, each coarser level twice as wide.  A
+// redraw picks the level whose bins are between half a pixel and a pixel
+// wide and applies the aggregation rule of 3.4 per pixel to the 1-2 bins
+// starting in it: O(pixels) per row however many spans are in view.
+// Spans a pixel or longer are drawn in full on top, from a per-duration
+// index of the row's long spans.  Built on the first such redraw.
+function rowLod(r) {
+  if (r.lod !== undefined) return r.lod;
+  const m = r.ex.length; r.lod = null; if (m < 256) return null;
+  const rts = r.ts, rdu = r.du, rev = r.ev, O = D.t0;
+  const ext = Math.max(1e-9, r.tmax - rts[0]);
+  const q0 = Math.pow(2, Math.max(0, Math.ceil(Math.log2(4 * ext / m * 1e9)))) * 1e-9;
+  // Levels are sparse: only bins with spans, by bin number relative to base.
+  const levels = [], base0 = Math.floor((rts[0] - O) / q0);
+  let nb = 0, last = -1;
+  for (let i = 0; i < m; i++) { const b = Math.floor((rts[i] - O) / q0) - base0; if (b !== last) { nb++; last = b; } }
+  let J = new Int32Array(nb), I = new Float32Array(nb), U = new Float32Array(nb), K = new Float32Array(nb), LU = new Int32Array(nb).fill(-1), LK = new Int32Array(nb).fill(-1);
+  let p = -1; last = -1;
+  for (let i = 0; i < m; i++) {
+    const b = Math.floor((rts[i] - O) / q0) - base0, e = rev[i], d = rdu[i];
+    if (b !== last) { J[++p] = b; last = b; }
+    if (e === EV_IDLE || e === EV_CEXIT) I[p] += d; else if (e > EV_IDLE) { U[p] += d; LU[p] = i; } else { K[p] += d; LK[p] = i; }
+  }
+  let q = q0, base = base0;
+  for (;;) {
+    levels.push({ q, base, J, I, U, K, LU, LK });
+    if (nb <= 2 || levels.length > 40) break;
+    const pb = Math.floor(base / 2); let pn = 0; last = -1;
+    for (let j = 0; j < nb; j++) { const c = Math.floor((base + J[j]) / 2) - pb; if (c !== last) { pn++; last = c; } }
+    const J2 = new Int32Array(pn), I2 = new Float32Array(pn), U2 = new Float32Array(pn), K2 = new Float32Array(pn), LU2 = new Int32Array(pn).fill(-1), LK2 = new Int32Array(pn).fill(-1);
+    p = -1; last = -1;
+    for (let j = 0; j < nb; j++) { // children in order: the later one's last spans win
+      const c = Math.floor((base + J[j]) / 2) - pb; if (c !== last) { J2[++p] = c; last = c; }
+      I2[p] += I[j]; U2[p] += U[j]; K2[p] += K[j]; if (LU[j] >= 0) LU2[p] = LU[j]; if (LK[j] >= 0) LK2[p] = LK[j];
+    }
+    base = pb; nb = pn; J = J2; I = I2; U = U2; K = K2; LU = LU2; LK = LK2; q *= 2;
+  }
+  // spans of q0 or longer by duration level (row-local indices, running max end)
+  const cnt = new Int32Array(41), lvOf = L => Math.min(40, Math.max(0, Math.floor(Math.log2(L * 1e9))));
+  for (let i = 0; i < m; i++) if (rdu[i] >= q0) cnt[lvOf(rdu[i])]++;
+  const lidx = [], lend = [], fill = new Int32Array(41);
+  for (let L = 0; L <= 40; L++) { lidx.push(cnt[L] ? new Int32Array(cnt[L]) : null); lend.push(cnt[L] ? new Float64Array(cnt[L]) : null); }
+  for (let i = 0; i < m; i++) {
+    const d = rdu[i]; if (d < q0) continue;
+    const L = lvOf(d), p = fill[L]++, e = rts[i] + d, a = lend[L]; lidx[L][p] = i; a[p] = p && a[p - 1] > e ? a[p - 1] : e;
+  }
+  return (r.lod = { q0, levels, lidx, lend });
+}
 function endMax(list) {
   const m = list.length, out = new Float64Array(m); let mx = -Infinity;
   for (let i = 0; i < m; i++) { const k = list[i]; const e = D.ts[k] + D.dur[k]; if (e > mx) mx = e; out[i] = mx; }
@@ -427,131 +488,3 @@ function recomputeHL() {
   }
 }
 function isHL(k) { return !anyHL || hlSpan[k] === 1; }
-
-
-// ---------------------------------------------------------------- search
-function parseNum(s) { if (s === '' || s == null) return null; const v = parseFloat(s); return isFinite(v) ? v : null; }
-const TIME_RE = /^(\d\d?:)?(\d{1,3})\.(\d+)([+-]*)$/;
-const PLUS = [1, 0.4, 0.2, 0.1, 0.04, 0.02, 0.01, 0.004, 0.002], MINUS = [1, 2, 4, 10, 20, 40, 100, 200, 400];
-function timeSearch(text) {
-  const m = TIME_RE.exec(text); if (!m) return false;
-  const tb = tbParts(); const baseMin = Math.floor(tb.sod / 60) % 60;
-  let t = parseFloat(m[2] + '.' + m[3]);
-  if (m[1]) { const mm = parseInt(m[1], 10); if (mm < baseMin) return false; t += (mm - baseMin) * 60; }
-  const pl = (m[4].match(/\+/g) || []).length, mi = (m[4].match(/-/g) || []).length;
-  let half = 5 * Math.pow(10, -m[3].length);
-  if (pl) half *= PLUS[Math.min(8, pl)]; if (mi) half *= MINUS[Math.min(8, mi)];
-  half *= 1.025; if (half < 5e-9) half = 5e-9;
-  setWindow(t - half, t + half); return true;
-}
-function atat() {
-  const c = (S.t0 + S.t1) / 2; const half = (S.t1 - S.t0) / 2 / 1.025 / 1.03;
-  const k = Math.floor(Math.log10(half)); let v = 0;
-  for (const m of [1, 2, 5, 10]) { if (m * Math.pow(10, k) >= half * (1 - 1e-9)) { v = m * Math.pow(10, k); break; } }
-  let d = Math.max(1, Math.round(-Math.log10(v / 5))); // base = 5e-d
-  if (5 * Math.pow(10, -d) < v * (1 - 1e-9)) d = Math.max(1, d - 1);
-  while (d < 12 && 5 * Math.pow(10, -(d + 1)) >= v * (1 - 1e-9)) d++;
-  const ratio = v / (5 * Math.pow(10, -d)); let suf = '';
-  if (ratio < 0.9) { const i = PLUS.findIndex(p => Math.abs(p - ratio) < 1e-6); suf = '+'.repeat(Math.max(0, i)); }
-  else if (ratio > 1.1) { const i = MINUS.findIndex(p => Math.abs(p - ratio) < 1e-6); suf = '-'.repeat(Math.max(0, i)); }
-  const tb = tbParts(); let sec = c; let prefix = '';
-  if (sec >= 1000 || sec < 0) { const baseMin = Math.floor(tb.sod / 60) % 60; const mins = Math.floor(sec / 60); prefix = String(baseMin + mins).padStart(2, '0') + ':'; sec -= mins * 60; }
-  return prefix + sec.toFixed(d) + suf;
-}
-
-function doSearch(fromEnter) {
-  const el = document.getElementById('search'); const text = el.value; S.search.text = text;
-  S.search.min = document.getElementById('smin').value; S.search.max = document.getElementById('smax').value;
-  S.anns = []; S.summary = ''; S.searchErr = ''; el.classList.remove('bad');
-  S.btn.user = 0; S.btn.all = 0;
-  if (fromEnter && text) { const i = recent.indexOf(text); if (i >= 0) recent.splice(i, 1); recent.unshift(text); if (recent.length > 20) recent.pop(); }
-  if (text === '@@') { const s = atat(); el.value = s; S.search.text = s; timeSearch(s); syncButtons(); redraw(); return; }
-  if (timeSearch(text)) { syncButtons(); redraw(); return; }
-  const unit = UNITS[S.search.units][1];
-  const mn = parseNum(S.search.min), mx = parseNum(S.search.max);
-  if (text === '' && (mn === null || mn < 1) && (mx === null || mx < 1)) { syncButtons(); redraw(); return; }
-  let re;
-  try { re = new RegExp(text); } catch (e) { S.searchErr = 'bad regex: ' + e.message.replace(/^Invalid regular expression: /, ''); el.classList.add('bad'); S.summary = S.searchErr; syncButtons(); redraw(); return; }
-  const r = runSearch(re, text[0] === '-', mn === null ? 0 : mn * unit, mx === null ? Infinity : mx * unit, S.search.not, true, text[3] === '=' && !!(D.meta.flags & 0xA0));
-  S.summary = r.summary; syncButtons(); redraw();
-}
-function visibleRowSpan(k) {
-  const a = D.cpuRow[k], b = D.pidRow[k], c = D.rpcRow[k];
-  return (a >= 0 && ROWS[a].h > 0) || (b >= 0 && ROWS[b].h > 0) || (c >= 0 && ROWS[c].h > 0);
-}
-function runSearch(re, dashOK, mn, mx, not, annotate, ipcS) {
-  const ts = D.ts, dur = D.dur, ev = D.ev, nm = D.names, nmi = D.nm;
-  layout();
-  const t0 = S.t0, t1 = S.t1; const lo = firstGlobal(t0 - 5); // PC samples use end time
-  const cache = new Map(); const long = S.btn.annot === 0;
-  // A pattern of letters only (alternatives, ^) cannot match across the
-  // '(arg)=ret' digits, so the name alone decides unless ret is an errno name.
-  const byName = /^\^?[A-Za-z_]+(\|\^?[A-Za-z_]+)*$/.test(re.source);
-  let count = 0, total = 0, vmin = Infinity, vmax = 0; let lastX = -1;
-  const anns = [];
-  const P = (t1 - t0) / L.pw;
-  for (let k = lo; k < D.n; k++) {
-    const e = ev[k]; if (e < 0) continue;
-    let t = ts[k]; if (e === EV_PCU || e === EV_PCK) t += dur[k];
-    if (t > t1) { if (ts[k] > t1) break; continue; }
-    if (t < t0) continue;
-    if (anyHL && !hlSpan[k]) continue;
-    if (e === EV_LEFT || e === EV_RIGHT) continue;
-    if (!visibleRowSpan(k)) continue;
-    const d = dur[k];
-    let ok = d >= mn && d <= mx;
-    if (ok && ipcS) { // 'ipc=3\.': match ' ipc=<v> llc=<v>' of spans with IPC data
-      ok = D.ipc[k] > 0 && d > 1e-8 && re.test(ipcText(k));
-    } else if (ok) {
-      const name = nm[nmi[k]];
-      if (e >= EV_MARKA && e <= EV_MARKD) ok = re.test(name) || re.test(markText(k)); // a mark is found by its text (mark_d: the number)
-      else if (name[0] === '-' && !dashOK) ok = false;
-      else {
-        const simple = !long || !(isSyscall(e) || (e >= 0x200 && e < 0x300) || (e >= 0x500 && e < 0x600)) ||
-          (byName && !(isSyscall(e) && D.ret[k] > 65408 && D.ret[k] <= 65535));
-        if (simple) { let c = cache.get(nmi[k]); if (c === undefined) { c = re.test(name); cache.set(nmi[k], c); } ok = c; }
-        else ok = re.test(nameArg(k, true));
-      }
-    }
-    if (not) ok = !ok;
-    if (!ok) continue;
-    count++; total += d; if (d < vmin) vmin = d; if (d > vmax) vmax = d;
-    if (annotate) { const x = Math.floor((t - t0) / P); if (x > lastX) { anns.push({ k, long: false }); lastX = x; } }
-  }
-  if (annotate) S.anns = anns.slice(0, 5000);
-  const summary = count ? 'Matches: ' + count + ', ' + fmt5(total) + ' [' + fmt4(vmin) + '..' + fmt4(vmax) + ']' : 'Matches: 0, 0';
-  S.last = { count, total, min: count ? vmin : 0, max: vmax, summary };
-  return S.last;
-}
-// first global span index with ts >= v
-function firstGlobal(v) { const ts = D.ts; let lo = 0, hi = D.n; while (lo < hi) { const m = (lo + hi) >> 1; if (ts[m] >= v) hi = m; else lo = m + 1; } return lo; }
-
-// ---------------------------------------------------------------- nearest span
-function rowAtY(y) {
-  let best = null;
-  for (const it of L.items) { if (!it.row) continue; const g = rowGeom(it.row); if (y >= g.top - g.px / 4 && y < g.top + g.px) best = it.row; }
-  return best;
-}
-// The mark whose line or box is under (x, y), else -1 (hover: the text of
-// a mark drawn as a bare marker).
-function markAt(x, y) { let best = -1, bd = 4; for (const m of markBoxes()) if (y >= m[6] && y <= m[7] && Math.abs(m[5] - x) < bd) { bd = Math.abs(m[5] - x); best = m[3]; } return best; }
-function nearestSpan(r, t, y) {
-  if (!r) return -1;
-  if (!r.ready) ensureRows();
-  const g = rowGeom(r); const above = y < g.yc - g.E / 2, below = y > g.yc + g.E / 2;
-  const cand = []; const ts = D.ts, dur = D.dur;
-  for (const list of [r.ex, r.ov]) {
-    let j = firstTsAtLeast(list, 0, list.length, t + 1e-12) - 1;
-    for (let q = j, lim = Math.max(0, j - 2000); q >= lim; q--) {
-      const k = list[q]; const e = D.ev[k];
-      const samp = e === EV_PCU || e === EV_PCK, lock = e === EV_LOCKHELD || e === EV_LOCKTRY, fq = e === EV_PSTATE || e === EV_PSTATE2;
-      if (above && (S.btn.samp || S.btn.lock)) { if (!samp && !lock) continue; }
-      else if (below && S.btn.freq) { if (!fq) continue; }
-      else if (samp || lock || fq) continue;
-      if (ts[k] <= t && ts[k] + dur[k] >= t) { cand.push(k); break; }
-    }
-  }
-  if (!cand.length) return -1;
-  return cand.reduce((a, b) => (ts[b] > ts[a] ? b : a));
-}
-

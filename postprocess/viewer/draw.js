@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The viewer's drawing: palettes, layout, the canvas pass (spans, overlays,
-// marks, arcs), text, the time axis, annotations and the legend.  Runs
-// after data.js in the same closure (assemble.sh).
-// ---------------------------------------------------------------- colours
+// The viewer's drawing: palettes, layout, one frame on the canvas (spans,
+// overlays, marks, arcs), span texts, the time axis, annotations, the
+// legend and the status line.  Uses data.js (see there).
+// ---------------------------------------------------------------- palettes
 const PAL_A = ['#CC0000', '#CC4700', '#CC8F00', '#BECC00', '#77CC00', '#30CC00', '#00CC18', '#00CC5F',
   '#00CCA7', '#00A7CC', '#005FCC', '#0018CC', '#3000CC', '#7700CC', '#BE00CC', '#CC008F', '#CC0047'];
 const PAL_B = ['#FF0000', '#FF6600', '#FFCC00', '#CCE000', '#66E000', '#00FF00', '#00FF66', '#00FFCC',
@@ -375,58 +375,6 @@ function drawExec(r, g) {
     i = j;
   }
 }
-// Level of detail for zoomed-out views (a pixel wider than the finest bin
-// of the row): the execution spans of a row summed into time bins on a
-// power-of-two grid anchored at the trace start (idle, user and kernel
-// time and the last user and kernel span of each bin), the finest bin
-// about 4 spans wide on average, each coarser level twice as wide.  A
-// redraw picks the level whose bins are between half a pixel and a pixel
-// wide and applies the aggregation rule of 3.4 per pixel to the 1-2 bins
-// starting in it: O(pixels) per row however many spans are in view.
-// Spans a pixel or longer are drawn in full on top, from a per-duration
-// index of the row's long spans.  Built on the first such redraw.
-function rowLod(r) {
-  if (r.lod !== undefined) return r.lod;
-  const m = r.ex.length; r.lod = null; if (m < 256) return null;
-  const rts = r.ts, rdu = r.du, rev = r.ev, O = D.t0;
-  const ext = Math.max(1e-9, r.tmax - rts[0]);
-  const q0 = Math.pow(2, Math.max(0, Math.ceil(Math.log2(4 * ext / m * 1e9)))) * 1e-9;
-  // Levels are sparse: only bins with spans, by bin number relative to base.
-  const levels = [], base0 = Math.floor((rts[0] - O) / q0);
-  let nb = 0, last = -1;
-  for (let i = 0; i < m; i++) { const b = Math.floor((rts[i] - O) / q0) - base0; if (b !== last) { nb++; last = b; } }
-  let J = new Int32Array(nb), I = new Float32Array(nb), U = new Float32Array(nb), K = new Float32Array(nb), LU = new Int32Array(nb).fill(-1), LK = new Int32Array(nb).fill(-1);
-  let p = -1; last = -1;
-  for (let i = 0; i < m; i++) {
-    const b = Math.floor((rts[i] - O) / q0) - base0, e = rev[i], d = rdu[i];
-    if (b !== last) { J[++p] = b; last = b; }
-    if (e === EV_IDLE || e === EV_CEXIT) I[p] += d; else if (e > EV_IDLE) { U[p] += d; LU[p] = i; } else { K[p] += d; LK[p] = i; }
-  }
-  let q = q0, base = base0;
-  for (;;) {
-    levels.push({ q, base, J, I, U, K, LU, LK });
-    if (nb <= 2 || levels.length > 40) break;
-    const pb = Math.floor(base / 2); let pn = 0; last = -1;
-    for (let j = 0; j < nb; j++) { const c = Math.floor((base + J[j]) / 2) - pb; if (c !== last) { pn++; last = c; } }
-    const J2 = new Int32Array(pn), I2 = new Float32Array(pn), U2 = new Float32Array(pn), K2 = new Float32Array(pn), LU2 = new Int32Array(pn).fill(-1), LK2 = new Int32Array(pn).fill(-1);
-    p = -1; last = -1;
-    for (let j = 0; j < nb; j++) { // children in order: the later one's last spans win
-      const c = Math.floor((base + J[j]) / 2) - pb; if (c !== last) { J2[++p] = c; last = c; }
-      I2[p] += I[j]; U2[p] += U[j]; K2[p] += K[j]; if (LU[j] >= 0) LU2[p] = LU[j]; if (LK[j] >= 0) LK2[p] = LK[j];
-    }
-    base = pb; nb = pn; J = J2; I = I2; U = U2; K = K2; LU = LU2; LK = LK2; q *= 2;
-  }
-  // spans of q0 or longer by duration level (row-local indices, running max end)
-  const cnt = new Int32Array(41), lvOf = L => Math.min(40, Math.max(0, Math.floor(Math.log2(L * 1e9))));
-  for (let i = 0; i < m; i++) if (rdu[i] >= q0) cnt[lvOf(rdu[i])]++;
-  const lidx = [], lend = [], fill = new Int32Array(41);
-  for (let L = 0; L <= 40; L++) { lidx.push(cnt[L] ? new Int32Array(cnt[L]) : null); lend.push(cnt[L] ? new Float64Array(cnt[L]) : null); }
-  for (let i = 0; i < m; i++) {
-    const d = rdu[i]; if (d < q0) continue;
-    const L = lvOf(d), p = fill[L]++, e = rts[i] + d, a = lend[L]; lidx[L][p] = i; a[p] = p && a[p - 1] > e ? a[p - 1] : e;
-  }
-  return (r.lod = { q0, levels, lidx, lend });
-}
 let LOD_COLS = new Int32Array(2 * 4096); // scratch: pixel, pick
 let LOD_COV = new Float32Array(4096), LOD_IDL = new Uint8Array(4096); // scratch: busy share of the pixel, any idle
 // The bins used are a quarter to an eighth of a pixel wide, so that a bin
@@ -500,13 +448,6 @@ function morse(x1, y, w, letter, color, E) {
 }
 const MORSE_W = MORSE.map(c => c.split('').reduce((a, x) => a + (x === '.' ? 6 : 12), 0) + 9);
 function rectFill(x, y, w, h, c) { if (PB.on) pbRect(x, x + w, y, y + h, c); else { ctx.fillStyle = c; ctx.fillRect(x, y, w, h); } }
-// Overlays drawn as plain rectangles (into the pixel buffer, pass 1):
-// waits and the generic specials of 3.6.12.
-function isRectOverlay(e) {
-  if (e >= EV_WAIT && e < EV_WAIT + 32) return true;
-  return e >= 0x200 && e < 0x240 && e !== EV_PSTATE && e !== EV_PSTATE2 && !(e >= EV_MARKA && e <= EV_MARKD) &&
-    e !== EV_RPCRX && e !== EV_RPCTX && e !== EV_RXPKT && e !== EV_TXPKT && e !== EV_ENQ;
-}
 
 // Overlays of one row (docs/spec/VIEWER.md 3.6): pass 1 the rectangles into the pixel
 // buffer (waits, specials), pass 2 the path-drawn ones and packets/messages.
@@ -1187,6 +1128,21 @@ function render() {
   if (S.measure) drawMeasure();
   if (S.hover) { ctx.font = '18px sans-serif'; const w = ctx.measureText(S.hover).width; ctx.fillStyle = 'rgba(255,255,255,0.9)'; ctx.fillRect(L.left + 2, L.bottom - 24, w + 6, 22); ctx.fillStyle = '#000'; ctx.textBaseline = 'middle'; ctx.fillText(S.hover, L.left + 5, L.bottom - 13); }
   finish(t0p);
+}
+// The status line and the readouts of the secondary controls, after each frame.
+function updateStatus() {
+  const st = document.getElementById('status');
+  let s = S.summary || '';
+  if (!s && S.showHeader) s = [D.meta.kernelVersion, D.meta.cpuModelName].filter(Boolean).join(', ');
+  if (S.sizeMsg) s += (s ? '  ' : '') + S.sizeMsg;
+  if (st.textContent !== s) st.textContent = s;
+}
+function updateReadouts() {
+  if (!S.menu) return;
+  const x = 'x: ' + S.t0.toFixed(6) + '+' + Math.round((S.t1 - S.t0) * 1e6);
+  const y = 'y: ' + Math.round(-S.ypan / L.ppt) + '+' + Math.round((L.ph - 10) / L.ppt);
+  const ex = document.getElementById('m_x'), ey = document.getElementById('m_y');
+  if (ex.textContent !== x) ex.textContent = x; if (ey.textContent !== y) ey.textContent = y;
 }
 function finish(t0p) { perf.lastDraw = performance.now() - t0p; if (perf.phase.ov2 !== undefined) perf.phase.post = perf.lastDraw - Object.keys(perf.phase).reduce((a, k) => (k === 'post' ? a : a + perf.phase[k]), 0); perf.draws++; updateStatus(); updateReadouts(); }
 

@@ -1,8 +1,134 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The viewer's interaction: mouse and keys (pan, zoom, highlight, measure),
-// the buttons and secondary controls, saved views, export, the test hook
-// (window.kutraceState, window.kutrace) and the start of the page.  Runs
-// last, after data.js and draw.js, in the same closure (assemble.sh).
+// The viewer's interaction: search, the span under the mouse, pan, zoom,
+// highlight and measure, the buttons and secondary controls, saved views,
+// export, the test hook (window.kutraceState, window.kutrace) and the
+// start of the page.  Uses data.js and draw.js (see data.js).
+// ---------------------------------------------------------------- search
+function parseNum(s) { if (s === '' || s == null) return null; const v = parseFloat(s); return isFinite(v) ? v : null; }
+const TIME_RE = /^(\d\d?:)?(\d{1,3})\.(\d+)([+-]*)$/;
+const PLUS = [1, 0.4, 0.2, 0.1, 0.04, 0.02, 0.01, 0.004, 0.002], MINUS = [1, 2, 4, 10, 20, 40, 100, 200, 400];
+function timeSearch(text) {
+  const m = TIME_RE.exec(text); if (!m) return false;
+  const tb = tbParts(); const baseMin = Math.floor(tb.sod / 60) % 60;
+  let t = parseFloat(m[2] + '.' + m[3]);
+  if (m[1]) { const mm = parseInt(m[1], 10); if (mm < baseMin) return false; t += (mm - baseMin) * 60; }
+  const pl = (m[4].match(/\+/g) || []).length, mi = (m[4].match(/-/g) || []).length;
+  let half = 5 * Math.pow(10, -m[3].length);
+  if (pl) half *= PLUS[Math.min(8, pl)]; if (mi) half *= MINUS[Math.min(8, mi)];
+  half *= 1.025; if (half < 5e-9) half = 5e-9;
+  setWindow(t - half, t + half); return true;
+}
+function atat() {
+  const c = (S.t0 + S.t1) / 2; const half = (S.t1 - S.t0) / 2 / 1.025 / 1.03;
+  const k = Math.floor(Math.log10(half)); let v = 0;
+  for (const m of [1, 2, 5, 10]) { if (m * Math.pow(10, k) >= half * (1 - 1e-9)) { v = m * Math.pow(10, k); break; } }
+  let d = Math.max(1, Math.round(-Math.log10(v / 5))); // base = 5e-d
+  if (5 * Math.pow(10, -d) < v * (1 - 1e-9)) d = Math.max(1, d - 1);
+  while (d < 12 && 5 * Math.pow(10, -(d + 1)) >= v * (1 - 1e-9)) d++;
+  const ratio = v / (5 * Math.pow(10, -d)); let suf = '';
+  if (ratio < 0.9) { const i = PLUS.findIndex(p => Math.abs(p - ratio) < 1e-6); suf = '+'.repeat(Math.max(0, i)); }
+  else if (ratio > 1.1) { const i = MINUS.findIndex(p => Math.abs(p - ratio) < 1e-6); suf = '-'.repeat(Math.max(0, i)); }
+  const tb = tbParts(); let sec = c; let prefix = '';
+  if (sec >= 1000 || sec < 0) { const baseMin = Math.floor(tb.sod / 60) % 60; const mins = Math.floor(sec / 60); prefix = String(baseMin + mins).padStart(2, '0') + ':'; sec -= mins * 60; }
+  return prefix + sec.toFixed(d) + suf;
+}
+
+function doSearch(fromEnter) {
+  const el = document.getElementById('search'); const text = el.value; S.search.text = text;
+  S.search.min = document.getElementById('smin').value; S.search.max = document.getElementById('smax').value;
+  S.anns = []; S.summary = ''; S.searchErr = ''; el.classList.remove('bad');
+  S.btn.user = 0; S.btn.all = 0;
+  if (fromEnter && text) { const i = recent.indexOf(text); if (i >= 0) recent.splice(i, 1); recent.unshift(text); if (recent.length > 20) recent.pop(); }
+  if (text === '@@') { const s = atat(); el.value = s; S.search.text = s; timeSearch(s); syncButtons(); redraw(); return; }
+  if (timeSearch(text)) { syncButtons(); redraw(); return; }
+  const unit = UNITS[S.search.units][1];
+  const mn = parseNum(S.search.min), mx = parseNum(S.search.max);
+  if (text === '' && (mn === null || mn < 1) && (mx === null || mx < 1)) { syncButtons(); redraw(); return; }
+  let re;
+  try { re = new RegExp(text); } catch (e) { S.searchErr = 'bad regex: ' + e.message.replace(/^Invalid regular expression: /, ''); el.classList.add('bad'); S.summary = S.searchErr; syncButtons(); redraw(); return; }
+  const r = runSearch(re, text[0] === '-', mn === null ? 0 : mn * unit, mx === null ? Infinity : mx * unit, S.search.not, true, text[3] === '=' && !!(D.meta.flags & 0xA0));
+  S.summary = r.summary; syncButtons(); redraw();
+}
+function visibleRowSpan(k) {
+  const a = D.cpuRow[k], b = D.pidRow[k], c = D.rpcRow[k];
+  return (a >= 0 && ROWS[a].h > 0) || (b >= 0 && ROWS[b].h > 0) || (c >= 0 && ROWS[c].h > 0);
+}
+function runSearch(re, dashOK, mn, mx, not, annotate, ipcS) {
+  const ts = D.ts, dur = D.dur, ev = D.ev, nm = D.names, nmi = D.nm;
+  layout();
+  const t0 = S.t0, t1 = S.t1; const lo = firstGlobal(t0 - 5); // PC samples use end time
+  const cache = new Map(); const long = S.btn.annot === 0;
+  // A pattern of letters only (alternatives, ^) cannot match across the
+  // '(arg)=ret' digits, so the name alone decides unless ret is an errno name.
+  const byName = /^\^?[A-Za-z_]+(\|\^?[A-Za-z_]+)*$/.test(re.source);
+  let count = 0, total = 0, vmin = Infinity, vmax = 0; let lastX = -1;
+  const anns = [];
+  const P = (t1 - t0) / L.pw;
+  for (let k = lo; k < D.n; k++) {
+    const e = ev[k]; if (e < 0) continue;
+    let t = ts[k]; if (e === EV_PCU || e === EV_PCK) t += dur[k];
+    if (t > t1) { if (ts[k] > t1) break; continue; }
+    if (t < t0) continue;
+    if (anyHL && !hlSpan[k]) continue;
+    if (e === EV_LEFT || e === EV_RIGHT) continue;
+    if (!visibleRowSpan(k)) continue;
+    const d = dur[k];
+    let ok = d >= mn && d <= mx;
+    if (ok && ipcS) { // 'ipc=3\.': match ' ipc=<v> llc=<v>' of spans with IPC data
+      ok = D.ipc[k] > 0 && d > 1e-8 && re.test(ipcText(k));
+    } else if (ok) {
+      const name = nm[nmi[k]];
+      if (e >= EV_MARKA && e <= EV_MARKD) ok = re.test(name) || re.test(markText(k)); // a mark is found by its text (mark_d: the number)
+      else if (name[0] === '-' && !dashOK) ok = false;
+      else {
+        const simple = !long || !(isSyscall(e) || (e >= 0x200 && e < 0x300) || (e >= 0x500 && e < 0x600)) ||
+          (byName && !(isSyscall(e) && D.ret[k] > 65408 && D.ret[k] <= 65535));
+        if (simple) { let c = cache.get(nmi[k]); if (c === undefined) { c = re.test(name); cache.set(nmi[k], c); } ok = c; }
+        else ok = re.test(nameArg(k, true));
+      }
+    }
+    if (not) ok = !ok;
+    if (!ok) continue;
+    count++; total += d; if (d < vmin) vmin = d; if (d > vmax) vmax = d;
+    if (annotate) { const x = Math.floor((t - t0) / P); if (x > lastX) { anns.push({ k, long: false }); lastX = x; } }
+  }
+  if (annotate) S.anns = anns.slice(0, 5000);
+  const summary = count ? 'Matches: ' + count + ', ' + fmt5(total) + ' [' + fmt4(vmin) + '..' + fmt4(vmax) + ']' : 'Matches: 0, 0';
+  S.last = { count, total, min: count ? vmin : 0, max: vmax, summary };
+  return S.last;
+}
+// first global span index with ts >= v
+function firstGlobal(v) { const ts = D.ts; let lo = 0, hi = D.n; while (lo < hi) { const m = (lo + hi) >> 1; if (ts[m] >= v) hi = m; else lo = m + 1; } return lo; }
+
+// ---------------------------------------------------------------- nearest span
+function rowAtY(y) {
+  let best = null;
+  for (const it of L.items) { if (!it.row) continue; const g = rowGeom(it.row); if (y >= g.top - g.px / 4 && y < g.top + g.px) best = it.row; }
+  return best;
+}
+// The mark whose line or box is under (x, y), else -1 (hover: the text of
+// a mark drawn as a bare marker).
+function markAt(x, y) { let best = -1, bd = 4; for (const m of markBoxes()) if (y >= m[6] && y <= m[7] && Math.abs(m[5] - x) < bd) { bd = Math.abs(m[5] - x); best = m[3]; } return best; }
+function nearestSpan(r, t, y) {
+  if (!r) return -1;
+  if (!r.ready) ensureRows();
+  const g = rowGeom(r); const above = y < g.yc - g.E / 2, below = y > g.yc + g.E / 2;
+  const cand = []; const ts = D.ts, dur = D.dur;
+  for (const list of [r.ex, r.ov]) {
+    let j = firstTsAtLeast(list, 0, list.length, t + 1e-12) - 1;
+    for (let q = j, lim = Math.max(0, j - 2000); q >= lim; q--) {
+      const k = list[q]; const e = D.ev[k];
+      const samp = e === EV_PCU || e === EV_PCK, lock = e === EV_LOCKHELD || e === EV_LOCKTRY, fq = e === EV_PSTATE || e === EV_PSTATE2;
+      if (above && (S.btn.samp || S.btn.lock)) { if (!samp && !lock) continue; }
+      else if (below && S.btn.freq) { if (!fq) continue; }
+      else if (samp || lock || fq) continue;
+      if (ts[k] <= t && ts[k] + dur[k] >= t) { cand.push(k); break; }
+    }
+  }
+  if (!cand.length) return -1;
+  return cand.reduce((a, b) => (ts[b] > ts[a] ? b : a));
+}
+
 // ---------------------------------------------------------------- interaction
 function setWindow(a, b) { if (!(b > a)) b = a + 1e-9; S.t0 = a; S.t1 = b; }
 let drag = null;
@@ -150,13 +276,6 @@ function syncButtons() {
   setText('units', UNITS[S.search.units][0] + ':');
   updateStatus();
 }
-function updateStatus() {
-  const st = document.getElementById('status');
-  let s = S.summary || '';
-  if (!s && S.showHeader) s = [D.meta.kernelVersion, D.meta.cpuModelName].filter(Boolean).join(', ');
-  if (S.sizeMsg) s += (s ? '  ' : '') + S.sizeMsg;
-  if (st.textContent !== s) st.textContent = s;
-}
 function clickBtn(name, shift) {
   if (!avail(name)) return;
   if (name === 'user' || name === 'all') { S.btn[name] = S.btn[name] ? 0 : 1; S.btn[name === 'user' ? 'all' : 'user'] = 0; labelAll(name); }
@@ -248,13 +367,6 @@ async function doExport() {
   alert((copied ? 'Copied ' : 'Could not copy (select and copy from the console) ') + D.extra.length + ' callouts, ' + nv + ' views to clipboard' +
     (copied ? '. Paste it in place of the last line ( ]} ) of the JSON and run makeself again.' : ''));
   if (!copied) console.log(text);
-}
-function updateReadouts() {
-  if (!S.menu) return;
-  const x = 'x: ' + S.t0.toFixed(6) + '+' + Math.round((S.t1 - S.t0) * 1e6);
-  const y = 'y: ' + Math.round(-S.ypan / L.ppt) + '+' + Math.round((L.ph - 10) / L.ppt);
-  const ex = document.getElementById('m_x'), ey = document.getElementById('m_y');
-  if (ex.textContent !== x) ex.textContent = x; if (ey.textContent !== y) ey.textContent = y;
 }
 
 // ---------------------------------------------------------------- views
