@@ -6,7 +6,7 @@
 # KT_BENCH_GEN=js); embedded with makeself and measured in headless
 # Chromium by bench.js.  KT_BENCH_SPANS="1000000 10000000" picks the sizes.
 # KT_BENCH_AB=<commit> compares the viewer of that commit with this one on
-# the same trace, alternately (old, new, old, new ...; KT_BENCH_RUNS pairs,
+# the same trace, alternately (old, new, new, old ...; KT_BENCH_RUNS pairs,
 # default 5): on a shared machine only figures measured side by side mean
 # anything.  Each run's load average is printed with it.
 set -eu
@@ -56,12 +56,22 @@ for n in ${KT_BENCH_SPANS:-1000000 10000000}; do
 		oldtpl=$old/build/share/kutrace/viewer.html
 	fi
 	$BIN/makeself $oldtpl $json ${html%.html}-old.html
+	# Pairs in turn old-new and new-old: of two pages loaded one after the
+	# other the second one loads slower on a busy machine, even the same
+	# page twice.
+	: > $out/ab-first
 	for i in $(seq ${KT_BENCH_RUNS:-5}); do
-		for v in old new; do
+		order="old new"; [ $((i % 2)) = 0 ] && order="new old"
+		for v in $order; do
 			h=$html; [ $v = old ] && h=${html%.html}-old.html
 			echo "== $v run $i (old: $KT_BENCH_AB, new: the working tree), load average $(cut -d' ' -f1-3 /proc/loadavg)"
-			node tests/browser/bench.js $h $rows
+			node tests/browser/bench.js $h $rows | tee $out/ab-run
+			sed -n "s/^  load to first full draw: \([0-9.]*\) ms.* first draw \([0-9.]*\) ms.*/$v \1 \2/p" $out/ab-run >> $out/ab-first
 		done
+	done
+	med() { awk -v v=$1 -v f=$2 '$1 == v { print $f }' $out/ab-first | sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)] }'; }
+	for v in old new; do
+		echo "== $v, medians of $(grep -c "^$v " $out/ab-first) runs: load to first full draw $(med $v 2) ms, first draw $(med $v 3) ms"
 	done
 	echo "== frames, old and new pages drawn alternately in one browser, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 	node tests/browser/bench_ab.js ${html%.html}-old.html $html
