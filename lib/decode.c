@@ -490,14 +490,240 @@ static void block_switch(struct kt_decoder *d, const struct kt_block *b,
 	}
 }
 
-int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
+/*
+ * One single-word entry (or a PC sample) being decoded: its event, its
+ * 32-bit argument, its full tick value and its words in the block.
+ */
+struct entry {
+	unsigned int ev;
+	uint32_t argall;
+	uint64_t full;
+	const uint64_t *w;
+};
+
+/*
+ * Emit e under name: an interned name as it is, any other interned now
+ * and, with a slot pt, kept there for the next entry of the same kind.
+ */
+static void emit_named(struct kt_decoder *d, struct kt_event *e,
+		       const char *name, int interned, struct ptname *pt)
 {
-	struct cpu_state *cs = &d->cpu[b->cpu];
-	int wrapped_block0 = d->wrapped && b->index == 0;
-	int64_t t0 = kt_timebase_ns10(&d->tb, b->base);
+	if (!interned) {
+		e->name = kt_intern(name ? name : "");
+		if (pt)
+			pt->name = e->name;
+	} else {
+		e->name = name;
+	}
+	emit(d, e);
+}
+
+/*
+ * A PC sample (4.4): the -freq- point its MHz gives, then the sample,
+ * moved to just before the CPU's last timer interrupt.
+ */
+static void pc_sample(struct kt_decoder *d, const struct cpu_state *cs,
+		      const struct entry *x, struct kt_event *e)
+{
+	uint64_t pc = x->w[1];
+
+	if ((x->argall & KUTRACE_ARG0_MASK) > 0) {
+		struct kt_event f = *e;
+
+		f.event = KUTRACE_PSTATE;
+		f.dur = 1;
+		f.ipc = 0;
+		f.name = d->freq;
+		emit(d, &f);
+	}
+	e->event = (pc >> 63) ? KUTRACE_PC_K : KUTRACE_PC_U;
+	if (cs->last_timer_t >= 0)
+		e->t = cs->last_timer_t - 1;
+	e->arg = (int64_t)((pc >> 6) & 0xFFFF);
+	e->ipc = 0;
+	e->name = pc_name(d, pc);
+	emit(d, e);
+}
+
+/* A context switch: its pid becomes the CPU's; named "name.pid". */
+static void context_switch(struct kt_decoder *d, struct cpu_state *cs,
+			   const struct entry *x, struct kt_event *e)
+{
+	uint32_t pid = x->argall;
+	int sw = (int)(pid & 1023);
 	char nbuf[128];
 
-	d->all_flags |= b->flags;
+	cs->pid = pid;
+	e->pid = (int)pid;
+	e->arg = pid;
+	if (!d->swname[sw].name || d->swname[sw].pid != (int64_t)pid) {
+		const char *name = pid_name(d, pid);
+
+		snprintf(nbuf, sizeof(nbuf), "%s.%u",
+			 pid == 0 ? "-idle-" : name ? name : "", pid);
+		d->swname[sw].pid = pid;
+		d->swname[sw].name = kt_intern(nbuf);
+	}
+	emit_named(d, e, d->swname[sw].name, 1, NULL);
+}
+
+/*
+ * RPC points 0x201..0x205: a non-zero id becomes the CPU's RPC; the end
+ * of an RPC (id 0) still carries the id it ends, and clears it after.
+ */
+static void rpc_point(struct kt_decoder *d, struct cpu_state *cs,
+		      const struct entry *x, struct kt_event *e)
+{
+	int64_t rpc = x->argall & 0xFFFF;
+	struct ptname *pt;
+	char nbuf[128];
+
+	if (rpc != 0)
+		cs->rpc = rpc;
+	e->rpc = (int)cs->rpc;
+	e->arg = x->argall;
+	e->dur = 1;
+	pt = pt_slot(d, x->ev, x->argall);
+	if (pt->name) {
+		emit_named(d, e, pt->name, 1, pt);
+	} else {
+		const char *m = kt_decoder_name(d, KEY(K_METHOD, rpc));
+
+		snprintf(nbuf, sizeof(nbuf), "%s.%" PRId64, m ? m : "", rpc);
+		emit_named(d, e, nbuf, 0, pt);
+	}
+	if (rpc == 0)
+		cs->rpc = 0;
+}
+
+/*
+ * Specials and reserved point events 0x200..0x3FF: marks with their
+ * label, locks with their name, packets with their hash, runnable.pid.
+ */
+static void special_point(struct kt_decoder *d, const struct entry *x,
+			  struct kt_event *e)
+{
+	unsigned int ev = x->ev;
+	uint32_t argall = x->argall;
+	struct ptname *pt = pt_slot(d, ev, argall);
+	const char *name;
+	char nbuf[128];
+
+	e->dur = 1;
+	e->arg = argall;
+	if (pt->name) {
+		emit_named(d, e, pt->name, 1, pt);
+		return;
+	}
+	if (ev <= KUTRACE_MONITOREXIT)
+		name = special_names[ev - KUTRACE_SPECIAL_LO];
+	else
+		snprintf(nbuf, sizeof(nbuf), "spl#%u", ev & 0x1FF), name = nbuf;
+	if (ev >= KUTRACE_MARKA && ev <= KUTRACE_MARKC) {
+		char lab[8];
+
+		snprintf(nbuf, sizeof(nbuf), "%s=%s", name, kt_base40_decode(argall, lab));
+		name = nbuf;
+	} else if (ev >= KUTRACE_LOCKNOACQUIRE && ev <= KUTRACE_LOCKWAKEUP) {
+		const char *ln = kt_decoder_name(d, KEY(K_LOCK, argall));
+
+		snprintf(nbuf, sizeof(nbuf), "%s%s", name, ln ? ln : "");
+		if (!ln)
+			snprintf(nbuf, sizeof(nbuf), "%s%u", name, argall);
+		name = nbuf;
+	} else if (ev >= KUTRACE_RX_PKT && ev <= KUTRACE_TX_USER) {
+		snprintf(nbuf, sizeof(nbuf), "%s.%04X", name,
+			 ((argall >> 16) ^ argall) & 0xFFFF);
+		name = nbuf;
+	} else if (ev == KUTRACE_RUNNABLE) {
+		snprintf(nbuf, sizeof(nbuf), "runnable.%u", argall);
+		name = nbuf;
+	}
+	emit_named(d, e, name, 0, pt);
+}
+
+/*
+ * A trap, interrupt or syscall entry; fused with its return, it lasts
+ * delta ticks and carries the return value's byte.  A bottom half is
+ * named after its softirq, which its return will need.
+ */
+static void kernel_call(struct kt_decoder *d, struct cpu_state *cs,
+			const struct entry *x, struct kt_event *e)
+{
+	unsigned int ev = x->ev;
+	uint32_t argall = x->argall;
+	unsigned int delta = (argall >> KUTRACE_DELTA_SHIFT) & KUTRACE_DELTA_MASK;
+	char nbuf[128];
+
+	if ((int)ev == d->timer_event)
+		cs->last_timer_t = e->t;
+	if (delta) {
+		int64_t dur = kt_timebase_ns10(&d->tb, x->full + delta) - e->t;
+
+		if (d->tb.lowres && delta == 1)
+			dur = 35;
+		e->dur = dur < 1 ? 1 : dur;
+		e->retval = (int8_t)((argall >> KUTRACE_RETVAL_SHIFT) & 0xFF) & 0xFFFF;
+	}
+	if (ev != KUTRACE_IRQ + KUTRACE_IRQ_BH) {
+		emit_named(d, e, cached_name(d, ev, nbuf, sizeof(nbuf)), 1, NULL);
+		return;
+	}
+	cs->last_bh = (int)(argall & 0xF);
+	struct ptname *pt = pt_slot(d, ev, argall & 0xF);
+
+	if (!pt->name)
+		snprintf(nbuf, sizeof(nbuf), "BH:%s", kt_softirq_names[argall & 0xF]);
+	emit_named(d, e, pt->name ? pt->name : nbuf, pt->name != NULL, pt);
+}
+
+/* An unfused return: its value in retval, named "/" + its call's name. */
+static void kernel_return(struct kt_decoder *d, const struct cpu_state *cs,
+			  const struct entry *x, struct kt_event *e)
+{
+	char nbuf[128];
+
+	e->retval = x->argall & KUTRACE_ARG0_MASK;
+	e->arg = 0;
+	if (x->ev != KUTRACE_IRQRET + KUTRACE_IRQ_BH) {
+		emit_named(d, e, cached_name(d, x->ev, nbuf, sizeof(nbuf)), 1, NULL);
+		return;
+	}
+	struct ptname *pt = pt_slot(d, x->ev, (uint32_t)cs->last_bh & 0xF);
+
+	if (!pt->name)
+		snprintf(nbuf, sizeof(nbuf), "/BH:%s", kt_softirq_names[cs->last_bh & 0xF]);
+	emit_named(d, e, pt->name ? pt->name : nbuf, pt->name != NULL, pt);
+}
+
+/* One single-word entry or PC sample, by its class (4.4). */
+static void decode_entry(struct kt_decoder *d, struct cpu_state *cs,
+			 const struct entry *x, struct kt_event *e)
+{
+	unsigned int ev = x->ev;
+
+	if (ev == KUTRACE_PC_U || ev == KUTRACE_PC_K || ev == KUTRACE_PC_TEMP)
+		pc_sample(d, cs, x, e);
+	else if (ev == KUTRACE_USERPID)
+		context_switch(d, cs, x, e);
+	else if (ev >= KUTRACE_RPCIDREQ && ev <= KUTRACE_RPCIDTXMSG)
+		rpc_point(d, cs, x, e);
+	else if (ev < KUTRACE_CALL_LO)
+		special_point(d, x, e);
+	else if (kutrace_is_call(ev))
+		kernel_call(d, cs, x, e);
+	else
+		kernel_return(d, cs, x, e);
+}
+
+/*
+ * What a block must satisfy before its entries are read: sound words
+ * (kt_block_check), a start time in range, and no start well before the
+ * previous block of its CPU ended.
+ */
+static int block_sound(struct kt_decoder *d, const struct kt_block *b,
+		       const struct cpu_state *cs, int wrapped_block0, int64_t t0)
+{
 	if (kt_block_check(b, d->err, sizeof(d->err)) < 0)
 		return -1;
 	if (t0 <= -KT_TIME_LIMIT || t0 >= KT_TIME_LIMIT) {
@@ -519,8 +745,12 @@ int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
 			 b->index, b->cpu, cs->last_full - b->base);
 		return -1;
 	}
+	return 0;
+}
 
-	/* Header pid and name (4.1 step 3). */
+/* The header's pid and name (4.1 step 3): pid 0 and "idle:" are -idle-. */
+static int64_t header_task(struct kt_decoder *d, const struct kt_block *b, int64_t t0)
+{
 	int64_t hpid = b->pid;
 
 	if (hpid == 0 || strncmp(b->comm, "idle:", 5) == 0)
@@ -535,6 +765,20 @@ int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
 		name_entry(d, t0, (int)b->cpu, KUTRACE_PIDNAME, (uint32_t)hpid,
 			   words, 3);
 	}
+	return hpid;
+}
+
+int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
+{
+	struct cpu_state *cs = &d->cpu[b->cpu];
+	int wrapped_block0 = d->wrapped && b->index == 0;
+	int64_t t0 = kt_timebase_ns10(&d->tb, b->base);
+
+	d->all_flags |= b->flags;
+	if (block_sound(d, b, cs, wrapped_block0, t0) < 0)
+		return -1;
+
+	int64_t hpid = header_task(d, b, t0);
 	/*
 	 * The first block of a CPU starts with a context switch to the task
 	 * its header names; it is emitted just before the block's first
@@ -564,15 +808,14 @@ int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
 		if ((w >> KUTRACE_TS_SHIFT) == KUTRACE_TS_MASK && ev == KUTRACE_EVENT_MASK)
 			continue;
 		unsigned int len = kutrace_entry_words(ev);
-		uint32_t argall = (uint32_t)w;
-		uint64_t full;
+		struct entry x = { .ev = ev, .argall = (uint32_t)w, .w = &b->w[i] };
 
 		/* kt_block_check above vouches for ev and len. */
-		if (kt_tswalk_step(&tw, w, &full))
+		if (kt_tswalk_step(&tw, w, &x.full))
 			continue;	/* TSDELTA */
-		int64_t t = kt_timebase_ns10(&d->tb, full);
+		int64_t t = kt_timebase_ns10(&d->tb, x.full);
 
-		cs->last_full = full;
+		cs->last_full = x.full;
 		if (t < start)
 			start = t;	/* stamped before the header was written */
 		if (pending_switch && !kutrace_is_varlen(ev)) {
@@ -583,175 +826,22 @@ int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
 			block_switch(d, b, hpid, t <= start ? t - 1 : start);
 			pending_switch = 0;
 		}
+		i += (int)len - 1;
 		if (kutrace_is_varlen(ev)) {
-			name_entry(d, t, (int)b->cpu, ev, argall, &b->w[i + 1], len);
-			i += (int)len - 1;
+			name_entry(d, t, (int)b->cpu, ev, x.argall, x.w + 1, len);
 			continue;
 		}
-		if (wrapped_block0 && ev != KUTRACE_MBIT_SEC) {
-			i += (int)len - 1;
+		if (wrapped_block0 && ev != KUTRACE_MBIT_SEC)
 			continue;
-		}
 
 		struct kt_event e = {
 			.t = t, .dur = 0, .event = (int)ev, .cpu = (int)b->cpu,
 			.pid = (int)cs->pid, .rpc = (int)cs->rpc,
-			.arg = argall & KUTRACE_ARG0_MASK, .retval = 0,
-			.ipc = b->side[i],
+			.arg = x.argall & KUTRACE_ARG0_MASK, .retval = 0,
+			.ipc = b->side[x.w - b->w],
 		};
-		const char *name = NULL;
-		int interned = 0;
-		struct ptname *pt = NULL;
 
-		if (ev == KUTRACE_PC_U || ev == KUTRACE_PC_K || ev == KUTRACE_PC_TEMP) {
-			uint64_t pc = b->w[i + 1];
-
-			i++;
-			if ((argall & KUTRACE_ARG0_MASK) > 0) {
-				struct kt_event f = e;
-
-				f.event = KUTRACE_PSTATE;
-				f.dur = 1;
-				f.ipc = 0;
-				f.name = d->freq;
-				emit(d, &f);
-			}
-			e.event = (pc >> 63) ? KUTRACE_PC_K : KUTRACE_PC_U;
-			if (cs->last_timer_t >= 0)
-				e.t = cs->last_timer_t - 1;
-			e.arg = (int64_t)((pc >> 6) & 0xFFFF);
-			e.ipc = 0;
-			e.name = pc_name(d, pc);
-			emit(d, &e);
-			continue;
-		}
-		if (ev == KUTRACE_USERPID) {
-			cs->pid = argall;
-			e.pid = (int)argall;
-			e.arg = argall;
-			int sw = (int)(argall & 1023);
-
-			if (d->swname[sw].name && d->swname[sw].pid == (int64_t)argall) {
-				name = d->swname[sw].name;
-				interned = 1;
-			} else {
-				name = pid_name(d, argall);
-				snprintf(nbuf, sizeof(nbuf), "%s.%u",
-					 argall == 0 ? "-idle-" : name ? name : "", argall);
-				name = kt_intern(nbuf);
-				interned = 1;
-				d->swname[sw].pid = argall;
-				d->swname[sw].name = name;
-			}
-		} else if (ev >= KUTRACE_RPCIDREQ && ev <= KUTRACE_RPCIDTXMSG) {
-			int64_t rpc = argall & 0xFFFF;
-
-			/* The end of an RPC (id 0) still carries the id it ends. */
-			if (rpc != 0)
-				cs->rpc = rpc;
-			e.rpc = (int)cs->rpc;
-			e.arg = argall;
-			e.dur = 1;
-			pt = pt_slot(d, ev, argall);
-			if (pt->name) {
-				name = pt->name;
-				interned = 1;
-			} else {
-				const char *m = kt_decoder_name(d, KEY(K_METHOD, rpc));
-
-				snprintf(nbuf, sizeof(nbuf), "%s.%" PRId64, m ? m : "", rpc);
-				name = nbuf;
-			}
-		} else if (ev < KUTRACE_CALL_LO) {
-			/* Specials and reserved point events 0x200..0x3FF. */
-			e.dur = 1;
-			e.arg = argall;
-			pt = pt_slot(d, ev, argall);
-			if (pt->name)
-				name = pt->name, interned = 1;
-			else if (ev <= KUTRACE_MONITOREXIT)
-				name = special_names[ev - KUTRACE_SPECIAL_LO];
-			else
-				snprintf(nbuf, sizeof(nbuf), "spl#%u", ev & 0x1FF), name = nbuf;
-			if (interned) {
-				/* cached */
-			} else if (ev >= KUTRACE_MARKA && ev <= KUTRACE_MARKC) {
-				char lab[8];
-
-				snprintf(nbuf, sizeof(nbuf), "%s=%s", special_names[ev - KUTRACE_SPECIAL_LO],
-					 kt_base40_decode(argall, lab));
-				name = nbuf;
-			} else if (ev >= KUTRACE_LOCKNOACQUIRE && ev <= KUTRACE_LOCKWAKEUP) {
-				const char *ln = kt_decoder_name(d, KEY(K_LOCK, argall));
-
-				snprintf(nbuf, sizeof(nbuf), "%s%s", name, ln ? ln : "");
-				if (!ln)
-					snprintf(nbuf, sizeof(nbuf), "%s%u", name, argall);
-				name = nbuf;
-			} else if (ev >= KUTRACE_RX_PKT && ev <= KUTRACE_TX_USER) {
-				snprintf(nbuf, sizeof(nbuf), "%s.%04X", name,
-					 ((argall >> 16) ^ argall) & 0xFFFF);
-				name = nbuf;
-			} else if (ev == KUTRACE_RUNNABLE) {
-				snprintf(nbuf, sizeof(nbuf), "runnable.%u", argall);
-				name = nbuf;
-			}
-		} else if (kutrace_is_call(ev)) {
-			unsigned int delta = (argall >> KUTRACE_DELTA_SHIFT) & KUTRACE_DELTA_MASK;
-
-			if (ev == KUTRACE_IRQ + KUTRACE_IRQ_BH)
-				cs->last_bh = (int)(argall & 0xF);
-			if ((int)ev == d->timer_event)
-				cs->last_timer_t = t;
-			if (delta) {
-				int64_t dur = kt_timebase_ns10(&d->tb, full + delta) - t;
-
-				if (d->tb.lowres && delta == 1)
-					dur = 35;
-				e.dur = dur < 1 ? 1 : dur;
-				e.retval = (int8_t)((argall >> KUTRACE_RETVAL_SHIFT) & 0xFF) & 0xFFFF;
-			}
-			name = cached_name(d, ev, nbuf, sizeof(nbuf));
-			interned = 1;
-			if (ev == KUTRACE_IRQ + KUTRACE_IRQ_BH) {
-				pt = pt_slot(d, ev, argall & 0xF);
-				interned = pt->name != NULL;
-				name = pt->name;
-				if (!interned) {
-					snprintf(nbuf, sizeof(nbuf), "BH:%s",
-						 kt_softirq_names[argall & 0xF]);
-					name = nbuf;
-				}
-			}
-		} else {
-			/* An unfused return. */
-			e.retval = argall & KUTRACE_ARG0_MASK;
-			e.arg = 0;
-			if (ev == KUTRACE_IRQRET + KUTRACE_IRQ_BH) {
-				pt = pt_slot(d, ev, (uint32_t)cs->last_bh & 0xF);
-				interned = pt->name != NULL;
-				name = pt->name;
-				if (!interned) {
-					snprintf(nbuf, sizeof(nbuf), "/BH:%s",
-						 kt_softirq_names[cs->last_bh & 0xF]);
-					name = nbuf;
-				}
-			} else {
-				name = cached_name(d, ev, nbuf, sizeof(nbuf));
-				interned = 1;
-			}
-		}
-		if (!interned) {
-			e.name = kt_intern(name ? name : "");
-			if (pt)
-				pt->name = e.name;
-		} else {
-			e.name = name;
-		}
-		emit(d, &e);
-		if (ev >= KUTRACE_RPCIDREQ && ev <= KUTRACE_RPCIDTXMSG && (argall & 0xFFFF) == 0)
-			cs->rpc = 0;
-		i += (int)len - 1;
+		decode_entry(d, cs, &x, &e);
 	}
 	if (pending_switch)
 		block_switch(d, b, hpid, start);
