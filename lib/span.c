@@ -922,62 +922,71 @@ static int is_fork(const struct kt_spans *s, const char *name)
 	return 0;
 }
 
-static void process(struct kt_spans *s, const struct kt_event *e)
+/*
+ * 5.3 step 1, a return from X: X deeper in the stack has what is above it
+ * returned at this time; X not on the stack is called at the open span's
+ * start, after returns to X's level.
+ */
+static void fix_return(struct kt_spans *s, struct cpu *c, const struct kt_event *e)
 {
-	struct cpu *c = &s->cpu[e->cpu];
-	int ev = e->event;
-	int64_t t = e->t;
+	int x = e->event - KUTRACE_RET_BIT;
+	struct kstack *st = c->st;
+	int found = 0;
 
-	if (is_sched(ev) || is_sched_ret(ev))
-		s->sched_ev = ev & ~KUTRACE_RET_BIT;
-	/* 5.3 fix-ups. */
-	if (is_kret(ev)) {
-		int x = ev - KUTRACE_RET_BIT;
-		struct kstack *st = c->st;
-		int found = 0;
+	/* The nearest frame of X: a deeper one would pop it again. */
+	for (int i = st->top; i >= 1 && !found; i--)
+		if (st->f[i].event == x ||
+		    (is_sched(x) && is_sched(st->f[i].event)))
+			found = i;
+	if (st->top >= 1 && st->f[st->top].event == KUTRACE_IRQ + 0xFD &&
+	    x == KUTRACE_IRQ + KUTRACE_IRQ_BH)
+		found = st->top, st->f[st->top].event = x;
+	if (found) {
+		while (st->top > found)
+			synth(s, e, e->t, st->f[st->top].event + KUTRACE_RET_BIT,
+			      ret_name(s, st->f[st->top].name));
+	} else {
+		int64_t at = c->sp.valid ? c->sp.start : e->t;
+		const char *cn = e->name[0] == '/' ? kt_intern(e->name + 1) : e->name;
 
-		/* The nearest frame of X: a deeper one would pop it again. */
-		for (int i = st->top; i >= 1 && !found; i--)
-			if (st->f[i].event == x ||
-			    (is_sched(x) && is_sched(st->f[i].event)))
-				found = i;
-		if (st->top >= 1 && st->f[st->top].event == KUTRACE_IRQ + 0xFD &&
-		    x == KUTRACE_IRQ + KUTRACE_IRQ_BH)
-			found = st->top, st->f[st->top].event = x;
-		if (found) {
-			while (st->top > found)
-				synth(s, e, t, st->f[st->top].event + KUTRACE_RET_BIT,
-				      ret_name(s, st->f[st->top].name));
-		} else {
-			int64_t at = c->sp.valid ? c->sp.start : t;
-			const char *cn = e->name[0] == '/' ? kt_intern(e->name + 1) : e->name;
-
-			pop_to_level(s, e, at, level(x));
-			synth(s, e, at, x, cn);
-		}
-	} else if (is_kcall(ev)) {
-		if (is_sched(ev) && c->st->top >= 1 &&
-		    c->st->f[c->st->top].event == KUTRACE_IRQ + 0xFD)
-			c->st->top--;	/* reschedule_ipi left by a lost return */
-		if (c->st->top == 1 && is_sched(c->st->f[1].event) &&
-		    c->switch_t != NO_TIME && !is_sched(ev)) {
-			/* Not before what the CPU already showed since. */
-			int64_t at = c->switch_t;
-
-			if (c->sp.valid && c->sp.start > at)
-				at = c->sp.start;
-			synth(s, e, at, c->st->f[1].event + KUTRACE_RET_BIT,
-			      s->nm.rsched);
-		}
-		if ((e->dur == 0 || !is_sched(ev)) && !nests_in_sched(c->st, ev))
-			pop_to_level(s, e, t, level(ev));
+		pop_to_level(s, e, at, level(x));
+		synth(s, e, at, x, cn);
 	}
-	if (c->mwait_hint >= 0 && ev != KUTRACE_MWAIT)
-		put_cexit(s, e);
+}
 
-	/* Bookkeeping. */
+/*
+ * 5.3 steps 2-4, a call: a reschedule_ipi a lost return left goes; the
+ * missing scheduler return after a switch is put back; then returns
+ * until the call's level is above the top's.
+ */
+static void fix_call(struct kt_spans *s, struct cpu *c, const struct kt_event *e)
+{
+	int ev = e->event;
+
+	if (is_sched(ev) && c->st->top >= 1 &&
+	    c->st->f[c->st->top].event == KUTRACE_IRQ + 0xFD)
+		c->st->top--;	/* reschedule_ipi left by a lost return */
+	if (c->st->top == 1 && is_sched(c->st->f[1].event) &&
+	    c->switch_t != NO_TIME && !is_sched(ev)) {
+		/* Not before what the CPU already showed since. */
+		int64_t at = c->switch_t;
+
+		if (c->sp.valid && c->sp.start > at)
+			at = c->sp.start;
+		synth(s, e, at, c->st->f[1].event + KUTRACE_RET_BIT,
+		      s->nm.rsched);
+	}
+	if ((e->dur == 0 || !is_sched(ev)) && !nests_in_sched(c->st, ev))
+		pop_to_level(s, e, e->t, level(ev));
+}
+
+/* 5.3 step 6: the switch time, a pending MWAIT hint, the pid's last event. */
+static void bookkeeping(struct kt_spans *s, struct cpu *c, const struct kt_event *e)
+{
+	int ev = e->event;
+
 	if (ev == KUTRACE_USERPID)
-		c->switch_t = t;
+		c->switch_t = e->t;
 	else if (is_sched(ev) || is_sched_ret(ev))
 		c->switch_t = NO_TIME;
 	if (ev == KUTRACE_MWAIT)
@@ -988,114 +997,161 @@ static void process(struct kt_spans *s, const struct kt_event *e)
 		th->have_last = 1;
 		th->last_rpc = c->st->rpc;
 		if (th->first_t == NO_TIME)
-			th->first_t = t;
+			th->first_t = e->t;
 	}
+}
 
-	queue_step(s, c, e);
-	if (ev >= KUTRACE_RPCIDREQ && ev <= KUTRACE_TX_USER)
-		rpc_step(s, c, e);
+/* 5.4 rule 2: the thread runs again; an RPC it was on resumes. */
+static void sched_return(struct kt_spans *s, struct cpu *c, const struct kt_event *e)
+{
+	if (c->th)
+		c->th->running = 1;
+	if (c->st->rpc)
+		put(s, e->t, 1, e->cpu, e->pid, c->st->rpc, KUTRACE_RPCIDMID,
+		    c->st->rpc, 0, 0, c->st->rpcname);
+}
 
-	/* 5.4 processing. */
-	if (is_sched_ret(ev)) {
-		if (c->th)
-			c->th->running = 1;
-		if (c->st->rpc)
-			put(s, t, 1, e->cpu, e->pid, c->st->rpc, KUTRACE_RPCIDMID,
-			    c->st->rpc, 0, 0, c->st->rpcname);
+/*
+ * 5.4 rule 4, RPC events: the open span is cut by the point, which
+ * carries the RPC id the CPU had (the original's), and goes on with the
+ * new RPC.
+ */
+static void rpc_event(struct kt_spans *s, struct cpu *c, const struct kt_event *e)
+{
+	struct span was = c->sp;
+
+	close_span(s, e->cpu, e->t, e->ipc & 0xF, 0, 0);
+	point_row(s, e);
+	c->st->rpc = (int)(e->arg & 0xFFFF);
+	c->st->rpcname = e->name;
+	resume(s, c, &was, e->t + e->dur);
+}
+
+/* 5.4 rule 5, a context switch (writes no row of its own). */
+static void switch_event(struct kt_spans *s, struct cpu *c, const struct kt_event *e)
+{
+	struct thread *old = c->th;
+
+	if (c->st->top >= 2)
+		c->st->ambiguous = c->st->top - 1;
+	if (old)
+		old->running = 0;
+	/* An open user span: the stacks disagree (no scheduler). */
+	int was_user = c->st->top == 0 && c->sp.valid;
+
+	switch_to(s, c, (uint32_t)e->pid, e->name);
+	/*
+	 * A span starts now when either side of the switch is user
+	 * code.  5.4 rule 5 only starts one for the new side, which
+	 * dropped an open kernel span, or left a hole until the next
+	 * event when the old side was user code.
+	 */
+	if (was_user || c->st->top == 0) {
+		close_span(s, e->cpu, e->t, e->ipc & 0xF, 0, 0);
+		start_top(s, c, e->t, 0, 0);
 	}
-	resolve_ambiguity(s, e);
+}
 
-	if (ev >= KUTRACE_RPCIDREQ && ev <= KUTRACE_RPCIDMID) {
-		struct span was = c->sp;
+/* 5.4 rule 6: a PC sample's row runs from the CPU's previous sample. */
+static void pc_event(struct kt_spans *s, struct cpu *c, const struct kt_event *e)
+{
+	if (c->last_pc_t != NO_TIME && e->t > c->last_pc_t)
+		put(s, c->last_pc_t, e->t - c->last_pc_t, e->cpu, e->pid,
+		    c->st->rpc, e->event, e->arg, 0, 0, e->name);
+	c->last_pc_t = e->t;
+}
 
-		close_span(s, e->cpu, t, e->ipc & 0xF, 0, 0);
-		/* The row carries the RPC id the CPU had (the original's). */
-		point_row(s, e);
-		c->st->rpc = (int)(e->arg & 0xFFFF);
-		c->st->rpcname = e->name;
-		resume(s, c, &was, t + e->dur);
-		return;
-	}
-	if (ev == KUTRACE_USERPID) {
-		struct thread *old = c->th;
+/*
+ * 5.4 rule 7: a -freq- row from the CPU's previous frequency, with the
+ * new value for 0x209 (read after a change) or the previous one for
+ * 0x21C (announced before it).
+ */
+static void freq_event(struct kt_spans *s, struct cpu *c, const struct kt_event *e)
+{
+	if (c->last_freq_t != NO_TIME)
+		put(s, c->last_freq_t, e->t - c->last_freq_t, e->cpu, 0, 0,
+		    KUTRACE_PSTATE, e->event == KUTRACE_PSTATE ? e->arg : c->freq,
+		    0, 0, s->nm.freq);
+	c->last_freq_t = e->t;
+	c->freq = e->arg;
+}
 
-		if (c->st->top >= 2)
-			c->st->ambiguous = c->st->top - 1;
-		if (old)
-			old->running = 0;
-		/* An open user span: the stacks disagree (no scheduler). */
-		int was_user = c->st->top == 0 && c->sp.valid;
+static int is_mark(int ev)
+{
+	return (ev >= KUTRACE_MARKA && ev <= KUTRACE_MARKD) || ev == KUTRACE_MWAIT ||
+	       ev == KUTRACE_MONITOREXIT;
+}
 
-		switch_to(s, c, (uint32_t)e->pid, e->name);
-		/*
-		 * A span starts now when either side of the switch is user
-		 * code.  5.4 rule 5 only starts one for the new side, which
-		 * dropped an open kernel span, or left a hole until the next
-		 * event when the old side was user code.
-		 */
-		if (was_user || c->st->top == 0) {
-			close_span(s, e->cpu, t, e->ipc & 0xF, 0, 0);
-			start_top(s, c, t, 0, 0);
-		}
-		return;
-	}
-	if (ev == KUTRACE_PC_U || ev == KUTRACE_PC_K) {
-		if (c->last_pc_t != NO_TIME && t > c->last_pc_t)
-			put(s, c->last_pc_t, t - c->last_pc_t, e->cpu, e->pid,
-			    c->st->rpc, ev, e->arg, 0, 0, e->name);
-		c->last_pc_t = t;
-		return;
-	}
-	if (ev == KUTRACE_PSTATE || ev == KUTRACE_PSTATE2) {
-		if (c->last_freq_t != NO_TIME)
-			put(s, c->last_freq_t, t - c->last_freq_t, e->cpu, 0, 0,
-			    KUTRACE_PSTATE, ev == KUTRACE_PSTATE ? e->arg : c->freq,
-			    0, 0, s->nm.freq);
-		c->last_freq_t = t;
-		c->freq = e->arg;
-		return;
-	}
-	if ((ev >= KUTRACE_MARKA && ev <= KUTRACE_MARKD) || ev == KUTRACE_MWAIT ||
-	    ev == KUTRACE_MONITOREXIT) {
-		struct span was = c->sp;
+/*
+ * 5.4 rule 8, marks, MWAIT and MWAIT exit: the point cuts the open span,
+ * which goes on after it (-idlelp- after an MWAIT in idle, 5.7).
+ */
+static void mark_event(struct kt_spans *s, struct cpu *c, const struct kt_event *e)
+{
+	struct span was = c->sp;
+	int ev = e->event;
 
-		close_span(s, e->cpu, t, e->ipc & 0xF, 0, 0);
-		point_row(s, e);
-		resume(s, c, &was, t + (e->dur > 0 ? e->dur : 1));
-		if (ev == KUTRACE_MWAIT && c->st->top == 0) {
-			c->sp.name = s->nm.idlelp;
-			c->sp.arg = 1;
-		} else if (ev == KUTRACE_MONITOREXIT && c->st->top == 0) {
-			c->sp.name = s->nm.idle;	/* fixes -idlelp- arg 0 */
-		}
-		return;
+	close_span(s, e->cpu, e->t, e->ipc & 0xF, 0, 0);
+	point_row(s, e);
+	resume(s, c, &was, e->t + (e->dur > 0 ? e->dur : 1));
+	if (ev == KUTRACE_MWAIT && c->st->top == 0) {
+		c->sp.name = s->nm.idlelp;
+		c->sp.arg = 1;
+	} else if (ev == KUTRACE_MONITOREXIT && c->st->top == 0) {
+		c->sp.name = s->nm.idle;	/* fixes -idlelp- arg 0 */
 	}
-	if (ev >= KUTRACE_SPECIAL_LO && ev < KUTRACE_CALL_LO) {
-		special(s, e);
-		return;
-	}
-	if (!is_kcall(ev) && !is_kret(ev) && ev != KUTRACE_C_EXIT)
-		return;	/* nothing else makes spans */
+}
 
-	/* 10. Calls, returns, c-exit. */
+/*
+ * 5.4 rules 10b and 10d: the thread of e is on a CPU again, ending the
+ * wakeup arc and the wait_cpu since its last span or wakeup.
+ */
+static void thread_arrives(struct kt_spans *s, const struct kt_event *e)
+{
+	struct thread *th = thread(s, e->pid);
+	int64_t t = e->t;
+
+	if (th->wake_t != NO_TIME && t >= th->wake_t) {
+		put(s, th->wake_t, t - th->wake_t > MAX_SPAN ? 1 : t - th->wake_t,
+		    th->wake_cpu, th->wake_pid, th->wake_rpc,
+		    KUTRACE_ARC_WAKEUP, e->cpu, th->pid, 0,
+		    s->nm.wakeup);
+		th->wake_t = NO_TIME;
+	}
+	if (e->pid > 0 && th->prior_end != NO_TIME && t >= th->prior_end) {
+		put_wait(s, th, 'c', th->prior_end, t);
+		th->prior_end = t + e->dur;
+	}
+}
+
+/* 5.3 step 10: clone/fork make their child runnable at the call's end. */
+static void fork_runnable(struct kt_spans *s, const struct kt_event *e)
+{
+	struct kt_event r = *e;
+
+	r.t = e->t + e->dur;
+	r.dur = 1;
+	r.event = KUTRACE_RUNNABLE;
+	r.arg = e->retval;
+	r.retval = 0;
+	r.name = s->nm.runnable;	/* the original's name, no ".pid" */
+	special(s, &r);
+}
+
+/*
+ * 5.4 rule 10, calls, returns and -c-exit-: the open span closes; a fused
+ * call is its own row and the span resumes after it, a call is pushed, a
+ * return pops; -c-exit- is written as it is.
+ */
+static void exec_event(struct kt_spans *s, struct cpu *c, const struct kt_event *e)
+{
+	int ev = e->event;
+	int64_t t = e->t;
 	struct span was = c->sp;
 
 	close_span(s, e->cpu, t, e->ipc & 0xF, e->retval, is_kret(ev));
-	if (e->pid >= 0) {
-		struct thread *th = thread(s, e->pid);
-
-		if (th->wake_t != NO_TIME && t >= th->wake_t) {
-			put(s, th->wake_t, t - th->wake_t > MAX_SPAN ? 1 : t - th->wake_t,
-			    th->wake_cpu, th->wake_pid, th->wake_rpc,
-			    KUTRACE_ARC_WAKEUP, e->cpu, th->pid, 0,
-			    s->nm.wakeup);
-			th->wake_t = NO_TIME;
-		}
-		if (e->pid > 0 && th->prior_end != NO_TIME && t >= th->prior_end) {
-			put_wait(s, th, 'c', th->prior_end, t);
-			th->prior_end = t + e->dur;
-		}
-	}
+	if (e->pid >= 0)
+		thread_arrives(s, e);
 	ipi_arc(s, e->cpu, t);
 	if (is_kcall(ev)) {
 		if (e->dur > 0) {
@@ -1120,19 +1176,49 @@ static void process(struct kt_spans *s, const struct kt_event *e)
 		    e->retval, e->ipc, e->name);
 		start_top(s, c, t + e->dur, 0, 0);
 	}
-	/* 5.3 step 10: clone/fork make their child runnable. */
 	if ((is_kret(ev) || (is_kcall(ev) && e->dur > 0)) && e->retval != 0 &&
-	    is_fork(s, e->name)) {
-		struct kt_event r = *e;
+	    is_fork(s, e->name))
+		fork_runnable(s, e);
+}
 
-		r.t = t + e->dur;
-		r.dur = 1;
-		r.event = KUTRACE_RUNNABLE;
-		r.arg = e->retval;
-		r.retval = 0;
-		r.name = s->nm.runnable;	/* the original's name, no ".pid" */
-		special(s, &r);
-	}
+/* One event: the fix-ups of 5.3, then the rule of 5.4 for its class. */
+static void process(struct kt_spans *s, const struct kt_event *e)
+{
+	struct cpu *c = &s->cpu[e->cpu];
+	int ev = e->event;
+
+	if (is_sched(ev) || is_sched_ret(ev))
+		s->sched_ev = ev & ~KUTRACE_RET_BIT;
+	if (is_kret(ev))
+		fix_return(s, c, e);
+	else if (is_kcall(ev))
+		fix_call(s, c, e);
+	if (c->mwait_hint >= 0 && ev != KUTRACE_MWAIT)
+		put_cexit(s, e);
+	bookkeeping(s, c, e);
+	queue_step(s, c, e);
+	if (ev >= KUTRACE_RPCIDREQ && ev <= KUTRACE_TX_USER)
+		rpc_step(s, c, e);
+
+	if (is_sched_ret(ev))
+		sched_return(s, c, e);
+	resolve_ambiguity(s, e);
+	/* Calls and returns first: most events are. */
+	if (is_kcall(ev) || is_kret(ev) || ev == KUTRACE_C_EXIT)
+		exec_event(s, c, e);
+	else if (ev >= KUTRACE_RPCIDREQ && ev <= KUTRACE_RPCIDMID)
+		rpc_event(s, c, e);
+	else if (ev == KUTRACE_USERPID)
+		switch_event(s, c, e);
+	else if (ev == KUTRACE_PC_U || ev == KUTRACE_PC_K)
+		pc_event(s, c, e);
+	else if (ev == KUTRACE_PSTATE || ev == KUTRACE_PSTATE2)
+		freq_event(s, c, e);
+	else if (is_mark(ev))
+		mark_event(s, c, e);
+	else if (ev >= KUTRACE_SPECIAL_LO && ev < KUTRACE_CALL_LO)
+		special(s, e);
+	/* nothing else makes spans */
 }
 
 /*
