@@ -8,6 +8,13 @@ $(BIN)/%: $(OBJ)/tests/tools/%.o $(KT_TOOLS)
 	@mkdir -p $(BIN)
 	$(CC) $(LDFLAGS) -o $@ $^ $(KT_TOOLS_LDLIBS) $(LDLIBS)
 
+# The bench workloads (the guests' bench_load) on this machine's own
+# kernel too: tests/vm/host/bench_bpf.sh -k host.
+PROGS += $(BIN)/bench_load
+$(BIN)/bench_load: $(OBJ)/tests/vm/bench_load.o
+	@mkdir -p $(BIN)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 # The VM suites' host-side checkers (tests/vm/host/): they read raw traces
 # with nothing but format.h, independent of the decoder they check.
 VM_HOST_TOOLS := $(patsubst tests/vm/host/%.c,$(BIN)/%,$(wildcard tests/vm/host/*.c))

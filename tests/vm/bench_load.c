@@ -28,7 +28,9 @@
  * fixed amount (no time-based loops): whatever a tracer adds shows up as
  * time.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>

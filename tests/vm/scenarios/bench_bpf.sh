@@ -7,9 +7,14 @@
 #   ftrace   tracefs recording the events kutrace records
 # Sizes from the kernel command line: ktbench=ROUNDS,N,M (as bench.sh).
 # Output: results.txt, one line per run; the traces of the last round.
+#
+# Also runs on the machine's own kernel (tests/vm/host/bench_bpf.sh -k
+# host): KT_BENCH=ROUNDS,N,M, KT_BENCH_EVENTS and KT_TRACEMB instead of
+# the guest's files; without the module kt_on is left out, and the
+# tracefs settings it changes are put back at the end.
 set -u
 R=5 N=100000 M=2000
-for a in $(cat /proc/cmdline); do
+for a in $(cat /proc/cmdline) ${KT_BENCH:+ktbench=$KT_BENCH}; do
 	case $a in
 	ktbench=*) v=${a#ktbench=}; IFS=, read R N M <<EOF
 $v
@@ -18,29 +23,45 @@ EOF
 	esac
 done
 T=/sys/kernel/tracing
-mount -t tracefs nodev $T
+[ -e $T/tracing_on ] || mount -t tracefs nodev $T
 # The kutrace_tp.c tracepoints (tests/vm/bench_events, one list for every
 # bench scenario), where this kernel has them.
-EVENTS=$(grep -v '^#' /bench_events)
+EVENTS=$(grep -v '^#' "${KT_BENCH_EVENTS:-/bench_events}")
+# The module is there (a guest) or not (this machine's own kernel).
+kt=0
+[ -e /lib/modules/kutrace_mod.ko ] && kt=1
+# buffer_size_kb reads "7 (expanded: 1408)" until a buffer is first used
+on0=$(cat $T/tracing_on) enabled=
+kb0=$(sed 's/.*expanded: \([0-9]*\).*/\1/' $T/buffer_size_kb)
 echo 0 > $T/tracing_on
 echo 32768 > $T/buffer_size_kb
 for e in $EVENTS; do
-	[ -e $T/events/$e/enable ] && echo 1 > $T/events/$e/enable
+	[ -e $T/events/$e/enable ] || continue
+	[ "$(cat $T/events/$e/enable)" = 1 ] || enabled="$enabled $e"
+	echo 1 > $T/events/$e/enable
 done
+restore() {
+	for e in $enabled; do echo 0 > $T/events/$e/enable; done
+	echo "$kb0" > $T/buffer_size_kb
+	echo "$on0" > $T/tracing_on
+}
+trap restore EXIT
 ftrace_count() {
 	cat $T/per_cpu/cpu*/stats | awk '/^entries:|^overrun:/ { s += $2 } END { print s + 0 }'
 }
 ns_of() { sed -n 's/.*ns=\([0-9]*\).*/\1/p' "$1"; }
 size() { case $1 in getpid) echo $N ;; mixed) echo $M ;; esac; }
-mb=$(cat /tracemb)
+mb=${KT_TRACEMB:-$(cat /tracemb)}
 : > results.txt
 for w in getpid mixed; do bench_load $w $(size $w) > /dev/null; done
 for r in $(seq 1 $R); do
 	for w in getpid mixed; do
 		s=$(size $w)
-		kutrace_control record -o kt_$w.trace -- bench_load $w $s > o 2> e
-		echo "cfg=kt_on load=$w round=$r n=$s ns=$(ns_of o) trace=kt_$w.trace" >> results.txt
-		rmmod kutrace_mod
+		if [ $kt = 1 ]; then
+			kutrace_control record -o kt_$w.trace -- bench_load $w $s > o 2> e
+			echo "cfg=kt_on load=$w round=$r n=$s ns=$(ns_of o) trace=kt_$w.trace" >> results.txt
+			rmmod kutrace_mod
+		fi
 		kutrace_control --backend=bpf --tracemb=$mb record -o bpf_$w.trace -- \
 			bench_load $w $s > o 2> e
 		echo "cfg=bpf_on load=$w round=$r n=$s ns=$(ns_of o) trace=bpf_$w.trace" >> results.txt
@@ -52,13 +73,14 @@ for r in $(seq 1 $R); do
 		echo 0 > $T/tracing_on
 		echo "cfg=ftrace load=$w round=$r n=$s ns=$(ns_of o) events=$(ftrace_count)" >> results.txt
 		echo > $T/trace
-		insmod /lib/modules/kutrace_mod.ko tracemb=$mb
+		[ $kt = 0 ] || insmod /lib/modules/kutrace_mod.ko tracemb=$mb
 	done
 done
 # Where the BPF backend's time goes: one more run of each workload with
 # the kernel's per-program statistics on (they cost time themselves, so
 # not in the timed rounds); kutrace_control prints runs and ns per run.
-rmmod kutrace_mod
+[ $kt = 0 ] || rmmod kutrace_mod
+st0=$(cat /proc/sys/kernel/bpf_stats_enabled)
 if echo 1 > /proc/sys/kernel/bpf_stats_enabled; then
 	for w in getpid mixed; do
 		kutrace_control --backend=bpf --tracemb=$mb record -o stats.trace -- \
@@ -66,7 +88,7 @@ if echo 1 > /proc/sys/kernel/bpf_stats_enabled; then
 		grep ' runs ' e | sed 's/^[^:]*: bpf: //' > bpfstats_$w.txt
 		rm -f stats.trace
 	done
-	echo 0 > /proc/sys/kernel/bpf_stats_enabled
+	echo "$st0" > /proc/sys/kernel/bpf_stats_enabled
 fi
 uname -r > kernel.txt
 true
