@@ -105,6 +105,7 @@ static __always_inline __u64 kt_now(void)
 struct kt_who {
 	__u32 pid;
 	char comm[16];
+	const char *src;	/* comm still to be read from here, or 0 */
 };
 
 /* Whose block a new block header names: the current task or @next. */
@@ -113,6 +114,7 @@ static __always_inline void kt_current(struct kt_who *who)
 {
 	who->pid = (__u32)bpf_get_current_pid_tgid();
 	bpf_get_current_comm(who->comm, sizeof(who->comm));
+	who->src = 0;
 }
 
 /* Write the header of the block at word base; returns its first entry word. */
@@ -123,8 +125,12 @@ static __noinline __u64 kt_head(__u64 base, bool first, __u32 cpu, __u64 now,
 	__u64 *w, hdr, flags = 0;
 	int c;
 
-	if (who->pid == KT_WHO_CURRENT)
+	if (who->pid == KT_WHO_CURRENT) {
 		kt_current(who);
+	} else if (who->src) {
+		bpf_probe_read_kernel_str(who->comm, sizeof(who->comm), who->src);
+		who->src = 0;
+	}
 	if (st && (st->flags & KUTRACE_RESET_WRAP))
 		flags |= KUTRACE_FLAG_WRAP;
 	for (c = 0; c < KUTRACE_BLOCK_TAIL_ZERO; c++) {
@@ -385,6 +391,7 @@ static __always_inline void kt_1(unsigned int event, __u64 arg)
 	}
 	w = kutrace_make_word(event, arg);
 	who.pid = KT_WHO_CURRENT;
+	who.src = 0;
 	kt_put(&w, 1, false, &who);
 }
 
@@ -427,7 +434,7 @@ static __always_inline void kt_pf_close(void)
 /* System call 1023 from a user program: the inserts. */
 static __always_inline void kt_sys1023(struct pt_regs *regs)
 {
-	__u64 cmd = BPF_CORE_READ(regs, di), arg = BPF_CORE_READ(regs, si);
+	__u64 cmd = regs->di, arg = regs->si;
 	bool forced = cmd == KUTRACE_CMD_INSERT1_FORCED ||
 		      cmd == KUTRACE_CMD_INSERTN_FORCED;
 	__u64 w[KUTRACE_MAX_ENTRY_WORDS] = {};
@@ -452,6 +459,12 @@ static __always_inline void kt_sys1023(struct pt_regs *regs)
 	kt_put(w, len, forced, &who);
 }
 
+/*
+ * The tracepoints' arguments are BTF-typed kernel pointers: regs->di is a
+ * plain load the JIT guards with an exception-table entry, where
+ * BPF_CORE_READ would call bpf_probe_read_kernel (copy_from_kernel_nofault
+ * and its checks) for every system call.
+ */
 SEC("tp_btf/sys_enter")
 int BPF_PROG(kt_sys_enter, struct pt_regs *regs, long id)
 {
@@ -463,14 +476,14 @@ int BPF_PROG(kt_sys_enter, struct pt_regs *regs, long id)
 		return 0;
 	kt_pf_close();
 	kt_1(KUTRACE_SYSCALL64 | kutrace_map_syscall(id),
-	     BPF_CORE_READ(regs, di) & KUTRACE_ARG0_MASK);
+	     regs->di & KUTRACE_ARG0_MASK);
 	return 0;
 }
 
 SEC("tp_btf/sys_exit")
 int BPF_PROG(kt_sys_exit, struct pt_regs *regs, long ret)
 {
-	long id = BPF_CORE_READ(regs, orig_ax);
+	long id = regs->orig_ax;
 
 	if (!kt_on() || id < 0 || id >= KUTRACE_MAX_SYSCALL)
 		return 0;
@@ -611,8 +624,9 @@ int BPF_PROG(kt_sched_switch, bool preempt, struct task_struct *prev,
 	kt_pf_close();
 	kt_1(KUTRACE_SCHED_CALL, 0);
 	/* New blocks from here on name the next task. */
+	/* its name is read only if one of these entries starts a block */
 	who.pid = next->pid;
-	bpf_probe_read_kernel_str(who.comm, sizeof(who.comm), next->comm);
+	who.src = next->comm;
 	kt_pidname(st, who.pid, next->comm, false, &who);
 	w = kutrace_make_word(KUTRACE_USERPID, who.pid);
 	kt_put(&w, 1, false, &who);
