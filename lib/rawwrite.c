@@ -235,7 +235,9 @@ int kt_rw_trace1(struct kt_rw *w, int cpu, uint64_t now, unsigned int event,
 		 uint64_t arg, unsigned int ipc)
 {
 	struct rw_cpu *c = &w->cpu[cpu];
-	uint64_t word = kutrace_make_word(event, arg);
+	/* A return keeps 16 bits of its value, fused or not, as in the core. */
+	uint64_t word = kutrace_make_word(event, kutrace_is_return(event) ?
+					  arg & KUTRACE_ARG0_MASK : arg);
 
 	if (kutrace_is_return(event) && ((arg + 128) & ~0xFFULL) == 0 &&
 	    c->slot >= 0 && c->next > c->first) {

@@ -285,9 +285,13 @@ static void test_rawwrite_matches_core(void **state)
 		{ 100, KUTRACE_MARKA, 1, 1 },
 		{ 200, call, 0, 1 }, { 400, ret, 0, 1 },	/* too late */
 		{ 5, call, 0, 1 }, { 5, ret, 300, 1 },		/* value too big */
+		{ 5, call, 0, 1 }, { 5, ret, (u64)-11, 1 },	/* negative: fused */
+		{ 5, call, 0, 1 }, { 5, ret, (u64)-128, 1 },	/* the smallest fused */
+		{ 5, call, 0, 1 }, { 5, ret, (u64)-129, 1 },	/* 16 bits kept */
+		{ 5, call, 0, 1 }, { 5, ret, 100000, 1 },	/* 16 bits kept */
 		{ 2 * KUTRACE_TSDELTA_MAX_STEP + 7, KUTRACE_MARKA, 2, 1 },
 		/* 4 words left: the mark and its 3 TSDELTAs start block 1 */
-		{ 3, KUTRACE_MARKA, 3, W - 25 },
+		{ 3, KUTRACE_MARKA, 3, W - 31 },
 		{ 3 * KUTRACE_TSDELTA_MAX_STEP, KUTRACE_MARKB, 4, 1 },
 		{ 3, KUTRACE_MARKA, 5, W - 6 },			/* into block 2 */
 		{ 9 * KUTRACE_TSDELTA_MAX_STEP + 1, KUTRACE_MARKC, 6, 1 },
