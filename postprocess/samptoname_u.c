@@ -28,7 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "jsonrows.h"
+#include "pcname.h"
 
 #define PID_LOOKBACK 12
 
@@ -37,16 +37,10 @@ struct mapping {
 	const char *path;	/* interned */
 };
 
-struct fsym {
-	uint64_t addr, size;
-	const char *name;
-};
-
 struct elfinfo {
 	const char *path;	/* interned; NULL = free slot */
 	int ok;
-	struct fsym *syms;
-	size_t nsyms;
+	struct kt_symtab syms;	/* STT_FUNC and STT_GNU_IFUNC */
 	GElf_Phdr *load;	/* PT_LOAD headers */
 	size_t nload;
 };
@@ -55,15 +49,6 @@ static struct mapping *maps;
 static size_t nmaps;
 static struct elfinfo *elves;
 static size_t nelves;
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: samptoname_u <maps.txt> < in.json > out.json\n"
-		"Replaces user PC sample names \"PC=<hex>\" (event 0x280) by\n"
-		"\"PC=<function>\" using the processes' maps (each file preceded by a\n"
-		"line \"==== /proc/<pid>/maps\") and the binaries' ELF symbols.\n");
-}
 
 static int cmp_map(const void *a, const void *b)
 {
@@ -157,16 +142,6 @@ static const struct mapping *find_map(uint64_t pid, uint64_t pc)
 	return m;
 }
 
-static int cmp_fsym(const void *a, const void *b)
-{
-	const struct fsym *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	/* Prefer the sized symbol among aliases. */
-	return (x->size < y->size) - (x->size > y->size);
-}
-
 static void read_elf(struct elfinfo *ei)
 {
 	int fd = open(ei->path, O_RDONLY | O_CLOEXEC);
@@ -193,9 +168,8 @@ static void read_elf(struct elfinfo *ei)
 		}
 	}
 	/* .symtab if present (unstripped), else .dynsym. */
-	for (int pass = 0; pass < 2 && ei->nsyms == 0; pass++) {
+	for (int pass = 0; pass < 2 && ei->syms.n == 0; pass++) {
 		Elf_Scn *scn = NULL;
-		size_t cap = 0;
 
 		while ((scn = elf_nextscn(e, scn)) != NULL) {
 			GElf_Shdr sh;
@@ -221,19 +195,12 @@ static void read_elf(struct elfinfo *ei)
 				name = elf_strptr(e, sh.sh_link, sym.st_name);
 				if (!name || !*name)
 					continue;
-				if (ei->nsyms == cap) {
-					cap = cap ? cap * 2 : 256;
-					ei->syms = kt_xrealloc(ei->syms, cap * sizeof(*ei->syms));
-				}
-				ei->syms[ei->nsyms].addr = sym.st_value;
-				ei->syms[ei->nsyms].size = sym.st_size;
-				ei->syms[ei->nsyms].name = kt_intern(name);
-				ei->nsyms++;
+				kt_symtab_add(&ei->syms, sym.st_value, sym.st_size, name);
 			}
 		}
 	}
-	if (ei->nsyms)
-		qsort(ei->syms, ei->nsyms, sizeof(*ei->syms), cmp_fsym);
+	/* Among aliases the sized symbol comes first. */
+	kt_symtab_sort(&ei->syms);
 	ei->ok = 1;
 	elf_end(e);
 	close(fd);
@@ -271,81 +238,50 @@ static const char *symbolize(const struct mapping *m, uint64_t pc)
 			break;
 		}
 	}
-	size_t lo = 0, hi = ei->nsyms;
+	const struct kt_sym *s = kt_symtab_find(&ei->syms, va);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ei->syms[mid].addr <= va)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
-		return "??";
-	/* The first of equal addresses is the sized one (cmp_fsym). */
-	size_t i = lo - 1;
-
-	while (i > 0 && ei->syms[i - 1].addr == ei->syms[i].addr)
-		i--;
-	const struct fsym *s = &ei->syms[i];
-
-	if (s->size && va >= s->addr + s->size)
+	if (!s || (s->size && va >= s->addr + s->size))
 		return "??";
 	return s->name;
 }
 
-int main(int argc, char **argv)
+static void load(const char *path)
 {
-	kt_set_progname(argv[0]);
-	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-		usage(stdout);
-		return 0;
-	}
-	if (argc != 2) {
-		usage(stderr);
-		return 2;
-	}
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		kt_die("libelf: %s", elf_errmsg(-1));
-	load_maps(argv[1]);
+	load_maps(path);
+}
 
-	struct kt_jreader r;
-	struct kt_jrow w;
-	struct kt_buf nb = { 0 };
+static const char *name(const struct kt_jrow *row, uint64_t pc)
+{
+	const struct mapping *m;
+	char *fn;
+	const char *f;
 
-	kt_xjr_open(&r, "-");
-	kt_jw_header(stdout, &r, NULL, NULL);
-	while (kt_xjr_next(&r, &w)) {
-		uint64_t pc;
-		const struct mapping *m;
+	if (row->pid < 0 || (m = find_map((uint64_t)row->pid, pc)) == NULL)
+		return NULL;
+	fn = kt_xstrdup(symbolize(m, pc));
+	fn[strcspn(fn, "(")] = '\0';
+	/* As the original: glibc's memcpy ifunc resolves oddly. */
+	f = kt_intern(strcmp(fn, "__nss_passwd_lookup") == 0 ? "memcpy" : fn);
+	free(fn);
+	return f;
+}
 
-		if (w.event == KUTRACE_PC_U && w.pid >= 0 && kt_parse_pc(w.name, &pc) &&
-		    (m = find_map((uint64_t)w.pid, pc)) != NULL) {
-			char *fn = kt_xstrdup(symbolize(m, pc));
+int main(int argc, char **argv)
+{
+	int rc = kt_pcname_main(argc, argv,
+				"usage: samptoname_u <maps.txt> < in.json > out.json\n"
+				"Replaces user PC sample names \"PC=<hex>\" (event 0x280) by\n"
+				"\"PC=<function>\" using the processes' maps (each file preceded by a\n"
+				"line \"==== /proc/<pid>/maps\") and the binaries' ELF symbols.\n",
+				KUTRACE_PC_U, load, name);
 
-			fn[strcspn(fn, "(")] = '\0';
-			/* As the original: glibc's memcpy ifunc resolves oddly. */
-			const char *f = strcmp(fn, "__nss_passwd_lookup") == 0 ? "memcpy" : fn;
-
-			nb.len = 0;
-			kt_buf_printf(&nb, "PC=%s", f);
-			w.name = kt_intern(nb.p);
-			w.arg = kt_name_hash16(f);
-			free(fn);
-		}
-		kt_jw_row(stdout, &w);
-	}
-	kt_jw_end(stdout, &r);
-	kt_jr_close(&r);
-	kt_buf_free(&nb);
 	for (size_t i = 0; i < nelves; i++) {
-		free(elves[i].syms);
+		kt_symtab_free(&elves[i].syms);
 		free(elves[i].load);
 	}
 	free(elves);
 	free(maps);
-	if (fflush(stdout) != 0 || ferror(stdout))
-		kt_die("write error on stdout");
-	return 0;
+	return rc;
 }
