@@ -28,6 +28,11 @@
  *
  * Every time is an offset in ticks (50 ticks/usec, 1 tick = 2 nsec10) from
  * the start counter; the expected JSON is tests/golden/basic.json.
+ *
+ * The traces look alike line for line on purpose: each writes out every
+ * entry, time and all, one call per entry in the order written, so that a
+ * golden row can be traced to the entries that made it; helpers for the
+ * recurring steps (a switch, a fused call) would hide the times.
  */
 #include <stdio.h>
 #include <string.h>
@@ -54,16 +59,16 @@ static struct kt_rw *two_cpus(const char *path)
 	return w;
 }
 
-static void close_trace(struct kt_rw *w, uint64_t stop, uint64_t *stop_usec)
+static void close_trace(struct kt_rw *w, uint64_t stop)
 {
-	if (kt_rw_close(w, stop, stop_usec) < 0)
+	if (kt_rw_close(w, stop, NULL) < 0)
 		kt_die("%s", kt_rw_error(w));
+	kt_rw_free(w);
 }
 
 static void basic(const char *path)
 {
 	struct kt_rw *w = two_cpus(path);
-	uint64_t stop_usec;
 
 	kt_rw_set_task(w, 0, 1234, "hello");
 	kt_rw_set_task(w, 1, 70000, "worker");
@@ -109,14 +114,12 @@ static void basic(const char *path)
 	kt_rw_trace1(w, 0, T(2100), KUTRACE_SYSRET64 + 0, 0xFFF2, 0);	/* -14 */
 	kt_rw_trace1(w, 0, T(3000), KUTRACE_SYSCALL64 + 39, 0, 0);
 	kt_rw_trace1(w, 1, T(3000), KUTRACE_SYSCALL64 + 39, 0, 0);
-	close_trace(w, T(5000), &stop_usec);
-	kt_rw_free(w);
+	close_trace(w, T(5000));
 }
 
 static void rpc(const char *path)
 {
 	struct kt_rw *w = two_cpus(path);
-	uint64_t stop_usec;
 
 	kt_rw_set_task(w, 0, 500, "server");
 	kt_rw_set_task(w, 1, 600, "worker");
@@ -152,8 +155,7 @@ static void rpc(const char *path)
 	kt_rw_trace1(w, 1, T(510), KUTRACE_TX_USER, 0xCAFE0001, 0);
 	kt_rw_trace1(w, 1, T(520), KUTRACE_TX_PKT, 0xCAFE0001, 0);
 	kt_rw_trace1(w, 1, T(530), KUTRACE_RPCIDRESP, 0, 0);
-	close_trace(w, T(1000), &stop_usec);
-	kt_rw_free(w);
+	close_trace(w, T(1000));
 }
 
 /*
@@ -167,7 +169,6 @@ static void rpc(const char *path)
 static void sched(const char *path)
 {
 	struct kt_rw *w = two_cpus(path);
-	uint64_t stop_usec;
 
 	kt_rw_set_task(w, 0, 100, "a");
 	kt_rw_set_task(w, 1, 300, "c");
@@ -199,8 +200,7 @@ static void sched(const char *path)
 	kt_rw_trace1(w, 1, T(250), KUTRACE_USERPID, 0, 0);
 	kt_rw_trace1(w, 1, T(260), KUTRACE_SCHED_RET, 0, 0);
 	kt_rw_trace1(w, 1, T(600), KUTRACE_IRQ + 236, 0, 0);
-	close_trace(w, T(1000), &stop_usec);
-	kt_rw_free(w);
+	close_trace(w, T(1000));
 }
 
 /*
@@ -212,7 +212,6 @@ static void sched(const char *path)
 static void exec(const char *path)
 {
 	struct kt_rw *w = two_cpus(path);
-	uint64_t stop_usec;
 
 	kt_rw_set_task(w, 0, 800, "sh");
 	kt_rw_set_task(w, 1, 900, "worker");
@@ -245,8 +244,7 @@ static void exec(const char *path)
 	kt_rw_trace1(w, 1, T(580), KUTRACE_SYSRET64 + 59, 0, 0);
 	kt_rw_trace1(w, 0, T(600), KUTRACE_SYSCALL64 + 1, 1, 0);
 	kt_rw_trace1(w, 1, T(600), KUTRACE_SYSCALL64 + 39, 0, 0);
-	close_trace(w, T(1000), &stop_usec);
-	kt_rw_free(w);
+	close_trace(w, T(1000));
 }
 
 /*
@@ -259,7 +257,6 @@ static void exec(const char *path)
 static void ipi(const char *path)
 {
 	struct kt_rw *w = two_cpus(path);
-	uint64_t stop_usec;
 
 	kt_rw_set_task(w, 0, 300, "ping");
 	kt_rw_set_task(w, 1, 0, "swapper/1");
@@ -299,8 +296,7 @@ static void ipi(const char *path)
 	kt_rw_trace1(w, 1, T(3040), KUTRACE_SCHED_RET, 0, 0);
 	kt_rw_trace1(w, 1, T(3050), KUTRACE_SYSRET64 + 0, 0, 0);
 	kt_rw_trace1(w, 0, T(3100), KUTRACE_SYSCALL64 + 0, 4, 0);
-	close_trace(w, T(4000), &stop_usec);
-	kt_rw_free(w);
+	close_trace(w, T(4000));
 }
 
 /*
@@ -317,7 +313,6 @@ static void ipi(const char *path)
 static void edges(const char *path)
 {
 	struct kt_rw *w = two_cpus(path);
-	uint64_t stop_usec;
 
 	kt_rw_set_task(w, 0, 700, "prog");
 	kt_rw_set_task(w, 1, 0, "swapper/1");
@@ -328,8 +323,7 @@ static void edges(const char *path)
 	kt_rw_trace1(w, 0, T(800), KUTRACE_SYSCALL64 + 1, 1, 0);
 	kt_rw_trace1(w, 0, T(900), KUTRACE_SYSRET64 + 1, 0x2000, 0);
 	kt_rw_trace1(w, 1, T(1200), KUTRACE_MWAIT, 0x20, 0);
-	close_trace(w, T(2000), &stop_usec);
-	kt_rw_free(w);
+	close_trace(w, T(2000));
 }
 
 int main(int argc, char **argv)

@@ -340,6 +340,7 @@ static void test_rawwrite_matches_core(void **state)
 	assert_int_equal(nb, 4);
 }
 
+/* cmocka's table: the same lines in every unit test, as cmocka wants them. */
 int main(void)
 {
 	const struct CMUnitTest tests[] = {

@@ -9,6 +9,10 @@
  *
  * Every trace runs at exactly 50 ticks per usec from a start 20 s into a
  * UTC minute, so tick C0 + k is at 2,000,000,000 + 2k nsec10 (4.3).
+ *
+ * The tests look alike line for line on purpose: each spells out its
+ * entries and expected lines in full, so that every line can be checked
+ * against the spec by hand; generating them would copy the rules tested.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -167,6 +171,16 @@ static void header_name(char *buf, size_t len, const struct kt_block *b,
 
 static struct got g;
 
+/* Decode the blocks read, compare the events with want, free the blocks. */
+static void decoded(const char *const *want, int n)
+{
+	char err[256];
+
+	assert_int_equal(decode(&g, err, sizeof(err)), 0);
+	expect(&g, want, n);
+	free_blocks();
+}
+
 /*
  * Syscalls: fused pairs (duration 2 * delta, retval the sign-extended byte
  * masked to 16 bits), unfused calls and returns (arg 0, retval = the
@@ -177,7 +191,7 @@ static struct got g;
  */
 static void test_syscalls(void **state)
 {
-	char err[256], h[128];
+	char h[128];
 
 	(void)state;
 	begin(1, 0);
@@ -205,9 +219,7 @@ static void test_syscalls(void **state)
 		"2000006010 0 2560 0  1234 0  0 300 0 /read (a00)",
 		"2000008000 2 3077 0  1234 0  0 0 0 s32#5 (c05)",
 	};
-	assert_int_equal(decode(&g, err, sizeof(err)), 0);
-	expect(&g, want, 10);
-	free_blocks();
+	decoded(want, 10);
 }
 
 /*
@@ -220,7 +232,7 @@ static void test_syscalls(void **state)
  */
 static void test_traps_irqs(void **state)
 {
-	char err[256], h[128];
+	char h[128];
 
 	(void)state;
 	begin(1, 0);
@@ -252,9 +264,7 @@ static void test_traps_irqs(void **state)
 		"2000006000 0 1224 0  1234 0  0 0 0 trp#200 (4c8)",
 		"2000006600 0 1736 0  1234 0  0 0 0 /trp#200 (6c8)",
 	};
-	assert_int_equal(decode(&g, err, sizeof(err)), 0);
-	expect(&g, want, 13);
-	free_blocks();
+	decoded(want, 13);
 }
 
 /*
@@ -266,7 +276,7 @@ static void test_traps_irqs(void **state)
  */
 static void test_switch_names(void **state)
 {
-	char err[256], h[128];
+	char h[128];
 
 	(void)state;
 	begin(1, 0);
@@ -299,9 +309,7 @@ static void test_switch_names(void **state)
 		"2000001200 0 512 0  0 0  0 0 0 -idle-.0 (200)",
 		"2000001400 0 512 0  55 0  55 0 0 .55 (200)",
 	};
-	assert_int_equal(decode(&g, err, sizeof(err)), 0);
-	expect(&g, want, 13);
-	free_blocks();
+	decoded(want, 13);
 }
 
 /*
@@ -313,7 +321,7 @@ static void test_switch_names(void **state)
  */
 static void test_points(void **state)
 {
-	char err[256], h[128];
+	char h[128];
 
 	(void)state;
 	begin(1, 0);
@@ -347,9 +355,7 @@ static void test_points(void **state)
 		"2000000380 1 536 0  1234 0  10000 0 0 mbs (218)",
 		"2000000400 1 39 5 biglock",
 	};
-	assert_int_equal(decode(&g, err, sizeof(err)), 0);
-	expect(&g, want, 14);
-	free_blocks();
+	decoded(want, 14);
 }
 
 /*
@@ -359,7 +365,7 @@ static void test_points(void **state)
  */
 static void test_rpc(void **state)
 {
-	char err[256], h[128];
+	char h[128];
 
 	(void)state;
 	begin(1, 0);
@@ -379,9 +385,7 @@ static void test_rpc(void **state)
 		"2000000260 1 522 0  1234 0  1 0 0 mark_a=a (20a)",
 		"2000000400 1 35 42 getUser",
 	};
-	assert_int_equal(decode(&g, err, sizeof(err)), 0);
-	expect(&g, want, 7);
-	free_blocks();
+	decoded(want, 7);
 }
 
 /*
@@ -394,7 +398,7 @@ static void test_tsdelta(void **state)
 {
 	const uint64_t gap = 2 * KUTRACE_TSDELTA_MAX_STEP + 12345;
 	const uint64_t far = 9 * KUTRACE_TSDELTA_MAX_STEP + 1;
-	char err[256], h[128], h1[128], m2[128], m3[128];
+	char h[128], h1[128], m2[128], m3[128];
 	int tsd = 0;
 
 	(void)state;
@@ -421,10 +425,8 @@ static void test_tsdelta(void **state)
 		h1,
 		m3,
 	};
-	assert_int_equal(decode(&g, err, sizeof(err)), 0);
-	expect(&g, want, 6);
 	assert_string_equal(m2, "6000024890 1 522 0  1234 0  2 0 0 mark_a=b (20a)");
-	free_blocks();
+	decoded(want, 6);
 }
 
 /*
@@ -433,7 +435,7 @@ static void test_tsdelta(void **state)
  */
 static void test_ipc(void **state)
 {
-	char err[256], h[128];
+	char h[128];
 
 	(void)state;
 	begin(1, 1);
@@ -448,9 +450,7 @@ static void test_ipc(void **state)
 		"2000000200 20 1038 0  1234 0  0 0 83 trp#14 (40e)",
 		"2000000240 1 522 0  1234 0  1 0 7 mark_a=a (20a)",
 	};
-	assert_int_equal(decode(&g, err, sizeof(err)), 0);
-	expect(&g, want, 4);
-	free_blocks();
+	decoded(want, 4);
 }
 
 /*
@@ -462,7 +462,7 @@ static void test_ipc(void **state)
  */
 static void test_first_blocks(void **state)
 {
-	char err[256], h0[128], h1[128], h2[128];
+	char h0[128], h1[128], h2[128];
 
 	(void)state;
 	begin(3, 0);
@@ -491,9 +491,7 @@ static void test_first_blocks(void **state)
 		"2000000600 1 34 300 kworker",
 		"2000000600 1 512 2  0 0  0 0 0 -idle-.0 (200)",
 	};
-	assert_int_equal(decode(&g, err, sizeof(err)), 0);
-	expect(&g, want, 11);
-	free_blocks();
+	decoded(want, 11);
 }
 
 /*
