@@ -26,6 +26,10 @@
 #include "kutrace_cmd.h"
 #include "fakedev.h"
 
+/*
+ * The linker's --wrap needs both lists: __real_ names reach libc, the
+ * __wrap_ ones stand in for it (declared here, as no header does).
+ */
 int __real_open(const char *path, int flags, ...);
 int __real_ioctl(int fd, unsigned long req, ...);
 void *__real_mmap(void *addr, size_t len, int prot, int flags, int fd,

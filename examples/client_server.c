@@ -111,6 +111,10 @@ static void table_release(void)
 	pthread_mutex_unlock(&table_lock);
 }
 
+/*
+ * read_full and write_full are one loop twice on purpose: read() fills the
+ * buffer and write() only reads it, so one function would cast const away.
+ */
 static int read_full(int fd, void *p, size_t n)
 {
 	char *c = p;
@@ -128,6 +132,7 @@ static int read_full(int fd, void *p, size_t n)
 	return 0;
 }
 
+/* read_full's loop, for a buffer that is only read (see there). */
 static int write_full(int fd, const void *p, size_t n)
 {
 	const char *c = p;

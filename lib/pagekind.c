@@ -126,6 +126,7 @@ int pg_page_kind(const char *json, size_t len)
 	return r == 1 ? k.kind : PAGE_CPU;
 }
 
+/* rpc_row and point_row open alike; each keeps messages naming its form. */
 static int rpc_row(struct sc *c, uint32_t row)
 {
 	size_t st = c->p;
@@ -170,6 +171,7 @@ static int rpc_row(struct sc *c, uint32_t row)
 	return 0;
 }
 
+/* Opens as rpc_row does, with messages naming [t, value]. */
 static int point_row(struct sc *c, uint32_t row)
 {
 	double d;

@@ -136,6 +136,10 @@ static uint64_t hash_str(const char *s)
 	return h;
 }
 
+/*
+ * Open addressing; spantoprof's get_row has a table of the same form for
+ * its (kind, id) keys: a shared one would need hash and compare callbacks.
+ */
 const char *kt_intern(const char *s)
 {
 	if (!s)

@@ -24,6 +24,10 @@
 #include "channel.h"
 #include "bpfchan.h"
 
+/*
+ * tests/vm/ifuzz.c reads the parameter with its own copy on purpose: that
+ * guest program is built alone and reads it as any user could.
+ */
 static long module_tracemb(void)
 {
 	FILE *f = fopen("/sys/module/kutrace_mod/parameters/tracemb", "r");

@@ -52,6 +52,7 @@ struct kt_name_entry {
 	const char *name;
 };
 
+/* Each generated table is an array and its count (gen_tables.sh writes both). */
 extern const struct kt_name_entry kt_syscall64_names[];
 extern const size_t kt_syscall64_count;
 extern const struct kt_name_entry kt_errno_names[];

@@ -291,6 +291,10 @@ int main(int argc, char **argv)
 	int perfetto = 0;
 
 	kt_set_progname(argv[0]);
+	/*
+	 * Flags by hand, as in each tool: they differ (checktrace's -h is a
+	 * hex dump, spantoprof takes no file) and none takes a value.
+	 */
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			usage(stdout);

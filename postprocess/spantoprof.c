@@ -110,6 +110,7 @@ static struct prow *new_row(int kind, int64_t id)
 	return p;
 }
 
+/* Open addressing as kt_intern's table (lib/util.c), keyed by (kind, id). */
 static struct prow *get_row(int kind, int64_t id)
 {
 	if ((nrows + 1) * 2 > rtabcap) {
@@ -543,6 +544,10 @@ int main(int argc, char **argv)
 	int group = 0, all = 0;
 
 	kt_set_progname(argv[0]);
+	/*
+	 * Flags by hand, as in each tool: they differ (checktrace's -h is a
+	 * hex dump, spantoprof takes no file) and none takes a value.
+	 */
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			usage(stdout);

@@ -104,7 +104,8 @@ done
 
 # The edges of each CPU's timeline (item 4), against the truth mkgolden
 # edges describes: the first span from the block start, the last to the
-# trace end, nothing else lost or added.
+# trace end, nothing else lost or added.  Written out row by row, as the
+# tools print rows (t_tools' odd names look the same, other data).
 cat > "$TMP/edges.want" <<'W'
 [ 20.00000020, 0.00000580, 0, 700, 0, 66236, 0, 0, 0, "prog.700"],
 [ 20.00000040, 0.00000560, 1, 0, 0, 1516, 0, 0, 0, "local_timer_vector"],

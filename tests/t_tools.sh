@@ -384,6 +384,7 @@ done
 # (lib/json.c kt_json_escape_mem): the input spells them in other ways
 # (raw '<', \u escapes for DEL and é); every writer gives the canonical
 # form: '<' as \u003c, DEL as \u007f, é as UTF-8, \n and \t by letter.
+# The rows written out, as the tools print rows (as t_postproc's edges).
 sed -n '1,14p' "$D/small.json" > "$TMP/odd.json"
 cat >> "$TMP/odd.json" <<'JSON'
 [  1.00000000, 0.00000100, 0, 100, 0, 522, 1, 0, 0, "a<b"],

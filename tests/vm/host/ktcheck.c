@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * ktcheck - exact facts from a raw kutrace file, for the VM tests.
- * Independent of the postprocessor on purpose.
+ * Independent of the postprocessor on purpose, and of ktnest, whose block
+ * walk is this one written again: oracles that share no code.
  *
  *   ktcheck FILE [A B]
  *

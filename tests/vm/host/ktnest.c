@@ -60,6 +60,7 @@ struct ent {
 	uint16_t aux;
 };
 
+/* Time order as kutrace_synth's cmp_ref: the oracles share no code on purpose. */
 static int by_time(const void *a, const void *b)
 {
 	const struct ent *p = a, *q = b;
