@@ -4,7 +4,11 @@
  * 8259 numbers, strings with every escape incl. surrogate pairs, a line
  * number, never past the buffer, nesting limited, every error one line.
  * Hand-written on purpose: a 10M-span trace is about 750 MB of JSON, which
- * a DOM library would need several GB and tens of seconds for.
+ * a DOM library would need several GB and tens of seconds for.  Not the
+ * row parser of json.c (kt_json_parse_row), which trusts our own lines:
+ * a page's JSON comes from anywhere, so this one checks everything, and
+ * it reads into columns, not rows.  Rows it reads are compared with, and
+ * rebuilt from, json.c's one row formatter (pagecodec.c, canon_row).
  */
 #include <errno.h>
 #include <limits.h>

@@ -709,83 +709,6 @@ static int copy_range(struct kt_jsonout *o, FILE *dst, long *pos, long end)
 	return 0;
 }
 
-/* Our own row syntax back into a row (only what kt_json_format_row writes). */
-static int64_t parse_fixed8(const char **pp)
-{
-	const char *p = *pp;
-	int neg = 0;
-	int64_t v = 0;
-
-	while (*p == ' ')
-		p++;
-	if (*p == '-')
-		neg = 1, p++;
-	while (*p >= '0' && *p <= '9')
-		v = v * 10 + (*p++ - '0');
-	if (*p == '.') {
-		p++;
-		for (int i = 0; i < 8; i++)
-			v = v * 10 + (*p++ - '0');
-	}
-	*pp = p;
-	return neg ? -v : v;
-}
-
-static int64_t parse_int(const char **pp)
-{
-	const char *p = *pp;
-	int neg = 0;
-	int64_t v = 0;
-
-	if (*p == '-')
-		neg = 1, p++;
-	while (*p >= '0' && *p <= '9')
-		v = v * 10 + (*p++ - '0');
-	*pp = p;
-	return neg ? -v : v;
-}
-
-static void parse_row(const char *line, struct kt_row *r, struct kt_buf *name)
-{
-	const char *p = line + 1;
-	int64_t v[7];
-
-	r->start = parse_fixed8(&p);
-	p += 2;
-	r->dur = parse_fixed8(&p);
-	for (int i = 0; i < 7; i++) {
-		p += 2;
-		v[i] = parse_int(&p);
-	}
-	r->cpu = (int)v[0];
-	r->pid = (int)v[1];
-	r->rpc = (int)v[2];
-	r->event = (int)v[3];
-	r->arg = v[4];
-	r->retval = v[5];
-	r->ipc = (int)v[6];
-	p += 3;		/* , " */
-	name->len = 0;
-	kt_buf_add(name, "", 0);
-	while (*p && *p != '"') {
-		char ch = *p++;
-
-		if (ch == '\\') {
-			ch = *p++;
-			if (ch == 'n')
-				ch = '\n';
-			else if (ch == 't')
-				ch = '\t';
-			else if (ch == 'u') {
-				ch = (char)strtol((char[]){ p[0], p[1], p[2], p[3], 0 }, NULL, 16);
-				p += 4;
-			}
-		}
-		kt_buf_add(name, &ch, 1);
-	}
-	r->name = name->p;
-}
-
 int kt_jsonout_copy(struct kt_jsonout *o, FILE *dst)
 {
 	long pos = o->rows_start;
@@ -818,7 +741,10 @@ int kt_jsonout_copy(struct kt_jsonout *o, FILE *dst)
 				fail(o, "read error on the JSON work file");
 				goto out;
 			}
-			parse_row(line, &r, &name);
+			if (kt_json_parse_row(line, &r, &name)) {
+				fail(o, "damaged row in the JSON work file");
+				goto out;
+			}
 			if (kt_row_cmp(&r, late) > 0)
 				break;
 			fwrite(line, 1, (size_t)n, dst);

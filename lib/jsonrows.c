@@ -11,6 +11,12 @@
  * line as the original writes it, or everything on one line as unmakeself
  * prints it), and has no line or name length limits (the original tools
  * cut lines at 256 bytes and names at 64).
+ *
+ * Not json.c's kt_json_parse_row: that one reads back only the lines
+ * kutrace_postproc wrote itself and trusts them; this reader takes JSON
+ * from anyone (other spellings of numbers and strings, hand-edited or
+ * hostile files) and reports every error with its line.  Rows are
+ * written by json.c's one row formatter (kt_jw_row).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -550,11 +556,6 @@ const char *kt_jr_header_value(const struct kt_jreader *r, const char *key)
 /* Writing                                                                 */
 /* ---------------------------------------------------------------------- */
 
-void kt_jw_escape(FILE *out, const char *s)
-{
-	kt_json_escape(out, s);
-}
-
 void kt_jw_header(FILE *out, const struct kt_jreader *r,
 		  const char *extra_key, const char *extra_value)
 {
@@ -578,12 +579,10 @@ void kt_jw_header(FILE *out, const struct kt_jreader *r,
 
 void kt_jw_row(FILE *out, const struct kt_jrow *w)
 {
-	fprintf(out, "[%12.8f, %10.8f, %" PRId64 ", %" PRId64 ", %" PRId64 ", %"
-		PRId64 ", %" PRId64 ", %" PRId64 ", %" PRId64 ", \"",
-		w->start, w->dur, w->cpu, w->pid, w->rpc, w->event, w->arg,
-		w->retval, w->ipc);
-	kt_jw_escape(out, w->name);
-	fputs("\"],\n", out);
+	kt_json_put_row_sec(out, w->start, w->dur,
+			    (const int64_t[7]){ w->cpu, w->pid, w->rpc, w->event,
+						w->arg, w->retval, w->ipc },
+			    w->name);
 }
 
 void kt_jw_end(FILE *out, const struct kt_jreader *r)

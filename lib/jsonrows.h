@@ -26,6 +26,15 @@
 
 #include "kutrace-local.h"
 
+/*
+ * A row as the tools read it.  Not struct kt_row (nsec10 integers): the
+ * tools take any JSON number, "1.5e0", "1E-8" or more than 8 decimals,
+ * and keep what it says: kutrace_export writes microseconds to 1 ns
+ * ("1.000000005" is ts 1000000.005), spantospan lays spans out in
+ * nanoseconds, spantoprof sums and divides durations.  Times become 10 ns
+ * units only when a row is written (kt_jw_row, json.c), with printf's
+ * rounding of the double ("1.000000005" prints 1.00000000).
+ */
 struct kt_jrow {
 	double start;		/* seconds after tracebase */
 	double dur;		/* seconds */
@@ -103,12 +112,10 @@ const char *kt_jr_header_value(const struct kt_jreader *r, const char *key);
  */
 void kt_jw_header(FILE *out, const struct kt_jreader *r,
 		  const char *extra_key, const char *extra_value);
-/* `[%12.8f, %10.8f, %d, ... , "name"],` with the name JSON-escaped. */
+/* `[%12.8f, %10.8f, %d, ... , "name"],`: the row line of json.c. */
 void kt_jw_row(FILE *out, const struct kt_jrow *row);
 /* The sentinel row and "]}". */
 void kt_jw_end(FILE *out, const struct kt_jreader *r);
-/* Write s as a JSON string body (no quotes): escapes ", \ and controls. */
-void kt_jw_escape(FILE *out, const char *s);
 
 /* ---------------------------------------------------------------------- */
 /* Progress on stderr: only on a terminal and only after the first second. */

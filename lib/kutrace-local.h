@@ -347,7 +347,14 @@ int kt_block_check(const struct kt_block *b, char *err, size_t errlen);
 /* Timespans (eventtospan, docs/spec/FORMATS.md 5)                         */
 /* ---------------------------------------------------------------------- */
 
-/* One JSON row; times in nsec10. */
+/*
+ * One JSON row as the span builder makes it: times in nsec10, the unit of
+ * the trace and of the row line, so writing it is integer formatting;
+ * 64 bytes (the tools' row is 88), and kutrace_postproc holds up to a
+ * million of them in its lanes and queues.
+ * The JSON tools' row (struct kt_jrow, jsonrows.h) is a second type on
+ * purpose: it holds any JSON number the tools read, in seconds.
+ */
 struct kt_row {
 	int64_t start;
 	int64_t dur;
@@ -395,13 +402,29 @@ void kt_json_escape(FILE *f, const char *s);
 /* The one escaper (json.c): n bytes of s into buf (room: 6 * n). */
 size_t kt_json_escape_mem(char *buf, const char *s, size_t n);
 
-/* The row line up to the name's opening quote: at most KT_JSON_HEAD_MAX. */
+/*
+ * One row line (docs/spec/FORMATS.md 5.10.2), formatted only here (json.c):
+ * the head "[start, dur, cpu, pid, rpc, event, arg, retval, ipc, \"", the
+ * escaped name, "\"]"; a writer adds ",\n".  The head is at most
+ * KT_JSON_HEAD_MAX bytes; times are in 10 ns units (1e-8 s).
+ */
 #define KT_JSON_HEAD_MAX 200
+size_t kt_json_head(char *buf, const int64_t t[2], const int64_t v[7]);
 size_t kt_json_format_head(char *buf, const struct kt_row *r);
+/* n bytes of name escaped, then "\"]" (room: 6 * n + 2). */
+size_t kt_json_end(char *buf, const char *name, size_t n);
 /* s JSON-escaped into buf (room for 6 * strlen(s)); returns the length. */
 size_t kt_json_escape_buf(char *buf, const char *s);
-/* One row line into buf; 0 if cap is too small (then retry larger). */
+/* One row line and ",\n" into buf; 0 if cap is too small (then retry larger). */
 size_t kt_json_format_row(char *buf, size_t cap, const struct kt_row *r);
+/* The JSON tools' row (times in seconds) and ",\n" to f. */
+void kt_json_put_row_sec(FILE *f, double start, double dur, const int64_t v[7],
+			 const char *name);
+/*
+ * A line kt_json_format_row wrote back into r, the name decoded into
+ * name (r->name points there); 0, or -1 if the line is not of that form.
+ */
+int kt_json_parse_row(const char *line, struct kt_row *r, struct kt_buf *name);
 /* The row order of the JSON: time first (byte order of the start field). */
 int kt_row_cmp(const struct kt_row *a, const struct kt_row *b);
 

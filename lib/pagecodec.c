@@ -212,79 +212,18 @@ static void pred_row(struct pred *p, int64_t *v, int64_t *r, int decode)
 }
 
 
-/* printf("%*.8f") of a value in 1e-8 units, without floating point. */
-static size_t fmt_fixed8(char *o, int64_t v, int width)
-{
-	char t[40];
-	int n = 0;
-	uint64_t a = v < 0 ? (uint64_t)(-(v + 1)) + 1 : (uint64_t)v;
-	uint64_t ip = a / 100000000, fr = a % 100000000;
-	for (int i = 0; i < 8; i++) {
-		t[n++] = (char)('0' + fr % 10);
-		fr /= 10;
-	}
-	t[n++] = '.';
-	do {
-		t[n++] = (char)('0' + ip % 10);
-		ip /= 10;
-	} while (ip);
-	if (v < 0)
-		t[n++] = '-';
-	size_t k = 0;
-	for (int i = n; i < width; i++)
-		o[k++] = ' ';
-	while (n)
-		o[k++] = t[--n];
-	return k;
-}
-
-static size_t fmt_int(char *o, int64_t v)
-{
-	char t[24];
-	int n = 0;
-	uint64_t a = v < 0 ? (uint64_t)(-(v + 1)) + 1 : (uint64_t)v;
-	do {
-		t[n++] = (char)('0' + a % 10);
-		a /= 10;
-	} while (a);
-	size_t k = 0;
-	if (v < 0)
-		o[k++] = '-';
-	while (n)
-		o[k++] = t[--n];
-	return k;
-}
-
-/* JSON-escape s into o: the form every kutrace JSON writer uses (json.c). */
-static void esc_json(struct bv *o, const unsigned char *s, size_t n)
-{
-	bv_grow(o, 6 * n);
-	o->len += kt_json_escape_mem((char *)o->p + o->len, (const char *)s, n);
-}
-
-/* The canonical text of a row: [%12.8f, %10.8f, %d x7, "name"] */
+/*
+ * The canonical text of a row: json.c's row line without the ",\n" that
+ * separates rows (here it is part of the glue between them).  A row whose
+ * text is exactly this is stored as columns only.
+ */
 static void canon_row(struct bv *o, const int64_t *fx, const int64_t *iv,
 		      const unsigned char *name, size_t nlen)
 {
-	char t[400];
-	size_t k = 0;
-	t[k++] = '[';
-	k += fmt_fixed8(t + k, fx[0], 12);
-	t[k++] = ',';
-	t[k++] = ' ';
-	k += fmt_fixed8(t + k, fx[1], 10);
-	for (int i = 2; i < 9; i++) {
-		t[k++] = ',';
-		t[k++] = ' ';
-		k += fmt_int(t + k, iv[i]);
-	}
-	t[k++] = ',';
-	t[k++] = ' ';
-	t[k++] = '"';
 	o->len = 0;
-	bv_add(o, t, k);
-	esc_json(o, name, nlen);
-	bv_add(o, "\"]", 2);
+	bv_grow(o, KT_JSON_HEAD_MAX + 6 * nlen + 2);
+	o->len = kt_json_head((char *)o->p, fx, iv + 2);
+	o->len += kt_json_end((char *)o->p + o->len, (const char *)name, nlen);
 }
 
 static void add_exc(struct trace *t, uint32_t row, const char *s, size_t n)
@@ -563,7 +502,8 @@ static int rt_key(struct sc *c, struct bv *key, void *arg)
 	if (s->nmeta++)
 		bv_add(m, ",", 1);
 	bv_add(m, "\"", 1);
-	esc_json(m, key->p, key->len);
+	bv_grow(m, 6 * key->len);
+	m->len += kt_json_escape_mem((char *)m->p + m->len, (const char *)key->p, key->len);
 	bv_add(m, "\":", 2);
 	bv_add(m, c->s + vst, c->p - vst);
 #endif

@@ -112,7 +112,7 @@ static void meta(const char *what, int pid, int64_t tid, const char *name)
 	begin();
 	fprintf(out, "{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%d,\"tid\":%" PRId64
 		",\"args\":{\"name\":\"", what, pid, tid);
-	kt_jw_escape(out, name);
+	kt_json_escape(out, name);
 	fputs("\"}}", out);
 }
 
@@ -174,7 +174,7 @@ static const char *category(int64_t ev)
 static void common(const struct kt_jrow *w, const char *ph, double ts)
 {
 	fprintf(out, "{\"ph\":\"%s\",\"cat\":\"%s\",\"name\":\"", ph, category(w->event));
-	kt_jw_escape(out, w->name[0] ? w->name : "(unnamed)");
+	kt_json_escape(out, w->name[0] ? w->name : "(unnamed)");
 	fprintf(out, "\",\"ts\":%.3f", ts);
 }
 

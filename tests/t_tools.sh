@@ -409,3 +409,18 @@ same_file "a page of them gives the same bytes back (unmakeself)" "$TMP/odd.trim
 miss=""
 while IFS= read -r n; do grep -qF "\"$n\"" "$TMP/odd.exp" || miss="$miss [$n]"; done < "$TMP/odd.want"
 eq "kutrace_export names them in the same escaped form" "" "$miss"
+
+# A time more precise than 10 ns, or spelled otherwise, stays what it says
+# until a row is written: the line rounds the double as %12.8f does
+# (1.000000005 is just below, so 1.00000000), kutrace_export keeps the
+# nanoseconds (why the tools' row holds seconds, not nsec10: jsonrows.h).
+{ sed -n '1,14p' "$D/small.json"
+  echo '[  1.000000005, 0.0000000149, 0, 100, 0, 2049, 1, 0, 0, "write"],'
+  echo '[1.5e0, 1E-8, 0, 100, 0, 2049, 1, 0, 0, "read"],'
+  echo '[999.0, 0.0, 0, 0, 0, 0, 0, 0, 0, ""]'; echo ']}'; } > "$TMP/ns.json"
+"$B/spantotrim" 0 < "$TMP/ns.json" 2>/dev/null | grep '"write"\|"read"' > "$TMP/ns.trim"
+printf '%s\n' '[  1.00000000, 0.00000001, 0, 100, 0, 2049, 1, 0, 0, "write"],' \
+	'[  1.50000000, 0.00000001, 0, 100, 0, 2049, 1, 0, 0, "read"],' > "$TMP/ns.want"
+same_file "rows print a time's double as %12.8f rounds it" "$TMP/ns.want" "$TMP/ns.trim"
+eq "kutrace_export keeps a time's nanoseconds" "1000000.005 0.015" \
+	"$("$B/kutrace_export" --perfetto "$TMP/ns.json" 2>/dev/null | grep -o '"name":"write","ts":[0-9.]*,"dur":[0-9.]*' | head -1 | sed 's/.*"ts":\([0-9.]*\),"dur":\([0-9.]*\)/\1 \2/')"

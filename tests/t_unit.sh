@@ -20,6 +20,8 @@ cmocka unit_core 9 "the module core"
 # events to spans (lib/span.c), one per kind of nesting.
 cmocka unit_decode 9 "kt_decode_block"
 cmocka unit_span 8 "the span builder"
+# Row lines (lib/json.c): every writer's bytes, printf's digits, parse back.
+cmocka unit_row 4 "the row module"
 
 # format.h compiles alone, strictly, in userland.
 check "format.h compiles alone (C11 -pedantic)" \
