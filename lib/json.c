@@ -525,9 +525,25 @@ int kt_json_parse_row(const char *line, struct kt_row *r, struct kt_buf *name)
 	return 0;
 }
 
+void kt_json_footer_at(FILE *f, double start)
+{
+	char buf[400];
+	char *p = buf;
+
+	/* A sentinel a kutrace trace put past 999 s keeps its time: it sorts last. */
+	if (start > 999.0) {
+		*p++ = '[';
+		p = put_sec(p, start, 0);
+		fwrite(buf, 1, (size_t)(p - buf), f);
+		fputs(", 0.0, 0, 0, 0, 0, 0, 0, 0, \"\"]\n]}\n", f);
+	} else {
+		fputs("[999.0, 0.0, 0, 0, 0, 0, 0, 0, 0, \"\"]\n]}\n", f);
+	}
+}
+
 void kt_json_footer(FILE *f)
 {
-	fputs("[999.0, 0.0, 0, 0, 0, 0, 0, 0, 0, \"\"]\n]}\n", f);
+	kt_json_footer_at(f, 999.0);
 }
 
 /* ---- row order --------------------------------------------------------- */

@@ -587,15 +587,7 @@ void kt_jw_row(FILE *out, const struct kt_jrow *w)
 
 void kt_jw_end(FILE *out, const struct kt_jreader *r)
 {
-	/*
-	 * Keep a kutrace sentinel placed past 999 s (so it still sorts last);
-	 * otherwise the original's literal text.
-	 */
-	if (r && r->had_sentinel && r->sentinel_start > 999.0)
-		fprintf(out, "[%.8f, 0.0, 0, 0, 0, 0, 0, 0, 0, \"\"]\n", r->sentinel_start);
-	else
-		fputs("[999.0, 0.0, 0, 0, 0, 0, 0, 0, 0, \"\"]\n", out);
-	fputs("]}\n", out);
+	kt_json_footer_at(out, r && r->had_sentinel ? r->sentinel_start : 999.0);
 }
 
 /* ---------------------------------------------------------------------- */

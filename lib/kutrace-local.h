@@ -397,6 +397,8 @@ struct kt_json_meta {
 void kt_json_header(FILE *f, const struct kt_json_meta *m);
 /* The 999.0 sentinel row and the closing "]}". */
 void kt_json_footer(FILE *f);
+/* The same with the sentinel at start seconds if that is past 999 s. */
+void kt_json_footer_at(FILE *f, double start);
 /* Write s as a JSON string body (no quotes) with full escaping. */
 void kt_json_escape(FILE *f, const char *s);
 /* The one escaper (json.c): n bytes of s into buf (room: 6 * n). */
