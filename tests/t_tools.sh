@@ -409,6 +409,21 @@ same_file "a page of them gives the same bytes back (unmakeself)" "$TMP/odd.trim
 miss=""
 while IFS= read -r n; do grep -qF "\"$n\"" "$TMP/odd.exp" || miss="$miss [$n]"; done < "$TMP/odd.want"
 eq "kutrace_export names them in the same escaped form" "" "$miss"
+"$B/samptoname_k" "$D/kallsyms.txt" < "$TMP/odd.trim" > "$TMP/odd.samp" 2>/dev/null
+same_file "samptoname_k writes them byte for byte as spantotrim" "$TMP/odd.want" <(names "$TMP/odd.samp")
+# The span writer (eventtospan, kutrace_postproc: struct kt_row) gives the
+# bytes the tools give (struct kt_jrow): a thread named with a quote, '<',
+# a backslash, DEL, UTF-8, a control byte and a byte that is not UTF-8.
+sed 's/hello/q"u<o\\te\x7f\xc3\xa9\x01\xff/g' "$KT_ROOT/tests/golden/basic.events" > "$TMP/odd.events"
+"$B/eventtospan" odd < "$TMP/odd.events" > "$TMP/odd.ets" 2>/dev/null
+eq "eventtospan escapes the odd thread name as the tools do" \
+	$'"q\\"u\\u003co\\\\te\\u007f\xc3\xa9\\u0001\xef\xbf\xbd.1234"],' \
+	"$(grep -m1 -o '"q[^ ]*$' "$TMP/odd.ets")"
+"$B/spantotrim" 0 < "$TMP/odd.ets" > "$TMP/odd.ets.trim" 2>/dev/null
+same_file "spantotrim writes eventtospan's rows byte for byte" "$TMP/odd.ets" "$TMP/odd.ets.trim"
+"$B/makeself" - "$TMP/odd.ets" > "$TMP/odd.ets.html" 2>/dev/null
+"$B/unmakeself" "$TMP/odd.ets.html" > "$TMP/odd.ets.back" 2>/dev/null
+same_file "a page of eventtospan's rows gives them back byte for byte" "$TMP/odd.ets" "$TMP/odd.ets.back"
 
 # A time more precise than 10 ns, or spelled otherwise, stays what it says
 # until a row is written: the line rounds the double as %12.8f does
