@@ -15,8 +15,11 @@
  * Not json.c's kt_json_parse_row: that one reads back only the lines
  * kutrace_postproc wrote itself and trusts them; this reader takes JSON
  * from anyone (other spellings of numbers and strings, hand-edited or
- * hostile files) and reports every error with its line.  Rows are
- * written by json.c's one row formatter (kt_jw_row).
+ * hostile files) and reports every error with its line.  Nor the page
+ * code's scanner (jscan.c), which works on the whole text in memory
+ * (a file mapped, a pipe read whole) and fills columns; the tools stream
+ * a pipe of any size one row at a time.  Rows are written by json.c's one
+ * row formatter (kt_jw_row).
  */
 #include <ctype.h>
 #include <errno.h>
