@@ -59,7 +59,7 @@ for a in $(/bin/busybox --list); do
 	[ -e "$W/root/bin/$a" ] || ln -s busybox "$W/root/bin/$a"
 done
 cp "$ko" "$W/root/lib/modules/kutrace_mod.ko"
-cp $SB/bin/kutrace_control $EX $SB/vm/* tests/vm/ktquiet tests/vm/ktreload "$W/root/bin/"
+cp $SB/bin/kutrace_control $EX $SB/vm/* tests/vm/ktquiet tests/vm/ktreload tests/vm/ktbench "$W/root/bin/"
 # virtio drivers for the output disk (modules in the cloud kernel; a
 # patched test kernel has them built in)
 md=$kdir/lib/modules/$rel/kernel

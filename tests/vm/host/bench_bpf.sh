@@ -18,7 +18,7 @@ sizes=${1:-5,50000,1000} out=${2:-build/bench/bpf-$k}
 if [ "$k" = host ]; then
 	make -s build/bin/bench_load build/bin/kutrace_control
 	rm -rf "$out" && mkdir -p "$out"
-	(cd "$out" && PATH=$OLDPWD/build/bin:$PATH KT_BENCH=$sizes KT_TRACEMB=64 \
+	(cd "$out" && PATH=$OLDPWD/build/bin:$OLDPWD/tests/vm:$PATH KT_BENCH=$sizes KT_TRACEMB=64 \
 		KT_BENCH_EVENTS=$OLDPWD/tests/vm/bench_events \
 		bash "$OLDPWD/tests/vm/scenarios/bench_bpf.sh") >&2
 else

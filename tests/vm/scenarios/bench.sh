@@ -11,31 +11,15 @@
 # kernel command line (KT_APPEND="ktbench=ROUNDS,N,M").
 # Output: results.txt (one line per run), traces of the last round.
 set -u
-R=7 N=100000 M=2000
-for a in $(cat /proc/cmdline); do
-	case $a in
-	ktbench=*) v=${a#ktbench=}; IFS=, read R N M <<EOF
-$v
+read R N M <<EOF
+$(ktbench sizes 7,100000,2000)
 EOF
-	;;
-	esac
-done
 T=/sys/kernel/tracing
-mount -t tracefs nodev $T
 # The kutrace_tp.c tracepoints (tests/vm/bench_events, one list for every
 # bench scenario), where this kernel has them.
-EVENTS=$(grep -v '^#' /bench_events)
-echo 0 > $T/tracing_on
-echo 32768 > $T/buffer_size_kb
-n=0
-for e in $EVENTS; do
-	[ -e $T/events/$e/enable ] && echo 1 > $T/events/$e/enable && n=$((n + 1))
-done
+n=$(ktbench ftrace /bench_events)
 echo "ftrace events enabled: $n" > ftrace_events.txt
 cat $T/set_event >> ftrace_events.txt
-ftrace_count() { # entries + overrun over all CPUs
-	cat $T/per_cpu/cpu*/stats | awk '/^entries:|^overrun:/ { s += $2 } END { print s + 0 }'
-}
 load() { bench_load "$1" "$2" | sed -n 's/.*ns=\([0-9]*\).*/\1/p'; }
 size() { case $1 in getpid) echo $N ;; mixed) echo $M ;; esac; }
 loaded=1
@@ -61,7 +45,7 @@ for r in $(seq 1 $R); do
 		echo 1 > $T/tracing_on
 		ns=$(load $w $s)
 		echo 0 > $T/tracing_on
-		echo "cfg=ftrace load=$w round=$r n=$s ns=$ns events=$(ftrace_count)" >> results.txt
+		echo "cfg=ftrace load=$w round=$r n=$s ns=$ns events=$(ktbench count)" >> results.txt
 		echo > $T/trace
 	done
 done
@@ -69,7 +53,7 @@ done
 for i in 1 2 3; do bench_load rdtsc 1000000; done > rdtsc.txt
 # The ftrace buffer as text, for the density comparison (last mixed run).
 echo 1 > $T/tracing_on; bench_load mixed $M > /dev/null; echo 0 > $T/tracing_on
-echo "ftrace mixed events=$(ftrace_count) per_cpu_bytes=$(cat $T/per_cpu/cpu*/stats | awk '/^bytes:/ { s += $2 } END { print s + 0 }')" >> results.txt
+echo "ftrace mixed events=$(ktbench count) per_cpu_bytes=$(cat $T/per_cpu/cpu*/stats | awk '/^bytes:/ { s += $2 } END { print s + 0 }')" >> results.txt
 uname -r > kernel.txt
 insmod_kt
 true

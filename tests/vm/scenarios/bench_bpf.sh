@@ -13,42 +13,17 @@
 # the guest's files; without the module kt_on is left out, and the
 # tracefs settings it changes are put back at the end.
 set -u
-R=5 N=100000 M=2000
-for a in $(cat /proc/cmdline) ${KT_BENCH:+ktbench=$KT_BENCH}; do
-	case $a in
-	ktbench=*) v=${a#ktbench=}; IFS=, read R N M <<EOF
-$v
+read R N M <<EOF
+$(ktbench sizes 5,100000,2000)
 EOF
-	;;
-	esac
-done
 T=/sys/kernel/tracing
-[ -e $T/tracing_on ] || mount -t tracefs nodev $T
 # The kutrace_tp.c tracepoints (tests/vm/bench_events, one list for every
 # bench scenario), where this kernel has them.
-EVENTS=$(grep -v '^#' "${KT_BENCH_EVENTS:-/bench_events}")
+ktbench ftrace "${KT_BENCH_EVENTS:-/bench_events}" > /dev/null
+trap 'ktbench restore' EXIT
 # The module is there (a guest) or not (this machine's own kernel).
 kt=0
 [ -e /lib/modules/kutrace_mod.ko ] && kt=1
-# buffer_size_kb reads "7 (expanded: 1408)" until a buffer is first used
-on0=$(cat $T/tracing_on) enabled=
-kb0=$(sed 's/.*expanded: \([0-9]*\).*/\1/' $T/buffer_size_kb)
-echo 0 > $T/tracing_on
-echo 32768 > $T/buffer_size_kb
-for e in $EVENTS; do
-	[ -e $T/events/$e/enable ] || continue
-	[ "$(cat $T/events/$e/enable)" = 1 ] || enabled="$enabled $e"
-	echo 1 > $T/events/$e/enable
-done
-restore() {
-	for e in $enabled; do echo 0 > $T/events/$e/enable; done
-	echo "$kb0" > $T/buffer_size_kb
-	echo "$on0" > $T/tracing_on
-}
-trap restore EXIT
-ftrace_count() {
-	cat $T/per_cpu/cpu*/stats | awk '/^entries:|^overrun:/ { s += $2 } END { print s + 0 }'
-}
 ns_of() { sed -n 's/.*ns=\([0-9]*\).*/\1/p' "$1"; }
 size() { case $1 in getpid) echo $N ;; mixed) echo $M ;; esac; }
 mb=${KT_TRACEMB:-$(cat /tracemb)}
@@ -71,7 +46,7 @@ for r in $(seq 1 $R); do
 		echo 1 > $T/tracing_on
 		bench_load $w $s > o
 		echo 0 > $T/tracing_on
-		echo "cfg=ftrace load=$w round=$r n=$s ns=$(ns_of o) events=$(ftrace_count)" >> results.txt
+		echo "cfg=ftrace load=$w round=$r n=$s ns=$(ns_of o) events=$(ktbench count)" >> results.txt
 		echo > $T/trace
 		[ $kt = 0 ] || insmod /lib/modules/kutrace_mod.ko tracemb=$mb
 	done
