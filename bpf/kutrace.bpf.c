@@ -708,40 +708,26 @@ static __always_inline void kt_ipi(unsigned int cpu)
 		kt_1(KUTRACE_IPI, cpu);
 }
 
-SEC("tp_btf/ipi_send_cpu")
-int BPF_PROG(kt_ipi_cpu, unsigned int cpu)
-{
-	kt_ipi(cpu);
-	return 0;
+/* One program per way of sending, to one CPU or to a mask of them. */
+#define KT_IPI_TO(sec, name)						\
+SEC(sec)								\
+int BPF_PROG(name, unsigned int cpu)					\
+{									\
+	kt_ipi(cpu);							\
+	return 0;							\
+}
+#define KT_IPI_MASK(sec, name)						\
+SEC(sec)								\
+int BPF_PROG(name)							\
+{									\
+	if (kt_on())							\
+		kt_1(KUTRACE_IPI, 0);					\
+	return 0;							\
 }
 
-SEC("tp_btf/ipi_send_cpumask")
-int BPF_PROG(kt_ipi_mask)
-{
-	if (kt_on())
-		kt_1(KUTRACE_IPI, 0);
-	return 0;
-}
-
+KT_IPI_TO("tp_btf/ipi_send_cpu", kt_ipi_cpu)
+KT_IPI_MASK("tp_btf/ipi_send_cpumask", kt_ipi_mask)
 /* Kernels without the ipi_send_* tracepoints (6.1): the x86 send functions. */
-SEC("fentry/native_smp_send_reschedule")
-int BPF_PROG(kt_ipi_resched, int cpu)
-{
-	kt_ipi(cpu);
-	return 0;
-}
-
-SEC("fentry/native_send_call_func_single_ipi")
-int BPF_PROG(kt_ipi_single, int cpu)
-{
-	kt_ipi(cpu);
-	return 0;
-}
-
-SEC("fentry/native_send_call_func_ipi")
-int BPF_PROG(kt_ipi_func)
-{
-	if (kt_on())
-		kt_1(KUTRACE_IPI, 0);
-	return 0;
-}
+KT_IPI_TO("fentry/native_smp_send_reschedule", kt_ipi_resched)
+KT_IPI_TO("fentry/native_send_call_func_single_ipi", kt_ipi_single)
+KT_IPI_MASK("fentry/native_send_call_func_ipi", kt_ipi_func)

@@ -238,7 +238,12 @@ out:
 	return 0;
 }
 
-/* Try to merge a return into the call just before it (docs/spec/FORMATS.md 1.2). */
+/*
+ * Try to merge a return into the call just before it (docs/spec/FORMATS.md
+ * 1.2).  The BPF backend states the same rule again in bpf/kutrace.bpf.c
+ * (kt_fuse): BPF C cannot include this file, its buffer is a map indexed
+ * word by word, and it undoes a fusion a nested program overtook.
+ */
 static bool kt_fuse(unsigned int event, long long ret)
 {
 	struct kt_cpu *c = KT_THIS();
