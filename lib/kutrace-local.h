@@ -180,6 +180,8 @@ struct kt_event {
 
 /* String interning: one copy of each distinct name for a run. */
 const char *kt_intern(const char *s);
+/* Drop every interned name (no pointer from kt_intern may be used after). */
+void kt_intern_reset(void);
 
 /* ---------------------------------------------------------------------- */
 /* Growable string buffer                                                  */

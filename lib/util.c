@@ -172,3 +172,19 @@ const char *kt_intern(const char *s)
 	icount++;
 	return itab[j];
 }
+
+/*
+ * Forget every name: for a process that runs the library on many inputs
+ * in turn (the fuzz targets), where a table kept for the whole process
+ * would grow with every input's names.  No interned pointer may be used
+ * afterwards.
+ */
+void kt_intern_reset(void)
+{
+	for (size_t i = 0; i < icap; i++)
+		free((void *)itab[i]);
+	free(itab);
+	itab = NULL;
+	icap = 0;
+	icount = 0;
+}

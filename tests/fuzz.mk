@@ -30,7 +30,7 @@ $(BUILD)/fuzz/eventtospan_main.o: postprocess/eventtospan.c
 # through these wrappers (tests/fuzz/fuzz_events.c).
 $(BUILD)/fuzz/fuzz_events: $(BUILD)/fuzz/eventtospan_main.o
 $(BUILD)/fuzz/fuzz_events: FUZZ_WRAP = $(patsubst %,-Wl$(comma)--wrap=%,kt_spans_new \
-	kt_spans_free kt_jsonout_new kt_jsonout_free tmpfile getline fclose free)
+	kt_spans_free kt_jsonout_new kt_jsonout_free tmpfile getline __getdelim fclose free)
 comma := ,
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(KT_TOOLS)
 	@mkdir -p $(dir $@)

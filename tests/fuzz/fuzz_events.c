@@ -25,6 +25,8 @@ ssize_t __real_getline(char **line, size_t *cap, FILE *f);
 struct kt_spans *__wrap_kt_spans_new(kt_row_fn fn, void *ctx);
 struct kt_jsonout *__wrap_kt_jsonout_new(FILE *work);
 ssize_t __wrap_getline(char **line, size_t *cap, FILE *f);
+ssize_t __real___getdelim(char **line, size_t *cap, int delim, FILE *f);
+ssize_t __wrap___getdelim(char **line, size_t *cap, int delim, FILE *f);
 FILE *__wrap_tmpfile(void);
 void __real_kt_spans_free(struct kt_spans *s);
 void __real_kt_jsonout_free(struct kt_jsonout *o);
@@ -63,9 +65,8 @@ FILE *__wrap_tmpfile(void)
 	return held_work = fdopen(fd, "w+");
 }
 
-ssize_t __wrap_getline(char **line, size_t *cap, FILE *f)
+static void hold_line(char **line)
 {
-	ssize_t n = __real_getline(line, cap, f);
 	size_t i;
 
 	for (i = 0; i < 4 && held_line[i].where && held_line[i].where != line; i++)
@@ -74,6 +75,22 @@ ssize_t __wrap_getline(char **line, size_t *cap, FILE *f)
 		held_line[i].where = line;
 		held_line[i].buf = *line;
 	}
+}
+
+ssize_t __wrap_getline(char **line, size_t *cap, FILE *f)
+{
+	ssize_t n = __real_getline(line, cap, f);
+
+	hold_line(line);
+	return n;
+}
+
+/* glibc's stdio.h makes getline an inline call of __getdelim at -O1 up. */
+ssize_t __wrap___getdelim(char **line, size_t *cap, int delim, FILE *f)
+{
+	ssize_t n = __real___getdelim(line, cap, delim, f);
+
+	hold_line(line);
 	return n;
 }
 
@@ -170,5 +187,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	clearerr(stdout);
 	dup2(saved_out, 1);
 	close(fd);
+	fz_done();
 	return 0;
 }

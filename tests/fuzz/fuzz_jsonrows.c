@@ -33,5 +33,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	if (r.f)	/* also after an error inside kt_jr_open */
 		kt_jr_close(&r);
 	close(fd);
+	fz_done();
 	return 0;
 }

@@ -33,6 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 		fz_armed = 0;
 		fclose(o);
 		free(page);
+		fz_done();
 		return 0;
 	}
 	rc = kt_html_write_mem(o, tpl, (const char *)d, n, err, sizeof(err));
@@ -53,5 +54,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	}
 	fz_armed = 0;
 	free(page);
+	fz_done();
 	return 0;
 }

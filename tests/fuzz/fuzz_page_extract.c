@@ -18,5 +18,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	if (setjmp(fz_jmp) == 0)
 		kt_html_extract(devnull, (const char *)d, n, err, sizeof(err));
 	fz_armed = 0;
+	fz_done();
 	return 0;
 }

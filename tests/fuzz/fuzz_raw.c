@@ -86,5 +86,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 		kt_decoder_free(c.dec);
 	kt_raw_close(&c.raw);
 	close(fd);
+	fz_done();
 	return 0;
 }
