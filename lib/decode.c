@@ -99,6 +99,11 @@ static uint64_t mix(uint64_t k)
 	return k;
 }
 
+/*
+ * Open addressing, as kt_intern's table (lib/util.c) and span.c's lock
+ * table (lock_ent): each holds its own slot type, and a shared one would
+ * need hash and compare callbacks.
+ */
 static void set_name(struct kt_decoder *d, uint64_t key, const char *name)
 {
 	memset(d->evname, 0, sizeof(d->evname));
@@ -302,7 +307,6 @@ static void emit(struct kt_decoder *d, struct kt_event *e)
 	d->fn(d->ctx, e);
 }
 
-/* A name entry: record it and pass a name record on. */
 /* The cleaned text of a name entry's len - 1 name words. */
 static void entry_text(const uint64_t *words, unsigned int len,
 		       char clean[KUTRACE_NAME_MAX + 1])
@@ -316,6 +320,44 @@ static void entry_text(const uint64_t *words, unsigned int len,
 }
 
 /*
+ * The name-table key a name entry of this type fills: these types have
+ * name spaces of their own (method numbers have 16 bits; a trace has one
+ * kernel, model and host), any other names the event number it carries.
+ */
+static uint64_t name_key(unsigned int type, uint32_t arg)
+{
+	static const struct { unsigned int type; int kind; uint32_t mask; } own[] = {
+		{ KUTRACE_PIDNAME, K_PID, ~0u }, { KUTRACE_LOCKNAME, K_LOCK, ~0u },
+		{ KUTRACE_METHODNAME, K_METHOD, 0xFFFF }, { KUTRACE_KERNEL_VER, K_KERNEL, 0 },
+		{ KUTRACE_MODEL_NAME, K_MODEL, 0 }, { KUTRACE_HOST_NAME, K_HOST, 0 },
+		{ KUTRACE_QUEUE_NAME, K_QUEUE, ~0u }, { KUTRACE_RES_NAME, K_RES, ~0u },
+		{ KUTRACE_ERRNONAME, K_ERRNO, ~0u }, { KUTRACE_BACKEND_NAME, K_BACKEND, ~0u },
+	};
+
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		if (own[i].type == type)
+			return KEY(own[i].kind, arg & own[i].mask);
+	return KEY(K_EVENT, ((type & 0xF) << 8) | arg);
+}
+
+/*
+ * The entry word of b at word *i or after it, with *i moved onto it: zero
+ * words are passed over; 0 at the end word or the block's end.
+ */
+static uint64_t next_word(const struct kt_block *b, int *i)
+{
+	for (; *i < KUTRACE_BLOCK_WORDS; (*i)++) {
+		uint64_t w = b->w[*i];
+
+		if (w == KUTRACE_WORD_END)
+			break;
+		if (w != KUTRACE_WORD_NOP)
+			return w;
+	}
+	return KUTRACE_WORD_NOP;
+}
+
+/*
  * RPC method and lock names are inserted by user code at any time, often
  * in another CPU's block than the events that use them, and blocks are
  * decoded in file order: a pass over the name entries of every block
@@ -325,13 +367,9 @@ static void entry_text(const uint64_t *words, unsigned int len,
  */
 void kt_decoder_prescan(struct kt_decoder *d, const struct kt_block *b)
 {
-	for (int i = b->first_entry; i < KUTRACE_BLOCK_WORDS; i++) {
-		uint64_t w = b->w[i];
+	uint64_t w;
 
-		if (w == KUTRACE_WORD_NOP)
-			continue;
-		if (w == KUTRACE_WORD_END)
-			break;
+	for (int i = b->first_entry; (w = next_word(b, &i)) != 0; i++) {
 		unsigned int ev = kutrace_word_event(w);
 		unsigned int len = kutrace_entry_words(ev);
 
@@ -342,9 +380,7 @@ void kt_decoder_prescan(struct kt_decoder *d, const struct kt_block *b)
 
 		if (kutrace_is_varlen(ev) &&
 		    (type == KUTRACE_METHODNAME || type == KUTRACE_LOCKNAME)) {
-			uint32_t arg = (uint32_t)w;
-			uint64_t key = type == KUTRACE_METHODNAME ?
-				KEY(K_METHOD, arg & 0xFFFF) : KEY(K_LOCK, arg);
+			uint64_t key = name_key(type, (uint32_t)w);
 			char clean[KUTRACE_NAME_MAX + 1];
 
 			entry_text(&b->w[i + 1], len, clean);
@@ -355,6 +391,7 @@ void kt_decoder_prescan(struct kt_decoder *d, const struct kt_block *b)
 	}
 }
 
+/* A name entry: record it and pass a name record on. */
 static void name_entry(struct kt_decoder *d, int64_t t, int cpu,
 		       unsigned int event, uint32_t arg, const uint64_t *words,
 		       unsigned int len)
@@ -366,43 +403,8 @@ static void name_entry(struct kt_decoder *d, int64_t t, int cpu,
 	if (!clean[0])
 		return;
 
-	uint64_t key;
+	uint64_t key = name_key(type, arg);
 
-	switch (type) {
-	case KUTRACE_PIDNAME:
-		key = KEY(K_PID, arg);
-		break;
-	case KUTRACE_LOCKNAME:
-		key = KEY(K_LOCK, arg);
-		break;
-	case KUTRACE_METHODNAME:
-		key = KEY(K_METHOD, arg & 0xFFFF);
-		break;
-	case KUTRACE_KERNEL_VER:
-		key = KEY(K_KERNEL, 0);
-		break;
-	case KUTRACE_MODEL_NAME:
-		key = KEY(K_MODEL, 0);
-		break;
-	case KUTRACE_HOST_NAME:
-		key = KEY(K_HOST, 0);
-		break;
-	case KUTRACE_QUEUE_NAME:
-		key = KEY(K_QUEUE, arg);
-		break;
-	case KUTRACE_RES_NAME:
-		key = KEY(K_RES, arg);
-		break;
-	case KUTRACE_ERRNONAME:
-		key = KEY(K_ERRNO, arg);
-		break;
-	case KUTRACE_BACKEND_NAME:
-		key = KEY(K_BACKEND, arg);
-		break;
-	default:
-		key = KEY(K_EVENT, ((type & 0xF) << 8) | arg);
-		break;
-	}
 	if (type == KUTRACE_PIDNAME && arg != 0 && strncmp(clean, "idle:", 5) == 0)
 		return;	/* FreeBSD idle threads are pid 0 */
 	/* Pid 0 is always "-idle-"; its name records are passed on as text. */
@@ -794,15 +796,10 @@ int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
 	}
 
 	struct kt_tswalk tw;
+	uint64_t w;
 
 	kt_tswalk_init(&tw, b->base);
-	for (int i = b->first_entry; i < KUTRACE_BLOCK_WORDS; i++) {
-		uint64_t w = b->w[i];
-
-		if (w == KUTRACE_WORD_NOP)
-			continue;
-		if (w == KUTRACE_WORD_END)
-			break;
+	for (int i = b->first_entry; (w = next_word(b, &i)) != 0; i++) {
 		unsigned int ev = kutrace_word_event(w);
 
 		if ((w >> KUTRACE_TS_SHIFT) == KUTRACE_TS_MASK && ev == KUTRACE_EVENT_MASK)
