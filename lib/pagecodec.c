@@ -878,19 +878,19 @@ static int blob_size(const unsigned char *p, size_t n, uint64_t *size)
 		NEED(4);
 		at += 4 + U32(at);
 	}
-	NEED(4);
-	uint64_t nglue = U32(at);
-	at += 4;
-	for (uint64_t i = 0; i < nglue; i++) {
+	/*
+	 * Two counted lists: the glue strings (u:len bytes), then the
+	 * exceptions (u:row u:len bytes); an item's head, 4 or 8 bytes, ends
+	 * in the length of the bytes after it.
+	 */
+	for (uint64_t head = 4; head <= 8; head += 4) {
 		NEED(4);
-		at += 4 + U32(at);
-	}
-	NEED(4);
-	uint64_t nexc = U32(at);
-	at += 4;
-	for (uint64_t i = 0; i < nexc; i++) {
-		NEED(8);
-		at += 8 + U32(at + 4);
+		uint64_t count = U32(at);
+		at += 4;
+		for (uint64_t i = 0; i < count; i++) {
+			NEED(head);
+			at += head + U32(at + head - 4);
+		}
 	}
 	*size = at;
 	return 1;
