@@ -491,6 +491,11 @@ int BPF_PROG(kt_sys_exit, struct pt_regs *regs, long ret)
 	return 0;
 }
 
+/*
+ * A vector's entry and exit programs differ in their section name and
+ * event number only; each SEC() needs its own literal, hence two
+ * definitions per vector from one macro.
+ */
 #define KT_VECTOR(name)							\
 SEC("tp_btf/" #name "_entry")						\
 int BPF_PROG(kt_##name##_entry, int vector)				\
