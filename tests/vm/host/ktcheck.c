@@ -119,6 +119,42 @@ static void pair_count(uint32_t (*cnt)[2], uint32_t target, uint32_t from)
 		cnt[t][(uint32_t)pair[1 - t] == from ? 0 : 1]++;
 }
 
+/*
+ * The architecture, from the backend name entry ("tracepoint arm64: ..."),
+ * read before anything is counted: the entry is in the block of the CPU
+ * kutrace_control ran on, which need not be the first in the file.
+ */
+static void find_arch(FILE *f, int side_blocks)
+{
+	static uint64_t w[KUTRACE_BLOCK_WORDS];
+	static uint8_t side[KUTRACE_SIDE_BYTES];
+	char text[64];
+
+	for (long b = 0; fread(w, sizeof(w), 1, f) == 1; b++) {
+		if (side_blocks && fread(side, sizeof(side), 1, f) != 1)
+			break;
+		for (int i = b ? KUTRACE_HDRN_WORDS : KUTRACE_HDR0_WORDS;
+		     i < KUTRACE_BLOCK_WORDS; i++) {
+			unsigned int ev = kutrace_word_event(w[i]);
+			unsigned int n = kutrace_entry_words(ev);
+
+			if (w[i] == KUTRACE_WORD_END)
+				break;
+			if (!w[i] || !kutrace_is_varlen(ev))
+				continue;
+			if ((ev & KUTRACE_TYPE_MASK) == KUTRACE_BACKEND_NAME &&
+			    i + n <= KUTRACE_BLOCK_WORDS) {
+				memset(text, 0, sizeof(text));
+				memcpy(text, &w[i + 1], (n - 1) * 8 < 63 ? (n - 1) * 8 : 63);
+				if (strstr(text, " arm64:"))
+					watch = watch_arm64;
+			}
+			i += n - 1;
+		}
+	}
+	rewind(f);
+}
+
 static int widx(int nr)
 {
 	for (int i = 0; i < 8; i++)
@@ -146,6 +182,10 @@ int main(int argc, char **argv)
 		pair[1] = atol(argv[3]);
 	}
 	print_marks = argc == 3 && !strcmp(argv[2], "marks");
+	if (fread(w, sizeof(w), 1, f) == 1) {
+		rewind(f);
+		find_arch(f, ((w[1] >> 56) & KUTRACE_FLAG_SIDE) != 0);
+	}
 	while (fread(w, sizeof(w), 1, f) == 1) {
 		unsigned int flags = w[1] >> 56;
 		unsigned int cpu = w[0] >> 56;
@@ -218,8 +258,6 @@ int main(int argc, char **argv)
 				names++;
 				if ((ev & KUTRACE_TYPE_MASK) == KUTRACE_BACKEND_NAME) {
 					memcpy(backend, &w[i + 1], (n - 1) * 8 < 63 ? (n - 1) * 8 : 63);
-					if (strstr(backend, " arm64:"))
-						watch = watch_arm64;
 				}
 				switch (ev & KUTRACE_TYPE_MASK) {
 				case KUTRACE_METHODNAME:
