@@ -25,22 +25,27 @@ for i in 0 1; do
 	s=$([ $i = 0 ] && echo $1 || echo $2)
 	u0=$(awk -v i=$i '$1 == "mark" && $2 == i { print $3 }' "$out/idle.out")
 	u1=$(awk -v i=$((i + 1)) '$1 == "mark" && $2 == i { print $3 }' "$out/idle.out")
-	c0=$(awk -v i=$i '$1 == "mark" && $2 == i { print $4 }' "$out/idle.out")
-	c1=$(awk -v i=$((i + 1)) '$1 == "mark" && $2 == i { print $4 }' "$out/idle.out")
+	b0=$(awk -v i=$i '$1 == "mark" && $2 == i { print $4 }' "$out/idle.out")
+	b1=$(awk -v i=$((i + 1)) '$1 == "mark" && $2 == i { print $4 }' "$out/idle.out")
+	a0=$(awk -v i=$i '$1 == "mark" && $2 == i { print $5 }' "$out/idle.out")
+	a1=$(awk -v i=$((i + 1)) '$1 == "mark" && $2 == i { print $5 }' "$out/idle.out")
 	t0=$(awk -v a=$((1000 + i)) '$1 == "closemark" && $2 == a { print $4 }' "$TMP/idle.f")
 	t1=$(awk -v a=$((1001 + i)) '$1 == "closemark" && $2 == a { print $4 }' "$TMP/idle.f")
-	if [ -z "$u0" ] || [ -z "$u1" ] || [ -z "$t0" ] || [ -z "$t1" ] || [ -z "$rate" ]; then
+	if [ -z "$u0" ] || [ -z "$u1" ] || [ -z "$a1" ] || [ -z "$t0" ] || [ -z "$t1" ] || [ -z "$rate" ]; then
 		nok "$k: ${s} s idle: markers found in trace and guest output"
 		continue
 	fi
-	# Exact part: the reconstructed 56-bit time of each marker equals the
-	# guest's counter read right after it (within 1 ms of ticks).
-	r=$(awk -v t0=$t0 -v t1=$t1 -v c0=$c0 -v c1=$c1 -v rate=$rate 'BEGIN {
-		d0 = c0 - t0; d1 = c1 - t1; m = (d0 > d1 ? d0 : d1); n = (d0 < d1 ? d0 : d1)
-		printf "%s markers %.0f / %.0f ticks before the counter reads", (n >= 0 && m <= 1000 * rate) ? "ok" : "bad", d0, d1 }')
+	# Exact part: the reconstructed 56-bit time of each marker lies between
+	# the guest's counter reads just before and just after its system call
+	# (same CPU, same counter).  The bracket, not a tolerance: a host or
+	# guest hiccup between the call and a read (4.7 ms seen once under
+	# TCG) widens it, while a wrong TSDELTA chain lands outside it.
+	r=$(awk -v t0=$t0 -v t1=$t1 -v b0=$b0 -v b1=$b1 -v a0=$a0 -v a1=$a1 'BEGIN {
+		ok = b0 <= t0 && t0 <= a0 && b1 <= t1 && t1 <= a1
+		printf "%s markers %.0f / %.0f ticks after the read before, %.0f / %.0f before the read after", ok ? "ok" : "bad", t0 - b0, t1 - b1, a0 - t0, a1 - t1 }')
 	case $r in
-	ok*) ok "$k: ${s} s idle: reconstructed trace time equals the guest counter (${r#ok })" ;;
-	*) nok "$k: ${s} s idle: reconstructed trace time equals the guest counter (${r#bad })" ;;
+	ok*) ok "$k: ${s} s idle: reconstructed trace time lies between the guest counter reads (${r#ok })" ;;
+	*) nok "$k: ${s} s idle: reconstructed trace time lies between the guest counter reads (${r#bad })" ;;
 	esac
 	# Wall clock: TCG's TSC drifts against the guest clocksource by up to
 	# ~1%, so this is a loose check (exact on real hardware / KVM).

@@ -12,8 +12,9 @@
  *   workload spin MS       busy loop in user mode for MS milliseconds
  *   workload idle S...     on CPU $PIN: a marker, sleep S seconds, a marker,
  *                          ...; marker i is close(1000 + i) (fails with
- *                          EBADF) and prints "mark i USEC TICKS" (CLOCK_REALTIME,
- *                          and the trace counter TSC >> 6 read right after)
+ *                          EBADF) and prints "mark i USEC BEFORE AFTER"
+ *                          (CLOCK_REALTIME, and the trace counter TSC >> 6
+ *                          read right before and right after the call)
  *
  * PIN=CPU in the environment pins the ping-pong pair to that CPU.
  * FIFO=PRIO runs the ping-pong pair at SCHED_FIFO priority PRIO (both the
@@ -120,13 +121,15 @@ static void do_idle(int n, char **secs)
 	if (pin >= 0)
 		pin_to(pin);
 	for (int i = 0; i <= n; i++) {
-		unsigned long long tsc;
+		unsigned long long before, after;
 
+		before = kt_counter_now();
 		syscall(SYS_close, 1000 + i);
-		tsc = kt_counter_now();
+		after = kt_counter_now();
 		clock_gettime(CLOCK_REALTIME, &ts);
-		printf("mark %d %lld %llu\n", i,
-		       (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000, tsc);
+		printf("mark %d %lld %llu %llu\n", i,
+		       (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000,
+		       before, after);
 		fflush(stdout);
 		if (i < n)
 			sleep((unsigned int)atoi(secs[i]));
