@@ -33,15 +33,9 @@ bench-postproc: $(BIN)/kutrace_postproc $(BIN)/kutrace_synth
 # 6.1 kernel and the busybox guest on the patched one; the table goes
 # into docs/PERFORMANCE.md.  About 30 min on 2 cores (the first time 12
 # more for the image and LTTng's modules); not in `make bench`
-# (PEERS_SIZES=ROUNDS,GETPID,MIXED,PINGPONG,FAULTS to shorten it).
+# (PEERS_SIZES=ROUNDS,GETPID,MIXED,PINGPONG,FAULTS to shorten it).  Its
+# short check (one round, counts only) is part of t_vm_debian.
 .PHONY: bench-peers
 bench-peers:
-	tests/install-deps.sh build vm opt-peers
+	tests/install-deps.sh build vm peers
 	bench/peers.sh
-
-# The peers guest's short check (tests/t_vm_peers.sh): every tracer of the
-# peers bench records what the workloads must cause.  Outside make test.
-.PHONY: test-peers
-test-peers: all
-	tests/install-deps.sh build vm opt-peers
-	KT_TEST_PEERS=1 tests/run.sh t_vm_peers

@@ -3,8 +3,8 @@
 # Installs the Debian packages listed in tests/deps/*.apt that are missing,
 # then runs every tests/deps/*.sh hook (npm installs and the like).
 # Safe to run repeatedly: it does nothing when all is present.
-#   tests/install-deps.sh              every list but opt-*.apt, and every
-#                                      hook (make test, CI)
+#   tests/install-deps.sh              every list and every hook
+#                                      (make test, CI)
 #   tests/install-deps.sh LIST...      only tests/deps/LIST.apt, no hooks
 #                                      (make demo: build vm)
 #   tests/install-deps.sh --probe [CC] prints the packages of build.apt
@@ -27,8 +27,7 @@ if [ "${1:-}" = --probe ]; then
 	echo $miss
 	exit 0
 fi
-# opt-*.apt: only when named (the peers bench's tools are not make test's)
-lists=$(ls tests/deps/*.apt | grep -v '/opt-') hooks=tests/deps/*.sh
+lists=$(ls tests/deps/*.apt) hooks=tests/deps/*.sh
 if [ $# -gt 0 ]; then
 	lists="" hooks=""
 	for l in "$@"; do lists="$lists tests/deps/$l.apt"; done

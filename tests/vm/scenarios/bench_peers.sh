@@ -14,7 +14,7 @@
 #   bpftrace  bpftrace counting the same tracepoints into a per-CPU map
 # Peers that this guest lacks are skipped (peers.txt says which and why).
 # Runs in the Debian guest (tests/vm/debian/run.sh: files in /var/tmp/kt-in,
-# kutrace from its .debs, DKMS) and in the busybox guest of tests/vm/vm.sh
+# kutrace from its .debs, DKMS; or within t_vm_debian's scenario, one round) and in the busybox guest of tests/vm/vm.sh
 # (module in /lib/modules).  Sizes: ktbench=ROUNDS,GETPID,MIXED,PINGPONG,FAULTS
 # on the kernel command line.  Output: results.txt (one line per run; the
 # workload's own loop time, so starting and stopping a tracer do not
@@ -207,8 +207,8 @@ for c in $CFGS; do
 done
 # Where the time of a getpid goes under each tracer: perf's cpu-clock
 # samples of the workload's process (kernel symbols from kallsyms), 10 N
-# calls.
-if grep -q '^perf yes' peers.txt; then
+# calls.  Not in one round (t_vm_debian's short check: counts only).
+if [ $R -gt 1 ] && grep -q '^perf yes' peers.txt; then
 	for c in none kt_off kt_on bpftrace; do
 		case " $CFGS " in *" $c "*) ;; *) continue ;; esac
 		[ $c = kt_off ] && kt_load
@@ -229,6 +229,6 @@ if grep -q '^perf yes' peers.txt; then
 	grep -q '^kutrace_mod ' /proc/modules && kt_unload
 fi
 # What reading the time counter costs in this guest (every entry does it).
-for i in 1 2 3; do bench_load rdtsc 1000000; done > rdtsc.txt
+[ $R -gt 1 ] && for i in 1 2 3; do bench_load rdtsc 1000000; done > rdtsc.txt
 [ -z "$(pgrep lttng-sessiond)" ] || kill $(pgrep lttng-sessiond | head -1)
 true

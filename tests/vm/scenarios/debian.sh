@@ -44,6 +44,18 @@ kutrace_postproc debian.trace "Debian 12 guest: find|xargs cat|gzip, xz, sqlite3
 echo "postproc=$?"
 echo "postproc_s=$(( $(date +%s) - t0 ))" >> times.txt
 ls -l debian.* > files.txt
+# t_vm_debian's short round of the peers bench (bench_peers.sh, given as
+# peers.sh): trace-cmd, perf, LTTng and bpftrace beside kutrace, while
+# kutrace is installed; its output where bench/peers.sh count looks
+# (PEERS_OUT/stock).  It unloads the module; loaded again as it was.
+if [ -f $in/peers.sh ]; then
+	mkdir -p peers/stock
+	t0=$(date +%s)
+	(cd peers/stock && sh $in/peers.sh > scenario.log 2>&1)
+	echo "peers=$?"
+	echo "peers_s=$(( $(date +%s) - t0 ))" >> times.txt
+	grep -q '^kutrace_mod ' /proc/modules || modprobe kutrace_mod tracemb=16
+fi
 dmesg | grep -E "Oops|BUG:|general protection|Call Trace|WARNING:" > oops.txt
 # removal: module unloaded, packages removed, nothing of kutrace left
 modprobe -r kutrace_mod; echo "rmmod=$?"
