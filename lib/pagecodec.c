@@ -71,13 +71,22 @@ static uint32_t str_hash(const char *s, size_t n)
 	return h;
 }
 
+/*
+ * String i's bytes.  Empty strings add nothing to data, so data.p stays
+ * NULL while every string so far is empty, and NULL + 0 is undefined.
+ */
+static const char *strtab_at(const struct strtab *t, uint32_t i)
+{
+	return t->len[i] ? (const char *)t->data.p + t->off[i] : "";
+}
+
 static uint32_t strtab_intern(struct strtab *t, const char *s, size_t n)
 {
 	if (t->hcap == 0 || (t->n + 1) * 2 > t->hcap) {
 		uint32_t nc = t->hcap ? t->hcap * 2 : 1024;
 		uint32_t *nh = kt_xcalloc(nc, sizeof(*nh));
 		for (uint32_t i = 0; i < t->n; i++) {
-			uint32_t h = str_hash((char *)t->data.p + t->off[i], t->len[i]) & (nc - 1);
+			uint32_t h = str_hash(strtab_at(t, i), t->len[i]) & (nc - 1);
 			while (nh[h])
 				h = (h + 1) & (nc - 1);
 			nh[h] = i + 1;
@@ -89,7 +98,7 @@ static uint32_t strtab_intern(struct strtab *t, const char *s, size_t n)
 	uint32_t h = str_hash(s, n) & (t->hcap - 1);
 	while (t->hash[h]) {
 		uint32_t i = t->hash[h] - 1;
-		if (t->len[i] == n && memcmp(t->data.p + t->off[i], s, n) == 0)
+		if (t->len[i] == n && memcmp(strtab_at(t, i), s, n) == 0)
 			return i;
 		h = (h + 1) & (t->hcap - 1);
 	}
@@ -605,7 +614,7 @@ static void put_strtab(struct bv *b, const struct strtab *t, int with_varint_len
 	} else {
 		for (uint32_t i = 0; i < t->n; i++) {
 			bv_u32(b, (uint32_t)t->len[i]);
-			bv_add(b, t->data.p + t->off[i], t->len[i]);
+			bv_add(b, strtab_at(t, i), t->len[i]);
 		}
 	}
 }
