@@ -14,8 +14,8 @@
 #   bpftrace  bpftrace counting the same tracepoints into a per-CPU map
 # Peers that this guest lacks are skipped (peers.txt says which and why).
 # Runs in the Debian guest (tests/vm/debian/run.sh: files in /var/tmp/kt-in,
-# kutrace from its .debs, DKMS; or within t_vm_debian's scenario, one round) and in the busybox guest of tests/vm/vm.sh
-# (module in /lib/modules).  Sizes: ktbench=ROUNDS,GETPID,MIXED,PINGPONG,FAULTS
+# kutrace from its .debs, DKMS; one round within t_vm_debian's scenario)
+# and in the busybox guest of tests/vm/vm.sh (module in /lib/modules).  Sizes: ktbench=ROUNDS,GETPID,MIXED,PINGPONG,FAULTS
 # on the kernel command line.  Output: results.txt (one line per run; the
 # workload's own loop time, so starting and stopping a tracer do not
 # count), the traces of the last round, peers.txt, events.txt.
