@@ -78,9 +78,16 @@ for k in ${KT_VM_KERNELS:-6.1 6.12 6.1-generic 6.1-rt}; do
 		test "$1" -ge $K -a "$1" -le $((K + 1)) -a "$2" = $K ;;
 	*) eq "$k: child: K switch-ins and K wakeups in all" "$K $K" "$1 $2" ;;
 	esac
-	# the parent's other wakeups: its M sleeps and its own fork
-	eq "$k: parent: M + 1 other wakeups (nanosleep, fork)" "other_wakeup $((M + 1))" \
-		"$(fact "$TMP/pair.f" pair $pid $child | cut -d' ' -f7-8)"
+	# the parent's other wakeups: its M sleeps and its own fork.  On
+	# PREEMPT_RT kernel spinlocks are sleeping rt_mutexes: the parent may
+	# block on one that a real-time thread holds and be woken when it is
+	# released (seen once: M + 2 on 6.1-rt), so there at least M + 1.
+	set -- $(fact "$TMP/pair.f" pair $pid $child | cut -d' ' -f7-8)
+	case $k in
+	*-rt) check "$k: parent: M + 1 other wakeups (nanosleep, fork; + lock waits on RT: $2)" \
+		test "$1" = other_wakeup -a "$2" -ge $((M + 1)) -a "$2" -le $((M + 5)) ;;
+	*) eq "$k: parent: M + 1 other wakeups (nanosleep, fork)" "other_wakeup $((M + 1))" "$1 $2" ;;
+	esac
 	# Before the ping-pong the parent is an ordinary CFS task: its other
 	# switch-ins (first run, move to CPU 1, after M sleeps) vary.  More
 	# after preemptions; fewer when a sleep's timer fires before the task
