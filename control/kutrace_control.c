@@ -128,14 +128,14 @@ static int do_dump(const char *name)
 		fprintf(stderr, "%s: the buffer wrapped around; the trace "
 			"holds the newest data\n", prog_name);
 	if (kt_ctl_via() == KT_CTL_BPF) {
-		uint64_t retried = 0, spare = 0, lost = 0;
+		uint64_t retried = 0, abandoned = 0, lost = 0;
 
-		if (!kt_bpf_chan_stats(&retried, &spare, &lost))
+		if (!kt_bpf_chan_stats(&retried, &abandoned, &lost))
 			fprintf(stderr, "%s: bpf: %llu claims retried after "
-				"nested programs, %llu spare blocks, %llu "
+				"nested programs, %llu blocks abandoned, %llu "
 				"entries lost\n", prog_name,
 				(unsigned long long)retried,
-				(unsigned long long)spare,
+				(unsigned long long)abandoned,
 				(unsigned long long)lost);
 #ifdef KT_HAVE_BPF
 		kt_bpf_print_stats(stderr, prog_name);

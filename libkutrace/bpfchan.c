@@ -94,12 +94,12 @@ const uint8_t *kt_bpf_chan_buffer(size_t *size)
 	return buf;
 }
 
-int kt_bpf_chan_stats(uint64_t *retried, uint64_t *spare, uint64_t *lost)
+int kt_bpf_chan_stats(uint64_t *retried, uint64_t *abandoned, uint64_t *lost)
 {
 	if (!st)
 		return -ENOENT;
 	*retried = st->retried;
-	*spare = st->nested;
+	*abandoned = st->nested;
 	*lost = st->lost;
 	return 0;
 }
@@ -127,15 +127,43 @@ static int by_time(const void *a, const void *b)
 	return x < y ? -1 : 1;
 }
 
-int kt_bpf_chan_order(uint64_t nblocks, uint64_t *perm)
+/*
+ * Whether block j (in handing-out order) is a CPU's spare: set up by a
+ * program that a nested one overtook at a block switch and kept for the
+ * CPU's next switch, it holds only its header until then.  The spare is
+ * kept as the end (limit) of its words; blocks lie from the top down.
+ */
+static int is_spare(uint64_t j)
 {
-	if (!buf || nblocks > st->nblocks)
+	for (int c = 0; c < KT_BPF_MAX_CPUS; c++) {
+		uint64_t sp = st->cpu[c].spare;
+
+		if (sp && st->nblocks - sp / KUTRACE_BLOCK_WORDS == j)
+			return 1;
+	}
+	return 0;
+}
+
+int kt_bpf_chan_order(uint64_t *nblocks, uint64_t *perm)
+{
+	uint64_t k = 0;
+
+	if (!buf || *nblocks > st->nblocks)
 		return -EINVAL;
-	for (uint64_t i = 0; i < nblocks; i++)
+	for (uint64_t i = 0; i < *nblocks; i++)
 		perm[i] = i;
 	order_map = buf;
 	order_size = buf_size;
-	qsort(perm, nblocks, sizeof(*perm), by_time);
+	qsort(perm, *nblocks, sizeof(*perm), by_time);
+	/*
+	 * A spare no switch took by the end is left out: in the file it would
+	 * read as a block that ended early while its CPU went on in another
+	 * (entries lost).  Block 0, the names, always stays.
+	 */
+	for (uint64_t i = 0; i < *nblocks; i++)
+		if (perm[i] == 0 || !is_spare(perm[i]))
+			perm[k++] = perm[i];
+	*nblocks = k;
 	return 0;
 }
 

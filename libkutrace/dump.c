@@ -129,7 +129,7 @@ int kt_ctl_dump(const char *fname, struct kt_dump_info *info)
 	if (kt_ctl.via == KT_CTL_BPF) {
 		s.map = kt_bpf_chan_buffer(&s.size);	/* the channel's */
 		perm = malloc(nblocks * sizeof(*perm));
-		if (perm && !kt_bpf_chan_order(nblocks, perm))
+		if (perm && !kt_bpf_chan_order(&nblocks, perm))
 			s.perm = perm;
 	} else if (kt_ctl.via == KT_CTL_DEVICE && mb > 0) {
 		s.size = (size_t)mb << 20;
