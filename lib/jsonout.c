@@ -774,7 +774,8 @@ void kt_jsonout_free(struct kt_jsonout *o)
 	free(o->w.text);
 	free(o->w.marks);
 	for (int i = 0; i < NCACHE; i++)
-		free(o->cache[i].esc);
+		if (o->cache[i].esc)	/* most are empty: skip 4,096 calls */
+			free(o->cache[i].esc);
 	for (int k = 0; k <= NLANES; k++)
 		free(o->lane[k].r);
 	free(o->header);

@@ -27,10 +27,12 @@ $(BUILD)/fuzz/eventtospan_main.o: postprocess/eventtospan.c
 	$(CC) $(CFLAGS) -Dmain=tool_main -c -o $@ $<
 
 # It runs in process: what a run that died held is noted and released
-# through these wrappers (tests/fuzz/fuzz_events.c).
+# through these wrappers, and the JSON writer's threads come from a pool
+# that lives across inputs (tests/fuzz/fuzz_events.c).
 $(BUILD)/fuzz/fuzz_events: $(BUILD)/fuzz/eventtospan_main.o
 $(BUILD)/fuzz/fuzz_events: FUZZ_WRAP = $(patsubst %,-Wl$(comma)--wrap=%,kt_spans_new \
-	kt_spans_free kt_jsonout_new kt_jsonout_free tmpfile getline __getdelim fclose free)
+	kt_spans_free kt_jsonout_new kt_jsonout_free tmpfile getline __getdelim fclose free \
+	pthread_create pthread_join)
 comma := ,
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(KT_TOOLS)
 	@mkdir -p $(dir $@)
