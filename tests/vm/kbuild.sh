@@ -4,15 +4,16 @@
 #
 #   tests/vm/kbuild.sh [-n] SERIES [VARIANT]
 #     SERIES   6.1 | 6.12        (Debian linux-source-SERIES)
-#     VARIANT  periodic (default: HZ_PERIODIC, 1000 Hz) | nohz (NO_HZ_IDLE) |
-#              debug (nohz + patches/kutrace-debug.config: KASAN, KFENCE,
-#              lockdep, DEBUG_ATOMIC_SLEEP, PREEMPT + DEBUG_PREEMPT, UBSAN)
+#     VARIANT  nohz (default: NO_HZ_IDLE, 1000 Hz; booted with nohz=off it
+#              ticks periodically, see tests/vm/vm.sh) | debug (nohz +
+#              patches/kutrace-debug.config: KASAN, KFENCE, lockdep,
+#              DEBUG_ATOMIC_SLEEP, PREEMPT + DEBUG_PREEMPT, UBSAN)
 #     -n       only print the cache directory, build nothing
 #
 # Installs linux-source-SERIES and the build tools (tests/deps/kernel.apt)
 # with apt-get, unpacks the tarball, applies patches/linux-SERIES/kutrace.patch
 # with `patch -p1 --fuzz=0`, configures tinyconfig + patches/kutrace-qemu.config
-# (+ the variant's tick lines), and builds bzImage plus Module.symvers, so
+# (+ the debug fragment), and builds bzImage plus Module.symvers, so
 # that kutrace_mod.ko can be built with `make -C DIR/src M=...`.
 # Result: /var/cache/kutrace/kbuild/<series>-<variant>-<key>/ with
 #   src/                  the configured, built tree (objects and kernel .c
@@ -28,10 +29,10 @@ SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
 export DEBIAN_FRONTEND=noninteractive
 dry=0
 [ "${1:-}" = -n ] && { dry=1; shift; }
-series=${1:?usage: kbuild.sh [-n] 6.1|6.12 [periodic|nohz|debug]}
-variant=${2:-periodic}
+series=${1:?usage: kbuild.sh [-n] 6.1|6.12 [nohz|debug]}
+variant=${2:-nohz}
 case $series in 6.1|6.12) ;; *) echo "kbuild: unknown series $series" >&2; exit 2 ;; esac
-case $variant in periodic|nohz|debug) ;; *) echo "kbuild: unknown variant $variant" >&2; exit 2 ;; esac
+case $variant in nohz|debug) ;; *) echo "kbuild: unknown variant $variant" >&2; exit 2 ;; esac
 patchf=$ROOT/patches/linux-$series/kutrace.patch
 frag=$ROOT/patches/kutrace-qemu.config
 # the debug variant's extra fragment (only its key includes it)
@@ -71,10 +72,6 @@ mv "$D/$pkg" "$D/src"
 cd "$D/src"
 patch -p1 --fuzz=0 --no-backup-if-mismatch -s < "$patchf"
 cp "$frag" "$D/fragment.config"
-if [ "$variant" != periodic ]; then
-	sed -i '/CONFIG_HZ_PERIODIC\|CONFIG_NO_HZ_IDLE\|CONFIG_NO_HZ_FULL/d' "$D/fragment.config"
-	printf '# CONFIG_HZ_PERIODIC is not set\nCONFIG_NO_HZ_IDLE=y\n# CONFIG_NO_HZ_FULL is not set\n' >> "$D/fragment.config"
-fi
 [ -z "$dfrag" ] || cat "$dfrag" >> "$D/fragment.config"
 {
 	make ARCH=x86_64 tinyconfig

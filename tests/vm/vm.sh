@@ -17,9 +17,10 @@
 # 6.1-rt: Debian's generic 6.1 kernel (6.1.0-N-amd64) and its PREEMPT_RT
 # flavour (6.1.0-N-rt-amd64).
 # -k p6.1, p6.12: kutrace-patched kernels (patches/linux-*/, tinyconfig +
-# patches/kutrace-qemu.config, periodic 1000 Hz tick); p6.1-nohz,
-# p6.12-nohz: the same with NO_HZ_IDLE; p6.1-debug, p6.12-debug: nohz
-# with KASAN, KFENCE, lockdep and more (patches/kutrace-debug.config).
+# patches/kutrace-qemu.config, NO_HZ_IDLE) booted with nohz=off: a
+# periodic 1000 Hz tick, in idle too; p6.1-nohz, p6.12-nohz: the same
+# kernel with its tick stopping in idle; p6.1-debug, p6.12-debug: with
+# KASAN, KFENCE, lockdep and more (patches/kutrace-debug.config).
 # They are built on first use by tests/vm/kbuild.sh and cached under
 # /var/cache/kutrace/kbuild (a build takes minutes); kutrace_mod.ko is
 # built against that tree, so it uses the patched backend.  The guest sees
@@ -33,7 +34,7 @@
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 CACHE=${KT_CACHE:-/var/cache/kutrace}
-kern=6.1 accel=${KT_ACCEL:-tcg} smp=2 tmo=600 mb=8
+kern=6.1 accel=${KT_ACCEL:-tcg} smp=2 tmo=600 mb=8 tick=""
 while getopts k:a:s:t:m: o; do
 	case $o in
 	k) kern=$OPTARG ;; a) accel=$OPTARG ;; s) smp=$OPTARG ;;
@@ -66,7 +67,8 @@ kimg=$CACHE/kernels/$rel/boot/vmlinuz-$rel
 case $kern in
 p6.1|p6.12|p6.1-nohz|p6.12-nohz|p6.1-debug|p6.12-debug)
 	series=${kern#p}; series=${series%-*}
-	variant=periodic; case $kern in *-*) variant=${kern#*-} ;; esac
+	variant=nohz; case $kern in *-*) variant=${kern#*-} ;; esac
+	case $kern in *-*) ;; *) tick=nohz=off ;; esac
 	kd=$("$ROOT/tests/vm/kbuild.sh" "$series" "$variant")
 	rel=$(basename "$kd")
 	kimg=$kd/bzImage
@@ -119,7 +121,7 @@ set +e
 # QEMU options (make bench: -icount).
 timeout "$tmo" $qemu ${KT_QEMU_OPTS:-} -smp "$smp" -m "${KT_VM_MEM:-1G}" -nographic -no-reboot \
 	-kernel "$kimg" -initrd "$tmp/initrd.gz" \
-	-append "console=$con loglevel=4 panic=-1 ${KT_APPEND:-}" \
+	-append "console=$con loglevel=4 panic=-1 $tick ${KT_APPEND:-}" \
 	-drive file="$disk",format=raw,if=virtio \
 	</dev/null >"$out/console.log" 2>&1
 rc=$?

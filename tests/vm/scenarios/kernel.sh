@@ -7,6 +7,12 @@
 N=100000 M=100 K=1000 X=200
 KO=/lib/modules/kutrace_mod.ko
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up
+# the tick: local timer interrupts per CPU over 2 s of idle (vm.sh boots
+# p6.1 and p6.12 with nohz=off: ~2,000 each; the tick stops when nohz)
+cat /proc/cmdline > cmdline.txt
+awk '$1 == "LOC:" { for (i = 2; $i ~ /^[0-9]+$/; i++) printf " %s", $i; print "" }' /proc/interrupts > loc0.txt
+sleep 2
+awk '$1 == "LOC:" { for (i = 2; $i ~ /^[0-9]+$/; i++) printf " %s", $i; print "" }' /proc/interrupts > loc1.txt
 # exact ping-pong counts: the pair at SCHED_FIFO on a quiet CPU 1
 ktquiet on
 PIN=1 FIFO=10 kutrace_control record -o mixed.trace -- workload mixed $N $M $K \
