@@ -736,7 +736,11 @@ static void special(struct kt_spans *s, const struct kt_event *e)
 	case KUTRACE_LOCKWAKEUP: {
 		struct lock_ent *l = lock_ent(s, ((uint64_t)(uint32_t)e->arg << 32) |
 					      (uint32_t)e->pid);
-		const char *ln = e->name + 4;	/* after "try_", "acq_", "rel_" */
+		/*
+		 * The lock's name after "try_", "acq_", "rel_" (the decoder's
+		 * names); a name from event text may be shorter.
+		 */
+		const char *ln = strlen(e->name) >= 4 ? e->name + 4 : e->name;
 		char buf[128];
 
 		point_row(s, e);

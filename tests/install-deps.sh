@@ -33,7 +33,7 @@ if [ $# -gt 0 ]; then
 	for l in "$@"; do lists="$lists tests/deps/$l.apt"; done
 fi
 missing=""
-for p in $(cat $lists | sed 's/#.*//' | sort -u); do
+for p in $(cat $lists | sed 's/#.*//' | tr -s ' \t' '\n' | sort -u); do
 	# Node.js may come from outside Debian (this machine kind ships node 20
 	# and npm 11, which conflict with Debian's npm): a working command is
 	# enough.

@@ -77,6 +77,11 @@ IN=$C/eventtospan_dur_overflow.events run 10 "$B/eventtospan"
 refused "5: eventtospan, duration 2^64: refused" 'line 2: time or duration out of range'
 IN=$C/eventtospan_json_int64min.events run 10 "$B/eventtospan"
 check "5: eventtospan, arg INT64_MIN: valid JSON, no UB" eval '[ $rc = 0 ] && sane && valid_json "$TMP/out" && grep -q -- "-9223372036854775808" "$TMP/out"'
+# fuzz_events, 27 Nov: a lock event whose name is shorter than the
+# "acq_"/"rel_" the decoder puts before a lock's name was read past its end
+IN=$C/eventtospan_short_lock_name.events run 10 "$B/eventtospan"
+check "5: eventtospan, lock events named \"ab\": valid JSON, no overflow, the hold is \"=ab\"" \
+	eval '[ $rc = 0 ] && sane && valid_json "$TMP/out" && grep -q "642, 7, 0, 0, \"=ab\"" "$TMP/out"'
 IN=$C/eventtospan_nul_bytes.events run 10 "$B/eventtospan"
 refused "7: eventtospan, 8 NUL bytes: refused" 'line 1: a NUL byte'
 head -c 1M /dev/zero > "$TMP/zero"

@@ -15,6 +15,7 @@
 #include "fuzz.h"
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio_ext.h>
 #include <sys/types.h>
 
 int tool_main(int argc, char **argv);
@@ -255,6 +256,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 		devnull = open("/dev/null", O_WRONLY);
 		saved_out = dup(1);
 	}
+	/*
+	 * What stdin still buffers of the last input (a run that died
+	 * mid-file) must go, or it would be read as the start of this one:
+	 * such a mix once gave a finding that its saved input alone did not.
+	 */
+	__fpurge(stdin);
 	dup2(fd, 0);
 	clearerr(stdin);
 	fflush(stdout);
