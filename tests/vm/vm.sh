@@ -72,8 +72,10 @@ p6.1|p6.12|p6.1-nohz|p6.12-nohz|p6.1-debug|p6.12-debug)
 	kd=$("$ROOT/tests/vm/kbuild.sh" "$series" "$variant")
 	rel=$(basename "$kd")
 	kimg=$kd/bzImage
-	# the module, built against the patched tree
+	# the module, built against the patched tree (on a fresh machine
+	# the first guest is a patched one: its lock's directory is new)
 	ko=$CACHE/build-static/$(printf %s "$ROOT" | md5sum | cut -c1-8)/module/$rel
+	mkdir -p "$CACHE/vm"
 	(
 		flock 9
 		make -s -C "$ROOT" module-kdir KDIR="$kd/src" KOUT="$ko" >&2
