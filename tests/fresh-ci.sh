@@ -26,7 +26,7 @@ commit=HEAD
 [ $# -gt 0 ] || set -- bash .ci/run
 [ "$(id -u)" = 0 ] || { echo "fresh-ci: needs root (chroot)" >&2; exit 2; }
 command -v mmdebstrap > /dev/null || { echo "fresh-ci: apt-get install mmdebstrap" >&2; exit 2; }
-rev=$(git -C "$ROOT" rev-parse --verify "$commit^{commit}") ||
+rev=$(git -C "$ROOT" rev-parse -q --verify "$commit^{commit}" 2>/dev/null) ||
 	{ echo "fresh-ci: no commit $commit" >&2; exit 2; }
 
 umount_all() {
