@@ -127,43 +127,39 @@ static int by_time(const void *a, const void *b)
 	return x < y ? -1 : 1;
 }
 
-/*
- * Whether block j (in handing-out order) is a CPU's spare: set up by a
- * program that a nested one overtook at a block switch and kept for the
- * CPU's next switch, it holds only its header until then.  The spare is
- * kept as the end (limit) of its words; blocks lie from the top down.
- */
-static int is_spare(uint64_t j)
-{
-	for (int c = 0; c < KT_BPF_MAX_CPUS; c++) {
-		uint64_t sp = st->cpu[c].spare;
-
-		if (sp && st->nblocks - sp / KUTRACE_BLOCK_WORDS == j)
-			return 1;
-	}
-	return 0;
-}
-
 int kt_bpf_chan_order(uint64_t *nblocks, uint64_t *perm)
 {
-	uint64_t k = 0;
+	uint64_t n = *nblocks, k = 0;
 
-	if (!buf || *nblocks > st->nblocks)
+	if (!buf || n > st->nblocks)
 		return -EINVAL;
-	for (uint64_t i = 0; i < *nblocks; i++)
+	for (uint64_t i = 0; i < n; i++)
 		perm[i] = i;
-	order_map = buf;
-	order_size = buf_size;
-	qsort(perm, *nblocks, sizeof(*perm), by_time);
 	/*
-	 * A spare no switch took by the end is left out: in the file it would
-	 * read as a block that ended early while its CPU went on in another
-	 * (entries lost).  Block 0, the names, always stays.
+	 * A CPU's spare (set up by a program that a nested one overtook at a
+	 * block switch, kept for the CPU's next switch) holds only its header
+	 * until a switch takes it.  One no switch took by the end is left
+	 * out: in the file it would read as a block that ended early while
+	 * its CPU went on in another (entries lost).  The spare is kept as the
+	 * end (limit) of its words, and blocks lie from the top down; block 0,
+	 * the names, always stays.
 	 */
-	for (uint64_t i = 0; i < *nblocks; i++)
-		if (perm[i] == 0 || !is_spare(perm[i]))
+	for (int c = 0; c < KT_BPF_MAX_CPUS; c++) {
+		uint64_t sp = st->cpu[c].spare, j;
+
+		if (!sp)
+			continue;
+		j = st->nblocks - sp / KUTRACE_BLOCK_WORDS;
+		if (j > 0 && j < n)
+			perm[j] = n;	/* marked: dropped below */
+	}
+	for (uint64_t i = 0; i < n; i++)
+		if (perm[i] < n)
 			perm[k++] = perm[i];
 	*nblocks = k;
+	order_map = buf;
+	order_size = buf_size;
+	qsort(perm, k, sizeof(*perm), by_time);
 	return 0;
 }
 

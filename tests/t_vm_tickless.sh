@@ -22,12 +22,7 @@ export KT_APPEND=${KT_APPEND-"nohz_full=1 irqaffinity=0 rcu_nocbs=1 tsc=nowatchd
 # Kernels that need a build are built first, one at a time: a build
 # next to an idling guest would only make its timing noisier.
 for k in $kernels; do
-	case $k in
-	p*-*) s=${k#p} ;;
-	p*) s=$k-nohz ;;
-	*) continue ;;
-	esac
-	tests/vm/kbuild.sh "${s%-*}" "${s#*-}" > /dev/null 2>"$TMP/kb-$k.err" ||
+	tests/vm/vm.sh -b -k "$k" > /dev/null 2>"$TMP/kb-$k.err" ||
 		sed 's/^/#   /' "$TMP/kb-$k.err" | tail -5
 done
 for k in $kernels; do

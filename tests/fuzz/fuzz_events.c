@@ -140,7 +140,7 @@ static struct worker {
 	pthread_cond_t cv;
 	void *(*fn)(void *);
 	void *arg, *ret;
-	int state;		/* 0 idle, 1 given a routine, 2 routine ended */
+	int running;		/* given fn, which has not returned yet */
 } pool[NPOOL];
 
 int __real_pthread_create(pthread_t *t, const pthread_attr_t *a,
@@ -156,14 +156,14 @@ static void *worker_main(void *p)
 
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
-		while (w->state != 1)
+		while (!w->running)
 			pthread_cond_wait(&w->cv, &w->mu);
 		pthread_mutex_unlock(&w->mu);
 		void *r = w->fn(w->arg);
 
 		pthread_mutex_lock(&w->mu);
 		w->ret = r;
-		w->state = 2;
+		w->running = 0;
 		pthread_cond_broadcast(&w->cv);
 	}
 	return NULL;
@@ -171,7 +171,8 @@ static void *worker_main(void *p)
 
 /*
  * Only the main thread creates and joins (the JSON writer's calls), so
- * a worker whose fn is NULL is idle and the main thread alone writes fn.
+ * a worker whose fn is NULL is idle and the main thread alone writes fn;
+ * running is written under mu.
  */
 int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a,
 			  void *(*fn)(void *), void *arg)
@@ -192,7 +193,7 @@ int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a,
 		pthread_mutex_lock(&w->mu);
 		w->fn = fn;
 		w->arg = arg;
-		w->state = 1;
+		w->running = 1;
 		pthread_cond_broadcast(&w->cv);
 		pthread_mutex_unlock(&w->mu);
 		*t = w->tid;
@@ -209,12 +210,11 @@ int __wrap_pthread_join(pthread_t t, void **ret)
 		if (w->fn == NULL || !pthread_equal(w->tid, t))
 			continue;
 		pthread_mutex_lock(&w->mu);
-		while (w->state != 2)
+		while (w->running)
 			pthread_cond_wait(&w->cv, &w->mu);
 		if (ret)
 			*ret = w->ret;
 		w->fn = NULL;
-		w->state = 0;
 		pthread_mutex_unlock(&w->mu);
 		return 0;
 	}

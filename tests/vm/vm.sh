@@ -8,6 +8,10 @@
 #                      p6.1-debug|p6.12-debug]
 #                  [-a tcg|kvm|aarch64] [-s SMP] [-t SECS] [-m TRACEMB]
 #                  SCENARIO.sh OUTDIR
+#   tests/vm/vm.sh -b [-k ...] [-a ...]
+#
+# -b: only make the kernel and the module ready (unpacked, or built and
+# cached), boot nothing: to build kernels one at a time before guests run.
 #
 # -a aarch64: an arm64 guest, Debian's arm64 cloud kernel (-k 6.1 or 6.12,
 # unpacked by tests/vm/setup.sh arm64) under qemu-system-aarch64 -M virt
@@ -34,16 +38,16 @@
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 CACHE=${KT_CACHE:-/var/cache/kutrace}
-kern=6.1 accel=${KT_ACCEL:-tcg} smp=2 tmo=600 mb=8 tick=""
-while getopts k:a:s:t:m: o; do
+kern=6.1 accel=${KT_ACCEL:-tcg} smp=2 tmo=600 mb=8 tick="" prep=0
+while getopts bk:a:s:t:m: o; do
 	case $o in
 	k) kern=$OPTARG ;; a) accel=$OPTARG ;; s) smp=$OPTARG ;;
-	t) tmo=$OPTARG ;; m) mb=$OPTARG ;; *) exit 2 ;;
+	t) tmo=$OPTARG ;; m) mb=$OPTARG ;; b) prep=1 ;; *) exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# = 2 ] || { sed -n '3,/^set -eu/p' "$0" | sed '$d'; exit 2; }
-scen=$1 out=$2
+[ $# = $((2 - 2 * prep)) ] || { sed -n '3,/^set -eu/p' "$0" | sed '$d'; exit 2; }
+scen=${1-} out=${2-}
 
 arch=x86_64
 if [ "$accel" = aarch64 ]; then
@@ -83,6 +87,7 @@ p6.1|p6.12|p6.1-nohz|p6.12-nohz|p6.1-debug|p6.12-debug)
 	export KT_KO=$ko/kutrace_mod.ko
 	;;
 esac
+[ $prep = 0 ] || exit 0
 W=$CACHE/vm/$rel
 mkdir -p "$W" "$out"
 out=$(cd "$out" && pwd)
