@@ -19,8 +19,9 @@ sed "s/^S1=.*/S1=$1 S2=$2/" tests/vm/scenarios/tickless.sh > "$TMP/tickless.sh"
 # no clocksource watchdog (6.12 under TCG keeps the TSC and checks it
 # every 0.5 s, which wakes the idle CPUs)
 export KT_APPEND=${KT_APPEND-"nohz_full=1 irqaffinity=0 rcu_nocbs=1 tsc=nowatchdog"}
-# Kernels that need a build are built first, one at a time: a build
-# next to an idling guest would only make its timing noisier.
+# Kernels are made ready first, one at a time (vm.sh -b: patched ones
+# built, stock ones unpacked): a build next to an idling guest would
+# only make its timing noisier.
 for k in $kernels; do
 	tests/vm/vm.sh -b -k "$k" > /dev/null 2>"$TMP/kb-$k.err" ||
 		sed 's/^/#   /' "$TMP/kb-$k.err" | tail -5
