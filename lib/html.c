@@ -3,7 +3,8 @@
  * html.c - embed KUtrace JSON into the timeline viewer template, and get it
  * back out (makeself, unmakeself, kutrace_postproc): the template, the
  * files it inlines and the API of html.h.  The page data's format and
- * codec are in pagecodec.c, the JSON scanner in jscan.c, the book's other
+ * its encoder are in pageenc.c, JSON into columns in pagejson.c, the way
+ * back out in pageextract.c, the JSON scanner in jscan.c, the book's other
  * page kinds in pagekind.c.
  */
 #include <errno.h>

@@ -8,7 +8,7 @@
  * row parser of json.c (kt_json_parse_row), which trusts our own lines:
  * a page's JSON comes from anywhere, so this one checks everything, and
  * it reads into columns, not rows.  Rows it reads are compared with, and
- * rebuilt from, json.c's one row formatter (pagecodec.c, canon_row).
+ * rebuilt from, json.c's one row formatter (pageenc.c, pg_canon_row).
  */
 #include <errno.h>
 #include <limits.h>

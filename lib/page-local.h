@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * page-local.h - what the page code's files share: html.c (the template
- * and the API of html.h), pagecodec.c (the column codec; the page data's
- * format is described at its top), jscan.c (the JSON scanner) and
+ * and the API of html.h), pageenc.c (the column encoder; the page data's
+ * format is described at its top), pagejson.c (JSON into columns),
+ * pageextract.c (columns back into JSON), jscan.c (the JSON scanner) and
  * pagekind.c (the book's RPC and points pages): byte vectors, the
  * scanner's state, the string table, the row predictor, the trace in
  * columns.
@@ -148,13 +149,26 @@ int sc_string(struct sc *c, struct bv *o);
 int sc_number(struct sc *c, double *dv, int64_t *fixed, int *is_fixed);
 int sc_skip(struct sc *c, int depth);
 
-/* pagecodec.c: a CPU page's JSON into columns (walking the top-level keys with sc_top), the blob. */
+/*
+ * pageenc.c: the string table, the row predictor (pg_pred_row encodes
+ * v[] into column values r[], or decodes with decode != 0), a row's
+ * canonical text, the exceptions, and the blob.
+ */
+uint32_t pg_strtab_intern(struct strtab *t, const char *s, size_t n);
 void pg_pred_init(struct pred *p);
+void pg_pred_free(struct pred *p);
+void pg_pred_row(struct pred *p, int64_t *v, int64_t *r, int decode);
+void pg_canon_row(struct bv *o, const int64_t *fx, const int64_t *iv,
+		  const unsigned char *name, size_t nlen);
+void pg_add_exc(struct trace *t, uint32_t row, const char *s, size_t n);
 void pg_trace_free(struct trace *t);
+int pg_write_blob(FILE *out, struct trace *t, const char *json, size_t len);
+extern const char pg_b64[];
+
+/* pagejson.c: a CPU page's JSON into columns (walking the top-level keys with sc_top). */
 int sc_key_is(const struct bv *k, const char *s);
 int sc_top(struct sc *c, int (*one)(struct sc *, struct bv *, void *), void *arg);
 int pg_read_trace(struct sc *c, struct trace *t);
-int pg_write_blob(FILE *out, struct trace *t, const char *json, size_t len);
 
 /* pagekind.c: the book's RPC and points pages. */
 int pg_page_kind(const char *json, size_t len);
