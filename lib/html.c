@@ -115,46 +115,35 @@ static int inline_file(FILE *out, const char *dir, const char *name,
 	return 0;
 }
 
-static int html_write(FILE *out, const char *template_path, const char *json,
-		      size_t len, int mapped, char *err, size_t errlen)
+/* The template, checked: the page is written only into a real one. */
+static char *read_template(const char *template_path, size_t *tlen,
+			   char *err, size_t errlen)
 {
-	struct trace t;
-	struct sc c = { .s = json, .n = len, .err = err, .errlen = errlen,
-			.mapped = mapped };
-	size_t tlen;
-	int rc = -1;
+	char *tpl = slurp_path(template_path, tlen);
 
-	memset(&t, 0, sizeof(t));
-	char *tpl = slurp_path(template_path, &tlen);
 	if (!tpl) {
 		snprintf(err, errlen, "cannot read template %s: %s", template_path,
 			 strerror(errno));
-		return -1;
+		return NULL;
 	}
 	if (!strstr(tpl, "<!-- kutrace:data -->")) {
 		snprintf(err, errlen, "%s: no <!-- kutrace:data --> line (not a kutrace viewer template)",
 			 template_path);
 		free(tpl);
-		return -1;
+		return NULL;
 	}
-	/* (A mapping is not searched: the scanner rejects a NUL anyway.) */
-	if (!mapped && memchr(json, 0, len)) {
-		c.n = (size_t)((const char *)memchr(json, 0, len) - json);
-		c.p = c.n;
-		sc_fail(&c, "NUL byte in the input");
-		goto out;
-	}
-	int kind = pg_page_kind(json, len);
+	return tpl;
+}
 
-	if (kind != PAGE_CPU) {
-		if (pg_check_page(&c, kind))
-			goto out;
-	} else {
-		pg_pred_init(&t.pred);
-		if (pg_read_trace(&c, &t))
-			goto out;
-	}
-
+/*
+ * The page: the template with its local files inlined and the data at its
+ * data line, t's columns for a CPU page (json holding the text around the
+ * rows), json itself for the other kinds.
+ */
+static int emit_page(FILE *out, const char *template_path, const char *tpl,
+		     size_t tlen, int kind, struct trace *t, const char *json,
+		     size_t len, char *err, size_t errlen)
+{
 #ifdef KT_HAVE_ZLIB
 	const char *enc = "deflate";
 #else
@@ -176,25 +165,25 @@ static int html_write(FILE *out, const char *template_path, const char *json,
 		char name[256];
 		if (local_ref(p, ll, "<script src=\"", "\"></script>", name, sizeof(name))) {
 			if (inline_file(out, dir, name, "<script>\n", "</script>\n", err, errlen))
-				goto fail;
+				return -1;
 		} else if (local_ref(p, ll, "<link rel=\"stylesheet\" href=\"", "\">", name, sizeof(name))) {
 			if (inline_file(out, dir, name, "<style>\n", "</style>\n", err, errlen))
-				goto fail;
+				return -1;
 		} else if (kind != PAGE_CPU && memmem(p, ll, "<!-- kutrace:data -->", 21)) {
 			fprintf(out, "<script type=\"application/json\" id=\"ktmeta\">{}</script>\n"
 				"<script type=\"application/octet-stream\" id=\"ktdata\" "
 				"data-enc=\"%s\" data-kind=\"%s\">", enc, page_kind_name[kind]);
 			if (pg_write_blob(out, NULL, json, len))
-				goto fail;
+				return -1;
 			fputs("</script>\n", out);
 		} else if (memmem(p, ll, "<!-- kutrace:data -->", 21)) {
 			fputs("<script type=\"application/json\" id=\"ktmeta\">", out);
-			fwrite(t.meta.p, 1, t.meta.len, out);
+			fwrite(t->meta.p, 1, t->meta.len, out);
 			fprintf(out, "</script>\n<script type=\"application/octet-stream\" id=\"ktdata\" "
-				"data-enc=\"%s\" data-rows=\"%u\">", enc, t.nrows);
-			if (pg_write_blob(out, &t, json, len)) {
+				"data-enc=\"%s\" data-rows=\"%u\">", enc, t->nrows);
+			if (pg_write_blob(out, t, json, len)) {
 				snprintf(err, errlen, "write error: %s", strerror(errno));
-				goto fail;
+				return -1;
 			}
 			fputs("</script>\n", out);
 		} else {
@@ -206,12 +195,113 @@ static int html_write(FILE *out, const char *template_path, const char *json,
 	}
 	if (fflush(out) || ferror(out)) {
 		snprintf(err, errlen, "write error: %s", strerror(errno));
-		goto fail;
+		return -1;
 	}
-	rc = 0;
-fail:
+	return 0;
+}
+
+static int html_write(FILE *out, const char *template_path, const char *json,
+		      size_t len, int mapped, char *err, size_t errlen)
+{
+	struct trace t;
+	struct sc c = { .s = json, .n = len, .err = err, .errlen = errlen,
+			.mapped = mapped };
+	size_t tlen;
+	int rc = -1;
+
+	memset(&t, 0, sizeof(t));
+	char *tpl = read_template(template_path, &tlen, err, errlen);
+	if (!tpl)
+		return -1;
+	/* (A mapping is not searched: the scanner rejects a NUL anyway.) */
+	if (!mapped && memchr(json, 0, len)) {
+		c.n = (size_t)((const char *)memchr(json, 0, len) - json);
+		c.p = c.n;
+		sc_fail(&c, "NUL byte in the input");
+		goto out;
+	}
+	int kind = pg_page_kind(json, len);
+
+	if (kind != PAGE_CPU) {
+		if (pg_check_page(&c, kind))
+			goto out;
+	} else {
+		pg_pred_init(&t.pred);
+		if (pg_read_trace(&c, &t))
+			goto out;
+	}
+	rc = emit_page(out, template_path, tpl, tlen, kind, &t, json, len, err, errlen);
 out:
 	pg_trace_free(&t);
+	free(tpl);
+	return rc;
+}
+
+/*
+ * The rows came as data (kt_pagecols): what the JSON front end would take
+ * from the file's text is taken from header and footer alone.  The JSON
+ * is header, the rows each followed by ",\n", and footer (the sentinel
+ * row and the closing); read as such, the prefix is the header, the
+ * suffix ",\n" and the footer (the footer alone without rows), every glue
+ * ",\n", and the header values come from reading header + footer.
+ */
+int kt_html_write_rows(FILE *out, const char *template_path, struct kt_pagecols *p,
+		       const char *header, const char *footer, char *err, size_t errlen)
+{
+	size_t tlen, hl = strlen(header), fl = strlen(footer);
+	struct trace h;
+	int rc = -1;
+
+	if (p->full || p->bad) {
+		snprintf(err, errlen, p->full ? "more rows than one page holds" :
+			 "internal error: a row did not read back");
+		return -1;
+	}
+	char *tpl = read_template(template_path, &tlen, err, errlen);
+	if (!tpl)
+		return -1;
+	struct bv text = { 0 };
+
+	bv_add(&text, header, hl);
+	bv_add(&text, footer, fl);
+	struct sc c = { .s = (const char *)text.p, .n = text.len, .err = err,
+			.errlen = errlen };
+
+	memset(&h, 0, sizeof(h));
+	pg_pred_init(&h.pred);
+	if (pg_read_trace(&c, &h))
+		goto out;
+	if (h.nrows != 0 || h.prefix_end != hl) {
+		snprintf(err, errlen, "internal error: the JSON header and footer do not frame the rows");
+		goto out;
+	}
+	/*
+	 * The front end reads the sentinel row of the footer too before it
+	 * drops it: its name stays in the table.
+	 */
+	for (uint32_t i = 0; i < h.names.n; i++)
+		pg_strtab_intern(&p->t.names, h.names.len[i] ?
+				 (const char *)h.names.data.p + h.names.off[i] : "",
+				 h.names.len[i]);
+	/* The header values are those of header + footer; swap them in. */
+	struct bv m = p->t.meta;
+
+	p->t.meta = h.meta;
+	h.meta = m;
+	if (p->t.nrows) {
+		text.len = hl;
+		bv_add(&text, ",\n", 2);
+		bv_add(&text, footer, fl);
+		if (p->t.glue.n == 0)
+			pg_strtab_intern(&p->t.glue, ",\n", 2);
+	}
+	p->t.prefix_end = hl;
+	p->t.suffix_start = hl;
+	rc = emit_page(out, template_path, tpl, tlen, PAGE_CPU, &p->t,
+		       (const char *)text.p, text.len, err, errlen);
+out:
+	pg_trace_free(&h);
+	bv_free(&text);
 	free(tpl);
 	return rc;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * html.h - the self-contained HTML timeline page (lib/html.c).
+ * html.h - the self-contained HTML timeline page: html.c (the template and
+ * the writers), pageenc.c (the columns), pageextract.c (the way back).
  *
  * A page is the viewer template (postprocess/viewer/viewer.html) with its
  * local <link rel="stylesheet" href="X.css"> and <script src="X.js"> lines
@@ -28,6 +29,7 @@
 #define KUTRACE_HTML_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /*
@@ -42,7 +44,31 @@ int kt_html_write_mem(FILE *out, const char *template_path,
 		      const char *json, size_t len, char *err, size_t errlen);
 
 /*
- * Write the JSON embedded in a page back to out: the exact input of
+ * A CPU page's columns built from rows as data (pageenc.c): kutrace_postproc
+ * hands over the rows of its JSON in the JSON's order, so the page needs
+ * no second reading of the JSON.  At most max rows (0: no limit); past
+ * that the columns are dropped and kt_pagecols_full() says so.
+ */
+struct kt_row;
+struct kt_pagecols;
+struct kt_pagecols *kt_pagecols_new(uint64_t max);
+void kt_pagecols_row(struct kt_pagecols *p, const struct kt_row *r);
+/* The rows the JSON writer placed late (kt_jsonout_late_rows), merged in. */
+void kt_pagecols_late(struct kt_pagecols *p, const struct kt_row *late, size_t n);
+int kt_pagecols_full(const struct kt_pagecols *p);
+uint64_t kt_pagecols_rows(const struct kt_pagecols *p);
+void kt_pagecols_free(struct kt_pagecols *p);
+
+/*
+ * The page of the JSON that is header, then p's rows each followed by
+ * ",\n", then footer (html.c): byte for byte what kt_html_write makes of
+ * that JSON.  Uses p up (call once).  0, or -1 with err set.
+ */
+int kt_html_write_rows(FILE *out, const char *template_path, struct kt_pagecols *p,
+		       const char *header, const char *footer, char *err, size_t errlen);
+
+/*
+ * Write the JSON embedded in a page back to out (pageextract.c): the exact input of
  * kt_html_write for pages made by it, or the JSON string of a page made
  * by the original makeself (var myString = '...').  0 or -1 with err set.
  */

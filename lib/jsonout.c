@@ -123,6 +123,8 @@ struct kt_jsonout {
 	size_t nlate, latecap;
 	char *buf;		/* formatting */
 	size_t bufcap;
+	kt_row_fn tee;		/* every row, in order, on the writer thread */
+	void *tee_ctx;
 	char err[256];		/* the first error, "" if none */
 };
 
@@ -359,6 +361,8 @@ static void *write_main(void *p)
 		for (size_t i = 0; i < n; i++, r++) {
 			if (r->name) {
 				write_row(o, r);
+				if (o->tee)
+					o->tee(o->tee_ctx, r);
 				continue;
 			}
 			if (w->nmarks == w->markcap) {
@@ -432,6 +436,17 @@ fail:
 	kt_jsonout_free(o);
 	errno = EAGAIN;
 	return NULL;
+}
+
+void kt_jsonout_tee(struct kt_jsonout *o, kt_row_fn fn, void *ctx)
+{
+	o->tee = fn;
+	o->tee_ctx = ctx;
+}
+
+const char *kt_jsonout_header(const struct kt_jsonout *o)
+{
+	return o->header;
 }
 
 static void lane_push(struct lane *l, const struct kt_row *r)
@@ -783,4 +798,10 @@ void kt_jsonout_free(struct kt_jsonout *o)
 	free(o->late);
 	free(o->buf);
 	free(o);
+}
+
+const struct kt_row *kt_jsonout_late_rows(const struct kt_jsonout *o, size_t *n)
+{
+	*n = o->nlate;
+	return o->late;
 }

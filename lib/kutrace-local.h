@@ -458,6 +458,17 @@ void kt_jsonout_advance(struct kt_jsonout *o, int64_t low,
 /* 1: the rows need kt_jsonout_copy() into the final file; 0: no; -1. */
 int kt_jsonout_finish(struct kt_jsonout *o, const struct kt_json_meta *m);
 int kt_jsonout_copy(struct kt_jsonout *o, FILE *dst);
+/*
+ * The row stream's other sinks: fn gets every row the writer writes, in
+ * the order it writes them, on the writer's thread (set it before the
+ * first row).  Rows placed late (kt_jsonout_late) are not among them:
+ * they are in kt_jsonout_late_rows, sorted, and belong after every
+ * written row that kt_row_cmp does not place after them.
+ */
+void kt_jsonout_tee(struct kt_jsonout *o, kt_row_fn fn, void *ctx);
+const struct kt_row *kt_jsonout_late_rows(const struct kt_jsonout *o, size_t *n);
+/* The final header text (after finish). */
+const char *kt_jsonout_header(const struct kt_jsonout *o);
 uint64_t kt_jsonout_rows(const struct kt_jsonout *o);
 size_t kt_jsonout_late(const struct kt_jsonout *o);
 /* CPU seconds the ordering and the writing thread used (after finish). */

@@ -6,4 +6,5 @@ LIB_SRCS := $(wildcard lib/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(OBJ)/%.o)
 
 $(LIBKTT): $(LIB_OBJS)
+	rm -f $@
 	$(AR) rcs $@ $^

@@ -165,7 +165,23 @@ void pg_trace_free(struct trace *t);
 int pg_write_blob(FILE *out, struct trace *t, const char *json, size_t len);
 extern const char pg_b64[];
 
-/* pagejson.c: a CPU page's JSON into columns (walking the top-level keys with sc_top). */
+/* kt_pagecols (html.h): the trace in columns, built from rows (pageenc.c). */
+struct kt_pagecols {
+	struct trace t;
+	uint64_t max;
+	int full;		/* more rows than max: nothing kept */
+	int bad;
+	/* Interned name pointer -> name index + 1 (0: the slow path). */
+	const char **nkey;
+	uint32_t *nval;
+	size_t ncap, nused;
+	struct bv scratch, name, canon;
+};
+
+/* pagejson.c: a CPU page's JSON into columns (walking the top-level keys
+ * with sc_top); pg_read_row reads one row at c->p into the columns. */
+int pg_read_row(struct sc *c, struct trace *t, struct bv *name, struct bv *canon,
+		int64_t *row_ts);
 int sc_key_is(const struct bv *k, const char *s);
 int sc_top(struct sc *c, int (*one)(struct sc *, struct bv *, void *), void *arg);
 int pg_read_trace(struct sc *c, struct trace *t);

@@ -35,7 +35,7 @@
 /*
  * Parse one event row at c->p.  Fills the columns.
  */
-static int read_row(struct sc *c, struct trace *t,
+int pg_read_row(struct sc *c, struct trace *t,
 		    struct bv *name, struct bv *canon, int64_t *row_ts)
 {
 	size_t st = c->p;
@@ -240,7 +240,7 @@ static int rt_events(struct sc *c, struct rt *s)
 				gl = pg_strtab_intern(&t->glue, c->s + s->last_end, st - s->last_end);
 			else
 				t->prefix_end = st;
-			if (read_row(c, t, &s->name, &s->canon, &s->last_ts))
+			if (pg_read_row(c, t, &s->name, &s->canon, &s->last_ts))
 				return -1;
 			sc_drop(c);
 			bv_varint(&t->col[10], gl);

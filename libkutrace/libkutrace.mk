@@ -16,4 +16,5 @@ $(OBJ)/gen/kt_tables.o: $(BUILD)/gen/kt_tables.c
 	$(CC) $(CFLAGS) -c -o $@ $<
 
 $(LIBKT): $(LIBKUT_OBJS)
+	rm -f $@
 	$(AR) rcs $@ $^

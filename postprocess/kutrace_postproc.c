@@ -132,6 +132,44 @@ static int on_block(void *p, const struct kt_block *b)
 	return 0;
 }
 
+static void page_row(void *p, const struct kt_row *r)
+{
+	kt_pagecols_row(p, r);
+}
+
+/* The page from the columns the rows built; the JSON is complete already. */
+static void write_page(struct kt_pagecols *cols, const char *tpl, const char *header,
+		       const char *tmp, const char *hpath, const char *json_path)
+{
+	char *footer = NULL;
+	size_t flen = 0;
+	FILE *fm = open_memstream(&footer, &flen);
+	char err[256];
+
+	if (!fm)
+		kt_die("out of memory; %s was written, no HTML", json_path);
+	kt_json_footer(fm);
+	if (fclose(fm) != 0)
+		kt_die("out of memory; %s was written, no HTML", json_path);
+	FILE *hout = fopen(tmp, "w");
+
+	if (!hout)
+		kt_die("cannot create %s: %s; %s was written, no HTML",
+		       tmp, strerror(errno), json_path);
+	kt_unlink_on_die(tmp);
+	if (kt_html_write_rows(hout, tpl, cols, header, footer, err, sizeof(err)) != 0)
+		kt_die("%s: %s; %s was written, no HTML", hpath, err, json_path);
+	if (fclose(hout) != 0)
+		kt_die("write error on %s: %s; %s was written, no HTML",
+		       tmp, strerror(errno), json_path);
+	if (rename(tmp, hpath) != 0)
+		kt_die("cannot rename %s to %s: %s; %s was written, no HTML",
+		       tmp, hpath, strerror(errno), json_path);
+	kt_unlink_on_die(NULL);
+	fprintf(stderr, "kutrace_postproc: timeline -> %s\n", hpath);
+	free(footer);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -246,6 +284,12 @@ int main(int argc, char **argv)
 	c.jo = kt_jsonout_new(c.out);
 	if (!c.jo)
 		kt_die("cannot start the JSON writer threads: %s", strerror(errno));
+	/* The page's columns are one more sink of the row stream. */
+	char *tpl = html ? kt_html_find_template(argv[0]) : NULL;
+	struct kt_pagecols *cols = tpl ? kt_pagecols_new(html_max) : NULL;
+
+	if (cols)
+		kt_jsonout_tee(c.jo, page_row, cols);
 	if (kt_raw_each(&c.raw, on_prescan, &c) < 0 ||
 	    kt_raw_each(&c.raw, on_block, &c) < 0)
 		kt_die("%s", c.raw.err);
@@ -319,7 +363,13 @@ int main(int argc, char **argv)
 			rd, od, wr);
 	}
 
-	/* Give the row buffers back before the HTML pass needs memory. */
+	char *header = kt_xstrdup(kt_jsonout_header(c.jo));
+	size_t nlate;
+	const struct kt_row *late = kt_jsonout_late_rows(c.jo, &nlate);
+
+	if (cols && nlate)
+		kt_pagecols_late(cols, late, nlate);
+	/* Give the row buffers back before the page needs memory. */
 	kt_jsonout_free(c.jo);
 	kt_spans_free(c.spans);
 	kt_merge_free(c.merge);
@@ -331,39 +381,13 @@ int main(int argc, char **argv)
 			rows, html_max, json_path);
 		html = 0;
 	}
-	if (html) {
-		char *tpl = kt_html_find_template(argv[0]);
-
-		if (!tpl) {
-			fprintf(stderr, "kutrace_postproc: viewer template not found; no HTML written\n");
-		} else {
-			/* The JSON is complete: every error below says so. */
-			FILE *jin = fopen(json_path, "r");
-
-			if (!jin)
-				kt_die("cannot read %s: %s; no HTML written", json_path, strerror(errno));
-			FILE *hout = fopen(tmp, "w");
-
-			if (!hout)
-				kt_die("cannot create %s: %s; %s was written, no HTML",
-				       tmp, strerror(errno), json_path);
-			kt_unlink_on_die(tmp);
-			char err[256];
-
-			if (kt_html_write(hout, tpl, jin, err, sizeof(err)) != 0)
-				kt_die("%s: %s; %s was written, no HTML", hpath, err, json_path);
-			fclose(jin);
-			if (fclose(hout) != 0)
-				kt_die("write error on %s: %s; %s was written, no HTML",
-				       tmp, strerror(errno), json_path);
-			if (rename(tmp, hpath) != 0)
-				kt_die("cannot rename %s to %s: %s; %s was written, no HTML",
-				       tmp, hpath, strerror(errno), json_path);
-			kt_unlink_on_die(NULL);
-			fprintf(stderr, "kutrace_postproc: timeline -> %s\n", hpath);
-			free(tpl);
-		}
-	}
+	if (html && !tpl)
+		fprintf(stderr, "kutrace_postproc: viewer template not found; no HTML written\n");
+	if (html && tpl)
+		write_page(cols, tpl, header, tmp, hpath, json_path);
+	kt_pagecols_free(cols);
+	free(tpl);
+	free(header);
 	free(tmp);
 	free(hpath);
 	free(json_path);

@@ -196,6 +196,33 @@ same_file "eventtospan with a tiny budget gives the same JSON too" \
 	<(grep -v randomid "$TMP/late.json") "$TMP/late3.json"
 check "no work file is left behind" bash -c '! ls "$1"/late*.tmp* 2>/dev/null' _ "$TMP"
 
+# One pass: kutrace_postproc builds the page from its rows as data, never
+# reading its JSON back; the page must be byte for byte the one makeself
+# makes from that JSON (same randomid: the same header).  Late rows go
+# into the columns by their own merge: the tiny budget checks it.  A name
+# with a byte that is not UTF-8 is written, and so reads back, as U+FFFD.
+onepass() { # name trace [kutrace_postproc options...]; environment from $OPENV
+	local name=$1 tr=$2; shift 2
+	rm -f "$TMP/op_$name.json" "$TMP/op_$name.html"
+	if env $OPENV "$B/kutrace_postproc" "$tr" "op $name" "$@" -o "$TMP/op_$name.json" \
+		>/dev/null 2>"$TMP/op_$name.err" && [ -s "$TMP/op_$name.html" ] &&
+	   "$B/makeself" - "$TMP/op_$name.json" "$TMP/op_$name.ms.html" 2>/dev/null; then
+		same_file "one pass: postproc's page is makeself's page of its JSON: $name" \
+			"$TMP/op_$name.ms.html" "$TMP/op_$name.html"
+	else
+		nok "one pass: postproc and makeself both write $name's page: $(head -c 300 "$TMP/op_$name.err")"
+	fi
+}
+for g in basic rpc ipi exec edges arm64; do onepass $g $G/$g.trace; done
+onepass late "$TMP/late.trace"
+OPENV="KT_JSONOUT_STEP=5 KT_JSONOUT_BUDGET=40" onepass latetiny "$TMP/late.trace"
+check "one pass, tiny budget: rows really came late" grep -q "rows placed late" "$TMP/op_latetiny.err"
+"$B/kutrace_synth" -s 4 -c 2 -d 0.01 -o "$TMP/utf8.trace" >/dev/null 2>&1
+python3 -c 'import sys; p=sys.argv[1]; d=open(p,"rb").read(); open(p,"wb").write(d.replace(b"bash", b"b\xffsh", 1))' "$TMP/utf8.trace"
+onepass utf8 "$TMP/utf8.trace"
+check "one pass: the invalid-UTF-8 names really are in that page" \
+	bash -c '"$1/unmakeself" "$2" | grep -q $'"'"'b\xef\xbf\xbdsh'"'"'' _ "$B" "$TMP/op_utf8.html"
+
 # More spans than one timeline page holds: JSON only, and a message.
 cp $G/basic.trace "$TMP/big.trace"
 "$B/kutrace_postproc" "$G/basic.trace" basic --no-html --stats -o "$TMP/stats.json" 2>"$TMP/stats.err"

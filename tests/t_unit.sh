@@ -21,7 +21,7 @@ cmocka unit_core 9 "the module core"
 cmocka unit_decode 9 "kt_decode_block"
 cmocka unit_span 8 "the span builder"
 # Row lines (lib/json.c): every writer's bytes, printf's digits, parse back.
-cmocka unit_row 4 "the row module"
+cmocka unit_row 5 "the row module and the page from rows"
 
 # format.h compiles alone, strictly, in userland.
 check "format.h compiles alone (C11 -pedantic)" \

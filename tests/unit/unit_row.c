@@ -2,7 +2,9 @@
 /*
  * unit_row - cmocka tests of the one row module (lib/json.c): every
  * writer's row line is the same bytes, the times are printf's "%12.8f" /
- * "%10.8f" digits, and kt_json_parse_row reads a line back byte for byte.
+ * "%10.8f" digits, and kt_json_parse_row reads a line back byte for byte;
+ * and the page built from rows as data (lib/pageenc.c, kutrace_postproc's
+ * one pass) is the page the JSON front end makes of those rows' text.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -12,10 +14,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "jsonrows.h"
+#include "html.h"
 
 /* The longest name an entry carries (docs/spec/FORMATS.md 1.3): 56 bytes. */
 #define LONG56 "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRST"
@@ -261,6 +265,127 @@ static void test_same_bytes(void **state)
 	}
 }
 
+static int rowq(const void *a, const void *b)
+{
+	return kt_row_cmp(a, b);
+}
+
+static char *memtext(void (*put)(FILE *, const void *), const void *arg, size_t *len)
+{
+	char *s = NULL;
+	FILE *f = open_memstream(&s, len);
+
+	assert_non_null(f);
+	put(f, arg);
+	assert_int_equal(fclose(f), 0);
+	return s;
+}
+
+static void put_header(FILE *f, const void *m)
+{
+	kt_json_header(f, m);
+}
+
+static void put_footer(FILE *f, const void *unused)
+{
+	(void)unused;
+	kt_json_footer(f);
+}
+
+/*
+ * Every odd row (names that are not UTF-8 or need escapes, times out of
+ * sc_number's exact range, integers outside 32 bits) through both ways
+ * to a page: kt_pagecols from the rows, kt_html_write_mem from the JSON
+ * text of the same rows; then again with every 5th row held back and
+ * merged in late, as kutrace_postproc's JSON writer hands them over.
+ */
+static void test_page_from_rows(void **state)
+{
+	(void)state;
+	size_t nt = sizeof(times) / sizeof(times[0]), ni = sizeof(ints) / sizeof(ints[0]);
+	size_t no = sizeof(odd) / sizeof(odd[0]), n = 0;
+	struct kt_row *rows = calloc(nt * ni * no, sizeof(*rows));
+	char tpl[] = "/tmp/unit_row_tplXXXXXX";
+	int fd = mkstemp(tpl);
+
+	assert_true(fd >= 0);
+	const char *html = "<html>\n<!-- kutrace:data -->\n</html>\n";
+
+	assert_int_equal(write(fd, html, strlen(html)), (ssize_t)strlen(html));
+	close(fd);
+	for (size_t i = 0; i < nt; i++)
+		for (size_t j = 0; j < ni; j++)
+			for (size_t k = 0; k < no; k++)
+				/* Odd times with plain values, odd values with plain times. */
+				if ((i < 3 || j < 2) && (k % 3 == (i + j) % 3 || i + j == 0))
+					rows[n++] = mkrow(times[i], ints[j], kt_intern(odd[k]));
+	qsort(rows, n, sizeof(*rows), rowq);
+	struct kt_json_meta m = { .title = "unit <row>", .tracebase = "2024-07-09_15:29:00",
+				  .version = 3, .randomid = 7 };
+	size_t hl, fl;
+	char *header = memtext(put_header, &m, &hl), *footer = memtext(put_footer, NULL, &fl);
+	char line[8192];
+	struct kt_buf name = { 0 };
+
+	for (int late = 0; late < 2; late++) {
+		char *a = NULL, *b = NULL, err[256];
+		size_t al, bl;
+		FILE *fa = open_memstream(&a, &al), *fb = open_memstream(&b, &bl);
+		struct kt_buf json = { 0 };
+		struct kt_row *held = calloc(n, sizeof(*held));
+		size_t nh = 0, li = 0;
+
+		for (size_t i = 0; late && i < n; i++)
+			if (i % 5 == 2)
+				held[nh++] = rows[i];
+		/*
+		 * The JSON as jsonout.c's final copy makes it: each late row
+		 * after every written row that, read back from its text, does
+		 * not compare after it.
+		 */
+		kt_buf_add(&json, header, hl);
+		for (size_t i = 0; i < n; i++) {
+			if (late && i % 5 == 2)
+				continue;
+			size_t k = kt_json_format_row(line, sizeof(line), &rows[i]);
+			struct kt_row back;
+
+			assert_int_equal(kt_json_parse_row(line, &back, &name), 0);
+			while (li < nh && kt_row_cmp(&back, &held[li]) > 0)
+				kt_buf_add(&json, line + k, kt_json_format_row(line + k, sizeof(line) - k,
+									   &held[li++]));
+			kt_buf_add(&json, line, k);
+		}
+		while (li < nh)
+			kt_buf_add(&json, line, kt_json_format_row(line, sizeof(line), &held[li++]));
+		kt_buf_add(&json, footer, fl);
+		assert_int_equal(kt_html_write_mem(fa, tpl, json.p, json.len, err, sizeof(err)), 0);
+		kt_buf_free(&json);
+		struct kt_pagecols *pc = kt_pagecols_new(0);
+
+		for (size_t i = 0; i < n; i++)
+			if (!late || i % 5 != 2)
+				kt_pagecols_row(pc, &rows[i]);
+		if (late)
+			kt_pagecols_late(pc, held, nh);
+		assert_int_equal(kt_pagecols_rows(pc), n);
+		assert_int_equal(kt_html_write_rows(fb, tpl, pc, header, footer, err, sizeof(err)), 0);
+		fclose(fa);
+		fclose(fb);
+		assert_int_equal(al, bl);
+		assert_memory_equal(a, b, al);
+		kt_pagecols_free(pc);
+		free(held);
+		free(a);
+		free(b);
+	}
+	unlink(tpl);
+	kt_buf_free(&name);
+	free(header);
+	free(footer);
+	free(rows);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -268,6 +393,7 @@ int main(void)
 		cmocka_unit_test(test_parse_refuses),
 		cmocka_unit_test(test_seconds),
 		cmocka_unit_test(test_same_bytes),
+		cmocka_unit_test(test_page_from_rows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
