@@ -169,5 +169,5 @@ print-install-progs:
 # on a client_server trace taken in the QEMU guest (tests/t_vm_examples.sh,
 # tests/browser/screenshots.js).  Rerun after changing the viewer.
 .PHONY: doc-screenshots
-doc-screenshots: all
+doc-screenshots: test-progs
 	KT_VM_KERNELS=6.1 KT_DOC_IMG=$(CURDIR)/docs/img bash tests/t_vm_examples.sh
