@@ -37,6 +37,11 @@ sed -n '/^\.SH NAME/,/^\.SH LIBRARY/p' "$D/usr/share/man/man3/libkutrace.3" |
 eq "libkutrace.so exports $(wc -l < "$TMP/api.so") functions, exactly those control.h declares" \
 	"$(cat "$TMP/api.h")" "$(cat "$TMP/api.so")"
 eq "libkutrace(3) documents exactly those" "$(cat "$TMP/api.so")" "$(cat "$TMP/api.man")"
+nopage=""
+for f in $(cat "$TMP/api.so"); do
+	[ -f "$D/usr/share/man/man3/$f.3" ] || nopage="$nopage $f"
+done
+eq "every exported function has its man3 page installed (man 3 kutrace_go)" "" "$nopage"
 check "libkutrace.so needs nothing but libc (no jansson, no zlib)" \
 	sh -c "! objdump -p '$D/usr/lib/libkutrace.so.0' | grep NEEDED | grep -v 'libc.so'"
 nobin="" noman=""
@@ -108,6 +113,13 @@ check "installed makeself - makes an RPC page (pages.js inlined)" sh -c "'$P/bin
 check "man finds the installed pages (man -M ... kutrace_control)" \
 	sh -c "MANWIDTH=80 man -M '$P/share/man' kutrace_control 2>/dev/null | grep -q 'record'"
 check "man -M ... 4 kutrace_mod" sh -c "MANWIDTH=80 man -M '$P/share/man' 4 kutrace_mod 2>/dev/null | grep -q tracemb"
+# The installed .so stubs resolve inside the installed tree.
+bad=""
+for f in $(cat "$TMP/api.so"); do
+	MANWIDTH=200 man -M "$P/share/man" 3 "$f" 2>/dev/null | sed -n '/^NAME/,/^[A-Z]/p' |
+		grep -qw "$f" || bad="$bad $f"
+done
+eq "man -M ... 3 FUNCTION shows libkutrace(3) for each of the $(wc -l < "$TMP/api.so") functions" "" "$bad"
 $MK uninstall PREFIX="$P" > "$TMP/uninst2.log" 2>&1 || nok "make uninstall PREFIX exit status"
 eq "make uninstall PREFIX=... leaves nothing behind" "" "$(find "$P" -mindepth 1 2>/dev/null | head -5)"
 
