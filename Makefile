@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# kutrace top-level build.  `make` builds every userland program,
-# `make test` runs every test suite (tests/run.sh), `make bench` prints
-# the speed figures.  Sub-directories contribute through their *.mk
+# kutrace top-level build.  `make` builds every userland program and the
+# examples, `make test-progs` the programs the test suites and benchmarks
+# use (tests/tools, the cmocka unit tests, ...; they need libcmocka-dev,
+# which plain `make` must not), `make test` runs every test suite
+# (tests/run.sh), `make bench` prints the speed figures.  Sub-directories contribute through their *.mk
 # fragments so that one make process sees the whole dependency graph.
 
 CC      ?= cc
@@ -35,7 +37,10 @@ OBJ     := $(BUILD)/obj
 LIBKT   := $(BUILD)/libkutrace.a
 LIBKTT  := $(BUILD)/libkttools.a
 KT_TOOLS := $(LIBKTT) $(LIBKT)
+# PROGS: what `make` (all) builds; TEST_PROGS: what `make test-progs`
+# adds for the suites (tests/run.sh finds both in $(BIN), KT_BIN).
 PROGS   :=
+TEST_PROGS :=
 
 # The one probe for the one optional library: pages are deflated when
 # zlib is there (lib/html.c tests KT_HAVE_ZLIB, never the header itself).
@@ -49,14 +54,17 @@ CFLAGS  += -DKT_HAVE_ZLIB=1
 endif
 KT_TOOLS_LDLIBS := $(if $(CROSS),,-ljansson) $(if $(KT_HAVE_ZLIB),-lz) -lm
 
-.PHONY: all test test-san deps bench clean
+.PHONY: all test-progs test test-san deps bench clean
 all:
 
 # A fresh machine: stop with one line naming the Debian packages that
 # provide what is missing (tests/deps/build.apt), not a compiler error.
-# Goals that install the packages themselves skip the probe.
+# Goals that install the packages themselves skip the probe.  Goals that
+# build the test programs also probe tests/deps/core.apt (cmocka).
+KT_TEST_GOALS := test-progs test-san bench test-kernels soak ifuzz doc-screenshots
 ifeq ($(CROSS)$(filter deps demo test deb clean,$(MAKECMDGOALS)),)
-KT_MISSING := $(shell tests/install-deps.sh --probe "$(CC)")
+KT_MISSING := $(shell tests/install-deps.sh --probe "$(CC)" build \
+	$(if $(filter $(KT_TEST_GOALS),$(MAKECMDGOALS)),core))
 ifneq ($(KT_MISSING),)
 $(error kutrace: missing build packages: apt-get install $(KT_MISSING)  (or: make deps))
 endif
@@ -72,6 +80,7 @@ include $(sort $(filter-out libkutrace/libkutrace.mk lib/lib.mk,$(wildcard */*.m
 include install.mk
 
 all: $(PROGS)
+test-progs: $(PROGS) $(TEST_PROGS)
 
 $(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -80,7 +89,7 @@ $(OBJ)/%.o: %.c
 # The README's test command: installs what the tests need, then runs all
 # suites, the sanitizer build included.
 test: deps
-	$(MAKE) all
+	$(MAKE) test-progs
 	tests/run.sh
 	$(MAKE) test-san
 
@@ -89,7 +98,7 @@ deps:
 	tests/install-deps.sh
 
 test-san:
-	$(MAKE) SAN=1 BUILD=build-san all
+	$(MAKE) SAN=1 BUILD=build-san test-progs
 	KT_BIN=build-san/bin tests/run.sh --quick
 
 clean:

@@ -2,8 +2,9 @@
 # `make install` / `make uninstall` and the DKMS targets.
 #
 #   make install [PREFIX=/usr/local] [DESTDIR=]   programs, libkutrace (static
-#                                  and shared), its two headers (control.h,
-#                                  format.h), kutrace.pc, the viewer
+#                                  and shared), its three headers
+#                                  (control.h, format.h, counter.h),
+#                                  kutrace.pc, the viewer
 #                                  template, man pages, docs and examples
 #   make uninstall                 removes exactly what install put there
 #   make dkms-install              module source to /usr/src/kutrace-VERSION,
@@ -17,7 +18,10 @@
 # makeself look for it relative to their own binary (lib/html.c).
 #
 # Only what a program that marks itself needs is installed for developers:
-# include/kutrace/control.h and format.h and libkutrace, whose shared
+# include/kutrace/control.h, format.h and counter.h (the clock entries
+# are stamped with, read as kutrace_readtime() does: what a program
+# needs to line up its own timestamps with the trace's) and libkutrace,
+# whose shared
 # object exports exactly the functions libkutrace(3) documents
 # (libkutrace/libkutrace.map; tests/t_install.sh holds all three equal).
 
@@ -41,7 +45,9 @@ INST_PROGS := kutrace_control kutrace_postproc rawtoevent \
               eventtospan spantotrim spantospan spantoprof samptoname_k \
               samptoname_u makeself unmakeself checktrace kutrace_dump \
               kutrace_export
-INST_HDRS  := control.h format.h
+INST_HDRS  := control.h format.h counter.h
+# man/man3/kutrace_*.3 are ".so man3/libkutrace.3" stubs, one per
+# exported function, so that `man kutrace_go` finds libkutrace(3).
 INST_MAN   := $(wildcard man/man*/*.[0-9])
 INST_VIEW   = $(notdir $(VIEWER_FILES))
 INST_DOCS  := README.md $(wildcard docs/*.md)
@@ -169,5 +175,5 @@ print-install-progs:
 # on a client_server trace taken in the QEMU guest (tests/t_vm_examples.sh,
 # tests/browser/screenshots.js).  Rerun after changing the viewer.
 .PHONY: doc-screenshots
-doc-screenshots: all
+doc-screenshots: test-progs
 	KT_VM_KERNELS=6.1 KT_DOC_IMG=$(CURDIR)/docs/img bash tests/t_vm_examples.sh

@@ -6,7 +6,7 @@
 # for userspace through module/user/kutrace_env_user.h) and libkutrace,
 # whose device calls go to the in-process device of bench/fakedev.c.
 KT_BENCH  := $(BIN)/kutrace_bench
-PROGS     += $(KT_BENCH)
+TEST_PROGS += $(KT_BENCH)
 KT_BENCH_OBJS := $(OBJ)/bench/kutrace_bench.o $(OBJ)/bench/fakedev.o \
                  $(OBJ)/module/kutrace_core.o $(OBJ)/module/kutrace_cmd.o \
                  $(OBJ)/module/user/kutrace_env_user.o
@@ -20,7 +20,7 @@ $(KT_BENCH): $(KT_BENCH_OBJS) $(KT_TOOLS)
 
 # All figures, written into docs/PERFORMANCE.md (15 min on 2 cores; VM
 # parts need QEMU, the viewer part Chromium).  Not part of `make test`.
-bench: all
+bench: test-progs
 	bench/run.sh
 
 # The postprocessing figure alone (entries/s, MB/s, peak RSS).

@@ -212,7 +212,7 @@ typedef void (*kt_event_fn)(void *ctx, const struct kt_event *e);
  */
 struct kt_decoder *kt_decoder_new(const struct kt_raw *r, kt_event_fn fn,
 				  void *ctx, char *err, size_t errlen);
-/* For programs (tool.c): the raw file's note printed, dies on error. */
+/* For programs (tool_input.c): the raw file's note printed, dies on error. */
 struct kt_decoder *kt_xdecoder_new(struct kt_raw *raw, kt_event_fn fn, void *ctx);
 void kt_decoder_free(struct kt_decoder *d);
 /* Decode one block; 0, or -1 with the one-line reason in kt_decoder_err. */

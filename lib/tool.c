@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * tool.c - what the programs' main() functions use to stop: kt_die() with
- * one line naming the program, the file it was writing removed first, and
- * the x-functions that die instead of returning an error.  Library code
- * returns its errors and never calls these (tests/t_unit.sh holds that);
- * only kt_x*alloc() do, on out of memory (util.c).
+ * one line naming the program, the file it was writing removed first.
+ * Library code returns its errors and never calls it (tests/t_unit.sh
+ * holds that); only kt_x*alloc() do, on out of memory (util.c).  So this
+ * file is the bottom of lib/: it uses nothing else of it, and the
+ * x-functions over other files live in tool_*.c (t_unit checks that lib/
+ * has no dependency cycle).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -34,7 +36,10 @@ static char *die_unlink;
 void kt_unlink_on_die(const char *path)
 {
 	free(die_unlink);
-	die_unlink = path ? kt_xstrdup(path) : NULL;
+	die_unlink = NULL;
+	/* strdup, not kt_xstrdup: util.c's allocators stop through here */
+	if (path && !(die_unlink = strdup(path)))
+		kt_die("out of memory (%zu bytes)", strlen(path) + 1);
 }
 
 void kt_die(const char *fmt, ...)
@@ -50,27 +55,4 @@ void kt_die(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	exit(1);
-}
-
-FILE *kt_xfopen_in(const char *path)
-{
-	char err[512];
-	FILE *f = kt_fopen_in(path, err, sizeof(err));
-
-	if (!f)
-		kt_die("%s", err);
-	return f;
-}
-
-struct kt_decoder *kt_xdecoder_new(struct kt_raw *raw, kt_event_fn fn, void *ctx)
-{
-	char err[256];
-	struct kt_decoder *d;
-
-	if (raw->note[0])
-		fprintf(stderr, "%s: %s\n", kt_progname(), raw->note);
-	d = kt_decoder_new(raw, fn, ctx, err, sizeof(err));
-	if (!d)
-		kt_die("%s", err);
-	return d;
 }

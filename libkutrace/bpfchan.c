@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * kt_bpf_chan.c - the control channel to the BPF backend (bpf/): the
+ * bpfchan.c - the control channel to the BPF backend (bpf/): the
  * control commands carried out on the pinned state and buffer maps
  * (KT_BPF_PIN), which this file maps with plain bpf(2) calls, so that
  * libkutrace needs no libbpf.  Inserts go through system call 1023, which

@@ -90,7 +90,7 @@ int kt_ctl_open(void)
 		return 0;
 	if (kt_ctl.prefer == KT_CTL_BPF)
 		return open_bpf();
-	/* Under $KUTRACE_SYSROOT only in tests (see kt_diag.c). */
+	/* Under $KUTRACE_SYSROOT only in tests (see diag.c). */
 	snprintf(dev, sizeof(dev), "%s%s", kt_sysroot(), KUTRACE_DEVICE);
 	kt_ctl.fd = open(dev, O_RDONLY | O_CLOEXEC);
 	if (kt_ctl.fd >= 0) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * kt_diag.c - say why kutrace cannot be reached, and what fixes it.
+ * diag.c - say why kutrace cannot be reached, and what fixes it.
  *
  * kt_ctl_strerror() words an errno in one line; kt_ctl_explain() looks at
  * the machine to tell the likely cases apart, because "no such file" for

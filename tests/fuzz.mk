@@ -16,7 +16,7 @@ fuzz-build:
 		$(FUZZ_NAMES:%=$(FUZZ_B)/fuzz/%)
 
 fuzz: fuzz-build
-	$(MAKE) SAN=1 BUILD=build-san all
+	$(MAKE) SAN=1 BUILD=build-san test-progs
 	tests/fuzz/run.sh $(FUZZ_SECONDS); r1=$$?; \
 	python3 tests/fuzz/mutate.py build-san/bin . $(FUZZ_SECONDS); r2=$$?; \
 	[ $$r1 = 0 ] && [ $$r2 = 0 ]

@@ -7,13 +7,19 @@
 #                                      (make test, CI)
 #   tests/install-deps.sh LIST...      only tests/deps/LIST.apt, no hooks
 #                                      (make demo: build vm)
-#   tests/install-deps.sh --probe [CC] prints the packages of build.apt
-#                                      whose "needs:" (headers, programs)
-#                                      are missing (the Makefile's probe)
+#   tests/install-deps.sh --probe [CC [LIST...]]
+#                                      prints the packages of build.apt
+#                                      (or of the LISTs named) whose
+#                                      "needs:" (headers, programs) are
+#                                      missing (the Makefile's probe:
+#                                      build, and core for the test
+#                                      programs of make test-progs)
 set -eu
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = --probe ]; then
-	cc=${2:-cc} miss=""
+	cc=${2:-cc} miss="" probe=""
+	[ $# -gt 2 ] && shift 2 || set -- build
+	for l in "$@"; do probe="$probe tests/deps/$l.apt"; done
 	while read -r pkg needs; do
 		for n in $needs; do
 			case $n in
@@ -22,7 +28,7 @@ if [ "${1:-}" = --probe ]; then
 			esac || { miss="$miss $pkg"; break; }
 		done
 	done <<-LIST
-	$(sed -n "s/^\([a-z0-9][^ #]*\).*# *needs: *\(.*\)/\1 \2/p" tests/deps/build.apt)
+	$(cat $probe | sed -n "s/^\([a-z0-9][^ #]*\).*# *needs: *\(.*\)/\1 \2/p")
 	LIST
 	echo $miss
 	exit 0

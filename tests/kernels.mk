@@ -7,6 +7,6 @@
 # /var/cache/kutrace/kbuild.  `make test` (and CI) runs the same suites
 # without p6.12-nohz (see README "Patched kernels").
 .PHONY: test-kernels
-test-kernels: all
+test-kernels: test-progs
 	KT_KERNELS="p6.1 p6.12" KT_TICKLESS_KERNELS="p6.1-nohz p6.12-nohz" \
 	  tests/run.sh t_kernel_patch t_kernel_patched t_vm_tickless

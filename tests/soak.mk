@@ -7,7 +7,7 @@
 SOAK_SECS    ?= 600
 SOAK_KERNELS ?= p6.1-debug 6.12
 .PHONY: soak
-soak: all
+soak: test-progs
 	KT_SOAK_SECS=$(SOAK_SECS) KT_SOAK_KERNELS="$(SOAK_KERNELS)" tests/run.sh t_vm_soak
 
 # make ifuzz: tests/t_vm_ifuzz.sh (the module's interfaces fuzzed in a
@@ -16,5 +16,5 @@ soak: all
 IFUZZ_SECS    ?= 300
 IFUZZ_KERNELS ?= 6.12 p6.1
 .PHONY: ifuzz
-ifuzz: all
+ifuzz: test-progs
 	KT_IFUZZ_SECS=$(IFUZZ_SECS) KT_IFUZZ_KERNELS="$(IFUZZ_KERNELS)" tests/run.sh t_vm_ifuzz

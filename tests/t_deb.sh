@@ -36,9 +36,11 @@ missing=""
 for f in $(make -s print-install-progs | tr ' ' '\n' | sed 's|^|/usr/bin/|') \
 	/usr/lib/$ma/libkutrace.so.0 /usr/lib/$ma/libkutrace.so /usr/lib/$ma/libkutrace.a \
 	/usr/lib/$ma/pkgconfig/kutrace.pc /usr/include/kutrace/format.h /usr/include/kutrace/control.h \
+	/usr/include/kutrace/counter.h \
 	/usr/share/kutrace/viewer.html /usr/share/kutrace/viewer.js \
 	/usr/share/man/man1/kutrace_control.1.gz /usr/share/man/man1/kutrace_postproc.1.gz \
-	/usr/share/man/man3/libkutrace.3.gz /usr/share/man/man4/kutrace_mod.4.gz \
+	/usr/share/man/man3/libkutrace.3.gz /usr/share/man/man3/kutrace_go.3.gz \
+	/usr/share/man/man4/kutrace_mod.4.gz \
 	/usr/share/man/man7/kutrace.7.gz /usr/share/doc/kutrace/copyright; do
 	grep -qx "$f" "$TMP/c" || missing="$missing $f"
 done

@@ -7,6 +7,18 @@
 # to a package of build.apt, to one they depend on, or to a minimal Debian
 # (Essential / Priority required, what mmdebstrap's minbase holds).
 . tests/lib.sh
+# Plain `make` builds the programs and examples only; the suites'
+# programs (tests/, bench/: the cmocka unit tests, the test tools) come
+# from `make test-progs`, so that a user's build needs no libcmocka-dev.
+# Both from the commands make would run in an empty build tree.
+make -s -nB BUILD="$TMP/nb" HAVE_BPF=0 all > "$TMP/all.n" 2>&1
+make -s -nB BUILD="$TMP/nb" HAVE_BPF=0 test-progs > "$TMP/tp.n" 2>&1
+tp=$(grep -o -- "-o $TMP/nb/bin/[a-z0-9_]*" "$TMP/tp.n" | sed 's|.*/||' | sort -u | xargs)
+check "fresh: plain make links no test program (make test-progs links $(echo $tp | wc -w))" \
+	sh -c "grep -q ' $TMP/nb/bin/kutrace_control ' '$TMP/all.n' && ! grep -q 'obj/tests/\|obj/bench/\|-lcmocka' '$TMP/all.n'"
+for p in unit_lib unit_core kutrace_synth spancheck ktcheck bench_load kutrace_bench; do
+	echo " $tp " | grep -q " $p " || nok "fresh: make test-progs builds $p"
+done
 if ! command -v dpkg-query >/dev/null || ! command -v apt-cache >/dev/null; then
 	skip "fresh: not a Debian system"; exit 0
 fi
@@ -66,5 +78,9 @@ check "fresh: the $n programs the build runs come from build.apt or a minimal De
 make -n all CC="cc -nostdinc" > "$TMP/probe.out" 2>&1
 check "fresh: without the headers, make stops with one line" test "$(wc -l < "$TMP/probe.out")" = 1
 check "fresh: ... naming the packages: $(cat "$TMP/probe.out")" \
+	grep -q "apt-get install libjansson-dev zlib1g-dev libelf-dev " "$TMP/probe.out"
+check "fresh: plain make does not ask for cmocka" sh -c "! grep -q cmocka '$TMP/probe.out'"
+make -n test-progs CC="cc -nostdinc" > "$TMP/probe.out" 2>&1
+check "fresh: make test-progs asks for cmocka too: $(cat "$TMP/probe.out")" \
 	grep -q "apt-get install libjansson-dev zlib1g-dev libelf-dev libcmocka-dev " "$TMP/probe.out"
 check "fresh: with them, no probe message" sh -c "make -n all 2>&1 | grep -vq 'missing build packages'"

@@ -17,7 +17,7 @@ else
 fi
 missing=""
 for f in lib/libkutrace.a lib/libkutrace.so lib/libkutrace.so.0 lib/pkgconfig/kutrace.pc \
-	include/kutrace/control.h include/kutrace/format.h \
+	include/kutrace/control.h include/kutrace/format.h include/kutrace/counter.h \
 	share/kutrace/viewer.html share/kutrace/viewer.js share/kutrace/viewer.css share/kutrace/pages.js share/kutrace/pages.css \
 	share/man/man7/kutrace.7 share/man/man4/kutrace_mod.4 share/man/man3/libkutrace.3 \
 	share/doc/kutrace/README.md share/doc/kutrace/user-guide.md share/doc/kutrace/img/rpc.png \
@@ -25,7 +25,7 @@ for f in lib/libkutrace.a lib/libkutrace.so lib/libkutrace.so.0 lib/pkgconfig/ku
 	[ -e "$D/usr/$f" ] || missing="$missing $f"
 done
 eq "installed layout: library, header, pkg-config file, viewer, man pages, docs" "" "$missing"
-eq "the installed headers are control.h and format.h, nothing private" "control.h format.h" \
+eq "the installed headers are control.h, counter.h and format.h, nothing private" "control.h counter.h format.h" \
 	"$(ls "$D/usr/include/kutrace" | tr '\n' ' ' | sed 's/ $//')"
 # The API: what libkutrace.so exports = what control.h declares = what
 # libkutrace(3) names.  A new function missing from one of them fails here.
@@ -37,6 +37,11 @@ sed -n '/^\.SH NAME/,/^\.SH LIBRARY/p' "$D/usr/share/man/man3/libkutrace.3" |
 eq "libkutrace.so exports $(wc -l < "$TMP/api.so") functions, exactly those control.h declares" \
 	"$(cat "$TMP/api.h")" "$(cat "$TMP/api.so")"
 eq "libkutrace(3) documents exactly those" "$(cat "$TMP/api.so")" "$(cat "$TMP/api.man")"
+nopage=""
+for f in $(cat "$TMP/api.so"); do
+	[ -f "$D/usr/share/man/man3/$f.3" ] || nopage="$nopage $f"
+done
+eq "every exported function has its man3 page installed (man 3 kutrace_go)" "" "$nopage"
 check "libkutrace.so needs nothing but libc (no jansson, no zlib)" \
 	sh -c "! objdump -p '$D/usr/lib/libkutrace.so.0' | grep NEEDED | grep -v 'libc.so'"
 nobin="" noman=""
@@ -68,16 +73,19 @@ cat > "$TMP/marks.c" <<'EOF'
 #include <stdio.h>
 #include <string.h>
 #include <kutrace/control.h>
+#include <kutrace/counter.h>
 
 /* Uses the library without the module: kutrace_test() fails cleanly
- * where there is no /dev/kutrace, marks are dropped, the clock runs. */
+ * where there is no /dev/kutrace, marks are dropped, the clock runs,
+ * and the installed counter.h reads the same clock as the library. */
 int main(void)
 {
 	uint64_t t0 = kutrace_readtime();
+	uint64_t c = kt_counter_now();
 
 	kutrace_mark_a("hello");
 	printf("%d %d %d\n", kutrace_test(), kutrace_addevent(KUTRACE_MARKA, 1),
-	       kutrace_readtime() >= t0);
+	       kutrace_readtime() >= c && c >= t0);
 	return 0;
 }
 EOF
@@ -85,7 +93,7 @@ if cc -Wall -Werror -o "$TMP/marks" "$TMP/marks.c" $(pkg-config --cflags --libs 
 	ok "cc \$(pkg-config --cflags --libs kutrace) links against the shared library"
 	check "the program needs libkutrace.so.0" sh -c "objdump -p '$TMP/marks' | grep -q 'NEEDED *libkutrace.so.0'"
 	out=$(LD_LIBRARY_PATH=$P/lib "$TMP/marks" 2>/dev/null)
-	eq "it runs and the library works (kutrace_test, a dropped mark, the clock)" "0 -1 1" "$out"
+	eq "it runs and the library works (kutrace_test, a dropped mark, the clock, counter.h's the same)" "0 -1 1" "$out"
 else
 	nok "cc against the installed library"; sed 's/^/#   /' "$TMP/cc.err" | head
 fi
@@ -105,6 +113,13 @@ check "installed makeself - makes an RPC page (pages.js inlined)" sh -c "'$P/bin
 check "man finds the installed pages (man -M ... kutrace_control)" \
 	sh -c "MANWIDTH=80 man -M '$P/share/man' kutrace_control 2>/dev/null | grep -q 'record'"
 check "man -M ... 4 kutrace_mod" sh -c "MANWIDTH=80 man -M '$P/share/man' 4 kutrace_mod 2>/dev/null | grep -q tracemb"
+# The installed .so stubs resolve inside the installed tree.
+bad=""
+for f in $(cat "$TMP/api.so"); do
+	MANWIDTH=200 man -M "$P/share/man" 3 "$f" 2>/dev/null | sed -n '/^NAME/,/^[A-Z]/p' |
+		grep -qw "$f" || bad="$bad $f"
+done
+eq "man -M ... 3 FUNCTION shows libkutrace(3) for each of the $(wc -l < "$TMP/api.so") functions" "" "$bad"
 $MK uninstall PREFIX="$P" > "$TMP/uninst2.log" 2>&1 || nok "make uninstall PREFIX exit status"
 eq "make uninstall PREFIX=... leaves nothing behind" "" "$(find "$P" -mindepth 1 2>/dev/null | head -5)"
 

@@ -42,6 +42,16 @@ calls=$(grep -nE '\b(kt_die|exit|_exit|abort)\(' lib/*.c libkutrace/*.c |
 if [ -z "$calls" ]; then ok "no library code calls kt_die or exit (lib/tool.c and out of memory aside)"
 else nok "library code that ends the program:"; echo "$calls" | sed 's/^/#   /'; fi
 
+# No dependency circle among the files of either library (by the symbols
+# each object defines and uses): lib/'s tool.c, which util.c's allocators
+# stop through, is the bottom, and program helpers over other files live
+# in lib/tool_*.c.  The objects are those of the build under test.
+for d in lib libkutrace; do
+	out=$(python3 tests/tools/objcycles.py "$d" "$(dirname "$KT_BIN")/obj/$d" 2>&1); rc=$?
+	check "$d/: no dependency circle between its files" test $rc = 0
+	echo "$out" | sed 's/^/#   /'
+done
+
 # The viewer's event numbers are format.h's (tests/tools/viewerconst.py);
 # its modules are layers (tests/tools/viewerlayers.py).
 if command -v python3 >/dev/null; then

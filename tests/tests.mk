@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# Test tools: programs the suites use, built with the rest (also in the
-# sanitizer build, so that the checkers themselves run under ASan).
+# Test tools: programs the suites use, built by `make test-progs`, not by
+# plain `make` (also in the sanitizer build, so that the checkers
+# themselves run under ASan).
 TEST_TOOLS := $(patsubst tests/tools/%.c,$(BIN)/%,$(wildcard tests/tools/*.c))
-PROGS      += $(TEST_TOOLS)
+TEST_PROGS += $(TEST_TOOLS)
 
 $(BIN)/%: $(OBJ)/tests/tools/%.o $(KT_TOOLS)
 	@mkdir -p $(BIN)
@@ -10,7 +11,7 @@ $(BIN)/%: $(OBJ)/tests/tools/%.o $(KT_TOOLS)
 
 # The bench workloads (the guests' bench_load) on this machine's own
 # kernel too: tests/vm/host/bench_bpf.sh -k host.
-PROGS += $(BIN)/bench_load
+TEST_PROGS += $(BIN)/bench_load
 $(BIN)/bench_load: $(OBJ)/tests/vm/bench_load.o
 	@mkdir -p $(BIN)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -18,7 +19,7 @@ $(BIN)/bench_load: $(OBJ)/tests/vm/bench_load.o
 # The VM suites' host-side checkers (tests/vm/host/): they read raw traces
 # with nothing but format.h, independent of the decoder they check.
 VM_HOST_TOOLS := $(patsubst tests/vm/host/%.c,$(BIN)/%,$(wildcard tests/vm/host/*.c))
-PROGS         += $(VM_HOST_TOOLS)
+TEST_PROGS    += $(VM_HOST_TOOLS)
 
 $(VM_HOST_TOOLS): $(BIN)/%: $(OBJ)/tests/vm/host/%.o
 	@mkdir -p $(BIN)

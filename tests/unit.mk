@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# cmocka unit tests of libkutrace (run by tests/t_unit.sh).
+# cmocka unit tests of libkutrace (run by tests/t_unit.sh), built by
+# `make test-progs`: plain `make` needs no libcmocka-dev.
 UNIT_TESTS := $(patsubst tests/unit/%.c,$(BIN)/%,$(wildcard tests/unit/*.c))
-PROGS += $(UNIT_TESTS)
+TEST_PROGS += $(UNIT_TESTS)
 
 $(UNIT_TESTS): $(BIN)/%: $(OBJ)/tests/unit/%.o $(KT_TOOLS)
 	@mkdir -p $(BIN)

@@ -1,17 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * kutrace/control.h - talking to the kutrace module (docs/spec/FORMATS.md 7).
+ * kutrace/control.h - the user library for programs that mark themselves
+ * (libkutrace(3); docs/spec/FORMATS.md 7): kutrace_go/goipc/stop, marks
+ * a..d, addname, addevent, readtime.  These are all libkutrace.so exports
+ * (libkutrace/libkutrace.map); the control channel under them
+ * (/dev/kutrace ioctls, the patched kernel's syscall 1023, BPF) is
+ * private to the library and kutrace_control (libkutrace/channel.h).
  *
- * Two layers:
- *   kt_ctl_*   the control channel: /dev/kutrace ioctls (stock-kernel
- *              module), else the patched kernel's syscall 1023; the
- *              initial names, time pairs and the trace-file dump.
- *   kutrace_*  the user library for programs that mark themselves:
- *              go/stop, mark_a..d, addname, addevent.
- *
- * Errors: functions returning int give 0 (or a count) on success and a
- * negative errno on failure; kt_ctl_strerror() words it for users
- * ("module not loaded", "no permission", "busy", ...).
+ * Errors: each function's comment says what it returns (kutrace_go and
+ * kutrace_stop a negative errno); none exits the caller.
  */
 #ifndef KUTRACE_CONTROL_H
 #define KUTRACE_CONTROL_H
@@ -45,7 +42,11 @@ void kutrace_mark_c(const char *label);
 void kutrace_mark_d(uint64_t n);
 /* 1 recorded, 0 tracing off, -1 unavailable. */
 int kutrace_addevent(unsigned int event, uint64_t arg);
-/* Name entry of a zero-length-nibble type, at most 55 bytes of name. */
+/*
+ * Name entry of a zero-length-nibble type, at most 55 bytes of name.
+ * -EINVAL for a type with a length, -1 unavailable, else the module's
+ * answer: nonzero recorded, 0 tracing off.
+ */
 int kutrace_addname(unsigned int type, uint64_t number, const char *name);
 uint64_t kutrace_readtime(void);
 

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""The files of a library form layers, not circles: file A depends on
+file B when A's object uses a symbol B's object defines (nm), and no file
+may reach itself that way.  A circle means neither file can be
+understood, tested or linked without the other (lib/'s was decode.c ->
+util.c -> tool.c -> decode.c: out of memory ended the program through a
+file that also made decoders).
+
+    objcycles.py SRCDIR OBJDIR
+
+checks the object OBJDIR/X.o of every SRCDIR/X.c (a missing object is an
+error: run make first).  Prints each circle, one line each, and exits 1
+if there is any; else prints the files in layer order, bottom first."""
+import os
+import subprocess
+import sys
+
+
+def symbols(obj):
+    """(defined, undefined) global symbols of one object file."""
+    out = subprocess.run(['nm', obj], capture_output=True, text=True, check=True).stdout
+    defs, uses = set(), set()
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) == 2 and f[0] == 'U':
+            uses.add(f[1])
+        elif len(f) == 3 and f[1] in 'TDBRCGSVW':
+            defs.add(f[2])
+    return defs, uses
+
+
+def circles(graph):
+    """The strongly connected components of more than one file (or one
+    file using itself, which cannot happen with nm), Tarjan's algorithm."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def layers(graph):
+    """Files in an order where each uses only files before it."""
+    done, order = set(), []
+    while len(done) < len(graph):
+        ready = sorted(v for v in graph if v not in done and set(graph[v]) <= done)
+        done.update(ready)
+        order.append(' '.join(ready))
+    return order
+
+
+def main(srcdir, objdir):
+    names = sorted(n[:-2] for n in os.listdir(srcdir) if n.endswith('.c'))
+    defs, uses = {}, {}
+    for n in names:
+        obj = os.path.join(objdir, n + '.o')
+        if not os.path.exists(obj):
+            print('%s: no object (run make)' % obj)
+            return 1
+        defs[n], uses[n] = symbols(obj)
+    owner = {s: n for n in names for s in defs[n]}
+    graph = {n: sorted({owner[s] for s in uses[n] if s in owner} - {n}) for n in names}
+    bad = circles(graph)
+    for comp in bad:
+        # one path around the circle, for the message: the edges inside it
+        edges = ['%s->%s' % (a, b) for a in comp for b in graph[a] if b in comp]
+        print('circle: %s (%s)' % (' '.join(comp), ', '.join(edges)))
+    if bad:
+        return 1
+    print('%d files, layers: %s' % (len(names), ' | '.join(layers(graph))))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(*sys.argv[1:3]))
