@@ -47,6 +47,7 @@ struct kt_decoder {
 	kt_event_fn fn;
 	void *ctx;
 	struct kt_timebase tb;
+	uint64_t stop_ctr;	/* block 0's stop counter */
 	unsigned int file_flags;
 	unsigned int all_flags;
 	int wrapped;
@@ -264,6 +265,7 @@ struct kt_decoder *kt_decoder_new(const struct kt_raw *r, kt_event_fn fn,
 	}
 	d->fn = fn;
 	d->ctx = ctx;
+	d->stop_ctr = r->stop_ctr;
 	d->file_flags = r->file_flags;
 	d->wrapped = (r->file_flags & KUTRACE_FLAG_WRAP) != 0;
 	d->timer_event = KUTRACE_IRQ + KUTRACE_IRQ_LOCAL_TIMER;
@@ -301,6 +303,12 @@ void kt_decoder_times(const struct kt_decoder *d, int64_t *lo, int64_t *hi)
 {
 	*lo = d->t_lo == INT64_MAX ? 0 : d->t_lo;
 	*hi = d->t_hi == INT64_MIN ? 0 : d->t_hi;
+}
+
+void kt_decoder_edges(const struct kt_decoder *d, int64_t *start, int64_t *stop)
+{
+	*start = kt_timebase_ns10(&d->tb, d->tb.c0);
+	*stop = kt_timebase_ns10(&d->tb, d->stop_ctr);
 }
 
 unsigned int kt_decoder_flags(const struct kt_decoder *d)

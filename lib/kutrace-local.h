@@ -241,6 +241,8 @@ const char *kt_decoder_name(const struct kt_decoder *d, uint64_t key);
 uint64_t kt_decoder_events(const struct kt_decoder *d);
 /* Lowest and highest event time seen (nsec10). */
 void kt_decoder_times(const struct kt_decoder *d, int64_t *lo, int64_t *hi);
+/* The start and stop time pairs of block 0 (as repaired) in nsec10. */
+void kt_decoder_edges(const struct kt_decoder *d, int64_t *start, int64_t *stop);
 unsigned int kt_decoder_flags(const struct kt_decoder *d);
 
 /* Name cleaning shared by every writer of event text (docs/spec/FORMATS.md 4.5). */
@@ -370,6 +372,15 @@ typedef void (*kt_row_fn)(void *ctx, const struct kt_row *row);
 struct kt_spans;
 
 struct kt_spans *kt_spans_new(kt_row_fn fn, void *ctx);
+/*
+ * The trace's start and stop times (nsec10, block 0's time pairs:
+ * kt_decoder_edges, or rawtoevent's "# ## STARTSTOP:" line), before the
+ * first event.  With them no CPU's first span starts before the start
+ * (a block set up shortly before it), and a CPU idle at the end is idle
+ * until the stop; without them the CPU timelines run from the first block
+ * to the latest event, as before.
+ */
+void kt_spans_edges(struct kt_spans *s, int64_t start, int64_t stop);
 /* Feed one event; events must come in time order (per CPU strictly). */
 void kt_spans_event(struct kt_spans *s, const struct kt_event *e);
 /* End of input: close frequency spans, write row labels. */

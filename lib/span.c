@@ -79,6 +79,8 @@ struct cpu {
 	int ipi_from;
 	char wait_letter;	/* saved by a monitor-store */
 	int64_t last_t;
+	int64_t first_b;	/* block start of a first span moved to the
+				 * trace start (first_switch), NO_TIME none */
 };
 
 struct lock_ent {
@@ -109,6 +111,7 @@ struct kt_spans {
 	int64_t last_t;
 	int64_t first_t;	/* earliest time of any event, NO_TIME none */
 	int64_t end_t;		/* latest end (t + dur) of a CPU event */
+	int64_t start_t, stop_t;	/* the trace's time pairs, NO_TIME unknown */
 	int sched_ev;		/* 0xDFF, or 0x9FF in 4.19/5.10 traces */
 	uint64_t rows;
 	const unsigned short *cexit;	/* per-model c-exit table or NULL */
@@ -987,12 +990,28 @@ static void fix_call(struct kt_spans *s, struct cpu *c, const struct kt_event *e
 		pop_to_level(s, e, e->t, level(ev));
 }
 
+/*
+ * A switch to pid 0 on a CPU that runs pid 0 outside the scheduler is no
+ * switch: the module notes each CPU's task when tracing starts
+ * (kt_note_current, from an IPI), and an idle CPU stays idle.  A switch
+ * names the idle task otherwise only inside __schedule().
+ */
+static int idle_note(const struct cpu *c, const struct kt_event *e)
+{
+	if (e->event != KUTRACE_USERPID || e->pid != 0 || !c->th || c->th->pid != 0)
+		return 0;
+	for (int i = 1; i <= c->st->top; i++)
+		if (is_sched(c->st->f[i].event))
+			return 0;
+	return 1;
+}
+
 /* 5.3 step 6: the switch time, a pending MWAIT hint, the pid's last event. */
 static void bookkeeping(struct kt_spans *s, struct cpu *c, const struct kt_event *e)
 {
 	int ev = e->event;
 
-	if (ev == KUTRACE_USERPID)
+	if (ev == KUTRACE_USERPID && !idle_note(c, e))
 		c->switch_t = e->t;
 	else if (is_sched(ev) || is_sched_ret(ev))
 		c->switch_t = NO_TIME;
@@ -1039,6 +1058,8 @@ static void switch_event(struct kt_spans *s, struct cpu *c, const struct kt_even
 {
 	struct thread *old = c->th;
 
+	if (idle_note(c, e))
+		return;
 	if (c->st->top >= 2)
 		c->st->ambiguous = c->st->top - 1;
 	if (old)
@@ -1249,7 +1270,35 @@ static void first_switch(struct kt_spans *s, struct cpu *c, const struct kt_even
 		if (t->first_t == NO_TIME)
 			t->first_t = e->t;
 	}
-	start_top(s, c, e->t, 0, 0);
+	/*
+	 * Readers accept a block set up shortly before the start time pair
+	 * (lib/raw.c): what its thread did before the start is not in the
+	 * trace, so its span starts at the start, unless the CPU has an event
+	 * before the start (before_start()).
+	 */
+	if (s->start_t != NO_TIME && e->t < s->start_t) {
+		c->first_b = e->t;
+		start_top(s, c, s->start_t, 0, 0);
+	} else {
+		start_top(s, c, e->t, 0, 0);
+	}
+}
+
+/*
+ * A CPU whose first span was moved to the trace start: an event before
+ * the start says its thread ran then, from the block start.  Frequency
+ * and PC samples are side readings, and the idle note changes nothing.
+ */
+static void before_start(struct cpu *c, const struct kt_event *e)
+{
+	int ev = e->event;
+
+	if (ev == KUTRACE_PSTATE || ev == KUTRACE_PSTATE2 || ev == KUTRACE_PC_U ||
+	    ev == KUTRACE_PC_K || idle_note(c, e))
+		return;
+	if (c->sp.valid && e->t < c->sp.start)
+		c->sp.start = c->first_b;
+	c->first_b = NO_TIME;
 }
 
 void kt_spans_event(struct kt_spans *s, const struct kt_event *e)
@@ -1298,6 +1347,8 @@ void kt_spans_event(struct kt_spans *s, const struct kt_event *e)
 	if (s->first_t == NO_TIME || e->t < s->first_t)
 		s->first_t = e->t;
 	c->last_t = e->t;
+	if (c->first_b != NO_TIME)
+		before_start(c, e);
 	process(s, e);
 }
 
@@ -1326,6 +1377,7 @@ struct kt_spans *kt_spans_new(kt_row_fn fn, void *ctx)
 		s->nm.forks[i] = kt_intern(forks[i]);
 	s->mbit = 1000;
 	s->first_t = NO_TIME;
+	s->start_t = s->stop_t = NO_TIME;
 	s->sched_ev = KUTRACE_SCHED_CALL;
 	for (int i = 0; i < KUTRACE_MAX_CPUS; i++) {
 		s->cpu[i].mwait_hint = -1;
@@ -1333,8 +1385,15 @@ struct kt_spans *kt_spans_new(kt_row_fn fn, void *ctx)
 		s->cpu[i].last_freq_t = NO_TIME;
 		s->cpu[i].switch_t = NO_TIME;
 		s->cpu[i].ipi_t = NO_TIME;
+		s->cpu[i].first_b = NO_TIME;
 	}
 	return s;
+}
+
+void kt_spans_edges(struct kt_spans *s, int64_t start, int64_t stop)
+{
+	s->start_t = start;
+	s->stop_t = stop;
 }
 
 void kt_spans_finish(struct kt_spans *s)
@@ -1342,9 +1401,16 @@ void kt_spans_finish(struct kt_spans *s)
 	for (int i = 0; i < KUTRACE_MAX_CPUS; i++) {
 		struct cpu *c = &s->cpu[i];
 
-		/* Each CPU's last span lasts to the end of the trace. */
+		/*
+		 * Each CPU's last span lasts to the end of the trace, the
+		 * latest end of any event.  An idle CPU's idle lasts to the
+		 * stop time: a busy CPU takes a traced timer tick every few
+		 * ms, but a tickless idle one may be silent for seconds, and
+		 * it stays idle until something it would trace happens.
+		 */
 		if (c->st && c->sp.valid)
-			close_span(s, i, s->end_t, 0, 0, 0);
+			close_span(s, i, c->sp.event == KUTRACE_IDLE && s->stop_t > s->end_t ?
+				   s->stop_t : s->end_t, 0, 0, 0);
 
 		if (c->last_freq_t != NO_TIME && s->last_t > c->last_freq_t)
 			put(s, c->last_freq_t, s->last_t - c->last_freq_t, i, 0, 0,

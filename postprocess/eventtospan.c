@@ -88,6 +88,7 @@ int main(int argc, char **argv)
 	m.randomid = (uint32_t)(time(NULL) ^ ((uint32_t)getpid() * 12345678u));
 	ssize_t len;
 	long nlines = 0;
+	long long t0, t1;
 
 	while ((len = getline(&line, &cap, stdin)) > 0) {
 		lineno++;
@@ -101,6 +102,9 @@ int main(int argc, char **argv)
 				version = atoi(line + 14);
 			else if (!strncmp(line, "# ## FLAGS: ", 12))
 				flags = (unsigned int)strtoul(line + 12, NULL, 10);
+			else if (!strncmp(line, "# ## STARTSTOP: ", 16) &&
+				 sscanf(line + 16, "%lld %lld", &t0, &t1) == 2)
+				kt_spans_edges(spans, t0, t1);
 			else if (!strncmp(line, "# ## TRACEBASE: ", 16))
 				snprintf(tracebase, sizeof(tracebase), "%s", line + 16);
 			else if (!tracebase[0] && !strncmp(line, "# [1] 20", 8) && strlen(line) > 23)

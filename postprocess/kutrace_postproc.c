@@ -90,6 +90,10 @@ static void setup(struct ctx *c)
 
 	kt_timebase_string(tb, c->tracebase, sizeof(c->tracebase));
 	c->meta.tracebase = c->tracebase;
+	int64_t t0, t1;
+
+	kt_decoder_edges(c->dec, &t0, &t1);
+	kt_spans_edges(c->spans, t0, t1);
 	/* Late-store window plus the first-entry slack, in nsec10. */
 	c->window = (int64_t)((double)(KUTRACE_LATE_STORE_WINDOW + 8192) *
 			      tb->slope_us * 100.0) + 1;

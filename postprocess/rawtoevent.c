@@ -72,6 +72,11 @@ static int on_block(void *p, const struct kt_block *b)
 
 		kt_timebase_string(kt_decoder_timebase(c->dec), base, sizeof(base));
 		printf("# ## TRACEBASE: %s\n", base);
+		/* The time pairs in 10 ns units: eventtospan's CPU timelines end there. */
+		int64_t t0, t1;
+
+		kt_decoder_edges(c->dec, &t0, &t1);
+		printf("# ## STARTSTOP: %" PRId64 " %" PRId64 "\n", t0, t1);
 	}
 	time_t secs = (time_t)(b->usec / 1000000);
 	struct tm tm;

@@ -66,7 +66,7 @@ same_file "kutrace_postproc arm64 golden JSON" $G/arm64.json <(grep -v randomid 
 	"$B/eventtospan" arm64 2>/dev/null | grep -v randomid > "$TMP/arm64.pipe.json"
 same_file "rawtoevent | sort -n | eventtospan arm64 golden JSON" $G/arm64.json "$TMP/arm64.pipe.json"
 for r in '2127, 1, 0, 0, "newfstatat"' '2112, 1, 12, 0, "write"' '1291, 11, 0, 0, "arch_timer"' \
-	'1527, 0, 0, 0, "ipi1_function"' '1038, 4608, 0, 0, "page_fault"'; do
+	'1527, 2, 0, 0, "ipi1_function"' '1038, 4608, 0, 0, "page_fault"'; do
 	check "arm64: $(echo "$r" | cut -d'"' -f2) at its arm64 event number" grep -qF "$r]" $G/arm64.json
 done
 # A trace without call names: the postprocessor names them from the
@@ -104,7 +104,7 @@ done
 
 # The edges of each CPU's timeline (item 4), against the truth mkgolden
 # edges describes: the first span from the block start, the last to the
-# trace end, nothing else lost or added.  Written out row by row, as the
+# trace end (an idle CPU's to the stop time), nothing else lost or added.  Written out row by row, as the
 # tools print rows (t_tools' odd names look the same, other data).
 cat > "$TMP/edges.want" <<'W'
 [ 20.00000020, 0.00000580, 0, 700, 0, 66236, 0, 0, 0, "prog.700"],
@@ -115,6 +115,7 @@ cat > "$TMP/edges.want" <<'W'
 [ 20.00001600, 0.00000200, 0, 700, 0, 2049, 1, 8192, 0, "write"],
 [ 20.00001800, 0.00000601, 0, 700, 0, 66236, 0, 8192, 0, "prog.700"],
 [ 20.00002400, 0.00000001, 1, 0, 0, 520, 32, 0, 0, "mwait"],
+[ 20.00002401, 0.00001599, 1, 0, 0, 65536, 1, 0, 0, "-idlelp-"],
 W
 same_file "edges: every row, first and last spans included, as the truth says" \
 	"$TMP/edges.want" <(grep '^\[ ' "$TMP/edges.json")
@@ -136,7 +137,7 @@ for t in $G/*.trace "$TMP/sched.trace"; do
 	same_json "both paths give the same JSON: $(basename "$t")" "$t"
 done
 for a in "-s 7 -c 4 -d 0.1 -x 30,10,25,3" "-s 8 -c 3 -d 0.2 --ipc --late --gaps" \
-	"-s 9 -c 2 -d 1 --wrap 4"; do
+	"-s 9 -c 2 -d 1 --wrap 4" "-s 10 -c 4 -d 0.05 --idle-start --idle-end 0.01"; do
 	"$B/kutrace_synth" $a -o "$TMP/both.trace" >/dev/null 2>&1
 	same_json "both paths give the same JSON: kutrace_synth $a" "$TMP/both.trace"
 done

@@ -48,6 +48,17 @@ check "--long-gap chains TSDELTA words" bash -c "[ \$(od -A n -t x8 -v $TMP/l.tr
 check "fused calls present (delta field set)" bash -c "od -A n -t x8 -v $TMP/a.trace | tr ' ' '\n' | grep -q '^.....[89a-f]..[1-9a-f]'"
 "$SYNTH" -s 3 -c 2 -d 1 --wrap 4 -e "$TMP/w.exp" -o "$TMP/w.trace" 2>/dev/null
 check "--wrap really wraps" grep -q "wraps [1-9]" "$TMP/w.exp"
+# The trace's edges (issue 27): idle CPUs whose blocks open before the
+# start pair, noted by a switch to pid 0 outside the scheduler, and odd
+# CPUs silent and idle for the last 4 ms before the stop.
+"$SYNTH" -s 9 -c 4 -d 0.02 --idle-start --idle-end 0.004 -o "$TMP/e.trace" 2>/dev/null
+check "--idle-start opens blocks before the start time pair" \
+	bash -c "$KT_BIN/checktrace $TMP/e.trace | grep -q 'block [1-9][0-9]*: counter .* outside the start..stop range'"
+"$KT_BIN/rawtoevent" "$TMP/e.trace" 2>/dev/null | LC_ALL=C sort -n > "$TMP/e.events"
+check "--idle-start: CPUs 1.. note pid 0 (a switch to 0 before any scheduler call)" \
+	bash -c "[ \$(awk '\$3 == 3583 && !(\$4 in s) { s[\$4] = 1 } \$3 == 512 && \$2 == 0 && \$5 == 0 && !(\$4 in s) && !(\$4 in n) { n[\$4] = 1; k++ } END { print k + 0 }' $TMP/e.events) = 3 ]"
+check "--idle-end: CPU 1's last event is more than 4 ms before the stop" \
+	bash -c "awk '/^# ## STARTSTOP:/ { stop = \$5 } \$4 == 1 && \$1 > 0 { last = \$1 } END { exit !(stop - last > 400000) }' $TMP/e.events"
 
 if [ ! -x "$PP" ]; then
 	skip "synth vs kutrace_postproc: $PP not built yet"
@@ -87,6 +98,14 @@ run slowclock -s 208 -c 2 -d 0.05 -r 1.5
 run fastclock -s 209 -c 2 -d 0.05 -r 100
 run busy -s 210 -c 4 -d 0.05 -x 60,20,15,5
 run idle -s 211 -c 6 -t 3 -d 0.2 -x 10,5,40,2 --gaps
+# The trace's edges (issue 27): idle from the start time (never before it)
+# to the first scheduler call, through the start-of-trace note of pid 0;
+# a CPU idle at the end is idle until the stop time.  spancheck fails a
+# row before the start, and the expected idle spans end at the stop.
+run idlestart -s 220 -c 4 -d 0.02 --idle-start
+run idleend -s 221 -c 4 -d 0.03 --idle-end 0.004
+run idleedges -s 222 -c 8 -d 0.03 --idle-start --idle-end 0.003 --ipc --late
+run idleedgesmw -s 223 -c 3 -d 0.05 --idle-start --idle-end 0.01 -x 10,5,40,2 --gaps
 # Regression: late stores crossing a 20-bit rollover (found by this suite).
 run lateroll -s 2024 -c 8 -m 4 -x 35,10,10,2 --late
 for s in 1 2 3 4 5 6; do

@@ -47,6 +47,8 @@ struct opts {
 	int ipc, wrap, gaps, late;
 	long wrap_blocks;
 	double long_gap;	/* seconds of silence on the last CPU */
+	int idle_start;		/* CPUs 1.. idle at the start (see idle_start()) */
+	double idle_end;	/* odd CPUs idle for the last S seconds */
 	double rate;		/* ticks per usec */
 	uint64_t start_usec;
 	const char *out, *expected;
@@ -93,7 +95,7 @@ struct thread {
 };
 
 /* One truth record: from (tick, adj) on, the CPU runs `event`. */
-enum { A_NONE, A_SWITCH, A_RETUSER };
+enum { A_NONE, A_SWITCH, A_RETUSER, A_IDLESTART };
 struct rec {
 	uint64_t tick;
 	int32_t adj;		/* nsec10 added after conversion */
@@ -116,6 +118,7 @@ struct cpu {
 	int done;
 	int long_gap_done;
 	int started;
+	int idle_end;		/* idles until the stop time from now on */
 	struct rec *recs;
 	size_t nrec, cap;
 };
@@ -597,6 +600,26 @@ static void idle_step(struct cpu *c)
 		c->next_timer = c->now + HZ_TICKS;
 }
 
+/*
+ * --idle-end: the CPU takes no more work.  Its thread sleeps at its next
+ * return to user code; once idle (maybe in MWAIT) the CPU stays silent,
+ * idle until the trace stops.  Returns 1 when it has gone quiet.
+ */
+static int end_idle(struct cpu *c)
+{
+	if (c->cur >= 0) {
+		if (c->depth > 0 || c->now >= c->next_timer)
+			return 0;	/* kernel code and ticks go on */
+		schedule(c, 1, -1);
+		return 1;
+	}
+	if (c->mwait_hint < 0 && pct(50))
+		point_split(c, step_t(c, 10, 100), KUTRACE_MWAIT, 0x20);
+	c->idle_end = 1;
+	c->done = 1;
+	return 1;
+}
+
 static void cpu_step(struct cpu *c)
 {
 	if (c->now >= TEND ||
@@ -604,6 +627,9 @@ static void cpu_step(struct cpu *c)
 		c->done = 1;
 		return;
 	}
+	if (c->idle_end || (O.idle_end > 0 && (c->id & 1) &&
+			     c->now >= TEND - US(O.idle_end * 1e6) && end_idle(c)))
+		return;
 	if (!c->started) {
 		/* Every CPU starts in the scheduler, picking work or idle. */
 		c->started = 1;
@@ -663,6 +689,39 @@ static void init_names(struct cpu *c, uint32_t ctl_pid)
 	kt_rw_name(W, c->id, t++, KUTRACE_PIDNAME, ctl_pid & 0xFFFF, buf);
 	kt_rw_trace1(W, c->id, t++, KUTRACE_USERPID, ctl_pid, 0);
 	c->now = t;
+}
+
+/*
+ * --idle-start: CPUs 1.. idle when tracing starts, as the module's
+ * start-of-trace note finds them (module/kutrace_main.c, kt_note_current):
+ * the idle task's name entry opens the CPU's block, a switch entry to
+ * pid 0 (not inside the scheduler) follows a few usec later, and the CPU
+ * stays idle until its first scheduler call, up to 2 ms later.  Odd CPUs
+ * open their block up to 10 usec before the start time pair (within the
+ * late-store window the readers allow), even ones after it: the CPU is
+ * idle from the later of its block start and the trace start.
+ */
+static void idle_start_cpus(void)
+{
+	for (int i = 1; i < O.ncpu; i++) {
+		struct cpu *c = &C[i];
+		uint64_t d = rr(US(2), US(10));
+		uint64_t tb = (i & 1) ? T0 - d : T0 + d;
+		uint64_t tn = tb + rr(US(1), US(9));
+		char nm[32];
+
+		snprintf(nm, sizeof(nm), "swapper/%d", i);
+		kt_rw_name(W, i, tb, KUTRACE_PIDNAME, 0, nm);
+		kt_rw_trace1(W, i, tn, KUTRACE_USERPID, 0, ipc_byte());
+		entries += 2;
+		check_wrap();
+		struct rec *r = span_at(c, tb > T0 ? tb : T0, 0, KUTRACE_IDLE);
+
+		if (r)
+			r->action = A_IDLESTART;
+		c->now = T0 + rr(US(200), US(2000));
+		c->next_timer = c->now + rr(1, HZ_TICKS);
+	}
 }
 
 /* ---------------------------------------------------------------------- */
@@ -729,7 +788,9 @@ static void name_of(char *buf, size_t n, int ev, uint32_t pid)
  * syscall returns to user mode (the return fix-up of docs/spec/FORMATS.md 5.3 pops
  * to user whatever was believed).  Without wraparound every CPU is synced
  * from its first scheduler return on.  A CPU's last state lasts to the
- * end of the trace: the latest state change of any CPU.
+ * end of the trace, the latest state change of any CPU; an idle one to
+ * the stop time.  A CPU idle from the trace start (idle_start_cpus) is
+ * known from its first block on.
  */
 static void write_expected(uint64_t c1, uint64_t u1)
 {
@@ -755,7 +816,7 @@ static void write_expected(uint64_t c1, uint64_t u1)
 	size_t total = 0, k = 0;
 
 	/* The end of the trace: the latest event of any CPU. */
-	struct rec end = { 0 };
+	struct rec end = { 0 }, stop = { .tick = c1 };
 
 	for (int c = 0; c < O.ncpu; c++) {
 		const struct rec *l = C[c].nrec ? &C[c].recs[C[c].nrec - 1] : NULL;
@@ -793,7 +854,10 @@ static void write_expected(uint64_t c1, uint64_t u1)
 		struct cpu *cp = &C[c];
 		struct rec *r = &cp->recs[refs[j].i];
 
-		if (!has[c] || r->tick < s_c[c]) {
+		/* Idle from the trace start (idle_start_cpus), if its block survived. */
+		int first_idle = r->action == A_IDLESTART && has[c] && !last_wraps;
+
+		if (!first_idle && (!has[c] || r->tick < s_c[c])) {
 			/*
 			 * A switch postprocessing never sees leaves the
 			 * stack it saved for that thread stale.
@@ -818,13 +882,17 @@ static void write_expected(uint64_t c1, uint64_t u1)
 					    (st[r->new_t] == UNSEEN && r->new_depth == 0);
 			if (!synced[c] && r->new_t >= 0)
 				st[r->new_t] = BAD;
-		} else if (r->action == A_RETUSER) {
+		} else if (r->action == A_RETUSER || first_idle) {
 			synced[c] = 1;
 		}
 		if (!synced[c])
 			continue;
-		/* A CPU's last state lasts to the end of the trace. */
-		struct rec *nx = refs[j].i + 1 < cp->nrec ? &cp->recs[refs[j].i + 1] : &end;
+		/*
+		 * A CPU's last state lasts to the end of the trace, idle to
+		 * the stop time: nothing else happened on it until then.
+		 */
+		struct rec *nx = refs[j].i + 1 < cp->nrec ? &cp->recs[refs[j].i + 1] :
+				 r->event == KUTRACE_IDLE ? &stop : &end;
 
 		if (nx->tick == r->tick && nx->adj == r->adj)
 			continue;	/* zero length: no row */
@@ -875,6 +943,10 @@ static void usage(FILE *f, int status)
 "  --gaps         NO_HZ idle gaps longer than 0xE0000 ticks (TSDELTA)\n"
 "  --long-gap S   one CPU silent for S seconds (chained TSDELTA)\n"
 "  --late         late stores (entries stored after later ones)\n"
+"  --idle-start   CPUs 1.. idle at the start until a scheduler call, their\n"
+"                 blocks opened up to 10 usec before or after the start pair\n"
+"  --idle-end S   odd CPUs take no work in the last S seconds: idle (maybe\n"
+"                 in MWAIT) and silent until the stop time\n"
 "  -e FILE        write the expected CPU timeline\n"
 "  -h, --help     this text\n");
 	exit(status);
@@ -899,6 +971,8 @@ int main(int argc, char **argv)
 		{ "gaps", no_argument, 0, 'G' },
 		{ "long-gap", required_argument, 0, 'L' },
 		{ "late", no_argument, 0, 'S' },
+		{ "idle-start", no_argument, 0, 'A' },
+		{ "idle-end", required_argument, 0, 'E' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
@@ -931,6 +1005,8 @@ int main(int argc, char **argv)
 		case 'G': O.gaps = 1; break;
 		case 'L': O.long_gap = num(optarg, "--long-gap"); break;
 		case 'S': O.late = 1; break;
+		case 'A': O.idle_start = 1; break;
+		case 'E': O.idle_end = num(optarg, "--idle-end"); break;
 		case 'h': usage(stdout, 0); break;
 		default: usage(stderr, 2);
 		}
@@ -944,8 +1020,9 @@ int main(int argc, char **argv)
 		kt_die("tick rate must be 1..100 ticks/usec");
 	if (!(O.seconds > 0 && O.seconds <= 1e6))
 		kt_die("duration must be more than 0 and at most 1e6 seconds");
-	if (!(O.size_mb >= 0 && O.size_mb <= 1e6) || !(O.long_gap >= 0 && O.long_gap <= 1e6))
-		kt_die("-m and --long-gap must be 0..1e6");
+	if (!(O.size_mb >= 0 && O.size_mb <= 1e6) || !(O.long_gap >= 0 && O.long_gap <= 1e6) ||
+	    !(O.idle_end >= 0 && O.idle_end <= 1e6))
+		kt_die("-m, --long-gap and --idle-end must be 0..1e6");
 	if (O.size_mb > 0 && O.seconds == 0.05)
 		O.seconds = 1e6;	/* size decides */
 	if (O.nthreads <= 0)
@@ -1003,6 +1080,8 @@ int main(int argc, char **argv)
 	}
 	kt_rw_set_task(W, 0, ctl->pid, ctl->comm);
 	init_names(&C[0], ctl->pid);
+	if (O.idle_start)
+		idle_start_cpus();
 	/* CPU 0 runs the control program, which goes to sleep for good. */
 	C[0].cur = NT;
 	C[0].started = 1;

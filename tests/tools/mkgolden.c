@@ -249,8 +249,9 @@ static void exec(const char *path)
 
 /*
  * IPIs to an idle CPU.  CPU 1 idles from its first block on, silent until
- * the first IPI: the arc ends at its reschedule_ipi (the scheduler return
- * the postprocessor puts back at CPU 1's first switch must not end it).
+ * the first IPI: the arc ends at its reschedule_ipi.  Its first entry, a
+ * switch to pid 0 outside the scheduler, is the module's note of the task
+ * at the trace start (kt_note_current): CPU 1 stays idle through it.
  * Later CPU 1 idles after an mwait: the second arc ends where the c-exit
  * before the reschedule_ipi starts.  CPU 0 forks a child (runnable).
  */
@@ -306,9 +307,9 @@ static void ipi(const char *path)
  * from T(10) to T(800) (the mark splits it).  CPU 1's first block is
  * opened at T(20) inside an interrupt handler taken in idle, whose return
  * at T(300) is CPU 1's first event: the handler runs from T(20).  The
- * trace ends with CPU 1's last event at T(1200): CPU 0 runs prog.700's
- * user code from the write's return at T(900) to T(1200), CPU 1 idles
- * from T(300) to T(1200).
+ * trace's last event is CPU 1's at T(1200): CPU 0 runs prog.700's user
+ * code from the write's return at T(900) to T(1200), CPU 1 idles from
+ * T(300) on, in MWAIT from T(1200) to the stop time T(2000).
  */
 static void edges(const char *path)
 {

@@ -7,7 +7,8 @@
  * same start (10 ns), duration (10 ns) and event.  And per CPU the rows
  * that occupy the CPU (kernel, user, idle, c-exit: event >= 0x400, plus the
  * 1-nsec10 point rows that split a span: mwait, marks, mwait-exit) tile the
- * time line: no overlap, no gap between a CPU's first and last row.
+ * time line: no overlap, no gap between a CPU's first and last row, and
+ * none starts before the trace's start time (the timebase's C0).
  *
  * Ticks are converted with kt_timebase_ns10 from the "# timebase" pairs,
  * exactly as postprocessing converts them.  The only tolerated absence is
@@ -219,8 +220,15 @@ int main(int argc, char **argv)
 		}
 	}
 
-	/* 2. Per CPU the rows tile: no overlap, no gap. */
-	long overlaps = 0, gaps = 0;
+	/* 2. Per CPU the rows tile: no overlap, no gap, nothing before the start. */
+	long overlaps = 0, gaps = 0, early = 0;
+	int64_t start = have_tb ? kt_timebase_ns10(&tb, tb.c0) : 0;
+
+	for (size_t i = 0; i < nrow; i++)
+		if (rows[i].start < start && early++ < SHOW)
+			printf("EARLY cpu %d: [%.8f, %.8f] event %d before the start %.8f\n",
+			       rows[i].cpu, rows[i].start / 1e8, rows[i].dur / 1e8,
+			       rows[i].event, start / 1e8);
 
 	for (size_t i = 1; i < nrow; i++) {
 		struct row *p = &rows[i - 1], *r = &rows[i];
@@ -257,9 +265,9 @@ int main(int argc, char **argv)
 	}
 	printf("spancheck: %zu expected spans, %ld matched, %ld missing, "
 	       "%ld unwritten (long or 1-nsec10 idle), %zu CPU rows, %ld overlaps, %ld gaps, "
-	       "%ld bad rows\n", nex, matched, missing, long_ok, nrow, overlaps,
-	       gaps, bad);
+	       "%ld early, %ld bad rows\n", nex, matched, missing, long_ok, nrow, overlaps,
+	       gaps, early, bad);
 	free(ex);
 	free(rows);
-	return (missing || overlaps || gaps || bad || nex == 0) ? 1 : 0;
+	return (missing || overlaps || gaps || early || bad || nex == 0) ? 1 : 0;
 }

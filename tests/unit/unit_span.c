@@ -348,6 +348,54 @@ static void test_rename(void **state)
 }
 
 /* cmocka's table: the same lines in every unit test, as cmocka wants them. */
+/*
+ * The trace's edges (issue 27), with start 1000 and stop 9000.  CPU 0's
+ * block starts before the start: idle from the start, through the
+ * module's note of pid 0 (a switch to 0 outside the scheduler), to its
+ * first scheduler call.  CPU 1 is noted inside the IPI handler, which
+ * keeps its frame and arg; idle at the end, it idles (after its MWAIT) to
+ * the stop, while CPU 0's user code ends at the last event.  CPU 2's
+ * block starts before the start too, but a mark before the start says
+ * its thread ran then: its first span keeps the block start.
+ */
+static void test_edges(void **state)
+{
+	(void)state;
+	kt_spans_edges(S, 1000, 9000);
+	E(800, 1, KUTRACE_USERPID, 2, 600, 0, 0, 0, "p.600");
+	E(850, 1, KUTRACE_MARKA, 2, 600, 1, 0, 0, "mark_a=a");
+	E(900, 1, KUTRACE_USERPID, 0, 0, 0, 0, 0, "-idle-.0");
+	E(960, 0, KUTRACE_USERPID, 0, 0, 0, 0, 0, "-idle-.0");
+	E(1100, 1, KUTRACE_USERPID, 1, 0, 0, 0, 0, "-idle-.0");
+	E(1105, 0, KUTRACE_IRQ + 0xFB, 1, 0, 2, 0, 0, "call_function");
+	E(1110, 0, KUTRACE_USERPID, 1, 0, 0, 0, 0, "-idle-.0");
+	E(1120, 0, KUTRACE_IRQ + 0xFB + RET, 1, 0, 0, 0, 0, "/call_function");
+	E(2000, 1, KUTRACE_MWAIT, 1, 0, 0x01, 0, 0, "mwait");
+	E(3000, 0, KUTRACE_SCHED_CALL, 0, 0, 0, 0, 0, "-sched-");
+	E(3010, 0, KUTRACE_USERPID, 0, 700, 700, 0, 0, "q.700");
+	E(3020, 0, KUTRACE_SCHED_RET, 0, 700, 0, 0, 0, "/-sched-");
+	E(4000, 0, WRITE, 0, 700, 1, 0, 0, "write");
+	E(4100, 0, WRITE + RET, 0, 700, 1, 0, 0, "/write");
+	E(5000, 1, KUTRACE_MARKA, 2, 600, 1, 0, 0, "mark_a=a");
+	const char *want[] = {
+		"800 50 2 600 0 0x10258 0 0 0 p.600",
+		"850 1 2 600 0 0x20a 1 0 0 mark_a=a",
+		"1100 5 1 0 0 0x10000 0 0 0 -idle-",
+		"1105 15 1 0 0 0x5fb 2 0 0 call_function",
+		"1120 880 1 0 0 0x10000 0 0 0 -idle-",
+		"2000 1 1 0 0 0x208 1 0 0 mwait",
+		"1000 2000 0 0 0 0x10000 0 0 0 -idle-",
+		"3000 20 0 0 0 0xdff 0 0 0 -sched-",
+		"3020 980 0 700 0 0x102bc 0 0 0 q.700",
+		"4000 100 0 700 0 0x801 1 0 0 write",
+		"851 4149 2 600 0 0x10258 0 0 0 p.600",
+		"5000 1 2 600 0 0x20a 1 0 0 mark_a=a",
+		"4100 901 0 700 0 0x102bc 1 0 0 q.700",
+		"2001 6999 1 0 0 0x10000 1 0 0 -idlelp-",
+	};
+	expect(want, 14);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -359,6 +407,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_return_without_call, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_trap_in_sched, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rename, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_edges, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
