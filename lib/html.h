@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * html.h - the self-contained HTML timeline page: html.c (the template and
- * the writers), pageenc.c (the columns), pageextract.c (the way back).
+ * the writers), pageenc.c (the columns and the blob), pagejson.c (JSON
+ * into columns), pagerows.c (rows into columns), pageextract.c (the way
+ * back).
  *
  * A page is the viewer template (postprocess/viewer/viewer.html) with its
  * local <link rel="stylesheet" href="X.css"> and <script src="X.js"> lines
@@ -44,7 +46,7 @@ int kt_html_write_mem(FILE *out, const char *template_path,
 		      const char *json, size_t len, char *err, size_t errlen);
 
 /*
- * A CPU page's columns built from rows as data (pageenc.c): kutrace_postproc
+ * A CPU page's columns built from rows as data (pagerows.c): kutrace_postproc
  * hands over the rows of its JSON in the JSON's order, so the page needs
  * no second reading of the JSON.  At most max rows (0: no limit); past
  * that the columns are dropped and kt_pagecols_full() says so.

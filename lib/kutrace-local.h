@@ -109,6 +109,13 @@ struct kt_raw {
 	/* Non-empty when kt_raw_index repaired an absurd time pair: one line
 	 * for the program to print. */
 	char note[256];
+	/* The file mapped (NULL: read through f), and the read position. */
+	const unsigned char *map;
+	size_t maplen, mpos;
+	/* kt_raw_each's block index, made once for every pass. */
+	struct kt_block_ref *refs;
+	long nrefs;
+	int each_indexed;
 };
 
 /*
@@ -218,6 +225,12 @@ void kt_decoder_free(struct kt_decoder *d);
 /* Decode one block; 0, or -1 with the one-line reason in kt_decoder_err. */
 int kt_decode_block(struct kt_decoder *d, const struct kt_block *b);
 const char *kt_decoder_err(const struct kt_decoder *d);
+/*
+ * The caller runs kt_block_check on every block once, keeps the verdict
+ * and hands on only blocks that passed it: the decoder does not check
+ * them again (kutrace_postproc checks in its first pass).
+ */
+void kt_decoder_prechecked(struct kt_decoder *d);
 const struct kt_timebase *kt_decoder_timebase(const struct kt_decoder *d);
 /* Name of a 64-bit key (see decode.c) or NULL; names known so far. */
 /* Learn RPC method and lock names of a block ahead of decoding (decode.c). */

@@ -3,6 +3,7 @@
  * page-local.h - what the page code's files share: html.c (the template
  * and the API of html.h), pageenc.c (the column encoder; the page data's
  * format is described at its top), pagejson.c (JSON into columns),
+ * pagerows.c (rows as data into columns),
  * pageextract.c (columns back into JSON), jscan.c (the JSON scanner) and
  * pagekind.c (the book's RPC and points pages): byte vectors, the
  * scanner's state, the string table, the row predictor, the trace in
@@ -155,6 +156,8 @@ int sc_skip(struct sc *c, int depth);
  * canonical text, the exceptions, and the blob.
  */
 uint32_t pg_strtab_intern(struct strtab *t, const char *s, size_t n);
+/* String i's bytes ("" when empty: an empty table's data is NULL). */
+const char *pg_strtab_at(const struct strtab *t, uint32_t i);
 void pg_pred_init(struct pred *p);
 void pg_pred_free(struct pred *p);
 void pg_pred_row(struct pred *p, int64_t *v, int64_t *r, int decode);
@@ -165,7 +168,7 @@ void pg_trace_free(struct trace *t);
 int pg_write_blob(FILE *out, struct trace *t, const char *json, size_t len);
 extern const char pg_b64[];
 
-/* kt_pagecols (html.h): the trace in columns, built from rows (pageenc.c). */
+/* kt_pagecols (html.h): the trace in columns, built from rows (pagerows.c). */
 struct kt_pagecols {
 	struct trace t;
 	uint64_t max;

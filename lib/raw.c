@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "kutrace-local.h"
@@ -97,11 +98,30 @@ int kt_raw_open(struct kt_raw *r, const char *path)
 		r->f = t;
 		r->own_file = 1;
 	}
+	/*
+	 * The file is mapped once and every pass reads the mapping: the
+	 * name prescan and the decoding pass read the disk once between
+	 * them.  Without a mapping (none possible) stdio reads it.
+	 */
+	if (fstat(fileno(r->f), &st) == 0 && st.st_size > 0) {
+		void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
+			       fileno(r->f), 0);
+
+		if (m != MAP_FAILED) {
+			r->map = m;
+			r->maplen = (size_t)st.st_size;
+		}
+	}
 	return 0;
 }
 
 void kt_raw_close(struct kt_raw *r)
 {
+	if (r->map)
+		munmap((void *)r->map, r->maplen);
+	r->map = NULL;
+	free(r->refs);
+	r->refs = NULL;
 	if (r->own_file && r->f)
 		fclose(r->f);
 	r->f = NULL;
@@ -124,10 +144,32 @@ static int fail(struct kt_raw *r, long block, long word, const char *what)
 	return -1;
 }
 
-/* Read exactly n bytes: 1 done, 0 clean EOF before any byte, -1 short. */
-static int read_full(FILE *f, void *buf, size_t n, size_t *got)
+/* Up to n bytes from the mapping or the file; the count read. */
+static size_t raw_read(struct kt_raw *r, void *buf, size_t n)
 {
-	*got = fread(buf, 1, n, f);
+	if (!r->map)
+		return fread(buf, 1, n, r->f);
+	size_t k = r->mpos < r->maplen ? r->maplen - r->mpos : 0;
+
+	if (k > n)
+		k = n;
+	memcpy(buf, r->map + r->mpos, k);
+	r->mpos += k;
+	return k;
+}
+
+static int raw_seek(struct kt_raw *r, long off)
+{
+	if (!r->map)
+		return fseek(r->f, off, SEEK_SET);
+	r->mpos = (size_t)off;
+	return 0;
+}
+
+/* Read exactly n bytes: 1 done, 0 clean EOF before any byte, -1 short. */
+static int read_full(struct kt_raw *r, void *buf, size_t n, size_t *got)
+{
+	*got = raw_read(r, buf, n);
 	if (*got == n)
 		return 1;
 	return *got == 0 ? 0 : -1;
@@ -149,7 +191,7 @@ int kt_raw_next(struct kt_raw *r, struct kt_block *b)
 {
 	long bi = r->next_index;
 	size_t got;
-	int rc = read_full(r->f, b->w, KUTRACE_BLOCK_BYTES, &got);
+	int rc = read_full(r, b->w, KUTRACE_BLOCK_BYTES, &got);
 
 	if (rc == 0) {
 		if (bi == 0)
@@ -217,7 +259,7 @@ int kt_raw_next(struct kt_raw *r, struct kt_block *b)
 
 	b->has_side = (b->flags & KUTRACE_FLAG_SIDE) != 0;
 	if (b->has_side) {
-		rc = read_full(r->f, b->side, KUTRACE_SIDE_BYTES, &got);
+		rc = read_full(r, b->side, KUTRACE_SIDE_BYTES, &got);
 		if (rc != 1)
 			return fail(r, bi, -1, "truncated IPC/LLC side block");
 	} else {
@@ -358,9 +400,9 @@ long kt_raw_index(struct kt_raw *r, struct kt_block_ref **out)
 		uint64_t hdr[6];
 		size_t want = n == 0 ? sizeof(hdr) : 2 * sizeof(hdr[0]);
 
-		if (fseek(r->f, off, SEEK_SET) != 0)
+		if (raw_seek(r, off) != 0)
 			break;
-		size_t got = fread(hdr, 1, want, r->f);
+		size_t got = raw_read(r, hdr, want);
 
 		if (got == 0)
 			break;
@@ -407,7 +449,7 @@ long kt_raw_index(struct kt_raw *r, struct kt_block_ref **out)
 	 */
 	if ((flags0 & KUTRACE_FLAG_WRAP) && n > 2)
 		qsort(refs + 1, (size_t)(n - 1), sizeof(*refs), cmp_base);
-	fseek(r->f, 0, SEEK_SET);
+	raw_seek(r, 0);
 	if (n > 0) {
 		repair_pairs(r, refs, n);
 		set_limits(r, refs, n, (flags0 & KUTRACE_FLAG_WRAP) != 0);
@@ -420,7 +462,7 @@ long kt_raw_index(struct kt_raw *r, struct kt_block_ref **out)
 int kt_raw_read_at(struct kt_raw *r, const struct kt_block_ref *ref,
 		   struct kt_block *b)
 {
-	if (fseek(r->f, ref->offset, SEEK_SET) != 0)
+	if (raw_seek(r, ref->offset) != 0)
 		return fail(r, ref->index, -1, "cannot seek");
 	r->next_index = ref->index;
 	int rc = kt_raw_next(r, b);
@@ -436,11 +478,9 @@ int kt_raw_read_at(struct kt_raw *r, const struct kt_block_ref *ref,
 int kt_raw_each(struct kt_raw *r, kt_block_fn fn, void *ctx)
 {
 	struct kt_block *b = kt_xmalloc(sizeof(*b));
-	struct kt_block_ref *refs = NULL;
-	long n = -1;
 	int rc = 0;
 
-	if (fseek(r->f, 0, SEEK_END) == 0) {
+	if (!r->each_indexed && fseek(r->f, 0, SEEK_END) == 0) {
 		long size = ftell(r->f);
 
 		fseek(r->f, 0, SEEK_SET);
@@ -449,25 +489,32 @@ int kt_raw_each(struct kt_raw *r, kt_block_fn fn, void *ctx)
 			goto out;
 		}
 		/* Block 0 first: a foreign or zeroed file fails before the index. */
+		raw_seek(r, 0);
 		r->next_index = 0;
 		if (kt_raw_next(r, b) < 0) {
 			rc = -1;
 			goto out;
 		}
 		r->next_index = 0;
-		n = kt_raw_index(r, &refs);
-		if (n < 0) {
+		/* Once per file: the second pass walks the same index. */
+		r->nrefs = kt_raw_index(r, &r->refs);
+		if (r->nrefs < 0) {
+			r->refs = NULL;
 			rc = -1;
 			goto out;
 		}
+		r->each_indexed = 1;
 	}
+	if (!r->each_indexed)
+		raw_seek(r, 0);
+	r->next_index = 0;
 	for (long i = 0;; i++) {
 		int got;
 
-		if (n >= 0) {
-			if (i >= n)
+		if (r->each_indexed) {
+			if (i >= r->nrefs)
 				break;
-			got = kt_raw_read_at(r, &refs[i], b);
+			got = kt_raw_read_at(r, &r->refs[i], b);
 		} else {
 			got = kt_raw_next(r, b);
 		}
@@ -482,7 +529,6 @@ int kt_raw_each(struct kt_raw *r, kt_block_fn fn, void *ctx)
 			break;
 	}
 out:
-	free(refs);
 	free(b);
 	return rc;
 }

@@ -32,6 +32,14 @@ struct ctx {
 	int skip_damaged;	/* --skip-damaged: skip and count damaged blocks */
 	long skipped;
 	char err[256];
+	/*
+	 * Each block is checked once, in the first pass; the verdict
+	 * (kt_block_check's 0, 1 or -1, by block index) and the line of a
+	 * non-zero one are kept for the second.
+	 */
+	signed char *verdict;
+	char **vmsg;
+	long nverdict;
 	struct kt_spans *spans;
 	struct kt_jsonout *jo;
 	struct kt_json_meta meta;
@@ -86,6 +94,7 @@ static void setup(struct ctx *c)
 	if (c->dec)
 		return;
 	c->dec = kt_xdecoder_new(&c->raw, on_event, c);
+	kt_decoder_prechecked(c->dec);
 	const struct kt_timebase *tb = kt_decoder_timebase(c->dec);
 
 	kt_timebase_string(tb, c->tracebase, sizeof(c->tracebase));
@@ -99,13 +108,31 @@ static void setup(struct ctx *c)
 			      tb->slope_us * 100.0) + 1;
 }
 
-/* First pass: names that user code may have put in any block. */
+/* First pass: each block checked, and names that user code may have put in any block. */
 static int on_prescan(void *p, const struct kt_block *b)
 {
 	struct ctx *c = p;
 
 	setup(c);
-	if (c->skip_damaged && kt_block_check(b, c->err, sizeof(c->err)) < 0)
+	if (b->index >= c->nverdict) {
+		long n = c->nverdict ? c->nverdict : 256;
+
+		while (n <= b->index)
+			n *= 2;
+		c->verdict = kt_xrealloc(c->verdict, (size_t)n);
+		c->vmsg = kt_xrealloc(c->vmsg, (size_t)n * sizeof(*c->vmsg));
+		memset(c->verdict + c->nverdict, 0, (size_t)(n - c->nverdict));
+		memset(c->vmsg + c->nverdict, 0, (size_t)(n - c->nverdict) * sizeof(*c->vmsg));
+		c->nverdict = n;
+	}
+	int rc = kt_block_check(b, c->err, sizeof(c->err));
+
+	c->verdict[b->index] = (signed char)rc;
+	if (rc) {
+		free(c->vmsg[b->index]);
+		c->vmsg[b->index] = kt_xstrdup(c->err);
+	}
+	if (rc < 0 && c->skip_damaged)
 		return 0;	/* reported by on_block */
 	kt_decoder_prescan(c->dec, b);
 	return 0;
@@ -114,19 +141,18 @@ static int on_prescan(void *p, const struct kt_block *b)
 static int on_block(void *p, const struct kt_block *b)
 {
 	struct ctx *c = p;
+	int rc = b->index < c->nverdict ? c->verdict[b->index] : 0;
 
 	setup(c);
-	if (c->skip_damaged || b->last) {
-		int rc = kt_block_check(b, c->err, sizeof(c->err));
-
-		if (rc > 0)
-			fprintf(stderr, "%s: %s: %s\n", kt_progname(), c->raw.path, c->err);
-		if (rc < 0 && c->skip_damaged) {
-			fprintf(stderr, "%s: %s: %s (block skipped)\n", kt_progname(),
-				c->raw.path, c->err);
-			c->skipped++;
-			return 0;
-		}
+	if (rc > 0)
+		fprintf(stderr, "%s: %s: %s\n", kt_progname(), c->raw.path, c->vmsg[b->index]);
+	if (rc < 0) {
+		if (!c->skip_damaged)
+			kt_die("%s: %s", c->raw.path, c->vmsg[b->index]);
+		fprintf(stderr, "%s: %s: %s (block skipped)\n", kt_progname(),
+			c->raw.path, c->vmsg[b->index]);
+		c->skipped++;
+		return 0;
 	}
 	if (kt_decode_block(c->dec, b) < 0)
 		kt_die("%s: %s", c->raw.path, kt_decoder_err(c->dec));
@@ -397,5 +423,9 @@ int main(int argc, char **argv)
 	free(json_path);
 	kt_decoder_free(c.dec);
 	kt_raw_close(&c.raw);
+	for (long i = 0; i < c.nverdict; i++)
+		free(c.vmsg[i]);
+	free(c.vmsg);
+	free(c.verdict);
 	return 0;
 }

@@ -10,7 +10,7 @@ cat <<'HEAD'
 // SPDX-License-Identifier: BSD-3-Clause
 // kutrace timeline viewer: draws KUtrace spans on a canvas from typed arrays.
 // Data: #ktmeta (JSON header) + #ktdata (base64 of a zlib blob of columns,
-// see lib/pagecodec.c), or a KUtrace JSON file opened/dropped on the page.
+// see lib/pageenc.c), or a KUtrace JSON file opened/dropped on the page.
 // Test hook: window.kutraceState() and window.kutrace (the viewer object).
 // Built from postprocess/viewer/{data,draw,ui}.js by assemble.sh.
 'use strict';

@@ -75,7 +75,7 @@ function colF64(u, p, n, out) {
   }
   return out;
 }
-// The KTV2 blob of lib/pagecodec.c: columns, then the prediction undone in one
+// The KTV2 blob of lib/pageenc.c: columns, then the prediction undone in one
 // pass (the same rules as pred_row there), then the string table.
 function decodeBlob(u) {
   const dv = new DataView(u.buffer, u.byteOffset, u.byteLength);
