@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "kutrace-local.h"
 
@@ -154,6 +155,16 @@ static size_t raw_read(struct kt_raw *r, void *buf, size_t n)
 	if (k > n)
 		k = n;
 	memcpy(buf, r->map + r->mpos, k);
+	/*
+	 * Copied out, so let the pages go: a pass over a 4 GB trace must
+	 * not hold it all as its own memory (the page cache keeps it for
+	 * the next pass).
+	 */
+	uintptr_t lo = ((uintptr_t)(r->map + r->mpos) + 4095) & ~(uintptr_t)4095;
+	uintptr_t hi = (uintptr_t)(r->map + r->mpos + k) & ~(uintptr_t)4095;
+
+	if (k >= 65536 && hi > lo)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
 	r->mpos += k;
 	return k;
 }
@@ -400,9 +411,16 @@ long kt_raw_index(struct kt_raw *r, struct kt_block_ref **out)
 		uint64_t hdr[6];
 		size_t want = n == 0 ? sizeof(hdr) : 2 * sizeof(hdr[0]);
 
-		if (raw_seek(r, off) != 0)
+		/*
+		 * Headers through the descriptor, not the mapping: touching
+		 * each block's first page would map the whole file (the
+		 * kernel maps pages around a fault).
+		 */
+		ssize_t rd = r->map ? pread(fileno(r->f), hdr, want, off) : 0;
+
+		if (!r->map && fseek(r->f, off, SEEK_SET) != 0)
 			break;
-		size_t got = raw_read(r, hdr, want);
+		size_t got = r->map ? (rd > 0 ? (size_t)rd : 0) : fread(hdr, 1, want, r->f);
 
 		if (got == 0)
 			break;
