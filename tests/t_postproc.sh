@@ -235,10 +235,13 @@ check "--html-max-spans 5: exit 0, JSON written" test $rc = 0 -a -s "$TMP/big.js
 check "--html-max-spans 5: no HTML, and a message saying how to cut a range" \
 	bash -c '! test -e "$1/big.html" && grep -q "no HTML written" "$1/big.err" &&
 		grep -q spantotrim "$1/big.err"' _ "$TMP"
-for bad in "--html-max-spans x" "--html-max-spans" "--html-max-spans 1k"; do
-	"$B/kutrace_postproc" "$TMP/big.trace" $bad >/dev/null 2>"$TMP/bad.err"; rc=$?
-	check "kutrace_postproc $bad: usage, exit 2" \
-		bash -c 'test "$1" = 2 && grep -q "^usage:" "$2"' _ $rc "$TMP/bad.err"
+"$B/kutrace_postproc" "$TMP/big.trace" --html-max-spans >/dev/null 2>"$TMP/bad.err"; rc=$?
+check "kutrace_postproc --html-max-spans (no value): usage, exit 2" \
+	bash -c 'test "$1" = 2 && grep -q "^usage:" "$2"' _ $rc "$TMP/bad.err"
+for bad in x 1k -1 " 5"; do
+	"$B/kutrace_postproc" "$TMP/big.trace" --html-max-spans "$bad" >/dev/null 2>"$TMP/bad.err"; rc=$?
+	eq "kutrace_postproc --html-max-spans '$bad': one line naming it, exit 2" \
+		"2:kutrace_postproc: --html-max-spans $bad: not a number" "$rc:$(cat "$TMP/bad.err")"
 done
 
 # Facts of the golden trace, reasoned from docs/spec/FORMATS.md, asserted one by one.
