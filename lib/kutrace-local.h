@@ -34,9 +34,65 @@ void kt_set_progname(const char *argv0);
 const char *kt_progname(void);
 /*
  * kt_die removes this file (a program's half-written output) before it
- * exits; NULL forgets it.  One path at a time.
+ * exits, as it does every file so named (up to 4); NULL forgets them all,
+ * kt_unlink_forget one.
  */
 void kt_unlink_on_die(const char *path);
+void kt_unlink_forget(const char *path);
+
+/*
+ * Outputs written whole or not at all (tool_out.c): kt_out_open creates
+ * PATH.tmp, which kt_die removes, and kt_out_commit renames it to PATH
+ * once it is complete, so a failure never leaves a half file under the
+ * final name.  Every error is one line naming the file, followed by note
+ * when it is not NULL ("; X.json was written, no HTML").
+ */
+FILE *kt_out_open(const char *path, const char *note);
+/*
+ * A second temporary, PATH.tmp2, for the output f is writing: for a
+ * writer that copies its first draft into the final form.  f stays open
+ * (and is removed by kt_die) until kt_out_commit of the new file removes
+ * it.
+ */
+FILE *kt_out_redo(FILE *f);
+/* The temporary's name, for a program's own error lines. */
+const char *kt_out_tmpname(FILE *f);
+/* Flushed, closed and renamed to PATH, or kt_die with the reason. */
+void kt_out_commit(FILE *f);
+
+/*
+ * Command lines (tool_args.c): one table of options per program, parsed
+ * by getopt_long_only.  A name of one letter is the option -X; a longer
+ * one is -NAME or --NAME (the original KUtrace's spelling is -maxblock,
+ * kutrace's --no-html; both work), never abbreviated.  -h and --help
+ * print the usage to stdout and exit 0 (unless the table has its own
+ * "h"); an unknown option, a missing value or a wrong number of
+ * arguments prints the usage to stderr and exits 2; a value that is not
+ * a number where one is needed is one line and exit 2.
+ */
+enum kt_opt_kind {
+	KT_OPT_FLAG,	/* int *dst = val */
+	KT_OPT_STR,	/* const char **dst = the value */
+	KT_OPT_ULL,	/* unsigned long long *dst: decimal digits only */
+	KT_OPT_POSLONG,	/* long *dst: a number > 0 (strtol base 0) */
+};
+
+struct kt_opt {
+	const char *name;	/* NULL ends the table */
+	enum kt_opt_kind kind;
+	void *dst;
+	int val;
+};
+
+struct kt_argspec {
+	const struct kt_opt *opts;
+	void (*usage)(FILE *f);
+	int min_pos, max_pos;	/* how many arguments besides the options */
+	int last_wins;		/* one more replaces the last (the originals') */
+};
+
+/* The arguments, in order, into pos[max_pos]; returns how many. */
+int kt_args(const struct kt_argspec *spec, int argc, char **argv, const char **pos);
 /* Length (1..4) of the valid UTF-8 sequence at s, 0 if s[0] starts none. */
 size_t kt_utf8_seq(const unsigned char *s);
 /*

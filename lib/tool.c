@@ -31,23 +31,52 @@ const char *kt_progname(void)
 	return progname;
 }
 
-static char *die_unlink;
+/*
+ * The files kt_die removes: a program's temporaries, at most a few at a
+ * time (kutrace_postproc has two while it rewrites its JSON).
+ */
+#define KT_DIE_UNLINK_MAX 4
+static char *die_unlink[KT_DIE_UNLINK_MAX];
 
 void kt_unlink_on_die(const char *path)
 {
-	free(die_unlink);
-	die_unlink = NULL;
-	/* strdup, not kt_xstrdup: util.c's allocators stop through here */
-	if (path && !(die_unlink = strdup(path)))
-		kt_die("out of memory (%zu bytes)", strlen(path) + 1);
+	if (!path) {
+		for (int i = 0; i < KT_DIE_UNLINK_MAX; i++) {
+			free(die_unlink[i]);
+			die_unlink[i] = NULL;
+		}
+		return;
+	}
+	for (int i = 0; i < KT_DIE_UNLINK_MAX; i++) {
+		if (die_unlink[i])
+			continue;
+		/* strdup, not kt_xstrdup: util.c's allocators stop through here */
+		die_unlink[i] = strdup(path);
+		if (!die_unlink[i])
+			kt_die("out of memory (%zu bytes)", strlen(path) + 1);
+		return;
+	}
+	kt_die("internal error: more than %d files to remove on error", KT_DIE_UNLINK_MAX);
+}
+
+void kt_unlink_forget(const char *path)
+{
+	for (int i = 0; i < KT_DIE_UNLINK_MAX; i++) {
+		if (die_unlink[i] && strcmp(die_unlink[i], path) == 0) {
+			free(die_unlink[i]);
+			die_unlink[i] = NULL;
+			return;
+		}
+	}
 }
 
 void kt_die(const char *fmt, ...)
 {
 	va_list ap;
 
-	if (die_unlink)
-		unlink(die_unlink);
+	for (int i = 0; i < KT_DIE_UNLINK_MAX; i++)
+		if (die_unlink[i])
+			unlink(die_unlink[i]);
 	fflush(stdout);
 	fprintf(stderr, "%s: ", progname);
 	va_start(ap, fmt);

@@ -225,84 +225,181 @@ static void count_entry(unsigned int ev, uint64_t w)
 	}
 }
 
-int main(int argc, char **argv)
+/* What the whole file says, after the blocks: printed by summary(). */
+struct tally {
+	struct busy tenth, second;
+	unsigned int orflags;
+	double ticks_per_us;	/* from block 0's pair, 0 if it has none */
+	int wrap, ncpus;
+	long blocks;
+};
+
+/*
+ * A file of the wrong size or version is not read further: the verdict
+ * FAIL now.  Block 0's version nibble first: the reader refuses versions
+ * != 3.
+ */
+static int shape_ok(const char *path)
 {
-	const char *path = NULL;
-
-	kt_set_progname(argv[0]);
-	/*
-	 * Flags by hand, as in each tool: they differ (checktrace's -h is a
-	 * hex dump, spantoprof takes no file) and none takes a value.
-	 */
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--help") == 0) {
-			usage(stdout);
-			return 0;
-		} else if (strcmp(argv[i], "-v") == 0) {
-			verbose = 1;
-		} else if (strcmp(argv[i], "-q") == 0) {
-			quiet = 1;
-		} else if (strcmp(argv[i], "-h") == 0) {
-			hexdump = 1;
-		} else if (strcmp(argv[i], "-nopf") == 0) {
-			nopf = 1;
-		} else if (argv[i][0] == '-' || path) {
-			usage(stderr);
-			return 2;
-		} else {
-			path = argv[i];
-		}
-	}
-	if (!path) {
-		usage(stderr);
-		return 2;
-	}
-
 	struct stat st;
+	uint64_t w[2] = { 0, 0 };
 
 	if (stat(path, &st) != 0)
 		kt_die("cannot open %s: %m", path);
 	if (st.st_size < KUTRACE_BLOCK_BYTES || st.st_size % KUTRACE_SIDE_BYTES != 0) {
 		report("FAIL", "file size %lld bytes: must be a multiple of 8 KiB and at least 64 KiB",
 		       (long long)st.st_size);
-		printf("FAIL %s\n", path);
-		return 1;
+		return 0;
 	}
+	FILE *f = fopen(path, "rb");
 
-	/* Block 0's version nibble first: the reader refuses versions != 3. */
-	{
-		uint64_t w[2] = { 0, 0 };
-		FILE *f = fopen(path, "rb");
+	if (!f)
+		kt_die("cannot read %s: %s", path, strerror(errno));
+	if (fread(w, sizeof(w[0]), 2, f) != 2)
+		kt_die("cannot read %s: %s", path,
+		       ferror(f) ? strerror(errno) : "shorter than a block header");
+	fclose(f);
+	int version = (int)((w[1] >> KUTRACE_HDR_FLAGS_SHIFT) & KUTRACE_FLAG_VERSION);
 
-		if (!f)
-			kt_die("cannot read %s: %s", path, strerror(errno));
-		if (fread(w, sizeof(w[0]), 2, f) != 2)
-			kt_die("cannot read %s: %s", path,
-			       ferror(f) ? strerror(errno) : "shorter than a block header");
-		fclose(f);
-		int version = (int)((w[1] >> KUTRACE_HDR_FLAGS_SHIFT) & KUTRACE_FLAG_VERSION);
+	if (version < KUTRACE_FILE_VERSION) {
+		report("FAIL", "block 0: trace-file version %d < %d (too old or not a trace)",
+		       version, KUTRACE_FILE_VERSION);
+		return 0;
+	}
+	if (version != KUTRACE_FILE_VERSION)
+		report("Warn", "block 0: trace-file version %d, expected %d",
+		       version, KUTRACE_FILE_VERSION);
+	return 1;
+}
 
-		if (version < KUTRACE_FILE_VERSION) {
-			report("FAIL", "block 0: trace-file version %d < %d (too old or not a trace)",
-			       version, KUTRACE_FILE_VERSION);
-			printf("FAIL %s\n", path);
-			return 1;
+/* Block 0's time pair, as written, not as kt_raw_index repaired it. */
+static void check_block0(const struct kt_block *b, struct tally *t)
+{
+	uint64_t c0 = b->w[KUTRACE_HDR_START_CTR], c1 = b->w[KUTRACE_HDR_STOP_CTR];
+	uint64_t u0 = b->w[KUTRACE_HDR_START_USEC], u1 = b->w[KUTRACE_HDR_STOP_USEC];
+
+	t->wrap = (b->flags & KUTRACE_FLAG_WRAP) != 0;
+	/* Raspberry Pi counters are 32 bits: skip the range test. */
+	if (!(c0 <= 0xFFFFFFFFULL && c1 <= 0xFFFFFFFFULL) &&
+	    (c0 > MAX_CTR || c1 > MAX_CTR))
+		report("FAIL", "block 0: start/stop counter %#llx/%#llx out of range",
+		       (unsigned long long)c0, (unsigned long long)c1);
+	if (u0 < KT_USEC_2016 || u0 >= KT_USEC_2050 || u1 < KT_USEC_2016 || u1 >= KT_USEC_2050)
+		report("FAIL", "block 0: start/stop gettimeofday %llu/%llu usec outside 2016..2050",
+		       (unsigned long long)u0, (unsigned long long)u1);
+	if (c0 >= c1 || u0 >= u1) {
+		report("FAIL", "block 0: start time is not before stop time");
+	} else {
+		t->ticks_per_us = (double)(c1 - c0) / (double)(u1 - u0);
+		if (t->ticks_per_us < 25 || t->ticks_per_us > 100)
+			report("Warn", "block 0: counter rate %.2f ticks/usec outside 25..100",
+			       t->ticks_per_us);
+		else
+			report("OK  ", "block 0: counter rate %.2f ticks/usec", t->ticks_per_us);
+	}
+	if (b->w[6] || b->w[7])
+		report("Warn", "block 0: reserved words 6, 7 not zero");
+}
+
+static void check_header(const struct kt_block *b, const struct kt_raw *r)
+{
+	long bi = b->index;
+
+	if (b->flags & KUTRACE_FLAG_UNUSED)
+		report("Warn", "block %ld: unused flag bit 0x10 set", bi);
+	if (b->pid >= (1u << 20))
+		report("Warn", "block %ld: pid %u >= 2^20", bi, b->pid);
+	if (b->mhz && (b->mhz < 25 || b->mhz > 9999))
+		report("Warn", "block %ld: header MHz %u outside 25..9999", bi, b->mhz);
+	if (b->w[bi == 0 ? KUTRACE_HDR0_PID + 1 : KUTRACE_HDRN_PID + 1])
+		report("Warn", "block %ld: reserved header word not zero", bi);
+	if (!printable(b->comm))
+		report("Warn", "block %ld: non-printable command name in header", bi);
+	if (b->base < r->start_ctr || b->base > r->stop_ctr)
+		report("FAIL", "block %ld: counter %#llx outside the start..stop range", bi,
+		       (unsigned long long)b->base);
+	if (b->usec < r->start_usec || b->usec > r->stop_usec)
+		report("FAIL", "block %ld: gettimeofday %llu outside the start..stop range", bi,
+		       (unsigned long long)b->usec);
+}
+
+/* The block's entries counted (and hex-dumped with -h); returns how many. */
+static long count_block(const struct kt_block *b)
+{
+	long bi = b->index, nev = 0;
+
+	for (int i = 0; i < KUTRACE_BLOCK_WORDS; i++) {
+		if (hexdump && !quiet)
+			printf("     %4ld %4d %016llx\n", bi, i, (unsigned long long)b->w[i]);
+	}
+	for (int i = b->first_entry; i < KUTRACE_BLOCK_WORDS;) {
+		uint64_t w = b->w[i];
+
+		if (w == KUTRACE_WORD_NOP) {
+			i++;
+			continue;
 		}
-		if (version != KUTRACE_FILE_VERSION)
-			report("Warn", "block 0: trace-file version %d, expected %d",
-			       version, KUTRACE_FILE_VERSION);
-	}
+		if (w == KUTRACE_WORD_END)
+			break;
+		unsigned int ev = kutrace_word_event(w);
+		unsigned int len = kutrace_entry_words(ev);
 
+		if (len == 0)
+			len = 1;
+		if ((long)i + len > KUTRACE_BLOCK_WORDS) {
+			report("FAIL", "block %ld word %d: entry %#05x of %u words runs past the block end",
+			       bi, i, ev, len);
+			break;
+		}
+		count_entry(ev, w);
+		nev++;
+		i += (int)len;
+	}
+	return nev;
+}
+
+static void check_block(const struct kt_block *b, const struct kt_raw *r, struct tally *t)
+{
+	char err[256];
+	int bad = kt_block_check(b, err, sizeof(err));
+
+	t->blocks++;
+	t->orflags |= b->flags;
+	if (bad)
+		report(bad < 0 ? "FAIL" : "Warn", "%s", err);
+	if (b->index == 0)
+		check_block0(b, t);
+	if (b->cpu < KUTRACE_MAX_CPUS && cnt.cpu_events[b->cpu] == 0) {
+		cnt.cpu_events[b->cpu] = -1;	/* marks the CPU as seen */
+		t->ncpus++;
+	}
+	check_header(b, r);
+
+	long nev = count_block(b);
+
+	if (b->cpu < KUTRACE_MAX_CPUS)
+		cnt.cpu_events[b->cpu] = nev + (cnt.cpu_events[b->cpu] < 0 ? 0 : cnt.cpu_events[b->cpu]);
+	if (t->ticks_per_us > 0 && b->base >= r->start_ctr) {
+		double sec = (double)(b->base - r->start_ctr) / t->ticks_per_us / 1e6;
+
+		busy_add(&t->tenth, sec, b->cpu < KUTRACE_MAX_CPUS ? b->cpu : 0, nev);
+		busy_add(&t->second, sec, b->cpu < KUTRACE_MAX_CPUS ? b->cpu : 0, nev);
+	}
+}
+
+/*
+ * Every block, in file order.  The index gives each block the time its
+ * entries must not run past (kt_block_check).
+ */
+static void check_blocks(const char *path, struct tally *t)
+{
 	struct kt_raw r;
 	struct kt_block_ref *refs = NULL, **byfile = NULL;
 	long nrefs;
+	int rc = 0;
 
 	if (kt_raw_open(&r, path) != 0)
 		kt_die("%s", r.err);
-	/*
-	 * The index gives each block the time its entries must not run past
-	 * (kt_block_check); blocks are still checked in file order.
-	 */
 	nrefs = kt_raw_index(&r, &refs);
 	if (nrefs < 0) {
 		report("FAIL", "%s", r.err);
@@ -315,124 +412,26 @@ int main(int argc, char **argv)
 	if (r.note[0])
 		report("info", "%s (postprocessing repairs it)", r.note);
 	struct kt_block *b = kt_xmalloc(sizeof(*b));
-	struct busy tenth = { .width = 0.1 }, second = { .width = 1.0 };
-	unsigned int orflags = 0;
-	double ticks_per_us = 0;
-	int wrap = 0, ncpus = 0, rc;
-	long blocks = 0;
 
-	for (;;) {
-		if (blocks >= nrefs) {
-			rc = 0;
-			break;
-		}
-		rc = kt_raw_read_at(&r, byfile[blocks], b);
+	while (t->blocks < nrefs) {
+		rc = kt_raw_read_at(&r, byfile[t->blocks], b);
 		if (rc != 1)
 			break;
-		long bi = b->index;
-		char err[256];
-
-		blocks++;
-		orflags |= b->flags;
-		int bad = kt_block_check(b, err, sizeof(err));
-
-		if (bad)
-			report(bad < 0 ? "FAIL" : "Warn", "%s", err);
-		if (bi == 0) {
-			/* The pair as written, not as kt_raw_index repaired it. */
-			uint64_t c0 = b->w[KUTRACE_HDR_START_CTR], c1 = b->w[KUTRACE_HDR_STOP_CTR];
-			uint64_t u0 = b->w[KUTRACE_HDR_START_USEC], u1 = b->w[KUTRACE_HDR_STOP_USEC];
-
-			wrap = (b->flags & KUTRACE_FLAG_WRAP) != 0;
-			/* Raspberry Pi counters are 32 bits: skip the range test. */
-			if (!(c0 <= 0xFFFFFFFFULL && c1 <= 0xFFFFFFFFULL) &&
-			    (c0 > MAX_CTR || c1 > MAX_CTR))
-				report("FAIL", "block 0: start/stop counter %#llx/%#llx out of range",
-				       (unsigned long long)c0, (unsigned long long)c1);
-			if (u0 < KT_USEC_2016 || u0 >= KT_USEC_2050 || u1 < KT_USEC_2016 || u1 >= KT_USEC_2050)
-				report("FAIL", "block 0: start/stop gettimeofday %llu/%llu usec outside 2016..2050",
-				       (unsigned long long)u0, (unsigned long long)u1);
-			if (c0 >= c1 || u0 >= u1) {
-				report("FAIL", "block 0: start time is not before stop time");
-			} else {
-				ticks_per_us = (double)(c1 - c0) / (double)(u1 - u0);
-				if (ticks_per_us < 25 || ticks_per_us > 100)
-					report("Warn", "block 0: counter rate %.2f ticks/usec outside 25..100",
-					       ticks_per_us);
-				else
-					report("OK  ", "block 0: counter rate %.2f ticks/usec", ticks_per_us);
-			}
-			if (b->w[6] || b->w[7])
-				report("Warn", "block 0: reserved words 6, 7 not zero");
-		}
-		if (b->cpu < KUTRACE_MAX_CPUS && cnt.cpu_events[b->cpu] == 0) {
-			cnt.cpu_events[b->cpu] = -1;	/* marks the CPU as seen */
-			ncpus++;
-		}
-		if (b->flags & KUTRACE_FLAG_UNUSED)
-			report("Warn", "block %ld: unused flag bit 0x10 set", bi);
-		if (b->pid >= (1u << 20))
-			report("Warn", "block %ld: pid %u >= 2^20", bi, b->pid);
-		if (b->mhz && (b->mhz < 25 || b->mhz > 9999))
-			report("Warn", "block %ld: header MHz %u outside 25..9999", bi, b->mhz);
-		if (b->w[bi == 0 ? KUTRACE_HDR0_PID + 1 : KUTRACE_HDRN_PID + 1])
-			report("Warn", "block %ld: reserved header word not zero", bi);
-		if (!printable(b->comm))
-			report("Warn", "block %ld: non-printable command name in header", bi);
-		if (b->base < r.start_ctr || b->base > r.stop_ctr)
-			report("FAIL", "block %ld: counter %#llx outside the start..stop range", bi,
-			       (unsigned long long)b->base);
-		if (b->usec < r.start_usec || b->usec > r.stop_usec)
-			report("FAIL", "block %ld: gettimeofday %llu outside the start..stop range", bi,
-			       (unsigned long long)b->usec);
-
-		long nev = 0;
-
-		for (int i = 0; i < KUTRACE_BLOCK_WORDS; i++) {
-			if (hexdump && !quiet)
-				printf("     %4ld %4d %016llx\n", bi, i, (unsigned long long)b->w[i]);
-		}
-		for (int i = b->first_entry; i < KUTRACE_BLOCK_WORDS;) {
-			uint64_t w = b->w[i];
-
-			if (w == KUTRACE_WORD_NOP) {
-				i++;
-				continue;
-			}
-			if (w == KUTRACE_WORD_END)
-				break;
-			unsigned int ev = kutrace_word_event(w);
-			unsigned int len = kutrace_entry_words(ev);
-
-			if (len == 0)
-				len = 1;
-			if ((long)i + len > KUTRACE_BLOCK_WORDS) {
-				report("FAIL", "block %ld word %d: entry %#05x of %u words runs past the block end",
-				       bi, i, ev, len);
-				break;
-			}
-			count_entry(ev, w);
-			nev++;
-			i += (int)len;
-		}
-		if (b->cpu < KUTRACE_MAX_CPUS)
-			cnt.cpu_events[b->cpu] = nev + (cnt.cpu_events[b->cpu] < 0 ? 0 : cnt.cpu_events[b->cpu]);
-		if (ticks_per_us > 0 && b->base >= r.start_ctr) {
-			double t = (double)(b->base - r.start_ctr) / ticks_per_us / 1e6;
-
-			busy_add(&tenth, t, b->cpu < KUTRACE_MAX_CPUS ? b->cpu : 0, nev);
-			busy_add(&second, t, b->cpu < KUTRACE_MAX_CPUS ? b->cpu : 0, nev);
-		}
+		check_block(b, &r, t);
 	}
 	if (rc < 0)
 		report("FAIL", "%s", r.err);
 	kt_raw_close(&r);
 	free(refs);
 	free(byfile);
+	free(b);
+}
 
-	report("info", "%ld blocks, %d CPUs, flags %#04x%s%s%s", blocks, ncpus, orflags,
-	       orflags & KUTRACE_FLAG_IPC ? " IPC" : "", orflags & KUTRACE_FLAG_LLC ? " LLC" : "",
-	       wrap ? " WRAP" : "");
+static void summary(const struct tally *t)
+{
+	report("info", "%ld blocks, %d CPUs, flags %#04x%s%s%s", t->blocks, t->ncpus, t->orflags,
+	       t->orflags & KUTRACE_FLAG_IPC ? " IPC" : "",
+	       t->orflags & KUTRACE_FLAG_LLC ? " LLC" : "", t->wrap ? " WRAP" : "");
 	struct {
 		const char *what;
 		long n;
@@ -467,13 +466,34 @@ int main(int argc, char **argv)
 	       cnt.host ? "present" : "absent");
 	report("info", "%ld PC samples, %ld frequency, %ld MWAIT, %ld RPC, %ld lock, %ld queue, %ld mark events",
 	       cnt.pcsamples, cnt.freq, cnt.mwait, cnt.rpc, cnt.locks, cnt.queues, cnt.marks);
-	busy_report(&tenth, "1/10 s", ncpus);
-	busy_report(&second, "1 s", ncpus);
-	free(tenth.key);
-	free(tenth.ev);
-	free(second.key);
-	free(second.ev);
-	free(b);
+	busy_report(&t->tenth, "1/10 s", t->ncpus);
+	busy_report(&t->second, "1 s", t->ncpus);
+}
+
+int main(int argc, char **argv)
+{
+	/* -h is the original's hex dump, so only --help prints the usage. */
+	static const struct kt_opt opts[] = {
+		{ "v", KT_OPT_FLAG, &verbose, 1 },
+		{ "q", KT_OPT_FLAG, &quiet, 1 },
+		{ "h", KT_OPT_FLAG, &hexdump, 1 },
+		{ "nopf", KT_OPT_FLAG, &nopf, 1 },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct kt_argspec spec = { opts, usage, 1, 1, 0 };
+	const char *path;
+	struct tally t = { .tenth = { .width = 0.1 }, .second = { .width = 1.0 } };
+
+	kt_set_progname(argv[0]);
+	kt_args(&spec, argc, argv, &path);
+	if (shape_ok(path)) {
+		check_blocks(path, &t);
+		summary(&t);
+	}
+	free(t.tenth.key);
+	free(t.tenth.ev);
+	free(t.second.key);
+	free(t.second.ev);
 	printf("%s %s\n", failed ? "FAIL" : "PASS", path);
 	if (fflush(stdout) != 0 || ferror(stdout))
 		kt_die("write error on stdout: %s", strerror(errno));

@@ -55,21 +55,17 @@ int main(int argc, char **argv)
 	char *line = NULL;
 	size_t cap = 0;
 	long lineno = 0;
+	int ignored;
+	/* -v and -t are the original's; accepted and ignored. */
+	const struct kt_opt opts[] = {
+		{ "v", KT_OPT_FLAG, &ignored, 1 },
+		{ "t", KT_OPT_FLAG, &ignored, 1 },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct kt_argspec spec = { opts, usage, 0, 1, 1 };
 
 	kt_set_progname(argv[0]);
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage(stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "-t")) {
-			continue;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			usage(stderr);
-			return 2;
-		} else {
-			title = argv[i];
-		}
-	}
+	kt_args(&spec, argc, argv, &title);
 	struct kt_spans *spans = kt_spans_new(on_row, &c);
 
 	/*

@@ -191,30 +191,14 @@ int main(int argc, char **argv)
 {
 	const char *path = NULL;
 	struct dump d = { .all = 0 };
+	const struct kt_opt opts[] = {
+		{ "all", KT_OPT_FLAG, &d.all, 1 },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct kt_argspec spec = { opts, usage, 1, 1, 1 };
 
 	kt_set_progname(argv[0]);
-	/*
-	 * Flags by hand, as in each tool: they differ (checktrace's -h is a
-	 * hex dump, spantoprof takes no file) and none takes a value.
-	 */
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			usage(stdout);
-			return 0;
-		} else if (strcmp(argv[i], "-all") == 0) {
-			d.all = 1;
-		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-			usage(stderr);
-			return 2;
-		} else {
-			path = argv[i];
-		}
-	}
-	if (!path) {
-		usage(stderr);
-		return 2;
-	}
-
+	kt_args(&spec, argc, argv, &path);
 	if (kt_raw_open(&d.r, path) != 0)
 		kt_die("%s", d.r.err);
 	if (kt_raw_each(&d.r, dump_block, &d) < 0) {

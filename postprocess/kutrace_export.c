@@ -289,25 +289,14 @@ int main(int argc, char **argv)
 {
 	const char *in = "-";
 	int perfetto = 0;
+	const struct kt_opt opts[] = {
+		{ "perfetto", KT_OPT_FLAG, &perfetto, 1 },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct kt_argspec spec = { opts, usage, 0, 1, 1 };
 
 	kt_set_progname(argv[0]);
-	/*
-	 * Flags by hand, as in each tool: they differ (checktrace's -h is a
-	 * hex dump, spantoprof takes no file) and none takes a value.
-	 */
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			usage(stdout);
-			return 0;
-		} else if (strcmp(argv[i], "--perfetto") == 0) {
-			perfetto = 1;
-		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-			usage(stderr);
-			return 2;
-		} else {
-			in = argv[i];
-		}
-	}
+	kt_args(&spec, argc, argv, &in);
 	if (!perfetto)
 		kt_die("an output format is needed: --perfetto (try --help)");
 

@@ -169,33 +169,24 @@ static void page_row(void *p, const struct kt_row *r)
 
 /* The page from the columns the rows built; the JSON is complete already. */
 static void write_page(struct kt_pagecols *cols, const char *tpl, const char *header,
-		       const char *tmp, const char *hpath, const char *json_path)
+		       const char *hpath, const char *json_path)
 {
 	char *footer = NULL;
 	size_t flen = 0;
 	FILE *fm = open_memstream(&footer, &flen);
-	char err[256];
+	char err[256], note[4200];
 
+	snprintf(note, sizeof(note), "; %s was written, no HTML", json_path);
 	if (!fm)
-		kt_die("out of memory; %s was written, no HTML", json_path);
+		kt_die("out of memory%s", note);
 	kt_json_footer(fm);
 	if (fclose(fm) != 0)
-		kt_die("out of memory; %s was written, no HTML", json_path);
-	FILE *hout = fopen(tmp, "w");
+		kt_die("out of memory%s", note);
+	FILE *hout = kt_out_open(hpath, note);
 
-	if (!hout)
-		kt_die("cannot create %s: %s; %s was written, no HTML",
-		       tmp, strerror(errno), json_path);
-	kt_unlink_on_die(tmp);
 	if (kt_html_write_rows(hout, tpl, cols, header, footer, err, sizeof(err)) != 0)
-		kt_die("%s: %s; %s was written, no HTML", hpath, err, json_path);
-	if (fclose(hout) != 0)
-		kt_die("write error on %s: %s; %s was written, no HTML",
-		       tmp, strerror(errno), json_path);
-	if (rename(tmp, hpath) != 0)
-		kt_die("cannot rename %s to %s: %s; %s was written, no HTML",
-		       tmp, hpath, strerror(errno), json_path);
-	kt_unlink_on_die(NULL);
+		kt_die("%s: %s%s", hpath, err, note);
+	kt_out_commit(hout);
 	fprintf(stderr, "kutrace_postproc: timeline -> %s\n", hpath);
 	free(footer);
 }
@@ -240,55 +231,82 @@ static char *replace_ext(const char *path, const char *ext)
 	return out;
 }
 
+struct args {
+	const char *path, *title, *jpath;
+	int html, stats;
+	unsigned long long html_max;
+};
+
+static void parse_args(int argc, char **argv, struct args *a, struct ctx *c)
+{
+	const struct kt_opt opts[] = {
+		{ "o", KT_OPT_STR, &a->jpath, 0 },
+		{ "no-html", KT_OPT_FLAG, &a->html, 0 },
+		{ "stats", KT_OPT_FLAG, &a->stats, 1 },
+		{ "skip-damaged", KT_OPT_FLAG, &c->skip_damaged, 1 },
+		{ "html-max-spans", KT_OPT_ULL, &a->html_max, 0 },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct kt_argspec spec = { opts, usage, 1, 2, 0 };
+	const char *pos[2];
+
+	if (kt_args(&spec, argc, argv, pos) == 2)
+		a->title = pos[1];
+	a->path = pos[0];
+	if (!a->title)
+		a->title = a->path;
+}
+
+/* Bytes the kernel copies mostly: late rows or a changed header. */
+static FILE *copy_json(struct ctx *c)
+{
+	FILE *f2 = kt_out_redo(c->out);
+
+	if (kt_jsonout_copy(c->jo, f2) < 0)
+		kt_die("%s: %s", kt_out_tmpname(f2), kt_jsonout_error(c->jo));
+	return f2;
+}
+
+static void print_summary(struct ctx *c, const char *json_path, int stats)
+{
+	if (kt_jsonout_late(c->jo))
+		fprintf(stderr, "kutrace_postproc: %zu rows placed late (one more copy of %s)\n",
+			kt_jsonout_late(c->jo), json_path);
+	if (c->skipped)
+		fprintf(stderr, "kutrace_postproc: %ld damaged blocks skipped\n", c->skipped);
+	fprintf(stderr, "kutrace_postproc: %" PRIu64 " events, %" PRIu64 " spans -> %s\n",
+		kt_decoder_events(c->dec), kt_jsonout_rows(c->jo), json_path);
+	if (c->disorder)
+		fprintf(stderr, "kutrace_postproc: warning: %" PRIu64
+			" events arrived out of order across CPUs (clock drift)\n",
+			c->disorder);
+	if (stats) {
+		/* The three threads share two cores: their sum / 2 bounds the run. */
+		struct rusage ru;
+		double rd = 0;
+
+		if (getrusage(RUSAGE_THREAD, &ru) == 0)
+			rd = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+			     (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+		double od, wr;
+
+		kt_jsonout_cpu(c->jo, &od, &wr);
+		fprintf(stderr, "kutrace_postproc: cpu reader %.2f s, orderer %.2f s, writer %.2f s\n",
+			rd, od, wr);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct ctx c = { .released = INT64_MIN };
-	const char *path = NULL, *title = NULL, *jpath = NULL;
-	int html = 1, stats = 0;
 	/* What one page of the viewer holds well (about 7 s to open 10M). */
-	unsigned long long html_max = 10000000;
+	struct args a = { .html = 1, .html_max = 10000000 };
 
 	kt_set_progname(argv[0]);
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage(stdout);
-			return 0;
-		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
-			jpath = argv[++i];
-		} else if (!strcmp(argv[i], "--no-html")) {
-			html = 0;
-		} else if (!strcmp(argv[i], "--stats")) {
-			stats = 1;
-		} else if (!strcmp(argv[i], "--skip-damaged")) {
-			c.skip_damaged = 1;
-		} else if (!strcmp(argv[i], "--html-max-spans") && i + 1 < argc) {
-			char *end;
-
-			html_max = strtoull(argv[++i], &end, 10);
-			if (*end || !*argv[i]) {
-				usage(stderr);
-				return 2;
-			}
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			usage(stderr);
-			return 2;
-		} else if (!path) {
-			path = argv[i];
-		} else if (!title) {
-			title = argv[i];
-		} else {
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (!path) {
-		usage(stderr);
-		return 2;
-	}
-	if (!title)
-		title = path;
-	char *json_path = jpath ? kt_xstrdup(jpath) : replace_ext(path, ".json");
-
+	parse_args(argc, argv, &a, &c);
+	const char *path = a.path;
+	int html = a.html;
+	char *json_path = a.jpath ? kt_xstrdup(a.jpath) : replace_ext(path, ".json");
 	char *hpath = replace_ext(json_path, ".html");
 
 	not_the_input(path, json_path);
@@ -296,16 +314,9 @@ int main(int argc, char **argv)
 		not_the_input(path, hpath);
 	if (kt_raw_open(&c.raw, path) < 0)
 		kt_die("%s", c.raw.err);
-	/* Write to a temporary name, rename when complete: no half files. */
-	char *tmp = kt_xmalloc(strlen(json_path) + 8);
-
-	sprintf(tmp, "%s.tmp", json_path);
-	c.out = fopen(tmp, "w+");
-	if (!c.out)
-		kt_die("cannot create %s: %s", tmp, strerror(errno));
-	kt_unlink_on_die(tmp);
+	c.out = kt_out_open(json_path, NULL);
 	setvbuf(c.out, NULL, _IOFBF, 1 << 20);
-	c.meta.title = title;
+	c.meta.title = a.title;
 	c.meta.tracebase = "";
 	c.meta.version = KUTRACE_EVENT_TEXT_VERSION;
 	c.meta.randomid = (uint32_t)(time(NULL) ^ ((uint32_t)getpid() * 12345678u));
@@ -316,7 +327,7 @@ int main(int argc, char **argv)
 		kt_die("cannot start the JSON writer threads: %s", strerror(errno));
 	/* The page's columns are one more sink of the row stream. */
 	char *tpl = html ? kt_html_find_template(argv[0]) : NULL;
-	struct kt_pagecols *cols = tpl ? kt_pagecols_new(html_max) : NULL;
+	struct kt_pagecols *cols = tpl ? kt_pagecols_new(a.html_max) : NULL;
 
 	if (cols)
 		kt_jsonout_tee(c.jo, page_row, cols);
@@ -332,67 +343,12 @@ int main(int argc, char **argv)
 
 	if (copy < 0)
 		kt_die("%s", kt_jsonout_error(c.jo));
-	if (copy) {
-		/* Late rows or a changed header: one more copy, mostly by the kernel. */
-		char *tmp2 = kt_xmalloc(strlen(json_path) + 8);
+	if (copy)
+		c.out = copy_json(&c);
+	kt_out_commit(c.out);
+	print_summary(&c, json_path, a.stats);
 
-		sprintf(tmp2, "%s.tmp2", json_path);
-		FILE *f2 = fopen(tmp2, "w");
-
-		if (!f2)
-			kt_die("cannot create %s: %s", tmp2, strerror(errno));
-		if (kt_jsonout_copy(c.jo, f2) < 0) {
-			fclose(f2);
-			unlink(tmp);
-			kt_unlink_on_die(tmp2);
-			kt_die("%s: %s", tmp2, kt_jsonout_error(c.jo));
-		}
-		if (fclose(f2) != 0) {
-			int e = errno;
-
-			unlink(tmp);
-			kt_unlink_on_die(tmp2);
-			kt_die("write error on %s: %s", tmp2, strerror(e));
-		}
-		unlink(tmp);
-		strcpy(tmp, tmp2);
-		free(tmp2);
-		kt_unlink_on_die(tmp);
-	}
-	if (fclose(c.out) != 0)
-		kt_die("write error on %s: %s", tmp, strerror(errno));
-	if (rename(tmp, json_path) != 0)
-		kt_die("cannot rename %s to %s: %s", tmp, json_path, strerror(errno));
-	kt_unlink_on_die(NULL);
 	uint64_t rows = kt_jsonout_rows(c.jo);
-
-	if (kt_jsonout_late(c.jo))
-		fprintf(stderr, "kutrace_postproc: %zu rows placed late (one more copy of %s)\n",
-			kt_jsonout_late(c.jo), json_path);
-
-	if (c.skipped)
-		fprintf(stderr, "kutrace_postproc: %ld damaged blocks skipped\n", c.skipped);
-	fprintf(stderr, "kutrace_postproc: %" PRIu64 " events, %" PRIu64 " spans -> %s\n",
-		kt_decoder_events(c.dec), rows, json_path);
-	if (c.disorder)
-		fprintf(stderr, "kutrace_postproc: warning: %" PRIu64
-			" events arrived out of order across CPUs (clock drift)\n",
-			c.disorder);
-	if (stats) {
-		/* The three threads share two cores: their sum / 2 bounds the run. */
-		struct rusage ru;
-		double rd = 0;
-
-		if (getrusage(RUSAGE_THREAD, &ru) == 0)
-			rd = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-			     (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-		double od, wr;
-
-		kt_jsonout_cpu(c.jo, &od, &wr);
-		fprintf(stderr, "kutrace_postproc: cpu reader %.2f s, orderer %.2f s, writer %.2f s\n",
-			rd, od, wr);
-	}
-
 	char *header = kt_xstrdup(kt_jsonout_header(c.jo));
 	size_t nlate;
 	const struct kt_row *late = kt_jsonout_late_rows(c.jo, &nlate);
@@ -404,21 +360,20 @@ int main(int argc, char **argv)
 	kt_spans_free(c.spans);
 	kt_merge_free(c.merge);
 	c.merge = NULL;
-	if (html && html_max && rows > html_max) {
+	if (html && a.html_max && rows > a.html_max) {
 		fprintf(stderr, "kutrace_postproc: %" PRIu64 " spans are more than one timeline page holds "
 			"(--html-max-spans %llu); no HTML written.\n"
 			"  Cut a time range first: spantotrim START STOP < %s > part.json; makeself - part.json part.html\n",
-			rows, html_max, json_path);
+			rows, a.html_max, json_path);
 		html = 0;
 	}
 	if (html && !tpl)
 		fprintf(stderr, "kutrace_postproc: viewer template not found; no HTML written\n");
 	if (html && tpl)
-		write_page(cols, tpl, header, tmp, hpath, json_path);
+		write_page(cols, tpl, header, hpath, json_path);
 	kt_pagecols_free(cols);
 	free(tpl);
 	free(header);
-	free(tmp);
 	free(hpath);
 	free(json_path);
 	kt_decoder_free(c.dec);

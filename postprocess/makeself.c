@@ -20,7 +20,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "kutrace-local.h"
 #include "html.h"
@@ -55,78 +54,75 @@ static int is_original_template(const char *path)
 	return orig;
 }
 
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: makeself TEMPLATE.html [IN.json] [OUT.html]\n"
+		"       (JSON from stdin and HTML to stdout when omitted; TEMPLATE - = installed viewer)\n");
+}
+
+/* TEMPLATE "-", or an original KUtrace template: kutrace's viewer.html. */
+static const char *template(const char *tpl, const char *argv0, char **found)
+{
+	if (strcmp(tpl, "-") == 0) {
+		*found = kt_html_find_template(argv0);
+		if (!*found)
+			kt_die("cannot find viewer.html (set KUTRACE_VIEWER)");
+		return *found;
+	}
+	if (!is_original_template(tpl))
+		return tpl;
+	*found = kt_html_find_template(argv0);
+	if (!*found)
+		kt_die("%s is the original KUtrace template and kutrace's viewer.html was not found (set KUTRACE_VIEWER)",
+		       tpl);
+	fprintf(stderr, "%s: %s is the original KUtrace template (show_cpu.html); using kutrace's built-in viewer instead\n",
+		kt_progname(), tpl);
+	return *found;
+}
+
 int main(int argc, char **argv)
 {
-	kt_set_progname(argv[0]);
-	if (argc < 2 || argc > 4 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-		fprintf(stderr, "usage: makeself TEMPLATE.html [IN.json] [OUT.html]\n"
-			"       (JSON from stdin and HTML to stdout when omitted; TEMPLATE - = installed viewer)\n");
-		return 2;
-	}
-	const char *tpl = argv[1];
+	static const struct kt_opt opts[] = { { NULL, 0, NULL, 0 } };
+	const struct kt_argspec spec = { opts, usage, 1, 3, 0 };
+	const char *pos[3], *in = NULL, *outp = NULL;
 	char *found = NULL;
-	if (strcmp(tpl, "-") == 0) {
-		found = kt_html_find_template(argv[0]);
-		if (!found)
-			kt_die("cannot find viewer.html (set KUTRACE_VIEWER)");
-		tpl = found;
-	}
-	if (is_original_template(tpl)) {
-		found = kt_html_find_template(argv[0]);
-		if (!found)
-			kt_die("%s is the original KUtrace template and kutrace's viewer.html was not found (set KUTRACE_VIEWER)",
-			       tpl);
-		fprintf(stderr, "%s: %s is the original KUtrace template (show_cpu.html); using kutrace's built-in viewer instead\n",
-			kt_progname(), tpl);
-		tpl = found;
-	}
-	const char *in = NULL, *outp = NULL;
-	if (argc == 4) {
-		in = argv[2];
-		outp = argv[3];
-	} else if (argc == 3) {
-		if (ends_with(argv[2], ".html") || ends_with(argv[2], ".htm"))
-			outp = argv[2];
+
+	kt_set_progname(argv[0]);
+	int n = kt_args(&spec, argc, argv, pos);
+	const char *tpl = template(pos[0], argv[0], &found);
+
+	if (n == 3) {
+		in = pos[1];
+		outp = pos[2];
+	} else if (n == 2) {
+		if (ends_with(pos[1], ".html") || ends_with(pos[1], ".htm"))
+			outp = pos[1];
 		else
-			in = argv[2];
+			in = pos[1];
 	}
 	FILE *fin = stdin;
-	if (in && strcmp(in, "-") != 0) {
+
+	if (in && strcmp(in, "-") != 0)
 		fin = kt_xfopen_in(in);
-	}
 	size_t len;
 	char *json = kt_html_slurp(fin, &len);
+
 	if (!json)
 		kt_die("cannot read %s: %s", in ? in : "stdin", strerror(errno));
 	if (fin != stdin)
 		fclose(fin);
 
-	/* Write to a temporary file, so a failure leaves no half page. */
 	FILE *out = stdout;
-	char tmp[4096];
-	if (outp && strcmp(outp, "-") != 0) {
-		snprintf(tmp, sizeof(tmp), "%s.tmp%ld", outp, (long)getpid());
-		out = fopen(tmp, "wb");
-		if (!out)
-			kt_die("cannot create %s: %s", tmp, strerror(errno));
-	}
+
+	if (outp && strcmp(outp, "-") != 0)
+		out = kt_out_open(outp, NULL);
 	char err[512];
-	int rc = kt_html_write_mem(out, tpl, json, len, err, sizeof(err));
-	free(json);
-	if (out != stdout) {
-		if (fclose(out) && rc == 0) {
-			snprintf(err, sizeof(err), "write error: %s", strerror(errno));
-			rc = -1;
-		}
-		if (rc == 0 && rename(tmp, outp) != 0) {
-			snprintf(err, sizeof(err), "cannot rename to %s: %s", outp, strerror(errno));
-			rc = -1;
-		}
-		if (rc != 0)
-			remove(tmp);
-	}
-	free(found);
-	if (rc != 0)
+
+	if (kt_html_write_mem(out, tpl, json, len, err, sizeof(err)) != 0)
 		kt_die("%s -> %s: %s", in ? in : "stdin", outp ? outp : "stdout", err);
+	if (out != stdout)
+		kt_out_commit(out);
+	free(json);
+	free(found);
 	return 0;
 }

@@ -104,31 +104,16 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	struct ctx c = { .maxblock = -1 };
-	const char *path = NULL;
+	const char *path = NULL;	/* stdin */
+	const struct kt_opt opts[] = {
+		{ "v", KT_OPT_FLAG, &c.verbose, 1 },
+		{ "maxblock", KT_OPT_POSLONG, &c.maxblock, 0 },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct kt_argspec spec = { opts, usage, 0, 1, 0 };
 
 	kt_set_progname(argv[0]);
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "-v") == 0) {
-			c.verbose = 1;
-		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			usage(stdout);
-			return 0;
-		} else if (strcmp(argv[i], "-maxblock") == 0 && i + 1 < argc) {
-			char *end;
-
-			c.maxblock = strtol(argv[++i], &end, 0);
-			if (*end || !*argv[i] || c.maxblock <= 0)
-				kt_die("-maxblock %s: not a positive number of blocks", argv[i]);
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			usage(stderr);
-			return 2;
-		} else if (!path) {
-			path = argv[i];
-		} else {
-			usage(stderr);
-			return 2;
-		}
-	}
+	kt_args(&spec, argc, argv, &path);
 	if (kt_raw_open(&c.raw, path) < 0)
 		kt_die("%s", c.raw.err);
 	printf("# ## VERSION: %d\n", KUTRACE_EVENT_TEXT_VERSION);

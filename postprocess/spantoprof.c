@@ -542,29 +542,17 @@ static void group_rows(int all)
 int main(int argc, char **argv)
 {
 	int group = 0, all = 0;
+	const struct kt_opt opts[] = {
+		{ "row", KT_OPT_FLAG, &group, 0 },
+		{ "group", KT_OPT_FLAG, &group, 1 },
+		{ "all", KT_OPT_FLAG, &all, 1 },
+		{ "v", KT_OPT_FLAG, &verbose, 1 },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct kt_argspec spec = { opts, usage, 0, 0, 0 };
 
 	kt_set_progname(argv[0]);
-	/*
-	 * Flags by hand, as in each tool: they differ (checktrace's -h is a
-	 * hex dump, spantoprof takes no file) and none takes a value.
-	 */
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			usage(stdout);
-			return 0;
-		} else if (strcmp(argv[i], "-row") == 0) {
-			group = 0;
-		} else if (strcmp(argv[i], "-group") == 0) {
-			group = 1;
-		} else if (strcmp(argv[i], "-all") == 0) {
-			all = 1;
-		} else if (strcmp(argv[i], "-v") == 0) {
-			verbose = 1;
-		} else {
-			usage(stderr);
-			return 2;
-		}
-	}
+	kt_args(&spec, argc, argv, NULL);
 
 	struct kt_jreader r;
 	struct kt_jrow w;

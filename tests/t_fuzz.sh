@@ -145,9 +145,12 @@ check "4: ... no temporary file left" no_leftovers d.trace
 run 10 "$B/rawtoevent" d.trace
 refused "4: rawtoevent DIR: refused" 'd.trace: Is a directory'
 cp "$TMP/s.trace" "$w/s.trace"
-for m in 0 abc; do
+# A bad value is a usage error (exit 2), in one line.
+for m in 0 abc -3 0x; do
 	run 10 "$B/rawtoevent" s.trace -maxblock $m
-	refused "4: rawtoevent -maxblock $m: refused" "-maxblock $m"
+	check "4: rawtoevent -maxblock $m: refused in one line, exit 2 (rc $rc)" eval \
+		'[ $rc = 2 ] && sane && [ $(wc -l < "$TMP/err") = 1 ] &&
+		 grep -q -- "-maxblock $m: not a positive number" "$TMP/err"'
 done
 run 30 "$B/rawtoevent" s.trace; cp "$TMP/out" "$TMP/file.events"
 IN=$TMP/s.trace run 30 "$B/rawtoevent"

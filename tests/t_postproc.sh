@@ -235,10 +235,13 @@ check "--html-max-spans 5: exit 0, JSON written" test $rc = 0 -a -s "$TMP/big.js
 check "--html-max-spans 5: no HTML, and a message saying how to cut a range" \
 	bash -c '! test -e "$1/big.html" && grep -q "no HTML written" "$1/big.err" &&
 		grep -q spantotrim "$1/big.err"' _ "$TMP"
-for bad in "--html-max-spans x" "--html-max-spans" "--html-max-spans 1k"; do
-	"$B/kutrace_postproc" "$TMP/big.trace" $bad >/dev/null 2>"$TMP/bad.err"; rc=$?
-	check "kutrace_postproc $bad: usage, exit 2" \
-		bash -c 'test "$1" = 2 && grep -q "^usage:" "$2"' _ $rc "$TMP/bad.err"
+"$B/kutrace_postproc" "$TMP/big.trace" --html-max-spans >/dev/null 2>"$TMP/bad.err"; rc=$?
+check "kutrace_postproc --html-max-spans (no value): usage, exit 2" \
+	bash -c 'test "$1" = 2 && grep -q "^usage:" "$2"' _ $rc "$TMP/bad.err"
+for bad in x 1k -1 " 5"; do
+	"$B/kutrace_postproc" "$TMP/big.trace" --html-max-spans "$bad" >/dev/null 2>"$TMP/bad.err"; rc=$?
+	eq "kutrace_postproc --html-max-spans '$bad': one line naming it, exit 2" \
+		"2:kutrace_postproc: --html-max-spans $bad: not a number" "$rc:$(cat "$TMP/bad.err")"
 done
 
 # Facts of the golden trace, reasoned from docs/spec/FORMATS.md, asserted one by one.
@@ -358,3 +361,49 @@ out=$("$B/kutrace_postproc" /nonexistent.trace 2>&1); rc=$?
 check "missing file: one-line error" test $rc -ne 0 -a "$out" = "kutrace_postproc: /nonexistent.trace: No such file or directory"
 check "--help" "$B/kutrace_postproc" --help
 check "rawtoevent --help" "$B/rawtoevent" --help
+
+# ---- outputs written whole or not at all (lib/tool_out.c) ------------------
+# Each failure below comes after the output was opened: it must leave no
+# final file and no temporary, only what the directory held before.
+o=$TMP/out; mkdir -p "$o"
+only() { [ "$(cd "$o" && ls -A | sort | tr '\n' ' ')" = "$1" ]; }
+"$B/kutrace_postproc" "$TMP/ev0.trace" -o "$o/x.json" 2>"$TMP/e"; rc=$?
+check "damaged block after the JSON was opened: exit 1, no x.json, no x.json.tmp (rc $rc)" \
+	eval '[ $rc = 1 ] && only ""'
+mkdir "$o/x.json"; : > "$o/x.json/keep"
+"$B/kutrace_postproc" $G/basic.trace -o "$o/x.json" --no-html 2>"$TMP/e"; rc=$?
+check "the JSON cannot be renamed to its name (a directory): one line naming it, no .tmp" \
+	eval '[ $rc = 1 ] && only "x.json " && [ $(wc -l < "$TMP/e") = 1 ] &&
+	      grep -q "cannot rename .*x.json.tmp to .*x.json: Is a directory" "$TMP/e"'
+rm -rf "$o"/*; mkdir "$o/x.html.tmp"
+"$B/kutrace_postproc" $G/basic.trace -o "$o/x.json" 2>"$TMP/e"; rc=$?
+if grep -q "viewer template not found" "$TMP/e"; then
+	skip "the page cannot be created: no viewer template"
+else
+	check "the page cannot be created: the JSON is kept, no x.html, and the line says so" \
+		eval '[ $rc = 1 ] && only "x.html.tmp x.json " &&
+		      grep -q "cannot create .*x.html.tmp: Is a directory; .*x.json was written, no HTML" "$TMP/e"'
+fi
+# Late rows: the draft (x.json.tmp) is copied to x.json.tmp2; when that
+# cannot be made, both go.
+rm -rf "$o"/*; mkdir "$o/x.json.tmp2"
+KT_JSONOUT_STEP=5 KT_JSONOUT_BUDGET=40 "$B/kutrace_postproc" "$TMP/late.trace" \
+	--no-html -o "$o/x.json" 2>"$TMP/e"; rc=$?
+check "late rows, the copy cannot be created: no x.json, the draft removed" \
+	eval '[ $rc = 1 ] && only "x.json.tmp2 " && grep -q "cannot create .*x.json.tmp2" "$TMP/e"'
+rm -rf "$o"/*
+"$B/rawtoevent" $G/basic.trace | LC_ALL=C sort -n | "$B/eventtospan" t > "$o/ev.json" 2>/dev/null
+"$B/makeself" - "$o/ev.json" "$o/p.html" 2>/dev/null; rc=$?
+if [ $rc = 0 ]; then
+	printf '{"Comment":"x","events":[[1,2,3' > "$o/bad.json"
+	"$B/makeself" - "$o/bad.json" "$o/q.html" 2>"$TMP/e"; rc=$?
+	check "makeself on damaged JSON: exit 1, no q.html, no q.html.tmp (rc $rc)" \
+		eval '[ $rc = 1 ] && only "bad.json ev.json p.html "'
+	mkdir "$o/q.html"
+	"$B/makeself" - "$o/ev.json" "$o/q.html" 2>"$TMP/e"; rc=$?
+	check "makeself, the page cannot be renamed: one line naming it, no .tmp" \
+		eval '[ $rc = 1 ] && only "bad.json ev.json p.html q.html " &&
+		      grep -q "cannot rename .*q.html.tmp to .*q.html" "$TMP/e"'
+else
+	skip "makeself: no viewer template"
+fi

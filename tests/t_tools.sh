@@ -439,3 +439,54 @@ printf '%s\n' '[  1.00000000, 0.00000001, 0, 100, 0, 2049, 1, 0, 0, "write"],' \
 same_file "rows print a time's double as %12.8f rounds it" "$TMP/ns.want" "$TMP/ns.trim"
 eq "kutrace_export keeps a time's nanoseconds" "1000000.005 0.015" \
 	"$("$B/kutrace_export" --perfetto "$TMP/ns.json" 2>/dev/null | grep -o '"name":"write","ts":[0-9.]*,"dur":[0-9.]*' | head -1 | sed 's/.*"ts":\([0-9.]*\),"dur":\([0-9.]*\)/\1 \2/')"
+
+# ---- command lines (lib/tool_args.c) --------------------------------------
+# Every program parsed by the one table: an unknown option, or a prefix of
+# one (never taken for it), prints the usage to stderr and exits 2 with
+# nothing on stdout; -h, --help and -help print it to stdout and exit 0
+# (checktrace's -h is the original's hex dump: only --help there).
+G=$KT_ROOT/tests/golden
+for t in kutrace_postproc rawtoevent eventtospan makeself checktrace kutrace_dump \
+	 kutrace_export spantoprof; do
+	for bad in -zz --zz -x; do
+		"$B/$t" $bad < /dev/null > "$TMP/o" 2> "$TMP/e"; rc=$?
+		check "$t $bad: usage on stderr, nothing on stdout, exit 2 (rc $rc)" \
+			eval '[ $rc = 2 ] && [ ! -s "$TMP/o" ] && head -1 "$TMP/e" | grep -q "^usage: $t"'
+	done
+	for h in --help -help $([ $t = checktrace ] || echo -h); do
+		"$B/$t" $h < /dev/null > "$TMP/o" 2> "$TMP/e"; rc=$?
+		check "$t $h: usage on stdout, exit 0 (rc $rc)" \
+			eval '[ $rc = 0 ] && [ ! -s "$TMP/e" ] && head -1 "$TMP/o" | grep -q "^usage: $t"'
+	done
+done
+prefix() { # what program args...: exit 2, usage (a prefix is no option)
+	local what=$1; shift
+	"$B/$@" < /dev/null > /dev/null 2> "$TMP/e"; rc=$?
+	check "$what: refused, exit 2 (rc $rc)" eval '[ $rc = 2 ] && grep -q "^usage:" "$TMP/e"'
+}
+prefix "kutrace_dump -al (a prefix of -all)" kutrace_dump -al $G/basic.trace
+prefix "spantoprof -gr (a prefix of -group)" spantoprof -gr
+cp $G/basic.trace "$TMP/pre.trace"
+prefix "kutrace_postproc --no-h (a prefix of --no-html)" kutrace_postproc --no-h "$TMP/pre.trace"
+prefix "checktrace -nop (a prefix of -nopf)" checktrace -nop $G/basic.trace
+prefix "checktrace with two files" checktrace $G/basic.trace $G/basic.trace
+prefix "rawtoevent -maxblock without its value" rawtoevent $G/basic.trace -maxblock
+prefix "makeself with four arguments" makeself - a b c
+# The original spellings still work, anywhere on the line.
+"$B/rawtoevent" -maxblock 1 $G/basic.trace > "$TMP/o" 2>/dev/null; rc=$?
+check "rawtoevent -maxblock 1 FILE (option first)" eval '[ $rc = 0 ] && grep -q "^# ## VERSION" "$TMP/o"'
+"$B/rawtoevent" $G/basic.trace --maxblock=1 > "$TMP/o2" 2>/dev/null
+same_file "rawtoevent --maxblock=1: the same events" "$TMP/o" "$TMP/o2"
+"$B/rawtoevent" - < $G/basic.trace > "$TMP/o2" 2>/dev/null
+"$B/rawtoevent" $G/basic.trace > "$TMP/o" 2>/dev/null
+same_file "rawtoevent - reads stdin" "$TMP/o" "$TMP/o2"
+"$B/checktrace" -nopf -q $G/basic.trace > "$TMP/o"; rc=$?
+eq "checktrace -nopf -q FILE: the verdict only" "0 PASS $G/basic.trace" "$rc $(cat "$TMP/o")"
+"$B/checktrace" $G/basic.trace -h > "$TMP/o"
+check "checktrace FILE -h: the hex dump" grep -qE '^ +0 +0 [0-9a-f]{16}$' "$TMP/o"
+"$B/kutrace_dump" -all $G/basic.trace > "$TMP/o"
+check "kutrace_dump -all: zero words shown" bash -c '! grep -q "zero words" "$1"' _ "$TMP/o"
+"$B/spantoprof" -group -all -v < "$D/small.json" > "$TMP/o" 2>/dev/null; rc=$?
+"$B/spantoprof" -all -v -row -group < "$D/small.json" > "$TMP/o2" 2>/dev/null
+check "spantoprof -group -all -v: runs, and the last of -row/-group wins" \
+	eval '[ $rc = 0 ] && cmp -s "$TMP/o" "$TMP/o2"'
