@@ -291,6 +291,13 @@ const struct kt_timebase *kt_decoder_timebase(const struct kt_decoder *d);
 /* Name of a 64-bit key (see decode.c) or NULL; names known so far. */
 /* Learn RPC method and lock names of a block ahead of decoding (decode.c). */
 void kt_decoder_prescan(struct kt_decoder *d, const struct kt_block *b);
+/*
+ * After the prescan: no event of pid comes at or after this time (nsec10;
+ * the end of the last block whose header, context switches or wakeups
+ * name it), INT64_MAX if unknown.  A bound for kt_spans_low, never a fact
+ * the output depends on.
+ */
+int64_t kt_decoder_last_seen(const struct kt_decoder *d, uint32_t pid);
 /* e as a line of rawtoevent's text, without the newline (snprintf's result). */
 int kt_event_line(char *buf, size_t len, const struct kt_event *e);
 
@@ -460,6 +467,14 @@ struct kt_json_meta;
 void kt_spans_meta(const struct kt_spans *s, struct kt_json_meta *m);
 /* No row still to come starts before this (see span.c for the exception). */
 int64_t kt_spans_low(const struct kt_spans *s, int64_t now, int cpus_only);
+/*
+ * Tell kt_spans_low when each thread is last seen (kt_decoder_last_seen):
+ * a thread that no event will name again makes no more rows, so its
+ * pending wait or wakeup no longer holds the bound back.  (Were the
+ * bound wrong, a row would only come late, never out of place.)
+ */
+typedef int64_t (*kt_last_seen_fn)(void *ctx, uint32_t pid);
+void kt_spans_last_seen(struct kt_spans *s, kt_last_seen_fn fn, void *ctx);
 
 /* ---------------------------------------------------------------------- */
 /* JSON output (docs/spec/FORMATS.md 5.10) and time-sorting of rows        */

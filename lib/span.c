@@ -100,6 +100,8 @@ struct pkt {
 struct kt_spans {
 	kt_row_fn fn;
 	void *ctx;
+	kt_last_seen_fn seen_fn;	/* kt_spans_last_seen */
+	void *seen_ctx;
 	struct cpu cpu[KUTRACE_MAX_CPUS];
 	struct thread **th;
 	struct thread *thot[NHOT];	/* thread()'s front cache by pid */
@@ -1464,6 +1466,10 @@ int64_t kt_spans_low(const struct kt_spans *s, int64_t now, int cpus_only)
 
 		if (!t)
 			continue;
+		if (s->seen_fn && (t->prior_end != NO_TIME || t->wake_t != NO_TIME ||
+				   t->rx_t != NO_TIME) &&
+		    s->seen_fn(s->seen_ctx, (uint32_t)t->pid) <= now)
+			continue;	/* never named again: no row of its own to come */
 		if (t->prior_end != NO_TIME)
 			LOW(t->prior_end + 1);
 		LOW(t->wake_t);
@@ -1483,6 +1489,12 @@ int64_t kt_spans_low(const struct kt_spans *s, int64_t now, int cpus_only)
 	}
 #undef LOW
 	return low;
+}
+
+void kt_spans_last_seen(struct kt_spans *s, kt_last_seen_fn fn, void *ctx)
+{
+	s->seen_fn = fn;
+	s->seen_ctx = ctx;
 }
 
 void kt_spans_free(struct kt_spans *s)

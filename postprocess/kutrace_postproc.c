@@ -47,6 +47,7 @@ struct ctx {
 	int64_t window;		/* nsec10 */
 	int64_t released;	/* highest time handed on */
 	uint64_t disorder;	/* events that came after the watermark */
+	int64_t lag;		/* the most the order bound fell behind (nsec10) */
 	FILE *out;
 	char tracebase[32];
 };
@@ -65,9 +66,12 @@ static void on_release(void *p, const struct kt_event *e)
 	int due = kt_jsonout_due(c->jo);
 
 	if (due) {
+		int64_t low = kt_spans_low(c->spans, e->t, due == 2);
+
+		if (e->t - low > c->lag)
+			c->lag = e->t - low;
 		set_meta(c);
-		kt_jsonout_advance(c->jo, kt_spans_low(c->spans, e->t, due == 2),
-				   &c->meta);
+		kt_jsonout_advance(c->jo, low, &c->meta);
 	}
 	if (e->t > c->released)
 		c->released = e->t;
@@ -89,12 +93,18 @@ static void on_row(void *p, const struct kt_row *r)
 	kt_jsonout_row(((struct ctx *)p)->jo, r);
 }
 
+static int64_t last_seen(void *dec, uint32_t pid)
+{
+	return kt_decoder_last_seen(dec, pid);
+}
+
 static void setup(struct ctx *c)
 {
 	if (c->dec)
 		return;
 	c->dec = kt_xdecoder_new(&c->raw, on_event, c);
 	kt_decoder_prechecked(c->dec);
+	kt_spans_last_seen(c->spans, last_seen, c->dec);
 	const struct kt_timebase *tb = kt_decoder_timebase(c->dec);
 
 	kt_timebase_string(tb, c->tracebase, sizeof(c->tracebase));
@@ -201,7 +211,8 @@ static void usage(FILE *f)
 		"viewer template is installed, the self-contained timeline FILE.html.\n"
 		"The title defaults to the file name.  Traces of more than N spans (default\n"
 		"10000000, 0 = no limit) get no HTML: a browser page cannot hold them well.\n"
-		"--stats prints the CPU time of the reading, ordering and writing threads.\n"
+		"--stats prints the CPU time of the reading, ordering and writing threads\n"
+		"and how far behind the reading the rows' order bound fell at most.\n"
 		"A damaged block stops the program with a line naming file, block and word;\n"
 		"--skip-damaged skips such blocks instead (one line each) and counts them.\n");
 }
@@ -293,6 +304,8 @@ static void print_summary(struct ctx *c, const char *json_path, int stats)
 		kt_jsonout_cpu(c->jo, &od, &wr);
 		fprintf(stderr, "kutrace_postproc: cpu reader %.2f s, orderer %.2f s, writer %.2f s\n",
 			rd, od, wr);
+		fprintf(stderr, "kutrace_postproc: rows waited for their order at most %.3f ms of trace time\n",
+			c->lag / 1e5);
 	}
 }
 
