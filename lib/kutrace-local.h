@@ -168,6 +168,7 @@ struct kt_raw {
 	/* The file mapped (NULL: read through f), and the read position. */
 	const unsigned char *map;
 	size_t maplen, mpos;
+	size_t drop_start, drop_end;	/* read, not yet let go (raw.c) */
 	/* kt_raw_each's block index, made once for every pass. */
 	struct kt_block_ref *refs;
 	long nrefs;

@@ -145,6 +145,17 @@ static int fail(struct kt_raw *r, long block, long word, const char *what)
 	return -1;
 }
 
+/* Let go of the mapped pages read since the last drop. */
+static void raw_drop(struct kt_raw *r)
+{
+	uintptr_t lo = ((uintptr_t)(r->map + r->drop_start) + 4095) & ~(uintptr_t)4095;
+	uintptr_t hi = (uintptr_t)(r->map + r->drop_end) & ~(uintptr_t)4095;
+
+	if (hi > lo)
+		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+	r->drop_start = r->drop_end;
+}
+
 /* Up to n bytes from the mapping or the file; the count read. */
 static size_t raw_read(struct kt_raw *r, void *buf, size_t n)
 {
@@ -158,14 +169,18 @@ static size_t raw_read(struct kt_raw *r, void *buf, size_t n)
 	/*
 	 * Copied out, so let the pages go: a pass over a 4 GB trace must
 	 * not hold it all as its own memory (the page cache keeps it for
-	 * the next pass).
+	 * the next pass).  Blocks are read nearly in file order; the range
+	 * read since the last drop goes in one call every 4 MB, since each
+	 * call stops every thread of the process to flush its TLB.
 	 */
-	uintptr_t lo = ((uintptr_t)(r->map + r->mpos) + 4095) & ~(uintptr_t)4095;
-	uintptr_t hi = (uintptr_t)(r->map + r->mpos + k) & ~(uintptr_t)4095;
-
-	if (k >= 65536 && hi > lo)
-		madvise((void *)lo, hi - lo, MADV_DONTNEED);
+	if (r->mpos != r->drop_end) {
+		raw_drop(r);
+		r->drop_start = r->mpos;
+	}
 	r->mpos += k;
+	r->drop_end = r->mpos;
+	if (r->drop_end - r->drop_start >= (4u << 20))
+		raw_drop(r);
 	return k;
 }
 
