@@ -59,13 +59,8 @@ struct kt_decoder {
 	uint64_t events;
 	int64_t t_lo, t_hi;
 	int prechecked;		/* kt_decoder_prechecked: blocks come checked */
-	/*
-	 * Pid -> the end (ticks) of the last block that names it (block
-	 * header, context switch, wakeup), learned by the prescan:
-	 * kt_decoder_last_seen.  Open addressing, pid + 1 as the key.
-	 */
-	struct { uint32_t key; uint64_t until; } *seen;
-	size_t scap, scount;
+	kt_named_fn named;	/* kt_decoder_on_named */
+	void *named_ctx;
 	char err[256];
 	/*
 	 * Interned names of calls/returns by event number and of context
@@ -289,7 +284,6 @@ void kt_decoder_free(struct kt_decoder *d)
 	if (!d)
 		return;
 	free(d->names);
-	free(d->seen);
 	free(d);
 }
 
@@ -395,60 +389,21 @@ static uint64_t next_word(const struct kt_block *b, int *i)
  * yet known are taken, and only these two kinds: thread names must change
  * at their real time (exec).
  */
-static void see(struct kt_decoder *d, uint32_t pid, uint64_t until)
+void kt_decoder_on_named(struct kt_decoder *d, kt_named_fn fn, void *ctx)
 {
-	if (d->scount * 2 >= d->scap) {
-		size_t nc = d->scap ? d->scap * 2 : 1024;
-		__typeof__(d->seen) ns = kt_xcalloc(nc, sizeof(*ns));
-
-		for (size_t i = 0; i < d->scap; i++) {
-			if (!d->seen[i].key)
-				continue;
-			size_t h = (d->seen[i].key * 2654435761u) & (nc - 1);
-
-			while (ns[h].key)
-				h = (h + 1) & (nc - 1);
-			ns[h] = d->seen[i];
-		}
-		free(d->seen);
-		d->seen = ns;
-		d->scap = nc;
-	}
-	uint32_t key = pid + 1;
-	size_t h = (key * 2654435761u) & (d->scap - 1);
-
-	while (d->seen[h].key && d->seen[h].key != key)
-		h = (h + 1) & (d->scap - 1);
-	if (!d->seen[h].key) {
-		d->seen[h].key = key;
-		d->seen[h].until = until;
-		d->scount++;
-	} else if (until > d->seen[h].until) {
-		d->seen[h].until = until;
-	}
-}
-
-int64_t kt_decoder_last_seen(const struct kt_decoder *d, uint32_t pid)
-{
-	uint32_t key = pid + 1;
-
-	if (!d->scap || !key)
-		return INT64_MAX;
-	for (size_t h = (key * 2654435761u) & (d->scap - 1); d->seen[h].key;
-	     h = (h + 1) & (d->scap - 1))
-		if (d->seen[h].key == key)
-			return d->seen[h].until == UINT64_MAX ? INT64_MAX :
-			       kt_timebase_ns10(&d->tb, d->seen[h].until);
-	return INT64_MAX;
+	d->named = fn;
+	d->named_ctx = ctx;
 }
 
 void kt_decoder_prescan(struct kt_decoder *d, const struct kt_block *b)
 {
 	uint64_t w;
 	/* Every entry of the block is before its limit (or the stop time). */
-	uint64_t until = b->limit ? b->limit : d->stop_ctr > b->base ? d->stop_ctr : UINT64_MAX;
+	uint64_t end = b->limit ? b->limit : d->stop_ctr > b->base ? d->stop_ctr : 0;
+	int64_t until = end ? kt_timebase_ns10(&d->tb, end) : INT64_MAX;
 
-	see(d, b->pid, until);
+	if (d->named)
+		d->named(d->named_ctx, b->pid, until);
 
 	for (int i = b->first_entry; (w = next_word(b, &i)) != 0; i++) {
 		unsigned int ev = kutrace_word_event(w);
@@ -459,8 +414,8 @@ void kt_decoder_prescan(struct kt_decoder *d, const struct kt_block *b)
 			return;	/* damage: the real pass reports it */
 		unsigned int type = ev & KUTRACE_TYPE_MASK;
 
-		if (ev == KUTRACE_USERPID || ev == KUTRACE_RUNNABLE)
-			see(d, (uint32_t)w, until);
+		if (d->named && (ev == KUTRACE_USERPID || ev == KUTRACE_RUNNABLE))
+			d->named(d->named_ctx, (uint32_t)w, until);
 		if (kutrace_is_varlen(ev) &&
 		    (type == KUTRACE_METHODNAME || type == KUTRACE_LOCKNAME)) {
 			uint64_t key = name_key(type, (uint32_t)w);

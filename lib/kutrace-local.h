@@ -293,12 +293,13 @@ const struct kt_timebase *kt_decoder_timebase(const struct kt_decoder *d);
 /* Learn RPC method and lock names of a block ahead of decoding (decode.c). */
 void kt_decoder_prescan(struct kt_decoder *d, const struct kt_block *b);
 /*
- * After the prescan: no event of pid comes at or after this time (nsec10;
- * the end of the last block whose header, context switches or wakeups
- * name it), INT64_MAX if unknown.  A bound for kt_spans_low, never a fact
- * the output depends on.
+ * During the prescan, fn learns each pid a block names (its header's pid,
+ * its context switches and wakeups) with the end of that block (nsec10;
+ * INT64_MAX if unknown): no event of the pid comes after the last such
+ * time it hears.
  */
-int64_t kt_decoder_last_seen(const struct kt_decoder *d, uint32_t pid);
+typedef void (*kt_named_fn)(void *ctx, uint32_t pid, int64_t until);
+void kt_decoder_on_named(struct kt_decoder *d, kt_named_fn fn, void *ctx);
 /* e as a line of rawtoevent's text, without the newline (snprintf's result). */
 int kt_event_line(char *buf, size_t len, const struct kt_event *e);
 
@@ -469,13 +470,12 @@ void kt_spans_meta(const struct kt_spans *s, struct kt_json_meta *m);
 /* No row still to come starts before this (see span.c for the exception). */
 int64_t kt_spans_low(const struct kt_spans *s, int64_t now, int cpus_only);
 /*
- * Tell kt_spans_low when each thread is last seen (kt_decoder_last_seen):
- * a thread that no event will name again makes no more rows, so its
- * pending wait or wakeup no longer holds the bound back.  (Were the
- * bound wrong, a row would only come late, never out of place.)
+ * No event names pid after until (kt_decoder_on_named): once past it, the
+ * thread makes no more rows, so its pending wait or wakeup no longer
+ * holds kt_spans_low back.  (Were that wrong, a row would only come late,
+ * never out of place.)
  */
-typedef int64_t (*kt_last_seen_fn)(void *ctx, uint32_t pid);
-void kt_spans_last_seen(struct kt_spans *s, kt_last_seen_fn fn, void *ctx);
+void kt_spans_named(struct kt_spans *s, uint32_t pid, int64_t until);
 
 /* ---------------------------------------------------------------------- */
 /* JSON output (docs/spec/FORMATS.md 5.10) and time-sorting of rows        */

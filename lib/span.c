@@ -47,6 +47,7 @@ struct thread {
 	int have_last;		/* has had an event */
 	int last_rpc;
 	int64_t prior_end;	/* end of its last span, NO_TIME if none */
+	int64_t named_until;	/* no event names it later (kt_spans_named) */
 	int running;
 	/* pending wakeup */
 	int64_t wake_t;
@@ -100,8 +101,6 @@ struct pkt {
 struct kt_spans {
 	kt_row_fn fn;
 	void *ctx;
-	kt_last_seen_fn seen_fn;	/* kt_spans_last_seen */
-	void *seen_ctx;
 	struct cpu cpu[KUTRACE_MAX_CPUS];
 	struct thread **th;
 	struct thread *thot[NHOT];	/* thread()'s front cache by pid */
@@ -287,6 +286,7 @@ static struct thread *thread_slow(struct kt_spans *s, int64_t pid)
 
 	t->pid = pid;
 	t->prior_end = NO_TIME;
+	t->named_until = NO_TIME;
 	t->wake_t = NO_TIME;
 	t->rx_t = NO_TIME;
 	t->first_t = NO_TIME;
@@ -1466,9 +1466,7 @@ int64_t kt_spans_low(const struct kt_spans *s, int64_t now, int cpus_only)
 
 		if (!t)
 			continue;
-		if (s->seen_fn && (t->prior_end != NO_TIME || t->wake_t != NO_TIME ||
-				   t->rx_t != NO_TIME) &&
-		    s->seen_fn(s->seen_ctx, (uint32_t)t->pid) <= now)
+		if (t->named_until != NO_TIME && t->named_until <= now)
 			continue;	/* never named again: no row of its own to come */
 		if (t->prior_end != NO_TIME)
 			LOW(t->prior_end + 1);
@@ -1491,10 +1489,14 @@ int64_t kt_spans_low(const struct kt_spans *s, int64_t now, int cpus_only)
 	return low;
 }
 
-void kt_spans_last_seen(struct kt_spans *s, kt_last_seen_fn fn, void *ctx)
+void kt_spans_named(struct kt_spans *s, uint32_t pid, int64_t until)
 {
-	s->seen_fn = fn;
-	s->seen_ctx = ctx;
+	if (pid == 0)
+		return;	/* idle: no thread of its own */
+	struct thread *t = thread(s, pid);
+
+	if (t->named_until == NO_TIME || until > t->named_until)
+		t->named_until = until;
 }
 
 void kt_spans_free(struct kt_spans *s)

@@ -93,9 +93,9 @@ static void on_row(void *p, const struct kt_row *r)
 	kt_jsonout_row(((struct ctx *)p)->jo, r);
 }
 
-static int64_t last_seen(void *dec, uint32_t pid)
+static void named(void *spans, uint32_t pid, int64_t until)
 {
-	return kt_decoder_last_seen(dec, pid);
+	kt_spans_named(spans, pid, until);
 }
 
 static void setup(struct ctx *c)
@@ -104,7 +104,7 @@ static void setup(struct ctx *c)
 		return;
 	c->dec = kt_xdecoder_new(&c->raw, on_event, c);
 	kt_decoder_prechecked(c->dec);
-	kt_spans_last_seen(c->spans, last_seen, c->dec);
+	kt_decoder_on_named(c->dec, named, c->spans);
 	const struct kt_timebase *tb = kt_decoder_timebase(c->dec);
 
 	kt_timebase_string(tb, c->tracebase, sizeof(c->tracebase));
