@@ -17,6 +17,18 @@
 int kt_timebase_init(struct kt_timebase *tb, uint64_t c0, uint64_t u0,
 		     uint64_t c1, uint64_t u1, char *err, size_t errlen)
 {
+	/*
+	 * No counter reaches 2^63 (2,900 years at 100 ticks per usec), and
+	 * the tick at the base minute below is signed: such a start is
+	 * damage.  The pair repair (kt_raw_index) leaves a pair it finds no
+	 * sound replacement for as it is, so it arrives here.
+	 */
+	if (c0 > (uint64_t)INT64_MAX) {
+		snprintf(err, errlen,
+			 "start counter %#llx is 2^63 or more (no real counter gets there)",
+			 (unsigned long long)c0);
+		return -1;
+	}
 	if (c1 <= c0)
 		c1 = c0 + 1;
 	double rate = (double)(c1 - c0) / ((double)u1 - (double)u0);
@@ -34,8 +46,14 @@ int kt_timebase_init(struct kt_timebase *tb, uint64_t c0, uint64_t u0,
 	}
 	tb->slope_us = ((double)u1 - (double)u0) / (double)(c1 - c0);
 	tb->minute_usec = (u0 / USEC_PER_MINUTE) * USEC_PER_MINUTE;
-	tb->cm = (int64_t)c0 +
-		 (int64_t)(((double)tb->minute_usec - (double)u0) / tb->slope_us);
+	/*
+	 * The ticks from the base minute to the start: under a minute of
+	 * usec at most 100.1 ticks per usec, so below 2^33, and c0 is below
+	 * 2^63 - the difference cannot overflow.
+	 */
+	int64_t back = (int64_t)(((double)u0 - (double)tb->minute_usec) / tb->slope_us);
+
+	tb->cm = (int64_t)c0 - back;
 	return 0;
 }
 

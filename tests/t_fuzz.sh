@@ -103,6 +103,18 @@ check "4: ... and no JSON, no temporary file left" no_leftovers t.trace
 run 10 "$B/rawtoevent" t.trace
 refused "5: rawtoevent refuses it too" 'centuries'
 
+# Issue 34 finding 1: block 0's start counter (word 2) is 2^63 + 5 with a
+# stop counter at a plausible rate after it, in a one-block trace, so the
+# pair repair finds nothing sound and leaves the pair; the tick at the base
+# minute then overflowed (UBSan; without it, a wrong "word 0" error).
+rm -rf "$w"/*; cp "$C/raw_timebase_start_ctr_2p63.trace" "$w/t.trace"
+for t in kutrace_postproc rawtoevent; do
+	run 10 "$B/$t" t.trace
+	refused "34.1: $t, start counter 2^63 + 5: refused, naming block 0 word 2" \
+		'^[a-z_]+: t\.trace: block 0 word 2: start counter 0x8000000000000005 is 2\^63 or more'
+	check "34.1: ... no output file left ($t)" no_leftovers t.trace
+done
+
 rm -rf "$w"/*; cp "$C/makeself_11digit_overflow.json" "$w/in.json"
 run 10 "$B/makeself" - in.json out.html
 check "5: makeself, 11-digit numbers: a page, no UB" eval '[ $rc = 0 ] && sane && test -s "$w/out.html"'

@@ -96,6 +96,22 @@ static void test_timebase(void **state)
 	/* 200 ticks per usec is implausible. */
 	assert_int_equal(kt_timebase_init(&tb, 0, 1700000000000000ULL, 200000000,
 					  1700000001000000ULL, err, sizeof(err)), -1);
+	/*
+	 * A start counter of 2^63 or more is refused (issue 34: the tick at
+	 * the base minute overflowed); just below it, times are sound.
+	 */
+	assert_int_equal(kt_timebase_init(&tb, 1ULL << 63, 1700000000000000ULL,
+					  (1ULL << 63) + 50000000, 1700000001000000ULL,
+					  err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "2^63 or more"));
+	assert_int_equal(kt_timebase_init(&tb, UINT64_MAX, 1700000000000000ULL,
+					  UINT64_MAX, 1700000001000000ULL, err, sizeof(err)), -1);
+	assert_int_equal(kt_timebase_init(&tb, INT64_MAX - 50000000, 1700000000000000ULL,
+					  INT64_MAX, 1700000001000000ULL, err, sizeof(err)), 0);
+	/* (doubles near 2^63 are 2048 ticks apart) */
+	assert_in_range(kt_timebase_ns10(&tb, INT64_MAX - 50000000), 2000000000 - 8192,
+			2000000000 + 8192);
+	assert_int_equal(kt_timebase_ns10(&tb, UINT64_MAX), KT_TIME_LIMIT);
 }
 
 static void test_names(void **state)
