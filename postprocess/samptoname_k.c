@@ -27,12 +27,16 @@ static void load(const char *path)
 	char *line = NULL;
 	size_t cap = 0;
 	long lineno = 0;
+	ssize_t len;
 
-	while (getline(&line, &cap, f) > 0) {
+	while ((len = getline(&line, &cap, f)) > 0) {
 		char *p = line, *end;
 		uint64_t a;
 
 		lineno++;
+		/* As samptoname_u: a NUL byte would make a line look blank. */
+		if (memchr(line, '\0', (size_t)len))
+			kt_die("%s:%ld: a NUL byte (not a kallsyms file)", path, lineno);
 		while (isspace((unsigned char)*p))
 			p++;
 		if (*p == '\0')

@@ -64,16 +64,24 @@ static void load_maps(const char *path)
 	FILE *f = kt_xfopen_in(path);
 	char *line = NULL;
 	size_t cap = 0, nalloc = 0;
-	long lineno = 0;
+	long lineno = 0, nlines = 0;
 	int have_pid = 0;
 	uint64_t pid = 0;
+	ssize_t n;
 
-	while (getline(&line, &cap, f) > 0) {
+	while ((n = getline(&line, &cap, f)) > 0) {
 		unsigned long long s, e, off;
 		char perms[8];
 		int pos = 0;
 
 		lineno++;
+		/*
+		 * A maps file is text: a NUL byte would end the line early,
+		 * and a line starting with one would pass for a blank line
+		 * (64 KB of zeros was an empty maps file, exit 0).
+		 */
+		if (memchr(line, '\0', (size_t)n))
+			kt_die("%s:%ld: a NUL byte (not a /proc/<pid>/maps file)", path, lineno);
 		line[strcspn(line, "\n")] = '\0';
 		if (strncmp(line, "====", 4) == 0) {
 			if (sscanf(line, "==== /proc/%" SCNu64 "/maps", &pid) != 1)
@@ -90,6 +98,7 @@ static void load_maps(const char *path)
 			kt_die("%s:%ld: mapping before any \"==== /proc/<pid>/maps\" line", path, lineno);
 		const char *p = line + pos;
 
+		nlines++;
 		while (isspace((unsigned char)*p))
 			p++;
 		if (!strchr(perms, 'x') || *p == '\0' || e <= s)
@@ -106,7 +115,17 @@ static void load_maps(const char *path)
 		nmaps++;
 	}
 	free(line);
+	if (ferror(f))
+		kt_die("%s: read error", path);
 	fclose(f);
+	/*
+	 * Every process maps at least its binary: a file without one
+	 * mapping line is not the processes' maps (empty, cut, or the wrong
+	 * file), and would leave every sample unnamed without a word.
+	 * samptoname_k refuses a kallsyms file without symbols the same way.
+	 */
+	if (nlines == 0)
+		kt_die("%s: no mapping line (an empty maps file, or only \"====\" lines)", path);
 	if (nmaps)
 		qsort(maps, nmaps, sizeof(*maps), cmp_map);
 }
@@ -274,7 +293,8 @@ int main(int argc, char **argv)
 				"usage: samptoname_u <maps.txt> < in.json > out.json\n"
 				"Replaces user PC sample names \"PC=<hex>\" (event 0x280) by\n"
 				"\"PC=<function>\" using the processes' maps (each file preceded by a\n"
-				"line \"==== /proc/<pid>/maps\") and the binaries' ELF symbols.\n",
+				"line \"==== /proc/<pid>/maps\") and the binaries' ELF symbols.\n"
+				"A maps file without any mapping line, or with a NUL byte, is refused.\n",
 				KUTRACE_PC_U, load, name);
 
 	for (size_t i = 0; i < nelves; i++) {

@@ -191,6 +191,33 @@ done
 mkdir "$w/maps"
 IN=$KT_ROOT/tests/data/tools/small.json run 10 "$B/samptoname_u" maps
 refused "7: samptoname_u DIR: refused" 'maps: Is a directory'
+# Issue 34 finding 2: a maps line starting with a NUL byte passed for a
+# blank line, so zeros, or lines that start with one, were an empty maps
+# file: the JSON came out unchanged, exit 0.  A NUL byte is refused with
+# its line number, and so is a maps file without one mapping line (as
+# samptoname_k refuses a kallsyms file without symbols).
+S=$KT_ROOT/tests/data/tools/samples.json
+cp "$C/samptoname_u_nul_lines.maps" "$w/m.maps"
+IN=$S run 10 "$B/samptoname_u" m.maps
+refused "34.2: samptoname_u, maps lines starting with NUL bytes: refused at line 1" \
+	'^samptoname_u: m\.maps:1: a NUL byte'
+check "34.2: ... and no JSON written" test ! -s "$TMP/out"
+head -c 64K /dev/zero > "$w/z.maps"
+IN=$S run 10 "$B/samptoname_u" z.maps
+refused "34.2: samptoname_u, 64 KB of zeros as maps: refused" '^samptoname_u: z\.maps:1: a NUL byte'
+{ echo "==== /proc/300/maps"; echo "55d0c000-55d0d000 r-xp 00001000 08:01 1 /bin/sh"; printf 'ab\0cd\n'; } > "$w/late.maps"
+IN=$S run 10 "$B/samptoname_u" late.maps
+refused "34.2: ... a NUL byte on line 3: names line 3" '^samptoname_u: late\.maps:3: a NUL byte'
+echo "==== /proc/300/maps" > "$w/hdr.maps"
+for m in hdr.maps empty.maps; do
+	touch "$w/$m"
+	IN=$S run 10 "$B/samptoname_u" $m
+	refused "34.2: samptoname_u, maps without a mapping line ($m): refused" \
+		"^samptoname_u: $m: no mapping line"
+done
+printf 'ffffffff81000000 T startup\n\0\n' > "$w/k.txt"
+IN=$S run 10 "$B/samptoname_k" k.txt
+refused "34.2: samptoname_k, a NUL line after a symbol: refused at line 2" '^samptoname_k: k\.txt:2: a NUL byte'
 cp "$TMP/s.trace" "$w/s.trace"
 for t in kutrace_dump "checktrace -v"; do
 	(cd "$w" && timeout 20 $B/$t s.trace > /dev/full 2> "$TMP/err"); rc=$?

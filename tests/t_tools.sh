@@ -285,7 +285,8 @@ args_of() {
 	kutrace_export) echo --perfetto ;;
 	esac
 }
-[ -f "$TMP/maps.txt" ] || echo "==== /proc/1/maps" > "$TMP/maps.txt"
+# (samptoname_u refuses maps without a mapping line; the binary may be missing)
+[ -f "$TMP/maps.txt" ] || printf '==== /proc/1/maps\n1000-2000 r-xp 00000000 00:00 0 /nonexistent\n' > "$TMP/maps.txt"
 for t in $JSON_TOOLS; do
 	bad=""
 	for f in "$mal"/*.json; do
