@@ -41,14 +41,22 @@ static void load(const char *path)
 			p++;
 		if (*p == '\0')
 			continue;
+		/*
+		 * kallsyms writes the address in hex digits alone and the type
+		 * as one letter: strtoull's sign, "0x" and decimal-looking
+		 * words would take lines of numbers for symbols (exit 0 on
+		 * text that is no kallsyms, found by tests/fuzz/mutate.py).
+		 */
 		errno = 0;
 		a = strtoull(p, &end, 16);
-		if (end == p || errno || !isspace((unsigned char)*end))
+		if (!isxdigit((unsigned char)*p) || (size_t)(end - p) != strspn(p, "0123456789abcdefABCDEF") ||
+		    errno || !isspace((unsigned char)*end))
 			kt_die("%s:%ld: expected \"address type name\"", path, lineno);
 		/* type letter, then the name (a module in brackets may follow) */
 		p = end + strspn(end, " \t");
-		p += strcspn(p, " \t\n");
-		p += strspn(p, " \t");
+		if (!isalpha((unsigned char)p[0]) || !isspace((unsigned char)p[1]))
+			kt_die("%s:%ld: expected \"address type name\" (type: one letter)", path, lineno);
+		p += 1 + strspn(p + 1, " \t");
 		size_t n = strcspn(p, " \t\r\n");
 
 		if (n == 0)

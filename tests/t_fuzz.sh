@@ -218,6 +218,11 @@ done
 printf 'ffffffff81000000 T startup\n\0\n' > "$w/k.txt"
 IN=$S run 10 "$B/samptoname_k" k.txt
 refused "34.2: samptoname_k, a NUL line after a symbol: refused at line 2" '^samptoname_k: k\.txt:2: a NUL byte'
+# Found by the mutation run once it damaged kallsyms files: lines of
+# signed decimal numbers passed for "address type name" (exit 0).
+cp "$C/samptoname_k_number_lines.txt" "$w/k.txt"
+IN=$S run 10 "$B/samptoname_k" k.txt
+refused "34.2: samptoname_k, lines of decimal numbers: refused" '^samptoname_k: k\.txt:1: expected "address type name"'
 cp "$TMP/s.trace" "$w/s.trace"
 for t in kutrace_dump "checktrace -v"; do
 	(cd "$w" && timeout 20 $B/$t s.trace > /dev/full 2> "$TMP/err"); rc=$?
