@@ -4,8 +4,116 @@
  * kutrace_postproc runs them.  Inputs are raw traces (seeds from
  * kutrace_synth and the golden traces); every row line must be valid
  * UTF-8 and parse back into the same line.
+ *
+ * A custom mutator rewrites block header words of a sound trace now and
+ * then (fz_header_mutate below): byte-level mutation of a 64 KB trace
+ * almost never turns a header word into an arbitrary value while the
+ * rest stays sane, nor makes a coherent but absurd start/stop pair, so
+ * the header checks behind them went unreached (issue 34: a start
+ * counter of 2^63 with a plausible stop counter after it).
  */
 #include "fuzz.h"
+
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size,
+			       unsigned int seed);
+
+static uint64_t fz_rand(uint64_t *s)
+{
+	/* xorshift64*: the mutator must be repeatable from libFuzzer's seed */
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545F4914F6CDD1DULL;
+}
+
+/* A boundary value, a small one, a huge one or any. */
+static uint64_t fz_value(uint64_t *s, uint64_t old)
+{
+	static const uint64_t edge[] = {
+		0, 1, 0x7F, 0xFF, 0xFFFFFFFFULL, 0x100000000ULL,
+		(1ULL << 56) - 1, 1ULL << 56, (uint64_t)INT64_MAX,
+		1ULL << 63, (1ULL << 63) + 1, UINT64_MAX - 1, UINT64_MAX,
+		KT_USEC_2016, KT_USEC_2050,
+	};
+	uint64_t r = fz_rand(s);
+
+	switch (r % 6) {
+	case 0:
+	case 1:
+		return edge[(r >> 8) % (sizeof(edge) / sizeof(edge[0]))];
+	case 2:
+		return (r >> 8) & 0xFFFF;			/* small */
+	case 3:
+		return old + ((r >> 8) & 0xFFF) - 0x800;	/* near its value */
+	case 4:
+		return (1ULL << 63) | (r >> 8);			/* huge */
+	default:
+		return fz_rand(s);
+	}
+}
+
+static uint64_t fz_get(const uint8_t *d, size_t i)
+{
+	uint64_t w;
+
+	memcpy(&w, d + 8 * i, 8);
+	return w;
+}
+
+static void fz_put(uint8_t *d, size_t i, uint64_t w)
+{
+	memcpy(d + 8 * i, &w, 8);
+}
+
+/*
+ * Rewrite 1..3 header words of one block: block 0's words 0..11 (mostly
+ * the time pairs, words 2..5), or words 0..5 of a later block.  Word 1's
+ * flags byte (the version) is kept in most rewrites, or block 0 would
+ * just be refused.  Sometimes the stop counter is put at a plausible rate
+ * after the start counter (1, 50 or 100 ticks per usec), so an absurd
+ * start still passes the rate check.
+ */
+static void fz_header_mutate(uint8_t *d, size_t size, uint64_t *s)
+{
+	size_t nblocks = size / KUTRACE_BLOCK_BYTES;
+	size_t b = nblocks > 1 && fz_rand(s) % 4 == 0 ? 1 + fz_rand(s) % (nblocks - 1) : 0;
+	size_t base = b * (KUTRACE_BLOCK_BYTES / 8);
+	size_t nwords = b ? KUTRACE_HDRN_WORDS : KUTRACE_HDR0_WORDS;
+	int k = 1 + (int)(fz_rand(s) % 3);
+
+	if (size < 8 * (base + nwords))
+		return;
+	while (k--) {
+		size_t i = fz_rand(s) % 2 && !b ? 2 + fz_rand(s) % 4 : fz_rand(s) % nwords;
+		uint64_t old = fz_get(d, base + i), v = fz_value(s, old);
+
+		if (i == 1 && fz_rand(s) % 4)
+			v = (old & ~KUTRACE_HDR_LOW56) | (v & KUTRACE_HDR_LOW56);
+		fz_put(d, base + i, v);
+	}
+	if (!b && fz_rand(s) % 2) {
+		static const uint64_t rate[] = { 1, 50, 100 };
+		uint64_t u0 = fz_get(d, KUTRACE_HDR_START_USEC);
+		uint64_t u1 = fz_get(d, KUTRACE_HDR_STOP_USEC);
+
+		fz_put(d, KUTRACE_HDR_STOP_CTR, fz_get(d, KUTRACE_HDR_START_CTR) +
+		       (u1 - u0) * rate[fz_rand(s) % 3]);
+	}
+}
+
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size,
+			       unsigned int seed)
+{
+	uint64_t s = 0x9E3779B97F4A7C15ULL ^ seed;
+
+	/* One input in three: header words; else libFuzzer's own mutations. */
+	if (size >= 8 * KUTRACE_HDR0_WORDS && fz_rand(&s) % 3 == 0) {
+		fz_header_mutate(data, size, &s);
+		return size;
+	}
+	return LLVMFuzzerMutate(data, size, max_size);
+}
 
 struct ctx {
 	struct kt_raw raw;
