@@ -88,7 +88,7 @@ pp_run() { # trace args...
 # this kind of machine (issue 27's measurement; the original's source is
 # not in this tree, so its figure is a constant here).
 postproc10() {
-	local tr=$OUT/bench_10.trace i a b
+	local tr=$OUT/bench_10.trace i a b spans
 	[ -s "$tr" ] || "$BIN/kutrace_synth" -s 7 -c 4 -m 10 -o "$tr" >/dev/null 2>&1
 	: > "$OUT/pp10.nohtml"; : > "$OUT/pp10.html"
 	for i in 1 2 3 4 5; do

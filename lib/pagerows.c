@@ -281,12 +281,10 @@ void kt_pagecols_late(struct kt_pagecols *p, const struct kt_row *late, size_t n
 	bv_free(&tmp);
 	kt_buf_free(&ename);
 	pg_pred_free(&dec);
-	/* np takes p's place; p's header values, if any, stay. */
-	struct kt_pagecols keep = *p;
+	/* np takes p's place (header values come later, at the write). */
+	struct kt_pagecols old_cols = *p;
 
 	*p = *np;
-	p->t.meta = keep.t.meta;
-	keep.t.meta = np->t.meta;
-	*np = keep;
+	*np = old_cols;
 	kt_pagecols_free(np);
 }
