@@ -223,6 +223,7 @@ static void check_page(struct ctx *c)
 	if (al != bl || memcmp(a, b, al) != 0)
 		abort();
 	free(a);
+	free(b);
 	if (c->nheld)
 		qsort(c->held, c->nheld, sizeof(*c->held), rowq);
 	kt_pagecols_late(c->part, c->held, c->nheld);
