@@ -53,6 +53,7 @@ struct kt_decoder {
 	int wrapped;
 	int timer_event;
 	enum kt_arch arch;	/* from the backend entry; names unnamed calls */
+	const char *backend;	/* that entry's text (interned), or NULL */
 	struct cpu_state cpu[KUTRACE_MAX_CPUS];
 	struct name_slot *names;
 	size_t ncap, ncount;
@@ -450,8 +451,10 @@ static void name_entry(struct kt_decoder *d, int64_t t, int cpu,
 		set_name(d, key, clean);
 	if (type == KUTRACE_MODEL_NAME)
 		d->tb.lowres = strncmp(clean, "u74-mc", 6) == 0;
-	if (type == KUTRACE_BACKEND_NAME)
+	if (type == KUTRACE_BACKEND_NAME) {
 		d->arch = kt_backend_arch(clean);
+		d->backend = kt_intern(clean);
+	}
 	/* x86 local_timer_vector; arm64 the architected timer's IRQ */
 	if (type == KUTRACE_INTERRUPTNAME && (strncmp(clean, "local_timer", 11) == 0 ||
 					      strcmp(clean, "arch_timer") == 0))
@@ -890,4 +893,9 @@ int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
 void kt_decoder_prechecked(struct kt_decoder *d)
 {
 	d->prechecked = 1;
+}
+
+const char *kt_decoder_backend(const struct kt_decoder *d)
+{
+	return d->backend;
 }

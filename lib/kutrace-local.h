@@ -322,6 +322,8 @@ void kt_decoder_times(const struct kt_decoder *d, int64_t *lo, int64_t *hi);
 /* The start and stop time pairs of block 0 (as repaired) in nsec10. */
 void kt_decoder_edges(const struct kt_decoder *d, int64_t *start, int64_t *stop);
 unsigned int kt_decoder_flags(const struct kt_decoder *d);
+/* The trace's backend record ("tracepoint:x86_64", ...), or NULL. */
+const char *kt_decoder_backend(const struct kt_decoder *d);
 
 /* Name cleaning shared by every writer of event text (docs/spec/FORMATS.md 4.5). */
 void kt_clean_name(const char *in, size_t n, char *out, size_t outlen);
@@ -570,5 +572,31 @@ size_t kt_jsonout_late(const struct kt_jsonout *o);
 /* CPU seconds the ordering and the writing thread used (after finish). */
 void kt_jsonout_cpu(const struct kt_jsonout *o, double *order, double *write);
 void kt_jsonout_free(struct kt_jsonout *o);
+
+/*
+ * The row stream between programs (rowpipe.c): kutrace_postproc --tables
+ * sends its rows to kutrace_sql as binary records.  Writer: one
+ * kt_rowpipe_row per row, then kt_rowpipe_end with the JSON header text
+ * and the backend record (NULL if none); -1 on a write error (errno).
+ */
+struct kt_rowpipe_w;
+struct kt_rowpipe_w *kt_rowpipe_w_new(FILE *f);
+int kt_rowpipe_row(struct kt_rowpipe_w *w, const struct kt_row *r);
+int kt_rowpipe_end(struct kt_rowpipe_w *w, const char *header, const char *backend);
+void kt_rowpipe_w_free(struct kt_rowpipe_w *w);
+/* Reader: kt_rowpipe_next gives 1 and a row (its name lives until
+ * kt_rowpipe_r_free), 0 at the end mark (header and backend then set),
+ * -1 with err set on a stream cut short or damaged. */
+struct kt_rowpipe_r {
+	FILE *f;
+	char **names;
+	size_t nnames, capnames;
+	char *header, *backend;
+	unsigned long long rows;
+	char err[160];
+};
+void kt_rowpipe_r_init(struct kt_rowpipe_r *p, FILE *f);
+int kt_rowpipe_next(struct kt_rowpipe_r *p, struct kt_row *r);
+void kt_rowpipe_r_free(struct kt_rowpipe_r *p);
 
 #endif /* KUTRACE_LOCAL_H */

@@ -16,10 +16,13 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -177,6 +180,107 @@ static void page_row(void *p, const struct kt_row *r)
 	kt_pagecols_row(p, r);
 }
 
+/*
+ * The tables are one more sink: the rows go to kutrace_sql, which links
+ * DuckDB (this program does not), through a pipe as binary records
+ * (rowpipe.c); kutrace_sql writes the store.  With --rows-fd the rows go
+ * to a descriptor given by the caller instead (kutrace_sql build X.trace).
+ */
+struct tables {
+	FILE *f;
+	struct kt_rowpipe_w *w;
+	pid_t child;		/* the kutrace_sql writing the store, or 0 */
+	int err;		/* errno of the first failed write */
+	const char *dir;
+};
+
+static void tables_row(void *p, const struct kt_row *r)
+{
+	struct tables *t = p;
+
+	if (!t->err && kt_rowpipe_row(t->w, r) < 0)
+		t->err = errno ? errno : EIO;
+}
+
+/* kutrace_sql next to this program (the build tree, /usr/bin), else PATH. */
+static void exec_sql(char **args)
+{
+	char self[PATH_MAX], path[PATH_MAX + 16];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n > 0) {
+		self[n] = '\0';
+		char *slash = strrchr(self, '/');
+
+		if (slash) {
+			*slash = '\0';
+			snprintf(path, sizeof(path), "%s/kutrace_sql", self);
+			execv(path, args);
+		}
+	}
+	execvp("kutrace_sql", args);
+	fprintf(stderr, "kutrace_postproc: kutrace_sql not found: it is built where DuckDB is "
+		"installed (make deps && make)\n");
+	_exit(127);
+}
+
+static void tables_start(struct tables *t, const char *dir, const char *source, int fd)
+{
+	t->dir = dir;
+	if (fd < 0) {
+		int p[2];
+
+		if (pipe(p) < 0)
+			kt_die("%s: %s", dir, strerror(errno));
+		t->child = fork();
+		if (t->child < 0)
+			kt_die("%s: %s", dir, strerror(errno));
+		if (t->child == 0) {
+			char *args[] = { "kutrace_sql", "build", "--rows-fd", "3", "-o",
+					 (char *)dir, "--source", (char *)source, NULL };
+
+			close(p[1]);
+			if (p[0] != 3) {
+				dup2(p[0], 3);
+				close(p[0]);
+			}
+			exec_sql(args);
+		}
+		close(p[0]);
+		fd = p[1];
+		/* A reader that stopped is reported by its exit status. */
+		signal(SIGPIPE, SIG_IGN);
+	}
+	t->f = fdopen(fd, "w");
+	t->w = t->f ? kt_rowpipe_w_new(t->f) : NULL;
+	if (!t->w)
+		kt_die("%s: %s", dir, strerror(errno));
+	setvbuf(t->f, NULL, _IOFBF, 1 << 20);
+}
+
+static void tables_finish(struct tables *t, const struct kt_row *late, size_t nlate,
+			  const char *header, const char *backend, const char *json_path)
+{
+	for (size_t i = 0; i < nlate; i++)
+		tables_row(t, &late[i]);
+	if (!t->err && kt_rowpipe_end(t->w, header, backend) < 0)
+		t->err = errno ? errno : EIO;
+	if (fclose(t->f) != 0 && !t->err)
+		t->err = errno ? errno : EIO;
+	kt_rowpipe_w_free(t->w);
+	int st = 0;
+
+	if (t->child && waitpid(t->child, &st, 0) < 0)
+		st = -1;
+	if (t->child && (st != 0))
+		kt_die("%s: no tables written (kutrace_sql failed); %s was written", t->dir,
+		       json_path);
+	if (t->err)
+		kt_die("%s: %s; %s was written", t->dir, strerror(t->err), json_path);
+	if (t->child)
+		fprintf(stderr, "kutrace_postproc: tables -> %s\n", t->dir);
+}
+
 /* The page from the columns the rows built; the JSON is complete already. */
 static void write_page(struct kt_pagecols *cols, const char *tpl, const char *header,
 		       const char *hpath, const char *json_path)
@@ -206,6 +310,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: kutrace_postproc FILE.trace [\"title\"] [-o OUT.json] [--no-html]\n"
 		"                        [--html-max-spans N] [--stats] [--skip-damaged]\n"
+		"                        [--tables] [--rows-fd FD --no-json]\n"
 		"Turns a raw kutrace/KUtrace trace into timespans: writes FILE.json (rows of\n"
 		"[start, dur, cpu, pid, rpc, event, arg, retval, ipc, name]) and, when the\n"
 		"viewer template is installed, the self-contained timeline FILE.html.\n"
@@ -214,7 +319,10 @@ static void usage(FILE *f)
 		"--stats prints the CPU time of the reading, ordering and writing threads\n"
 		"and how far behind the reading the rows' order bound fell at most.\n"
 		"A damaged block stops the program with a line naming file, block and word;\n"
-		"--skip-damaged skips such blocks instead (one line each) and counts them.\n");
+		"--skip-damaged skips such blocks instead (one line each) and counts them.\n"
+		"--tables also writes the trace's SQL tables to FILE.tables/ (kutrace_sql,\n"
+		"docs/TABLES.md).  --rows-fd hands the rows to descriptor FD (kutrace_sql\n"
+		"build does); --no-json then writes no JSON.\n");
 }
 
 /* Refuse an output that is the input trace itself (x.json, -o x.trace). */
@@ -244,8 +352,8 @@ static char *replace_ext(const char *path, const char *ext)
 
 struct args {
 	const char *path, *title, *jpath;
-	int html, stats;
-	unsigned long long html_max;
+	int html, stats, tables, json;
+	unsigned long long html_max, rows_fd;
 };
 
 static void parse_args(int argc, char **argv, struct args *a, struct ctx *c)
@@ -256,6 +364,9 @@ static void parse_args(int argc, char **argv, struct args *a, struct ctx *c)
 		{ "stats", KT_OPT_FLAG, &a->stats, 1 },
 		{ "skip-damaged", KT_OPT_FLAG, &c->skip_damaged, 1 },
 		{ "html-max-spans", KT_OPT_ULL, &a->html_max, 0 },
+		{ "tables", KT_OPT_FLAG, &a->tables, 1 },
+		{ "rows-fd", KT_OPT_ULL, &a->rows_fd, 0 },
+		{ "no-json", KT_OPT_FLAG, &a->json, 0 },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct kt_argspec spec = { opts, usage, 1, 2, 0 };
@@ -266,6 +377,14 @@ static void parse_args(int argc, char **argv, struct args *a, struct ctx *c)
 	a->path = pos[0];
 	if (!a->title)
 		a->title = a->path;
+	if (a->rows_fd != ~0ULL && (a->rows_fd < 3 || a->rows_fd > INT_MAX))
+		kt_die("--rows-fd %llu: a descriptor from 3 up", a->rows_fd);
+	if (!a->json && a->rows_fd == ~0ULL)
+		kt_die("--no-json is for --rows-fd: the rows must go somewhere");
+	if (a->tables && a->rows_fd != ~0ULL)
+		kt_die("--tables and --rows-fd: one destination for the rows");
+	if (!a->json)
+		a->html = 0;
 }
 
 /* Bytes the kernel copies mostly: late rows or a changed header. */
@@ -313,7 +432,7 @@ int main(int argc, char **argv)
 {
 	struct ctx c = { .released = INT64_MIN };
 	/* What one page of the viewer holds well (about 7 s to open 10M). */
-	struct args a = { .html = 1, .html_max = 10000000 };
+	struct args a = { .html = 1, .html_max = 10000000, .json = 1, .rows_fd = ~0ULL };
 
 	kt_set_progname(argv[0]);
 	parse_args(argc, argv, &a, &c);
@@ -327,7 +446,15 @@ int main(int argc, char **argv)
 		not_the_input(path, hpath);
 	if (kt_raw_open(&c.raw, path) < 0)
 		kt_die("%s", c.raw.err);
-	c.out = kt_out_open(json_path, NULL);
+	char *tdir = a.tables ? replace_ext(json_path, ".tables") : NULL;
+	struct tables tab = { 0 };
+
+	if (tdir)
+		not_the_input(path, tdir);
+	/* --no-json: the writer's text goes nowhere; only the row sinks count. */
+	c.out = a.json ? kt_out_open(json_path, NULL) : fopen("/dev/null", "w");
+	if (!c.out)
+		kt_die("/dev/null: %s", strerror(errno));
 	setvbuf(c.out, NULL, _IOFBF, 1 << 20);
 	c.meta.title = a.title;
 	c.meta.tracebase = "";
@@ -344,6 +471,11 @@ int main(int argc, char **argv)
 
 	if (cols)
 		kt_jsonout_tee(c.jo, page_row, cols);
+	if (tdir || a.rows_fd != ~0ULL) {
+		tables_start(&tab, tdir ? tdir : "the row stream", path,
+			     tdir ? -1 : (int)a.rows_fd);
+		kt_jsonout_tee(c.jo, tables_row, &tab);
+	}
 	if (kt_raw_each(&c.raw, on_prescan, &c) < 0 ||
 	    kt_raw_each(&c.raw, on_block, &c) < 0)
 		kt_die("%s", c.raw.err);
@@ -356,10 +488,13 @@ int main(int argc, char **argv)
 
 	if (copy < 0)
 		kt_die("%s", kt_jsonout_error(c.jo));
-	if (copy)
+	if (!a.json)
+		fclose(c.out);
+	else if (copy)
 		c.out = copy_json(&c);
-	kt_out_commit(c.out);
-	print_summary(&c, json_path, a.stats);
+	if (a.json)
+		kt_out_commit(c.out);
+	print_summary(&c, a.json ? json_path : "the row stream", a.stats);
 
 	uint64_t rows = kt_jsonout_rows(c.jo);
 	char *header = kt_xstrdup(kt_jsonout_header(c.jo));
@@ -368,6 +503,9 @@ int main(int argc, char **argv)
 
 	if (cols && nlate)
 		kt_pagecols_late(cols, late, nlate);
+	if (tab.f)
+		tables_finish(&tab, late, nlate, header, kt_decoder_backend(c.dec), json_path);
+	free(tdir);
 	/* Give the row buffers back before the page needs memory. */
 	kt_jsonout_free(c.jo);
 	kt_spans_free(c.spans);

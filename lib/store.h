@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * store.h - the table store (docs/TABLES.md): a trace's rows as Parquet
+ * tables, written from the row stream and opened for SQL, on DuckDB.
+ *
+ * Only the programs that answer SQL (kutrace_sql) link this and DuckDB;
+ * the postprocessor hands its rows to them through rowpipe.c.  Errors are
+ * one line in the caller's buffer, naming the file or table.
+ */
+#ifndef KUTRACE_STORE_H
+#define KUTRACE_STORE_H
+
+#include <stddef.h>
+
+#include "duckdb.h"
+#include "kutrace-local.h"
+
+/* A reader refuses a store whose meta.json says a higher version. */
+#define KT_STORE_VERSION 1
+
+/* The tables, in the order they are written and documented. */
+extern const char *const kt_store_tables[];
+
+struct kt_store_meta {
+	const char *trace_id, *machine;	/* every table's last two columns */
+	const char *kernel, *cpu_model, *tracebase, *backend, *source;
+	int mbit_sec;
+	unsigned int flags;
+};
+
+/*
+ * Writing.  kt_store_w_new prepares DIR (written as DIR.tmp.PID, renamed
+ * over DIR when complete; an existing DIR must be a store); rows go in any
+ * order; kt_store_w_finish derives every table, writes the Parquet files
+ * and meta.json and renames.  kt_store_w_free removes whatever is not
+ * finished.  memory_limit is DuckDB's ("2GB"), NULL for its default.
+ */
+struct kt_store_w;
+struct kt_store_w *kt_store_w_new(const char *dir, const char *memory_limit,
+				  char *err, size_t errlen);
+int kt_store_w_row(struct kt_store_w *w, const struct kt_row *r);
+int kt_store_w_finish(struct kt_store_w *w, const struct kt_store_meta *m);
+const char *kt_store_w_error(const struct kt_store_w *w);
+void kt_store_w_free(struct kt_store_w *w);
+
+/*
+ * Reading: a DuckDB connection where every table is a view over the
+ * Parquet files of all the stores named (checked first: meta.json's
+ * version, each file present and whole).
+ */
+struct kt_db;
+struct kt_db *kt_db_open(char *const *stores, size_t n, const char *memory_limit,
+			 char *err, size_t errlen);
+duckdb_connection kt_db_conn(struct kt_db *db);
+void kt_db_close(struct kt_db *db);
+
+/* The DuckDB settings every connection gets: no network, no extensions
+ * installed or loaded behind the user's back. */
+int kt_duckdb_open(duckdb_database *db, const char *memory_limit, const char *temp_dir,
+		   char *err, size_t errlen);
+
+#endif /* KUTRACE_STORE_H */

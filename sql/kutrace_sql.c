@@ -1,0 +1,905 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * kutrace_sql - ask a trace in SQL (docs/TABLES.md).
+ *
+ *   kutrace_sql build X.trace|X.json [-o DIR]      write the table store
+ *   kutrace_sql INPUT... -c "SQL" [--csv|--json]   one query
+ *   kutrace_sql INPUT... --report NAME              a named report
+ *   kutrace_sql INPUT... --export tsv|jsonl DIR     every table as text
+ *   kutrace_sql INPUT...                            an interactive shell
+ *
+ * An INPUT is a store (a directory with meta.json), a glob of stores, or
+ * a trace or JSON file, whose store is then built in a temporary
+ * directory for this run.  A trace's rows come from kutrace_postproc
+ * through a pipe (rowpipe.c): only this program links DuckDB.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <glob.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <readline/history.h>
+#include <readline/readline.h>
+
+#include "jsonrows.h"
+#include "store.h"
+
+#define MAX_INPUTS 4096
+
+/* ---------------------------------------------------------------------- */
+/* Named reports: plain SQL over the tables (docs/TABLES.md, "Reports").   */
+/* ---------------------------------------------------------------------- */
+
+static const struct report {
+	const char *name, *what, *sql;
+} reports[] = {
+	{ "cpu", "user, kernel, idle and c-exit time per CPU",
+	  "SELECT trace_id, machine, cpu,\n"
+	  "  sum(CASE WHEN event > 65536 AND event <> 131072 THEN dur ELSE 0 END) AS user_ns,\n"
+	  "  sum(CASE WHEN event BETWEEN 1024 AND 4095 THEN dur ELSE 0 END) AS kernel_ns,\n"
+	  "  sum(CASE WHEN event = 65536 THEN dur ELSE 0 END) AS idle_ns,\n"
+	  "  sum(CASE WHEN event = 131072 THEN dur ELSE 0 END) AS cexit_ns\n"
+	  "FROM span\n"
+	  "WHERE cpu >= 0 AND ((event BETWEEN 1024 AND 4095) OR event >= 65536)\n"
+	  "GROUP BY trace_id, machine, cpu\n"
+	  "ORDER BY trace_id, machine, cpu" },
+	{ "syscalls", "count, total, p50, p99 and max per system call",
+	  "SELECT name, count(*) AS count, sum(dur) AS total_ns,\n"
+	  "  quantile_disc(dur, 0.5) AS p50_ns, quantile_disc(dur, 0.99) AS p99_ns,\n"
+	  "  max(dur) AS max_ns\n"
+	  "FROM slice\n"
+	  "WHERE kind = 'syscall'\n"
+	  "GROUP BY name\n"
+	  "ORDER BY total_ns DESC, name" },
+	{ "waits", "per thread, time by wait reason",
+	  "SELECT w.trace_id, w.pid, t.name, w.reason, count(*) AS count, sum(w.dur) AS ns\n"
+	  "FROM wait w LEFT JOIN thread t ON t.pid = w.pid AND t.trace_id = w.trace_id\n"
+	  "GROUP BY w.trace_id, w.pid, t.name, w.reason\n"
+	  "ORDER BY ns DESC, w.trace_id, w.pid, w.reason" },
+	{ "rpc", "per method, count, p50, p99 and max latency, and the slowest ids",
+	  "WITH r AS (SELECT trace_id, rpc, min(method) AS method,\n"
+	  "    max(end_ts) - min(begin_ts) AS latency_ns\n"
+	  "  FROM rpc GROUP BY trace_id, rpc)\n"
+	  "SELECT method, count(*) AS count, quantile_disc(latency_ns, 0.5) AS p50_ns,\n"
+	  "  quantile_disc(latency_ns, 0.99) AS p99_ns, max(latency_ns) AS max_ns,\n"
+	  "  array_to_string(list(rpc ORDER BY latency_ns DESC, rpc)[1:3], ' ') AS slowest_ids\n"
+	  "FROM r\n"
+	  "GROUP BY method\n"
+	  "ORDER BY max_ns DESC, method" },
+	{ "locks", "per lock, hold and wait totals and maxima",
+	  "SELECT lock, min(name) AS name,\n"
+	  "  count(*) FILTER (WHERE kind = 'acquire') AS acquires,\n"
+	  "  count(*) FILTER (WHERE kind = 'held') AS holds,\n"
+	  "  coalesce(sum(dur) FILTER (WHERE kind = 'held'), 0) AS hold_ns,\n"
+	  "  coalesce(max(dur) FILTER (WHERE kind = 'held'), 0) AS hold_max_ns,\n"
+	  "  count(*) FILTER (WHERE kind = 'wait') AS waits,\n"
+	  "  coalesce(sum(dur) FILTER (WHERE kind = 'wait'), 0) AS wait_ns,\n"
+	  "  coalesce(max(dur) FILTER (WHERE kind = 'wait'), 0) AS wait_max_ns\n"
+	  "FROM lock\n"
+	  "GROUP BY lock\n"
+	  "ORDER BY wait_ns DESC, hold_ns DESC, lock" },
+};
+
+#define NREPORTS (sizeof(reports) / sizeof(reports[0]))
+
+static const struct report *find_report(const char *name)
+{
+	for (size_t i = 0; i < NREPORTS; i++)
+		if (strcmp(reports[i].name, name) == 0)
+			return &reports[i];
+	return NULL;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Temporary stores: removed at exit, also when kt_die ends the program.   */
+/* ---------------------------------------------------------------------- */
+
+static char *tmp_root;
+
+static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static void rm_tmp(void)
+{
+	if (tmp_root)
+		nftw(tmp_root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void on_signal(int sig)
+{
+	rm_tmp();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static const char *tmp_dir(void)
+{
+	if (!tmp_root) {
+		const char *t = getenv("TMPDIR");
+		char *p = NULL;
+
+		if (asprintf(&p, "%s/kutrace_sql.XXXXXX", t && *t ? t : "/tmp") < 0 || !mkdtemp(p))
+			kt_die("cannot make a temporary directory: %s", strerror(errno));
+		tmp_root = p;
+		atexit(rm_tmp);
+		signal(SIGINT, on_signal);
+		signal(SIGTERM, on_signal);
+	}
+	return tmp_root;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Building a store                                                        */
+/* ---------------------------------------------------------------------- */
+
+struct build {
+	const char *out, *trace_id, *machine, *memory, *source;
+	unsigned long long rows_fd;
+};
+
+/* The file name without directory and extension: the default trace id. */
+static char *stem(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	char *s = kt_xstrdup(b ? b + 1 : path);
+	char *dot = strrchr(s, '.');
+
+	if (dot && dot != s)
+		*dot = '\0';
+	return s;
+}
+
+static char *with_ext(const char *path, const char *ext)
+{
+	const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+	size_t n = dot && (!slash || dot > slash) ? (size_t)(dot - path) : strlen(path);
+	char *o = kt_xmalloc(n + strlen(ext) + 1);
+
+	memcpy(o, path, n);
+	strcpy(o + n, ext);
+	return o;
+}
+
+/* The JSON header's facts, as the JSON says them. */
+struct hdr {
+	json_t *o;
+};
+
+static const char *hdr_str(json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static void finish_store(struct kt_store_w *w, json_t *h, const char *backend,
+			 const struct build *b, const char *dir)
+{
+	char *id = b->trace_id ? NULL : stem(b->source);
+	const char *host = hdr_str(h, "hostName");
+	json_t *mb = json_object_get(h, "mbit_sec"), *fl = json_object_get(h, "flags");
+	struct kt_store_meta m = {
+		.trace_id = b->trace_id ? b->trace_id : id,
+		.machine = b->machine ? b->machine : host && *host ? host : "unknown",
+		.kernel = hdr_str(h, "kernelVersion"),
+		.cpu_model = hdr_str(h, "cpuModelName"),
+		.tracebase = hdr_str(h, "tracebase"),
+		.backend = backend,
+		.source = b->source,
+		.mbit_sec = json_is_integer(mb) ? (int)json_integer_value(mb) : 1000,
+		.flags = json_is_integer(fl) ? (unsigned int)json_integer_value(fl) : 0,
+	};
+
+	if (kt_store_w_finish(w, &m) < 0)
+		kt_die("%s: %s", dir, kt_store_w_error(w));
+	free(id);
+}
+
+static int64_t to_ns10(double sec, const char *path, long line)
+{
+	double v = nearbyint(sec * 1e8);
+
+	if (!(v > -9e17 && v < 9e17))
+		kt_die("%s:%ld: time %g s is out of range", path, line, sec);
+	return (int64_t)v;
+}
+
+static int fits_int(int64_t v)
+{
+	return v >= INT32_MIN && v <= INT32_MAX;
+}
+
+/* Rows of a JSON file, kutrace's or the original KUtrace's. */
+static void build_json(struct kt_store_w *w, const struct build *b, const char *dir)
+{
+	struct kt_jreader r;
+	struct kt_jrow jr;
+	int rc;
+
+	if (kt_jr_open(&r, b->source) < 0)
+		kt_die("%s", r.err);
+	while ((rc = kt_jr_next(&r, &jr)) == 1) {
+		if (!fits_int(jr.cpu) || !fits_int(jr.pid) || !fits_int(jr.rpc) ||
+		    !fits_int(jr.event) || !fits_int(jr.ipc))
+			kt_die("%s:%ld: a row field is out of the 32-bit range", b->source, jr.line);
+		struct kt_row row = {
+			.start = to_ns10(jr.start, b->source, jr.line),
+			.dur = to_ns10(jr.dur, b->source, jr.line),
+			.cpu = (int)jr.cpu, .pid = (int)jr.pid, .rpc = (int)jr.rpc,
+			.event = (int)jr.event, .arg = jr.arg, .retval = jr.retval,
+			.ipc = (int)jr.ipc, .name = jr.name,
+		};
+
+		if (kt_store_w_row(w, &row) < 0)
+			kt_die("%s: %s", dir, kt_store_w_error(w));
+		kt_progress(r.consumed, r.total);
+	}
+	kt_progress_end();
+	if (rc < 0)
+		kt_die("%s", r.err);
+	/* The header values as JSON, to read them as the JSON says them. */
+	json_t *h = json_object();
+
+	for (size_t i = 0; i < r.nhdr; i++) {
+		json_t *v = json_loads(r.hdr[i].value_raw, JSON_DECODE_ANY, NULL);
+
+		if (v)
+			json_object_set_new(h, r.hdr[i].key, v);
+	}
+	finish_store(w, h, "json", b, dir);
+	json_decref(h);
+	kt_jr_close(&r);
+}
+
+/* Rows from a descriptor (kutrace_postproc --tables or --rows-fd). */
+static void build_pipe(struct kt_store_w *w, int fd, const struct build *b, const char *dir,
+		       pid_t child)
+{
+	FILE *f = fdopen(fd, "r");
+	struct kt_rowpipe_r p;
+	struct kt_row row;
+	int rc;
+
+	if (!f)
+		kt_die("descriptor %d: %s", fd, strerror(errno));
+	setvbuf(f, NULL, _IOFBF, 1 << 20);
+	kt_rowpipe_r_init(&p, f);
+	while ((rc = kt_rowpipe_next(&p, &row)) == 1)
+		if (kt_store_w_row(w, &row) < 0)
+			kt_die("%s: %s", dir, kt_store_w_error(w));
+	fclose(f);
+	if (child) {
+		int st;
+
+		if (waitpid(child, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			kt_die("%s: no tables written: kutrace_postproc failed on %s", dir, b->source);
+	}
+	if (rc < 0)
+		kt_die("%s: %s", b->source, p.err);
+	/* The header text and "]}" make a JSON object with no events. */
+	char *text = NULL;
+
+	if (asprintf(&text, "%s]}", p.header) < 0)
+		kt_die("out of memory");
+	json_t *h = json_loads(text, 0, NULL);
+
+	if (!h)
+		kt_die("%s: the row stream's header is not JSON", b->source);
+	finish_store(w, h, p.backend ? p.backend : "unknown", b, dir);
+	json_decref(h);
+	free(text);
+	kt_rowpipe_r_free(&p);
+}
+
+/* kutrace_postproc next to this program, else on PATH. */
+static void exec_postproc(char **args)
+{
+	char self[PATH_MAX], path[PATH_MAX + 24];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n > 0) {
+		self[n] = '\0';
+		char *slash = strrchr(self, '/');
+
+		if (slash) {
+			*slash = '\0';
+			snprintf(path, sizeof(path), "%s/kutrace_postproc", self);
+			execv(path, args);
+		}
+	}
+	execvp("kutrace_postproc", args);
+	fprintf(stderr, "kutrace_sql: kutrace_postproc not found\n");
+	_exit(127);
+}
+
+/* A JSON file starts with '{' (after blanks); anything else is a trace. */
+static int is_json(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	int c = EOF;
+
+	if (!f)
+		kt_die("%s: %s", path, strerror(errno));
+	while ((c = getc(f)) == ' ' || c == '\n' || c == '\t' || c == '\r')
+		;
+	fclose(f);
+	return c == '{';
+}
+
+static void build_store(const struct build *b, const char *dir)
+{
+	char err[512] = "";
+	struct kt_store_w *w = kt_store_w_new(dir, b->memory, err, sizeof(err));
+
+	if (!w)
+		kt_die("%s", err);
+	if (b->rows_fd != ~0ULL) {
+		build_pipe(w, (int)b->rows_fd, b, dir, 0);
+	} else if (is_json(b->source)) {
+		build_json(w, b, dir);
+	} else {
+		int p[2];
+
+		if (pipe(p) < 0)
+			kt_die("%s: %s", dir, strerror(errno));
+		pid_t pid = fork();
+
+		if (pid < 0)
+			kt_die("%s: %s", dir, strerror(errno));
+		if (pid == 0) {
+			char *args[] = { "kutrace_postproc", (char *)b->source, "--no-json",
+					 "--rows-fd", "3", NULL };
+
+			close(p[0]);
+			if (p[1] != 3) {
+				dup2(p[1], 3);
+				close(p[1]);
+			}
+			exec_postproc(args);
+		}
+		close(p[1]);
+		build_pipe(w, p[0], b, dir, pid);
+	}
+	kt_store_w_free(w);
+}
+
+static void usage_build(FILE *f)
+{
+	fprintf(f,
+		"usage: kutrace_sql build X.trace|X.json [-o DIR] [--trace-id ID] [--machine NAME]\n"
+		"                         [--memory SIZE]\n"
+		"Writes the trace's table store (docs/TABLES.md): DIR (default X.tables) with\n"
+		"one Parquet file per table and meta.json, replacing a store already there.\n"
+		"The JSON may be kutrace's or the original KUtrace's.  --trace-id and --machine\n"
+		"set the columns that tell stores apart (default: the file name without its\n"
+		"extension; the trace's host name).  --memory caps DuckDB (default 2GB).\n");
+}
+
+static int cmd_build(int argc, char **argv)
+{
+	struct build b = { .memory = "2GB", .rows_fd = ~0ULL };
+	const struct kt_opt opts[] = {
+		{ "o", KT_OPT_STR, &b.out, 0 },
+		{ "trace-id", KT_OPT_STR, &b.trace_id, 0 },
+		{ "machine", KT_OPT_STR, &b.machine, 0 },
+		{ "memory", KT_OPT_STR, &b.memory, 0 },
+		{ "source", KT_OPT_STR, &b.source, 0 },
+		{ "rows-fd", KT_OPT_ULL, &b.rows_fd, 0 },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct kt_argspec spec = { opts, usage_build, 0, 1, 0 };
+	const char *pos[1] = { NULL };
+
+	kt_args(&spec, argc, argv, pos);
+	if (b.rows_fd != ~0ULL) {
+		/* From kutrace_postproc --tables: the source names the trace. */
+		if (b.rows_fd < 3 || b.rows_fd > INT_MAX || !b.out || !b.source)
+			kt_die("--rows-fd needs a descriptor from 3 up, -o DIR and --source");
+	} else {
+		if (!pos[0]) {
+			usage_build(stderr);
+			exit(2);
+		}
+		b.source = pos[0];
+	}
+	char *dir = b.out ? kt_xstrdup(b.out) : with_ext(b.source, ".tables");
+
+	build_store(&b, dir);
+	if (b.rows_fd == ~0ULL)
+		fprintf(stderr, "kutrace_sql: tables -> %s\n", dir);
+	free(dir);
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Opening inputs                                                          */
+/* ---------------------------------------------------------------------- */
+
+struct inputs {
+	char *v[MAX_INPUTS];
+	size_t n;
+};
+
+static void add_input(struct inputs *in, char *s)
+{
+	if (in->n == MAX_INPUTS)
+		kt_die("more than %d stores", MAX_INPUTS);
+	in->v[in->n++] = s;
+}
+
+static int is_dir(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* A file becomes a temporary store; a directory is a store. */
+static void add_path(struct inputs *in, const char *p, const char *memory)
+{
+	if (is_dir(p)) {
+		add_input(in, kt_xstrdup(p));
+		return;
+	}
+	if (access(p, R_OK) < 0)
+		kt_die("%s: %s", p, strerror(errno));
+	char *s = stem(p), *dir = NULL;
+
+	if (asprintf(&dir, "%s/%zu-%s.tables", tmp_dir(), in->n, s) < 0)
+		kt_die("out of memory");
+	struct build b = { .memory = memory, .rows_fd = ~0ULL, .source = p };
+
+	build_store(&b, dir);
+	free(s);
+	add_input(in, dir);
+}
+
+static void open_inputs(struct inputs *in, const char **args, int n, const char *memory)
+{
+	for (int i = 0; i < n; i++) {
+		if (!strpbrk(args[i], "*?[") || access(args[i], F_OK) == 0) {
+			add_path(in, args[i], memory);
+			continue;
+		}
+		glob_t g;
+		int rc = glob(args[i], 0, NULL, &g);
+
+		if (rc == GLOB_NOMATCH)
+			kt_die("%s: no store matches", args[i]);
+		if (rc != 0)
+			kt_die("%s: cannot expand", args[i]);
+		for (size_t j = 0; j < g.gl_pathc; j++)
+			add_path(in, g.gl_pathv[j], memory);
+		globfree(&g);
+	}
+}
+
+/* ---------------------------------------------------------------------- */
+/* Printing results                                                        */
+/* ---------------------------------------------------------------------- */
+
+enum fmt { F_TABLE, F_CSV, F_JSON };
+
+static int is_number(duckdb_type t)
+{
+	switch (t) {
+	case DUCKDB_TYPE_TINYINT: case DUCKDB_TYPE_SMALLINT: case DUCKDB_TYPE_INTEGER:
+	case DUCKDB_TYPE_BIGINT: case DUCKDB_TYPE_HUGEINT: case DUCKDB_TYPE_UTINYINT:
+	case DUCKDB_TYPE_USMALLINT: case DUCKDB_TYPE_UINTEGER: case DUCKDB_TYPE_UBIGINT:
+	case DUCKDB_TYPE_UHUGEINT: case DUCKDB_TYPE_FLOAT: case DUCKDB_TYPE_DOUBLE:
+	case DUCKDB_TYPE_DECIMAL:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static void put_csv(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\n\r") && s[0] != ' ' && (!*s || s[strlen(s) - 1] != ' ')) {
+		fputs(s, f);
+		return;
+	}
+	putc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			putc('"', f);
+		putc(*s, f);
+	}
+	putc('"', f);
+}
+
+static void put_json_str(FILE *f, const char *s)
+{
+	json_t *j = json_string(s);
+	char *t = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
+
+	fputs(t ? t : "null", f);
+	free(t);
+	json_decref(j);
+}
+
+static void print_result(duckdb_result *r, enum fmt fmt, FILE *f)
+{
+	idx_t nc = duckdb_column_count(r), nr = duckdb_row_count(r);
+
+	if (nc == 0)
+		return;
+	if (fmt == F_CSV) {
+		for (idx_t c = 0; c < nc; c++) {
+			if (c)
+				putc(',', f);
+			put_csv(f, duckdb_column_name(r, c));
+		}
+		putc('\n', f);
+	}
+	if (fmt == F_JSON)
+		fputs("[", f);
+	size_t *w = kt_xcalloc(nc, sizeof(*w));
+	char **cells = NULL;
+
+	if (fmt == F_TABLE) {
+		/* Widths first: the table is printed once it is all read. */
+		cells = kt_xcalloc((size_t)(nr + 1) * nc, sizeof(*cells));
+		for (idx_t c = 0; c < nc; c++) {
+			cells[c] = kt_xstrdup(duckdb_column_name(r, c));
+			w[c] = strlen(cells[c]);
+		}
+		for (idx_t i = 0; i < nr; i++)
+			for (idx_t c = 0; c < nc; c++) {
+				char *v = duckdb_value_is_null(r, c, i) ? NULL : duckdb_value_varchar(r, c, i);
+				char *s = kt_xstrdup(v ? v : "NULL");
+
+				duckdb_free(v);
+				cells[(i + 1) * nc + c] = s;
+				if (strlen(s) > w[c])
+					w[c] = strlen(s);
+			}
+		for (idx_t i = 0; i <= nr; i++) {
+			for (idx_t c = 0; c < nc; c++) {
+				const char *s = cells[i * nc + c];
+				int right = i > 0 && is_number(duckdb_column_type(r, c));
+
+				fprintf(f, "%s%*s%s", c ? "  " : "", right ? (int)w[c] : 0, right ? s : "",
+					right ? "" : s);
+				if (!right && c + 1 < nc)
+					fprintf(f, "%*s", (int)(w[c] - strlen(s)), "");
+				free(cells[i * nc + c]);
+			}
+			putc('\n', f);
+			if (i == 0) {
+				for (idx_t c = 0; c < nc; c++) {
+					fputs(c ? "  " : "", f);
+					for (size_t k = 0; k < w[c]; k++)
+						putc('-', f);
+				}
+				putc('\n', f);
+			}
+		}
+		free(cells);
+		free(w);
+		return;
+	}
+	for (idx_t i = 0; i < nr; i++) {
+		if (fmt == F_JSON)
+			fputs(i ? ",\n {" : "\n {", f);
+		for (idx_t c = 0; c < nc; c++) {
+			int null = duckdb_value_is_null(r, c, i);
+			char *v = null ? NULL : duckdb_value_varchar(r, c, i);
+			duckdb_type t = duckdb_column_type(r, c);
+
+			if (fmt == F_CSV) {
+				if (c)
+					putc(',', f);
+				if (v)
+					put_csv(f, v);
+			} else {
+				if (c)
+					fputs(", ", f);
+				put_json_str(f, duckdb_column_name(r, c));
+				fputs(": ", f);
+				if (!v)
+					fputs("null", f);
+				else if (t == DUCKDB_TYPE_BOOLEAN || (is_number(t) && strspn(v, "-0123456789.e+") == strlen(v)))
+					fputs(v, f);
+				else
+					put_json_str(f, v);
+			}
+			duckdb_free(v);
+		}
+		fputs(fmt == F_JSON ? "}" : "\n", f);
+	}
+	if (fmt == F_JSON)
+		fputs(nr ? "\n]\n" : "]\n", f);
+	free(w);
+}
+
+/* Every statement of sql in turn; the last one's rows are printed. */
+static int run_sql(duckdb_connection c, const char *sql, enum fmt fmt)
+{
+	duckdb_extracted_statements ex = NULL;
+	idx_t n = duckdb_extract_statements(c, sql, &ex);
+	int rc = 0;
+
+	if (n == 0) {
+		const char *e = duckdb_extract_statements_error(ex);
+
+		fprintf(stderr, "kutrace_sql: SQL error: %.*s\n", e ? (int)strcspn(e, "\n") : 5,
+			e ? e : "empty");
+		duckdb_destroy_extracted(&ex);
+		return -1;
+	}
+	for (idx_t i = 0; i < n && rc == 0; i++) {
+		duckdb_prepared_statement ps = NULL;
+		duckdb_result r;
+
+		if (duckdb_prepare_extracted_statement(c, ex, i, &ps) == DuckDBError) {
+			const char *e = duckdb_prepare_error(ps);
+
+			fprintf(stderr, "kutrace_sql: SQL error: %.*s\n", (int)strcspn(e, "\n"), e);
+			rc = -1;
+		} else if (duckdb_execute_prepared(ps, &r) == DuckDBError) {
+			const char *e = duckdb_result_error(&r);
+
+			fprintf(stderr, "kutrace_sql: SQL error: %.*s\n", (int)strcspn(e, "\n"), e);
+			duckdb_destroy_result(&r);
+			rc = -1;
+		} else {
+			if (i + 1 == n)
+				print_result(&r, fmt, stdout);
+			duckdb_destroy_result(&r);
+		}
+		duckdb_destroy_prepare(&ps);
+	}
+	duckdb_destroy_extracted(&ex);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "kutrace_sql: standard output: %s\n", strerror(errno));
+		return -1;
+	}
+	return rc;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Export                                                                  */
+/* ---------------------------------------------------------------------- */
+
+/* One table as TSV (ClickHouse's TabSeparatedWithNames) or JSON lines. */
+static void export_table(duckdb_connection c, const char *t, const char *fmt, const char *dir)
+{
+	duckdb_result r;
+	char *sql = NULL, *path = NULL, *tmp = NULL;
+	struct kt_buf sel = { 0 };
+
+	if (asprintf(&sql, "DESCRIBE %s", t) < 0 || duckdb_query(c, sql, &r) == DuckDBError)
+		kt_die("%s: %s", t, duckdb_result_error(&r));
+	for (idx_t i = 0; i < duckdb_row_count(&r); i++) {
+		char *col = duckdb_value_varchar(&r, 0, i), *type = duckdb_value_varchar(&r, 1, i);
+
+		kt_buf_puts(&sel, i ? ", " : "");
+		if (strcmp(fmt, "tsv") == 0 && strcmp(type, "VARCHAR") == 0)
+			/* TSV's escapes: backslash, tab, newline, carriage return. */
+			kt_buf_printf(&sel, "replace(replace(replace(replace(\"%s\", '\\', '\\\\'), "
+				      "chr(9), '\\t'), chr(10), '\\n'), chr(13), '\\r') AS \"%s\"",
+				      col, col);
+		else if (strcmp(fmt, "tsv") == 0 && strcmp(type, "BOOLEAN") == 0)
+			kt_buf_printf(&sel, "CAST(\"%s\" AS INTEGER) AS \"%s\"", col, col);
+		else
+			kt_buf_printf(&sel, "\"%s\"", col);
+		duckdb_free(col);
+		duckdb_free(type);
+	}
+	duckdb_destroy_result(&r);
+	free(sql);
+	if (asprintf(&path, "%s/%s.%s", dir, t, fmt) < 0 || asprintf(&tmp, "%s.tmp", path) < 0)
+		kt_die("out of memory");
+	kt_unlink_on_die(tmp);
+	if (strchr(tmp, '\''))
+		kt_die("%s: a quote in the directory name", dir);
+	if (asprintf(&sql, "COPY (SELECT %s FROM %s) TO '%s' (FORMAT %s)", sel.p, t, tmp,
+		     strcmp(fmt, "tsv") == 0 ?
+		     "csv, DELIMITER '\t', HEADER, QUOTE '', ESCAPE '', NULLSTR '\\N'" :
+		     "json") < 0)
+		kt_die("out of memory");
+	if (duckdb_query(c, sql, &r) == DuckDBError)
+		kt_die("%s: %.*s", path, (int)strcspn(duckdb_result_error(&r), "\n"),
+		       duckdb_result_error(&r));
+	duckdb_destroy_result(&r);
+	if (rename(tmp, path) < 0)
+		kt_die("%s: %s", path, strerror(errno));
+	kt_unlink_forget(tmp);
+	free(sql);
+	free(sel.p);
+	free(path);
+	free(tmp);
+}
+
+/* ---------------------------------------------------------------------- */
+/* The interactive shell                                                   */
+/* ---------------------------------------------------------------------- */
+
+static void shell(duckdb_connection c, enum fmt fmt)
+{
+	char *hist = NULL;
+	const char *home = getenv("HOME");
+	struct kt_buf q = { 0 };
+
+	if (home && asprintf(&hist, "%s/.kutrace_sql_history", home) > 0)
+		read_history(hist);
+	printf("kutrace_sql: SQL over the trace's tables (docs/TABLES.md).  End a statement "
+	       "with ';'.\n.tables, .schema [TABLE], .reports, .quit\n");
+	for (;;) {
+		char *line = readline(q.len ? "   ...> " : "kutrace> ");
+
+		if (!line)
+			break;
+		if (!q.len && line[0] == '.') {
+			char cmd[32] = "", arg[128] = "";
+
+			add_history(line);
+			sscanf(line, ".%31s %127s", cmd, arg);
+			free(line);
+			if (strcmp(cmd, "quit") == 0 || strcmp(cmd, "exit") == 0)
+				break;
+			char *sql = NULL;
+
+			if (strcmp(cmd, "tables") == 0)
+				sql = kt_xstrdup("SELECT table_name AS name FROM information_schema.tables "
+						 "ORDER BY table_name");
+			else if (strcmp(cmd, "schema") == 0 && arg[0] && !strchr(arg, '\'')) {
+				if (asprintf(&sql, "SELECT column_name, data_type FROM "
+					     "information_schema.columns WHERE table_name = '%s' "
+					     "ORDER BY ordinal_position", arg) < 0)
+					kt_die("out of memory");
+			} else if (strcmp(cmd, "schema") == 0)
+				sql = kt_xstrdup("SELECT table_name, string_agg(column_name || ' ' || "
+						 "data_type, ', ' ORDER BY ordinal_position) AS columns FROM "
+						 "information_schema.columns GROUP BY table_name ORDER BY 1");
+			else if (strcmp(cmd, "reports") == 0) {
+				for (size_t i = 0; i < NREPORTS; i++)
+					printf("%-9s %s\n", reports[i].name, reports[i].what);
+				continue;
+			} else {
+				printf("unknown command .%s (.tables, .schema, .reports, .quit)\n", cmd);
+				continue;
+			}
+			run_sql(c, sql, fmt);
+			free(sql);
+			continue;
+		}
+		if (q.len)
+			kt_buf_puts(&q, "\n");
+		kt_buf_puts(&q, line);
+		free(line);
+		const char *end = q.p + q.len;
+
+		while (end > q.p && strchr(" \t\r\n", end[-1]))
+			end--;
+		if (end > q.p && end[-1] == ';') {
+			add_history(q.p);
+			run_sql(c, q.p, fmt);
+			q.len = 0;
+			q.p[0] = '\0';
+		}
+	}
+	if (hist) {
+		write_history(hist);
+		free(hist);
+	}
+	free(q.p);
+}
+
+/* ---------------------------------------------------------------------- */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: kutrace_sql INPUT... [-c SQL | --report NAME | --export tsv|jsonl DIR]\n"
+		"                   [--csv | --json] [--show-sql] [--memory SIZE]\n"
+		"       kutrace_sql build X.trace|X.json [-o DIR] (kutrace_sql build --help)\n"
+		"Asks the trace in SQL.  An INPUT is a table store (a directory; \"kutrace_sql\n"
+		"build\" or \"kutrace_postproc --tables\" writes one), a glob of stores (quoted:\n"
+		"'fleet/*/*'), or a trace or JSON file, whose tables are then built for this run.\n"
+		"Many inputs are one set of tables, told apart by their trace_id and machine\n"
+		"columns.  The tables and columns: docs/TABLES.md.\n"
+		"  -c SQL          run SQL (several statements: the last one's rows are printed)\n"
+		"  --csv, --json   print CSV (a header line, then rows) or a JSON array\n"
+		"  --report NAME   a named report: cpu, syscalls, waits, rpc, locks\n"
+		"  --show-sql      print the report's SQL instead of running it\n"
+		"  --export F DIR  every table to DIR/TABLE.tsv (TabSeparatedWithNames) or .jsonl\n"
+		"  --memory SIZE   DuckDB's memory limit (default 2GB)\n"
+		"With none of -c, --report, --export: an interactive shell (history in\n"
+		"~/.kutrace_sql_history; .tables, .schema, .reports, .quit).\n");
+}
+
+int main(int argc, char **argv)
+{
+	kt_set_progname(argv[0]);
+	if (argc > 1 && strcmp(argv[1], "build") == 0)
+		return cmd_build(argc - 1, argv + 1);
+
+	const char *sql = NULL, *report = NULL, *export = NULL, *memory = "2GB";
+	int csv = 0, json = 0, show = 0;
+	const struct kt_opt opts[] = {
+		{ "c", KT_OPT_STR, &sql, 0 },
+		{ "csv", KT_OPT_FLAG, &csv, 1 },
+		{ "json", KT_OPT_FLAG, &json, 1 },
+		{ "report", KT_OPT_STR, &report, 0 },
+		{ "show-sql", KT_OPT_FLAG, &show, 1 },
+		{ "export", KT_OPT_STR, &export, 0 },
+		{ "memory", KT_OPT_STR, &memory, 0 },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct kt_argspec spec = { opts, usage, 0, MAX_INPUTS, 0 };
+	static const char *pos[MAX_INPUTS];
+	const struct report *rep = NULL;
+	int npos = kt_args(&spec, argc, argv, pos);
+
+	if (report && !(rep = find_report(report)))
+		kt_die("--report %s: no such report (cpu, syscalls, waits, rpc, locks)", report);
+	if (show) {
+		if (!rep)
+			kt_die("--show-sql goes with --report NAME");
+		printf("%s;\n", rep->sql);
+		return 0;
+	}
+	if ((sql != NULL) + (rep != NULL) + (export != NULL) > 1)
+		kt_die("one of -c, --report, --export at a time");
+	if (csv && json)
+		kt_die("one of --csv, --json");
+	/* --export DIR takes the directory as the last argument. */
+	const char *xdir = NULL;
+
+	if (export) {
+		if (strcmp(export, "tsv") != 0 && strcmp(export, "jsonl") != 0)
+			kt_die("--export %s: tsv or jsonl", export);
+		if (npos < 2)
+			kt_die("--export %s: give the inputs, then the output directory", export);
+		xdir = pos[--npos];
+	}
+	if (npos == 0) {
+		usage(stderr);
+		return 2;
+	}
+	struct inputs in = { .n = 0 };
+
+	open_inputs(&in, pos, npos, memory);
+	char err[512] = "";
+	struct kt_db *db = kt_db_open(in.v, in.n, memory, err, sizeof(err));
+
+	if (!db)
+		kt_die("%s", err);
+	duckdb_connection c = kt_db_conn(db);
+	enum fmt fmt = csv ? F_CSV : json ? F_JSON : F_TABLE;
+	int rc = 0;
+
+	if (xdir) {
+		if (mkdir(xdir, 0777) < 0 && errno != EEXIST)
+			kt_die("%s: %s", xdir, strerror(errno));
+		for (int t = 0; kt_store_tables[t]; t++)
+			export_table(c, kt_store_tables[t], export, xdir);
+		fprintf(stderr, "kutrace_sql: %s -> %s/\n", export, xdir);
+	} else if (sql || rep) {
+		rc = run_sql(c, sql ? sql : rep->sql, fmt) < 0;
+	} else {
+		shell(c, fmt);
+	}
+	kt_db_close(db);
+	for (size_t i = 0; i < in.n; i++)
+		free(in.v[i]);
+	return rc;
+}

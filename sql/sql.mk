@@ -1,0 +1,33 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# The programs that answer SQL (docs/TABLES.md): kutrace_sql, on DuckDB.
+# DuckDB is not a Debian 12 package: `make deps` (tests/deps/duckdb.sh)
+# puts one pinned version in DUCKDB_DIR.  Without it these programs are
+# left out of `make` with one line saying so; nothing else links DuckDB.
+# The binary finds libduckdb.so next to an installed kutrace
+# ($ORIGIN/../lib/kutrace) or else in DUCKDB_DIR (the build tree).
+DUCKDB_VERSION := 1.4.4
+DUCKDB_DIR ?= /var/cache/kutrace/duckdb/$(DUCKDB_VERSION)
+LIBKTSTORE := $(BUILD)/libktstore.a
+SQL_PROGS := $(BIN)/kutrace_sql
+KT_HAVE_DUCKDB := $(if $(CROSS),,$(and $(wildcard $(DUCKDB_DIR)/include/duckdb.h),$(wildcard $(DUCKDB_DIR)/lib/libduckdb.so),$(wildcard /usr/include/readline/readline.h),1))
+DUCKDB_LDLIBS := -L$(DUCKDB_DIR)/lib -lduckdb '-Wl,-rpath,$$ORIGIN/../lib/kutrace:$(DUCKDB_DIR)/lib'
+
+ifeq ($(KT_HAVE_DUCKDB),1)
+PROGS += $(SQL_PROGS)
+# libktstore: the table store (lib/store.c), for these programs only.
+$(OBJ)/lib/store.o: CFLAGS += -I$(DUCKDB_DIR)/include -DKUTRACE_TOOL_VERSION='"$(file <VERSION)"'
+$(LIBKTSTORE): $(OBJ)/lib/store.o
+	rm -f $@
+	$(AR) rcs $@ $^
+$(OBJ)/sql/%.o: sql/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -I$(DUCKDB_DIR)/include -c -o $@ $<
+$(BIN)/kutrace_sql: $(OBJ)/sql/kutrace_sql.o $(LIBKTSTORE) $(KT_TOOLS)
+	@mkdir -p $(BIN)
+	$(CC) $(LDFLAGS) -o $@ $^ $(DUCKDB_LDLIBS) -lreadline $(KT_TOOLS_LDLIBS) $(LDLIBS)
+else ifeq ($(CROSS),)
+all: sql-missing
+.PHONY: sql-missing
+sql-missing:
+	@echo "kutrace: kutrace_sql not built: DuckDB is not in $(DUCKDB_DIR) (make deps)"
+endif
