@@ -72,7 +72,7 @@ static const char *const derive_sql[] = {
 
 	/* A thread's name: its user-code rows' name, last one, without ".pid". */
 	"CREATE TABLE thread AS SELECT s.pid, n.name, min(s.ts) AS start_ts, "
-	"max(s.ts + s.dur) AS end_ts, sum(s.dur) AS run_ns FROM x_slice s LEFT JOIN "
+	"max(s.ts + s.dur) AS end_ts, CAST(sum(s.dur) AS BIGINT) AS run_ns FROM x_slice s LEFT JOIN "
 	"(SELECT pid, arg_max(regexp_replace(name, '\\.[0-9]+$', ''), ts) AS name FROM x_exec "
 	"WHERE event > 65536 AND NOT " CEXIT " GROUP BY pid) n USING (pid) "
 	"WHERE s.pid > 0 GROUP BY s.pid, n.name",
@@ -117,9 +117,10 @@ static const char *const derive_sql[] = {
 	"WHERE state <> 'running') st ON st.pid = s.pid AND st.ts = s.ts + s.dur",
 
 	"CREATE TABLE cpu AS SELECT cpu, min(ts) AS start_ts, max(ts + dur) AS end_ts, "
-	"sum(CASE WHEN event = 65536 OR " CEXIT " THEN 0 ELSE dur END) AS busy_ns, "
-	"sum(CASE WHEN event = 65536 THEN dur ELSE 0 END) AS idle_ns, "
-	"sum(CASE WHEN " CEXIT " THEN dur ELSE 0 END) AS cexit_ns FROM x_exec GROUP BY cpu",
+	"CAST(sum(CASE WHEN event = 65536 OR " CEXIT " THEN 0 ELSE dur END) AS BIGINT) AS busy_ns, "
+	"CAST(sum(CASE WHEN event = 65536 THEN dur ELSE 0 END) AS BIGINT) AS idle_ns, "
+	"CAST(sum(CASE WHEN " CEXIT " THEN dur ELSE 0 END) AS BIGINT) AS cexit_ns FROM x_exec "
+	"GROUP BY cpu",
 
 	"CREATE TABLE counter AS SELECT ts, dur, cpu, 'freq' AS name, CAST(arg AS DOUBLE) "
 	"AS value FROM span WHERE event = 521",
@@ -132,11 +133,12 @@ static const char *const derive_sql[] = {
 	"END AS INTEGER) AS rpc, min(regexp_extract(name, '^(.*)\\.[0-9]+$', 1)) AS method "
 	"FROM span WHERE event IN (513, 514, 515) AND arg BETWEEN 1 AND 2147483647 "
 	"AND CASE WHEN event = 515 THEN arg ELSE arg & 65535 END > 0 GROUP BY 1), "
-	"s AS (SELECT CAST(arg & 65535 AS INTEGER) AS rpc, pid, max(CASE WHEN event = 513 "
-	"THEN 2 ELSE 1 END) AS side FROM span WHERE event IN (513, 514) AND arg >= 0 "
+	"s AS (SELECT CAST(arg & 65535 AS INTEGER) AS rpc, pid, arg_min(CASE WHEN event = 513 "
+	"THEN 2 ELSE 1 END, ts) AS side FROM span WHERE event IN (513, 514) AND arg >= 0 "
 	"AND arg & 65535 > 0 GROUP BY 1, 2), "
 	"w AS (SELECT rpc, pid, min(ts) AS begin_ts, max(ts + dur) AS end_ts, "
-	"sum(CASE WHEN " EXEC " THEN dur ELSE 0 END) AS cpu_ns FROM span WHERE rpc > 0 "
+	"CAST(sum(CASE WHEN " EXEC " THEN dur ELSE 0 END) AS BIGINT) AS cpu_ns FROM span "
+	"WHERE rpc > 0 "
 	"AND pid > 0 GROUP BY rpc, pid) "
 	"SELECT w.rpc, CAST(NULL AS INTEGER) AS parent, m.method, w.pid, CASE s.side WHEN 2 "
 	"THEN 'request' WHEN 1 THEN 'response' ELSE 'work' END AS side, w.begin_ts, w.end_ts, "
@@ -497,10 +499,17 @@ static void slice_emit(struct slicer *s, const struct open_call *c)
 	}
 }
 
+/* A call ends no earlier than what it called (a nested call may run on
+ * after the call's own last piece, to the switch that closed both). */
 static void slice_close_to(struct slicer *s, int depth)
 {
-	while (s->depth > depth)
-		slice_emit(s, &s->st[--s->depth]);
+	while (s->depth > depth) {
+		struct open_call *c = &s->st[--s->depth];
+
+		if (s->depth && s->st[s->depth - 1].end < c->end)
+			s->st[s->depth - 1].end = c->end;
+		slice_emit(s, c);
+	}
 }
 
 static void slice_row(struct slicer *s, int64_t ts, int64_t dur, int32_t cpu, int32_t pid,

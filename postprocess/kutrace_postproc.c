@@ -224,6 +224,23 @@ static void exec_sql(char **args)
 	_exit(127);
 }
 
+/*
+ * When this program ends early (kt_die), kutrace_sql sees the stream end
+ * without its end mark and removes its unfinished store: wait for that, so
+ * nothing is left behind once this program has exited.
+ */
+static pid_t tables_child;
+static FILE *tables_file;
+
+static void tables_reap(void)
+{
+	if (!tables_child)
+		return;
+	if (tables_file)
+		fclose(tables_file);
+	waitpid(tables_child, NULL, 0);
+}
+
 static void tables_start(struct tables *t, const char *dir, const char *source, int fd)
 {
 	t->dir = dir;
@@ -255,6 +272,11 @@ static void tables_start(struct tables *t, const char *dir, const char *source, 
 	t->w = t->f ? kt_rowpipe_w_new(t->f) : NULL;
 	if (!t->w)
 		kt_die("%s: %s", dir, strerror(errno));
+	if (t->child) {
+		tables_child = t->child;
+		tables_file = t->f;
+		atexit(tables_reap);
+	}
 	setvbuf(t->f, NULL, _IOFBF, 1 << 20);
 }
 
@@ -265,6 +287,7 @@ static void tables_finish(struct tables *t, const struct kt_row *late, size_t nl
 		tables_row(t, &late[i]);
 	if (!t->err && kt_rowpipe_end(t->w, header, backend) < 0)
 		t->err = errno ? errno : EIO;
+	tables_child = 0;
 	if (fclose(t->f) != 0 && !t->err)
 		t->err = errno ? errno : EIO;
 	kt_rowpipe_w_free(t->w);
