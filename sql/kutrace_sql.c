@@ -38,56 +38,50 @@
 
 /* ---------------------------------------------------------------------- */
 /* Named reports: plain SQL over the tables (docs/TABLES.md, "Reports").   */
+/* tests/clickhouse/reports/ has each in ClickHouse's SQL, with the same    */
+/* answers (tests/t_clickhouse.sh): keep the two in step.                  */
 /* ---------------------------------------------------------------------- */
 
 static const struct report {
 	const char *name, *what, *sql;
 } reports[] = {
-	{ "cpu", "user, kernel, idle and c-exit time per CPU",
-	  "SELECT trace_id, machine, cpu,\n"
-	  "  sum(CASE WHEN event > 65536 AND name <> '-c-exit-' THEN dur ELSE 0 END) AS user_ns,\n"
-	  "  sum(CASE WHEN event BETWEEN 1024 AND 4095 THEN dur ELSE 0 END) AS kernel_ns,\n"
-	  "  sum(CASE WHEN event = 65536 THEN dur ELSE 0 END) AS idle_ns,\n"
-	  "  sum(CASE WHEN name = '-c-exit-' THEN dur ELSE 0 END) AS cexit_ns\n"
-	  "FROM span\n"
-	  "WHERE cpu >= 0 AND ((event BETWEEN 1024 AND 4095) OR event >= 65536)\n"
-	  "GROUP BY trace_id, machine, cpu\n"
-	  "ORDER BY trace_id, machine, cpu" },
+	{ "cpu", "user, kernel, idle and c-exit time per CPU, and the busy %",
+	  "SELECT trace_id, cpu, user_ns, kernel_ns, idle_ns, cexit_ns,\n"
+	  "  (20000 * (user_ns + kernel_ns) + total) // (2 * greatest(total, 1)) / 100 AS busy_pct\n"
+	  "FROM (SELECT trace_id, cpu, user_ns, kernel_ns, idle_ns, cexit_ns, user_ns + kernel_ns + idle_ns + cexit_ns AS total FROM (\n"
+	  "  SELECT trace_id, cpu,\n"
+	  "    coalesce(sum(dur) FILTER (WHERE event > 65536 AND event = 65536 + pid), 0) AS user_ns,\n"
+	  "    coalesce(sum(dur) FILTER (WHERE event BETWEEN 1024 AND 4095), 0) AS kernel_ns,\n"
+	  "    coalesce(sum(dur) FILTER (WHERE event = 65536), 0) AS idle_ns,\n"
+	  "    coalesce(sum(dur) FILTER (WHERE event = 131072 AND pid <> 65536), 0) AS cexit_ns\n"
+	  "  FROM span WHERE cpu >= 0 AND (event BETWEEN 1024 AND 4095 OR event >= 65536)\n"
+	  "  GROUP BY trace_id, cpu))\n"
+	  "ORDER BY trace_id, cpu" },
 	{ "syscalls", "count, total, p50, p99 and max per system call",
-	  "SELECT name, count(*) AS count, sum(dur) AS total_ns,\n"
-	  "  quantile_disc(dur, 0.5) AS p50_ns, quantile_disc(dur, 0.99) AS p99_ns,\n"
-	  "  max(dur) AS max_ns\n"
-	  "FROM slice\n"
-	  "WHERE kind = 'syscall'\n"
-	  "GROUP BY name\n"
-	  "ORDER BY total_ns DESC, name" },
+	  "SELECT name, count(*) AS count, sum(dur) AS total_ns, quantile_disc(dur, 0.5) AS p50_ns,\n"
+	  "  quantile_disc(dur, 0.99) AS p99_ns, max(dur) AS max_ns\n"
+	  "FROM slice WHERE kind = 'syscall' GROUP BY name ORDER BY total_ns DESC, name" },
 	{ "waits", "per thread, time by wait reason",
-	  "SELECT w.trace_id, w.pid, t.name, w.reason, count(*) AS count, sum(w.dur) AS ns\n"
-	  "FROM wait w LEFT JOIN thread t ON t.pid = w.pid AND t.trace_id = w.trace_id\n"
-	  "GROUP BY w.trace_id, w.pid, t.name, w.reason\n"
-	  "ORDER BY ns DESC, w.trace_id, w.pid, w.reason" },
+	  "SELECT w.trace_id, w.pid, coalesce(t.name, '') AS name, w.reason, w.ns, w.count\n"
+	  "FROM (SELECT trace_id, pid, reason, sum(dur) AS ns, count(*) AS count FROM wait GROUP BY trace_id, pid, reason) w\n"
+	  "LEFT JOIN thread t USING (trace_id, pid)\n"
+	  "ORDER BY ns DESC, trace_id, pid, reason" },
 	{ "rpc", "per method, count, p50, p99 and max latency, and the slowest ids",
-	  "WITH r AS (SELECT trace_id, rpc, min(method) AS method,\n"
-	  "    max(end_ts) - min(begin_ts) AS latency_ns\n"
-	  "  FROM rpc GROUP BY trace_id, rpc)\n"
-	  "SELECT method, count(*) AS count, quantile_disc(latency_ns, 0.5) AS p50_ns,\n"
-	  "  quantile_disc(latency_ns, 0.99) AS p99_ns, max(latency_ns) AS max_ns,\n"
-	  "  array_to_string(list(rpc ORDER BY latency_ns DESC, rpc)[1:3], ' ') AS slowest_ids\n"
-	  "FROM r\n"
-	  "GROUP BY method\n"
-	  "ORDER BY max_ns DESC, method" },
+	  "SELECT method, count(*) AS count, quantile_disc(latency, 0.5) AS p50_ns, quantile_disc(latency, 0.99) AS p99_ns,\n"
+	  "  max(latency) AS max_ns,\n"
+	  "  array_to_string(list_slice(list(trace_id || ':' || rpc::VARCHAR ORDER BY latency DESC, trace_id, rpc), 1, 3), ' ') AS slowest\n"
+	  "FROM (SELECT trace_id, rpc, coalesce(min(method), '') AS method, max(end_ts) - min(begin_ts) AS latency\n"
+	  "      FROM rpc WHERE rpc > 0 GROUP BY trace_id, rpc)\n"
+	  "GROUP BY method ORDER BY p99_ns DESC, method" },
 	{ "locks", "per lock, hold and wait totals and maxima",
-	  "SELECT lock, min(name) AS name,\n"
+	  "SELECT trace_id, lock, min(name) AS name,\n"
 	  "  count(*) FILTER (WHERE kind = 'acquire') AS acquires,\n"
-	  "  count(*) FILTER (WHERE kind = 'held') AS holds,\n"
 	  "  coalesce(sum(dur) FILTER (WHERE kind = 'held'), 0) AS hold_ns,\n"
 	  "  coalesce(max(dur) FILTER (WHERE kind = 'held'), 0) AS hold_max_ns,\n"
-	  "  count(*) FILTER (WHERE kind = 'wait') AS waits,\n"
 	  "  coalesce(sum(dur) FILTER (WHERE kind = 'wait'), 0) AS wait_ns,\n"
-	  "  coalesce(max(dur) FILTER (WHERE kind = 'wait'), 0) AS wait_max_ns\n"
-	  "FROM lock\n"
-	  "GROUP BY lock\n"
-	  "ORDER BY wait_ns DESC, hold_ns DESC, lock" },
+	  "  coalesce(max(dur) FILTER (WHERE kind = 'wait'), 0) AS wait_max_ns,\n"
+	  "  count(*) FILTER (WHERE kind = 'wait') AS waits\n"
+	  "FROM lock GROUP BY trace_id, lock ORDER BY wait_ns DESC, hold_ns DESC, trace_id, lock" },
 };
 
 #define NREPORTS (sizeof(reports) / sizeof(reports[0]))

@@ -32,7 +32,7 @@ for t in tests/t_*.sh; do
 	# build and install from the tree themselves and never run $KT_BIN: a
 	# second pass would test the same thing again.
 	if [ $quick = 1 ]; then
-		case $name in t_vm*|t_browser*|t_kernel*|t_fresh|t_deb|t_install) continue ;; esac
+		case $name in t_vm*|t_browser*|t_kernel*|t_fresh|t_deb|t_install|t_clickhouse) continue ;; esac
 	fi
 	echo "=== $name"
 	start=$(date +%s)

@@ -125,10 +125,16 @@ no_server "clickhouse: no server left running after a failed report"
 same_as_duckdb() {
 	local st=$TMP/stores tsv=$TMP/tsv out=$TMP/ch-golden dd=$TMP/duckdb t n r stores=() dirs=()
 	mkdir -p "$st" "$tsv" "$dd"
-	for t in basic rpc ipi exec edges; do
-		[ -f tests/golden/$t.trace ] || continue
-		if ! "$KT_BIN/kutrace_sql" build tests/golden/$t.trace -o "$st/$t.tables" > "$TMP/sql.err" 2>&1; then
-			nok "kutrace_sql build $t.trace"; tail -3 "$TMP/sql.err" | sed 's/^/#   /'; continue
+	# The goldens, a generated trace with every kind of work, and the
+	# original KUtrace's own trace of hello_world (real outside data).
+	"$KT_BIN/kutrace_synth" -s 5 -c 4 -d 0.1 -x 30,10,20,5 -o "$TMP/synth5.trace" >/dev/null 2>&1
+	local real=$KT_ROOT/../shared/real/hello_world_demo.json
+	for t in basic rpc ipi exec edges synth5 hello_world_demo; do
+		local src=tests/golden/$t.trace
+		case $t in synth5) src=$TMP/synth5.trace ;; hello_world_demo) src=$real ;; esac
+		[ -f "$src" ] || continue
+		if ! "$KT_BIN/kutrace_sql" build "$src" -o "$st/$t.tables" > "$TMP/sql.err" 2>&1; then
+			nok "kutrace_sql build $t"; tail -3 "$TMP/sql.err" | sed 's/^/#   /'; continue
 		fi
 		if ! "$KT_BIN/kutrace_sql" "$st/$t.tables" --export tsv "$tsv/$t" > "$TMP/sql.err" 2>&1; then
 			nok "kutrace_sql --export tsv ($t)"; tail -3 "$TMP/sql.err" | sed 's/^/#   /'; continue
@@ -145,7 +151,7 @@ same_as_duckdb() {
 		if ! "$KT_BIN/kutrace_sql" "${stores[@]}" --report $r --csv > "$dd/$r.csv" 2> "$TMP/sql.err"; then
 			nok "kutrace_sql --report $r"; tail -3 "$TMP/sql.err" | sed 's/^/#   /'; continue
 		fi
-		same_csv "report $r: ClickHouse (2 shards) and DuckDB agree on $n stores" "$dd/$r.csv" "$out/$r.csv"
+		same_csv "report $r: ClickHouse (2 shards) and DuckDB agree on $n stores ($(($(wc -l < "$dd/$r.csv") - 1)) rows)" "$dd/$r.csv" "$out/$r.csv"
 	done
 	no_server "clickhouse: no server left running after the golden stores"
 }

@@ -105,7 +105,7 @@ CREATE TABLE pc_sample_local (
 
 CREATE TABLE packet_local (
 	ts Int64, dur Nullable(Int64), cpu Int32, pid Int32, rpc Int32,
-	hash Nullable(Int64), direction String,
+	hash Nullable(Int64), direction String, bytes Nullable(Int64),
 	trace_id String, machine String
 ) ENGINE = MergeTree ORDER BY (trace_id, ts);
 
