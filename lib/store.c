@@ -22,9 +22,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "parquet.h"
 #include "store.h"
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
 
 const char *const kt_store_tables[] = {
 	"span", "sched_slice", "thread_state", "slice", "thread", "process", "cpu",
@@ -34,14 +44,14 @@ const char *const kt_store_tables[] = {
 
 /* Execution rows: those that tile a CPU's time (docs/TABLES.md). */
 #define EXEC "cpu >= 0 AND ((event BETWEEN 1024 AND 4095) OR event >= 65536)"
-#define CEXIT "(event = 131072 AND name = '-c-exit-')"
 
 /*
  * The derived tables, in dependency order.  x_ tables are scaffolding,
  * dropped before the files are written.  slice comes from C (slice_pass).
  */
 static const char *const derive_sql[] = {
-	"CREATE VIEW x_exec AS SELECT ts, dur, cpu, pid, event, name FROM span WHERE " EXEC,
+	/* Every row but the execution rows, once: the point tables come from it. */
+	"CREATE TABLE x_pts AS SELECT * FROM x_ptsf",
 
 	/* Wait letters as words (docs/spec/FORMATS.md 5.6). */
 	"CREATE TABLE wait AS SELECT ts, dur, pid, rpc, event, "
@@ -49,33 +59,22 @@ static const char *const derive_sql[] = {
 	"WHEN 11 THEN 'lock' WHEN 12 THEN 'memory' WHEN 13 THEN 'network' WHEN 15 THEN 'pipe' "
 	"WHEN 17 THEN 'rcu' WHEN 18 THEN 'sched' WHEN 19 THEN 'timer' WHEN 25 THEN 'unknown' "
 	"ELSE chr(CAST(97 + event - 768 AS INTEGER)) END AS reason "
-	"FROM span WHERE event BETWEEN 768 AND 793",
+	"FROM x_pts WHERE event BETWEEN 768 AND 793",
 
 	/* A wait row ends exactly at the wakeup that ended it. */
 	"CREATE TABLE wakeup AS SELECT a.ts, a.pid AS waker_pid, a.cpu AS waker_cpu, "
 	"TRY_CAST(a.ret AS INTEGER) AS wakee_pid, TRY_CAST(a.arg AS INTEGER) AS wakee_cpu, "
-	"a.dur AS latency, w.reason FROM span a LEFT JOIN "
+	"a.dur AS latency, w.reason FROM x_pts a LEFT JOIN "
 	"(SELECT pid, ts + dur AS e, min(reason) AS reason FROM wait WHERE reason <> 'cpu' "
 	"GROUP BY pid, ts + dur) w ON w.pid = a.ret AND w.e = a.ts WHERE a.event = -3",
 
 	"CREATE TABLE ipi AS SELECT ts, cpu, TRY_CAST(arg AS INTEGER) AS target_cpu, "
-	"dur AS latency FROM span WHERE event = -7",
-
-	/* Runs of one pid per CPU (gaps and islands). */
-	"CREATE TABLE x_slice AS WITH b AS (SELECT ts, dur, cpu, pid, "
-	"CASE WHEN pid IS DISTINCT FROM lag(pid) OVER (PARTITION BY cpu ORDER BY ts, dur, pid) "
-	"THEN 1 ELSE 0 END AS brk FROM x_exec), "
-	"g AS (SELECT ts, dur, cpu, pid, sum(brk) OVER (PARTITION BY cpu ORDER BY ts, dur, pid "
-	"ROWS UNBOUNDED PRECEDING) AS grp FROM b) "
-	"SELECT min(ts) AS ts, max(ts + dur) - min(ts) AS dur, cpu, min(pid) AS pid "
-	"FROM g GROUP BY cpu, grp",
+	"dur AS latency FROM x_pts WHERE event = -7",
 
 	/* A thread's name: its user-code rows' name, last one, without ".pid". */
 	"CREATE TABLE thread AS SELECT s.pid, n.name, min(s.ts) AS start_ts, "
-	"max(s.ts + s.dur) AS end_ts, CAST(sum(s.dur) AS BIGINT) AS run_ns FROM x_slice s LEFT JOIN "
-	"(SELECT pid, arg_max(regexp_replace(name, '\\.[0-9]+$', ''), ts) AS name FROM x_exec "
-	"WHERE event > 65536 AND NOT " CEXIT " GROUP BY pid) n USING (pid) "
-	"WHERE s.pid > 0 GROUP BY s.pid, n.name",
+	"max(s.ts + s.dur) AS end_ts, CAST(sum(s.dur) AS BIGINT) AS run_ns FROM x_slice s "
+	"LEFT JOIN x_tname n USING (pid) WHERE s.pid > 0 GROUP BY s.pid, n.name",
 
 	"CREATE TABLE process AS SELECT pid, name FROM thread",
 
@@ -116,14 +115,10 @@ static const char *const derive_sql[] = {
 	"LEFT JOIN thread t USING (pid) LEFT JOIN (SELECT pid, ts, state FROM thread_state "
 	"WHERE state <> 'running') st ON st.pid = s.pid AND st.ts = s.ts + s.dur",
 
-	"CREATE TABLE cpu AS SELECT cpu, min(ts) AS start_ts, max(ts + dur) AS end_ts, "
-	"CAST(sum(CASE WHEN event = 65536 OR " CEXIT " THEN 0 ELSE dur END) AS BIGINT) AS busy_ns, "
-	"CAST(sum(CASE WHEN event = 65536 THEN dur ELSE 0 END) AS BIGINT) AS idle_ns, "
-	"CAST(sum(CASE WHEN " CEXIT " THEN dur ELSE 0 END) AS BIGINT) AS cexit_ns FROM x_exec "
-	"GROUP BY cpu",
+	"CREATE TABLE cpu AS SELECT * FROM x_cpu",
 
 	"CREATE TABLE counter AS SELECT ts, dur, cpu, 'freq' AS name, CAST(arg AS DOUBLE) "
-	"AS value FROM span WHERE event = 521",
+	"AS value FROM x_pts WHERE event = 521",
 
 	/*
 	 * RPCs: the method from the request/response/resume rows' names
@@ -131,15 +126,12 @@ static const char *const derive_sql[] = {
 	 */
 	"CREATE TABLE rpc AS WITH m AS (SELECT CAST(CASE WHEN event = 515 THEN arg ELSE arg & 65535 "
 	"END AS INTEGER) AS rpc, min(regexp_extract(name, '^(.*)\\.[0-9]+$', 1)) AS method "
-	"FROM span WHERE event IN (513, 514, 515) AND arg BETWEEN 1 AND 2147483647 "
+	"FROM x_pts WHERE event IN (513, 514, 515) AND arg BETWEEN 1 AND 2147483647 "
 	"AND CASE WHEN event = 515 THEN arg ELSE arg & 65535 END > 0 GROUP BY 1), "
 	"s AS (SELECT CAST(arg & 65535 AS INTEGER) AS rpc, pid, arg_min(CASE WHEN event = 513 "
-	"THEN 2 ELSE 1 END, ts) AS side FROM span WHERE event IN (513, 514) AND arg >= 0 "
+	"THEN 2 ELSE 1 END, ts) AS side FROM x_pts WHERE event IN (513, 514) AND arg >= 0 "
 	"AND arg & 65535 > 0 GROUP BY 1, 2), "
-	"w AS (SELECT rpc, pid, min(ts) AS begin_ts, max(ts + dur) AS end_ts, "
-	"CAST(sum(CASE WHEN " EXEC " THEN dur ELSE 0 END) AS BIGINT) AS cpu_ns FROM span "
-	"WHERE rpc > 0 "
-	"AND pid > 0 GROUP BY rpc, pid) "
+	"w AS (SELECT * FROM x_rpcw) "
 	"SELECT w.rpc, CAST(NULL AS INTEGER) AS parent, m.method, w.pid, CASE s.side WHEN 2 "
 	"THEN 'request' WHEN 1 THEN 'response' ELSE 'work' END AS side, w.begin_ts, w.end_ts, "
 	"w.cpu_ns FROM w LEFT JOIN m USING (rpc) LEFT JOIN s USING (rpc, pid)",
@@ -148,8 +140,8 @@ static const char *const derive_sql[] = {
 	 * the lock when a wait began. */
 	"CREATE TABLE lock AS WITH l AS (SELECT ts, dur, arg AS lock, pid, CASE event "
 	"WHEN 528 THEN 'try' WHEN 529 THEN 'acquire' WHEN 530 THEN 'release' WHEN 642 THEN "
-	"'held' ELSE 'wait' END AS kind FROM span WHERE event IN (528, 529, 530, 642, 643)), "
-	"n AS (SELECT arg AS lock, min(substr(name, 2)) AS name FROM span WHERE event IN "
+	"'held' ELSE 'wait' END AS kind FROM x_pts WHERE event IN (528, 529, 530, 642, 643)), "
+	"n AS (SELECT arg AS lock, min(substr(name, 2)) AS name FROM x_pts WHERE event IN "
 	"(642, 643) GROUP BY arg), h AS (SELECT lock, ts, ts + dur AS e, pid FROM l "
 	"WHERE kind = 'held'), lh AS (SELECT l.*, h.e AS he, h.pid AS hpid FROM l ASOF LEFT JOIN "
 	"h ON l.lock = h.lock AND l.ts >= h.ts) SELECT lh.ts, lh.dur, lh.lock, n.name, lh.pid, "
@@ -158,22 +150,19 @@ static const char *const derive_sql[] = {
 
 	"CREATE TABLE mark AS SELECT ts, cpu, pid, chr(CAST(97 + event - 522 AS INTEGER)) AS kind, "
 	"arg, CASE WHEN strpos(name, '=') > 0 THEN substr(name, strpos(name, '=') + 1) "
-	"ELSE name END AS label FROM span WHERE event BETWEEN 522 AND 525",
+	"ELSE name END AS label FROM x_pts WHERE event BETWEEN 522 AND 525",
 
 	"CREATE TABLE pc_sample AS SELECT ts, dur, cpu, pid, event = 641 AS kernel, arg, name "
-	"FROM span WHERE event IN (640, 641)",
+	"FROM x_pts WHERE event IN (640, 641)",
 
 	"CREATE TABLE packet AS SELECT ts, dur, cpu, pid, rpc, CASE WHEN event >= 532 THEN arg "
 	"END AS hash, CASE event WHEN 532 THEN 'rx' WHEN 533 THEN 'tx' WHEN 534 THEN 'urx' "
 	"WHEN 535 THEN 'utx' WHEN 516 THEN 'rxmsg' ELSE 'txmsg' END AS direction, "
-	"CASE WHEN event < 532 THEN arg END AS bytes FROM span "
+	"CASE WHEN event < 532 THEN arg END AS bytes FROM x_pts "
 	"WHERE event IN (516, 517, 532, 533, 534, 535)",
 	NULL,
 };
 
-static const char *const drop_sql[] = {
-	"DROP VIEW x_exec", "DROP TABLE x_slice", "DROP TABLE x_run", "DROP TABLE x_gap", NULL,
-};
 
 /* ---------------------------------------------------------------------- */
 
@@ -274,54 +263,371 @@ static void rm_tree(const char *dir)
 /* Writing                                                                 */
 /* ---------------------------------------------------------------------- */
 
-enum { C_TS, C_DUR, C_CPU, C_PID, C_RPC, C_EVENT, C_ARG, C_RET, C_IPC, C_NAME, NCOL };
+/*
+ * The tables written here, as the rows come: span, slice, and x_slice
+ * (sched_slice's runs, before their names and end states).  Each ends
+ * with the constant columns trace_id and machine, known only at the end.
+ */
+static const struct kt_pq_col span_cols[] = {
+	{ "ts", KT_PQ_I64, 0, 0 }, { "dur", KT_PQ_I64, 0, 0 }, { "cpu", KT_PQ_I32, 0, 0 },
+	{ "pid", KT_PQ_I32, 0, 0 }, { "rpc", KT_PQ_I32, 0, 0 }, { "event", KT_PQ_I32, 0, 0 },
+	{ "arg", KT_PQ_I64, 0, 0 }, { "ret", KT_PQ_I64, 0, 0 }, { "ipc", KT_PQ_I32, 0, 0 },
+	{ "name", KT_PQ_STR, 0, 0 }, { "trace_id", KT_PQ_STR, 0, 1 },
+	{ "machine", KT_PQ_STR, 0, 1 },
+};
+
+enum { S_ID, S_TS, S_DUR, S_CPU, S_PID, S_RPC, S_EVENT, S_NAME, S_KIND, S_ARG, S_RET,
+       S_DEPTH, S_PARENT, S_SELF, S_TRACE, S_MACHINE, SNCOL };
+
+static const struct kt_pq_col slice_cols[SNCOL] = {
+	{ "id", KT_PQ_I64, 0, 0 }, { "ts", KT_PQ_I64, 0, 0 }, { "dur", KT_PQ_I64, 0, 0 },
+	{ "cpu", KT_PQ_I32, 0, 0 }, { "pid", KT_PQ_I32, 0, 0 }, { "rpc", KT_PQ_I32, 0, 0 },
+	{ "event", KT_PQ_I32, 0, 0 }, { "name", KT_PQ_STR, 0, 0 }, { "kind", KT_PQ_STR, 0, 0 },
+	{ "arg", KT_PQ_I64, 0, 0 }, { "ret", KT_PQ_I64, 0, 0 }, { "depth", KT_PQ_I32, 0, 0 },
+	{ "parent_id", KT_PQ_I64, 1, 0 }, { "self_ns", KT_PQ_I64, 0, 0 },
+	{ "trace_id", KT_PQ_STR, 0, 1 }, { "machine", KT_PQ_STR, 0, 1 },
+};
+
+static const struct kt_pq_col run_cols[] = {
+	{ "ts", KT_PQ_I64, 0, 0 }, { "dur", KT_PQ_I64, 0, 0 }, { "cpu", KT_PQ_I32, 0, 0 },
+	{ "pid", KT_PQ_I32, 0, 0 },
+};
+
+/* Rows a row group holds: DuckDB reads row groups in parallel. */
+#define GROUP_ROWS (256 * 1024)
+
+/*
+ * slice: a stack per CPU over its execution rows in time order.  A kernel
+ * row whose call is open on the stack continues it (everything above it
+ * has returned); any other kernel row opens a call nested in the top; a
+ * user, idle or c-exit row, or another thread, closes them all.  The same
+ * pass cuts the CPU's rows into runs of one thread (sched_slice).
+ */
+struct open_call {
+	int64_t id, ts, end, self;
+	int32_t pid, rpc, event;
+	int64_t arg, ret;
+	const char *name;	/* interned */
+	int depth;
+	int64_t parent;
+};
+
+#define MAX_DEPTH 64
+
+struct cpu_state {
+	struct open_call st[MAX_DEPTH];
+	int depth;
+	int64_t last_ts;	/* rows must come in time order per CPU */
+	int64_t run_ts, run_end;	/* the current run of one thread */
+	int32_t run_pid;
+	int have_run;
+	/* the cpu table */
+	int64_t start, end, busy, idle, cexit;
+	int any;
+};
+
+/* A small open-addressing map from 64-bit keys to fixed-size values. */
+struct imap {
+	uint64_t *keys;
+	unsigned char *used, *vals;
+	size_t cap, n, vsize;
+};
+
+static void *imap_get(struct imap *m, uint64_t key)
+{
+	if (2 * (m->n + 1) > m->cap) {
+		struct imap g = { .cap = m->cap ? 2 * m->cap : 1024, .vsize = m->vsize };
+
+		g.keys = calloc(g.cap, sizeof(*g.keys));
+		g.used = calloc(g.cap, 1);
+		g.vals = calloc(g.cap, g.vsize);
+		if (!g.keys || !g.used || !g.vals) {
+			free(g.keys);
+			free(g.used);
+			free(g.vals);
+			return NULL;
+		}
+		for (size_t i = 0; i < m->cap; i++) {
+			if (!m->used[i])
+				continue;
+			size_t j = (size_t)(m->keys[i] * 0x9E3779B97F4A7C15ull >> 20) & (g.cap - 1);
+
+			while (g.used[j])
+				j = (j + 1) & (g.cap - 1);
+			g.used[j] = 1;
+			g.keys[j] = m->keys[i];
+			memcpy(g.vals + j * g.vsize, m->vals + i * m->vsize, m->vsize);
+			g.n++;
+		}
+		free(m->keys);
+		free(m->used);
+		free(m->vals);
+		*m = g;
+	}
+	size_t j = (size_t)(key * 0x9E3779B97F4A7C15ull >> 20) & (m->cap - 1);
+
+	while (m->used[j] && m->keys[j] != key)
+		j = (j + 1) & (m->cap - 1);
+	if (!m->used[j]) {
+		m->used[j] = 1;
+		m->keys[j] = key;
+		memset(m->vals + j * m->vsize, 0, m->vsize);
+		m->n++;
+	}
+	return m->vals + j * m->vsize;
+}
+
+static void imap_free(struct imap *m)
+{
+	free(m->keys);
+	free(m->used);
+	free(m->vals);
+	m->keys = NULL;
+	m->used = m->vals = NULL;
+	m->cap = m->n = 0;
+}
+
+/* A thread's name: its user-code rows' name, the latest (by time). */
+struct tname {
+	int64_t ts;
+	const char *name;	/* interned, with its ".pid" */
+	int set;
+};
+
+/* An RPC's rows on one thread. */
+struct rpcw {
+	int64_t begin, end, cpu_ns;
+	int set;
+};
+
+/* CPU numbers a trace may use; a row outside makes the slower path run. */
+#define MAX_CPUS 4096
+
+struct slicer {
+	struct cpu_state *cpu[MAX_CPUS];
+	struct kt_pq *slice, *runs;
+	int64_t next_id;
+	int unsorted;		/* a row came out of order: redo from span */
+	struct imap names;	/* pid -> struct tname */
+	int oom;
+};
 
 struct kt_store_w {
 	char *dir, *tmp;
-	duckdb_database db;
-	duckdb_connection conn;
-	duckdb_appender app;
-	duckdb_data_chunk chunk;
-	void *col[NCOL];
-	duckdb_vector names;
-	idx_t n;		/* rows in chunk */
+	struct kt_pq *span;
+	struct kt_pq *pts;	/* the rows not of execution: the point tables' input */
+	struct slicer sl;
+	struct imap rpcs;	/* (rpc << 32 | pid) -> struct rpcw */
 	uint64_t rows;
-	int open, done;
+	int done;
+	FILE *stats;		/* kt_store_w_stats: each step's time */
+	double t0;
 	char err[512];
 };
 
-static const duckdb_type span_types[NCOL] = {
-	DUCKDB_TYPE_BIGINT, DUCKDB_TYPE_BIGINT, DUCKDB_TYPE_INTEGER, DUCKDB_TYPE_INTEGER,
-	DUCKDB_TYPE_INTEGER, DUCKDB_TYPE_INTEGER, DUCKDB_TYPE_BIGINT, DUCKDB_TYPE_BIGINT,
-	DUCKDB_TYPE_INTEGER, DUCKDB_TYPE_VARCHAR,
-};
-
-static duckdb_data_chunk new_chunk(const duckdb_type *t, int n)
+void kt_store_w_stats(struct kt_store_w *w, FILE *f)
 {
-	duckdb_logical_type lt[16];
-
-	for (int i = 0; i < n; i++)
-		lt[i] = duckdb_create_logical_type(t[i]);
-	duckdb_data_chunk ch = duckdb_create_data_chunk(lt, (idx_t)n);
-
-	for (int i = 0; i < n; i++)
-		duckdb_destroy_logical_type(&lt[i]);
-	return ch;
+	w->stats = f;
+	w->t0 = now_s();
 }
 
-static void chunk_cols(struct kt_store_w *w)
+/* One line per step: what, and the seconds since the last line. */
+static void lap(struct kt_store_w *w, const char *what)
 {
-	for (int i = 0; i < NCOL; i++)
-		w->col[i] = duckdb_vector_get_data(duckdb_data_chunk_get_vector(w->chunk, (idx_t)i));
-	w->names = duckdb_data_chunk_get_vector(w->chunk, C_NAME);
+	if (!w->stats)
+		return;
+	double t = now_s();
+
+	fprintf(w->stats, "kutrace_sql: %-20s %6.2f s\n", what, t - w->t0);
+	w->t0 = t;
+}
+
+static const char *call_kind(int event, const char *name)
+{
+	if (strcmp(name, "-sched-") == 0)
+		return "sched";
+	if (event < 0x500)
+		return "fault";
+	if (event == 0x5FF)
+		return "softirq";
+	if (event < 0x600)
+		return "interrupt";
+	return "syscall";
+}
+
+static void slice_emit(struct slicer *s, int cpu, const struct open_call *c)
+{
+	struct kt_pq *p = s->slice;
+	const char *kind = call_kind(c->event, c->name);
+
+	kt_pq_i64(p, S_ID, c->id);
+	kt_pq_i64(p, S_TS, c->ts);
+	kt_pq_i64(p, S_DUR, c->end - c->ts);
+	kt_pq_i32(p, S_CPU, cpu);
+	kt_pq_i32(p, S_PID, c->pid);
+	kt_pq_i32(p, S_RPC, c->rpc);
+	kt_pq_i32(p, S_EVENT, c->event);
+	kt_pq_str(p, S_NAME, c->name, strlen(c->name));
+	kt_pq_str(p, S_KIND, kind, strlen(kind));
+	kt_pq_i64(p, S_ARG, c->arg);
+	kt_pq_i64(p, S_RET, c->ret);
+	kt_pq_i32(p, S_DEPTH, c->depth);
+	if (c->depth)
+		kt_pq_i64(p, S_PARENT, c->parent);
+	else
+		kt_pq_null(p, S_PARENT);
+	kt_pq_i64(p, S_SELF, c->self);
+	kt_pq_row(p);
+}
+
+/* A call ends no earlier than what it called (a nested call may run on
+ * after the call's own last piece, to the switch that closed both). */
+static void slice_close_to(struct slicer *s, int cpu, struct cpu_state *c, int depth)
+{
+	while (c->depth > depth) {
+		struct open_call *o = &c->st[--c->depth];
+
+		if (c->depth && c->st[c->depth - 1].end < o->end)
+			c->st[c->depth - 1].end = o->end;
+		slice_emit(s, cpu, o);
+	}
+}
+
+static void run_emit(struct slicer *s, int cpu, struct cpu_state *c)
+{
+	if (!c->have_run)
+		return;
+	kt_pq_i64(s->runs, 0, c->run_ts);
+	kt_pq_i64(s->runs, 1, c->run_end - c->run_ts);
+	kt_pq_i32(s->runs, 2, cpu);
+	kt_pq_i32(s->runs, 3, c->run_pid);
+	kt_pq_row(s->runs);
+	c->have_run = 0;
+}
+
+static void slice_row(struct slicer *s, int64_t ts, int64_t dur, int32_t cpu, int32_t pid,
+		      int32_t rpc, int32_t event, int64_t arg, int64_t ret, const char *name)
+{
+	if (cpu < 0 || cpu >= MAX_CPUS) {
+		s->unsorted = 1;
+		return;
+	}
+	struct cpu_state *c = s->cpu[cpu];
+
+	if (!c) {
+		c = s->cpu[cpu] = calloc(1, sizeof(*c));
+		if (!c) {
+			s->unsorted = 1;	/* the slower path needs no memory here */
+			return;
+		}
+		c->last_ts = INT64_MIN;
+	}
+	if (ts < c->last_ts) {
+		s->unsorted = 1;
+		return;
+	}
+	c->last_ts = ts;
+	if (!c->any || ts < c->start)
+		c->start = ts;
+	if (!c->any || ts + dur > c->end)
+		c->end = ts + dur;
+	c->any = 1;
+	if (event == 65536)
+		c->idle += dur;
+	else if (event == 131072 && strcmp(name, "-c-exit-") == 0)
+		c->cexit += dur;
+	else
+		c->busy += dur;
+	if (event > 65536 && pid > 0 && strcmp(name, "-c-exit-") != 0) {
+		struct tname *t = imap_get(&s->names, (uint32_t)pid);
+
+		if (!t)
+			s->oom = 1;
+		else if (!t->set || ts >= t->ts)
+			*t = (struct tname){ .ts = ts, .name = kt_intern(name), .set = 1 };
+	}
+	/* sched_slice: a run ends where another thread's row begins. */
+	if (c->have_run && c->run_pid != pid)
+		run_emit(s, cpu, c);
+	if (!c->have_run) {
+		c->have_run = 1;
+		c->run_pid = pid;
+		c->run_ts = ts;
+		c->run_end = ts + dur;
+	} else if (ts + dur > c->run_end) {
+		c->run_end = ts + dur;
+	}
+	if (c->depth && c->st[0].pid != pid)
+		slice_close_to(s, cpu, c, 0);
+	if (event >= 0x10000) {
+		slice_close_to(s, cpu, c, 0);
+		return;
+	}
+	for (int i = c->depth - 1; i >= 0; i--) {
+		if (c->st[i].event == event) {
+			slice_close_to(s, cpu, c, i + 1);
+			c->st[i].end = ts + dur;
+			c->st[i].self += dur;
+			c->st[i].ret = ret;
+			return;
+		}
+	}
+	if (c->depth == MAX_DEPTH)
+		slice_close_to(s, cpu, c, c->depth - 1);
+	c->st[c->depth] = (struct open_call){
+		.id = s->next_id++, .ts = ts, .end = ts + dur, .self = dur, .pid = pid,
+		.rpc = rpc, .event = event, .arg = arg, .ret = ret, .name = kt_intern(name),
+		.depth = c->depth, .parent = c->depth ? c->st[c->depth - 1].id : 0,
+	};
+	c->depth++;
+}
+
+static void slicer_end(struct slicer *s)
+{
+	for (int i = 0; i < MAX_CPUS; i++) {
+		if (!s->cpu[i])
+			continue;
+		slice_close_to(s, i, s->cpu[i], 0);
+		run_emit(s, i, s->cpu[i]);
+	}
+}
+
+static void slicer_free(struct slicer *s)
+{
+	imap_free(&s->names);
+	for (int i = 0; i < MAX_CPUS; i++) {
+		free(s->cpu[i]);
+		s->cpu[i] = NULL;
+	}
+	kt_pq_abort(s->slice);
+	kt_pq_abort(s->runs);
+	s->slice = s->runs = NULL;
+}
+
+static int slicer_open(struct kt_store_w *w)
+{
+	char p[4200];
+
+	snprintf(p, sizeof(p), "%s/slice.parquet", w->tmp);
+	w->sl.slice = kt_pq_open(p, slice_cols, SNCOL, GROUP_ROWS, w->err, sizeof(w->err));
+	snprintf(p, sizeof(p), "%s/.x_slice.parquet", w->tmp);
+	if (w->sl.slice)
+		w->sl.runs = kt_pq_open(p, run_cols, 4, GROUP_ROWS, w->err, sizeof(w->err));
+	w->sl.next_id = 0;
+	w->sl.unsorted = 0;
+	w->sl.oom = 0;
+	w->sl.names.vsize = sizeof(struct tname);
+	w->rpcs.vsize = sizeof(struct rpcw);
+	return w->sl.runs ? 0 : -1;
 }
 
 struct kt_store_w *kt_store_w_new(const char *dir, const char *memory_limit,
 				  char *err, size_t errlen)
 {
 	struct stat st;
-	char meta[4200];
+	char meta[4200], p[4200];
 
+	(void)memory_limit;
 	snprintf(meta, sizeof(meta), "%s/meta.json", dir);
 	if (stat(dir, &st) == 0 && (!S_ISDIR(st.st_mode) || stat(meta, &st) != 0)) {
 		errf(err, errlen, "%s: exists and is not a kutrace store; not replaced", dir);
@@ -343,26 +649,17 @@ struct kt_store_w *kt_store_w_new(const char *dir, const char *memory_limit,
 		free(w);
 		return NULL;
 	}
-	char spill[4200];
-
-	snprintf(spill, sizeof(spill), "%s/.spill", w->tmp);
-	if (kt_duckdb_open(&w->db, memory_limit, spill, err, errlen) < 0) {
+	snprintf(p, sizeof(p), "%s/span.parquet", w->tmp);
+	w->span = kt_pq_open(p, span_cols, 12, GROUP_ROWS, err, errlen);
+	snprintf(p, sizeof(p), "%s/.x_pts.parquet", w->tmp);
+	if (w->span)
+		w->pts = kt_pq_open(p, span_cols, 10, GROUP_ROWS, err, errlen);
+	if (!w->pts || slicer_open(w) < 0) {
+		if (w->err[0])
+			snprintf(err, errlen, "%s", w->err);
 		kt_store_w_free(w);
 		return NULL;
 	}
-	w->open = 1;
-	if (duckdb_connect(w->db, &w->conn) == DuckDBError ||
-	    run(w->conn, "CREATE TABLE span (ts BIGINT, dur BIGINT, cpu INTEGER, pid INTEGER, "
-		"rpc INTEGER, event INTEGER, arg BIGINT, ret BIGINT, ipc INTEGER, name VARCHAR)",
-		"span", err, errlen) < 0 ||
-	    duckdb_appender_create(w->conn, NULL, "span", &w->app) == DuckDBError) {
-		if (!err[0])
-			errf(err, errlen, "%s: DuckDB: cannot connect", dir);
-		kt_store_w_free(w);
-		return NULL;
-	}
-	w->chunk = new_chunk(span_types, NCOL);
-	chunk_cols(w);
 	return w;
 }
 
@@ -371,208 +668,83 @@ const char *kt_store_w_error(const struct kt_store_w *w)
 	return w->err[0] ? w->err : NULL;
 }
 
-static int flush_chunk(struct kt_store_w *w)
+static int is_exec(const struct kt_row *r)
 {
-	if (!w->n)
-		return 0;
-	duckdb_data_chunk_set_size(w->chunk, w->n);
-	if (duckdb_append_data_chunk(w->app, w->chunk) == DuckDBError)
-		return errf(w->err, sizeof(w->err), "span: %s", duckdb_appender_error(w->app));
-	duckdb_data_chunk_reset(w->chunk);
-	chunk_cols(w);
-	w->n = 0;
-	return 0;
+	return r->cpu >= 0 && ((r->event >= 1024 && r->event <= 4095) || r->event >= 65536);
+}
+
+static void span_row(struct kt_pq *p, const struct kt_row *r, const char *name)
+{
+	/* Times in ns: the JSON's 10 ns units, exactly. */
+	kt_pq_i64(p, 0, r->start * 10);
+	kt_pq_i64(p, 1, r->dur * 10);
+	kt_pq_i32(p, 2, r->cpu);
+	kt_pq_i32(p, 3, r->pid);
+	kt_pq_i32(p, 4, r->rpc);
+	kt_pq_i32(p, 5, r->event);
+	kt_pq_i64(p, 6, r->arg);
+	kt_pq_i64(p, 7, r->retval);
+	kt_pq_i32(p, 8, r->ipc);
+	kt_pq_str(p, 9, name, strlen(name));
 }
 
 int kt_store_w_row(struct kt_store_w *w, const struct kt_row *r)
 {
-	if (w->err[0])
-		return -1;
-	idx_t i = w->n;
-
-	/* Times in ns: the JSON's 10 ns units, exactly. */
-	((int64_t *)w->col[C_TS])[i] = r->start * 10;
-	((int64_t *)w->col[C_DUR])[i] = r->dur * 10;
-	((int32_t *)w->col[C_CPU])[i] = r->cpu;
-	((int32_t *)w->col[C_PID])[i] = r->pid;
-	((int32_t *)w->col[C_RPC])[i] = r->rpc;
-	((int32_t *)w->col[C_EVENT])[i] = r->event;
-	((int64_t *)w->col[C_ARG])[i] = r->arg;
-	((int64_t *)w->col[C_RET])[i] = r->retval;
-	((int32_t *)w->col[C_IPC])[i] = r->ipc;
 	const char *name = r->name ? r->name : "";
 
-	duckdb_vector_assign_string_element_len(w->names, i, name, strlen(name));
+	if (w->err[0])
+		return -1;
+	span_row(w->span, r, name);
+	if (kt_pq_row(w->span) < 0)
+		return errf(w->err, sizeof(w->err), "%s", kt_pq_error(w->span));
+	if (r->event < 1024) {
+		span_row(w->pts, r, name);
+		if (kt_pq_row(w->pts) < 0)
+			return errf(w->err, sizeof(w->err), "%s", kt_pq_error(w->pts));
+	}
 	w->rows++;
-	if (++w->n == duckdb_vector_size())
-		return flush_chunk(w);
+	if (r->rpc > 0 && r->pid > 0) {
+		struct rpcw *a = imap_get(&w->rpcs, (uint64_t)r->rpc << 32 | (uint32_t)r->pid);
+		int64_t t = r->start * 10, e = (r->start + r->dur) * 10;
+
+		if (!a)
+			return errf(w->err, sizeof(w->err), "%s: out of memory", w->dir);
+		if (!a->set || t < a->begin)
+			a->begin = t;
+		if (!a->set || e > a->end)
+			a->end = e;
+		a->set = 1;
+		if (is_exec(r))
+			a->cpu_ns += r->dur * 10;
+	}
+	if (is_exec(r) && !w->sl.unsorted)
+		slice_row(&w->sl, r->start * 10, r->dur * 10, r->cpu, r->pid, r->rpc, r->event,
+			  r->arg, r->retval, name);
 	return 0;
 }
 
 /*
- * slice: a stack per CPU over the execution rows in time order.  A kernel
- * row whose call is open on the stack continues it (everything above it
- * has returned); any other kernel row opens a call nested in the top; a
- * user, idle or c-exit row, or another thread, closes them all.
+ * The slower path, for rows that did not come in time order on some CPU
+ * (late rows at the end of the stream, a hand-edited JSON): the same pass
+ * over span sorted by CPU and time.
  */
-struct open_call {
-	int64_t id, ts, end, self;
-	int32_t cpu, pid, rpc, event;
-	int64_t arg, ret;
-	const char *name;
-	int depth;
-	int64_t parent;
-};
-
-enum { S_ID, S_TS, S_DUR, S_CPU, S_PID, S_RPC, S_EVENT, S_NAME, S_KIND, S_ARG, S_RET,
-       S_DEPTH, S_PARENT, S_SELF, SNCOL };
-
-static const duckdb_type slice_types[SNCOL] = {
-	DUCKDB_TYPE_BIGINT, DUCKDB_TYPE_BIGINT, DUCKDB_TYPE_BIGINT, DUCKDB_TYPE_INTEGER,
-	DUCKDB_TYPE_INTEGER, DUCKDB_TYPE_INTEGER, DUCKDB_TYPE_INTEGER, DUCKDB_TYPE_VARCHAR,
-	DUCKDB_TYPE_VARCHAR, DUCKDB_TYPE_BIGINT, DUCKDB_TYPE_BIGINT, DUCKDB_TYPE_INTEGER,
-	DUCKDB_TYPE_BIGINT, DUCKDB_TYPE_BIGINT,
-};
-
-struct slicer {
-	duckdb_appender app;
-	duckdb_data_chunk chunk;
-	idx_t n;
-	struct open_call st[64];
-	int depth;
-	int64_t next_id;
-	char *err;
-	size_t errlen;
-	int failed;
-};
-
-static const char *call_kind(int event, const char *name)
+static int slice_sorted(struct kt_store_w *w, duckdb_connection conn)
 {
-	if (strcmp(name, "-sched-") == 0)
-		return "sched";
-	if (event < 0x500)
-		return "fault";
-	if (event == 0x5FF)
-		return "softirq";
-	if (event < 0x600)
-		return "interrupt";
-	return "syscall";
-}
-
-static void slice_emit(struct slicer *s, const struct open_call *c)
-{
-	if (s->failed)
-		return;
-	idx_t i = s->n;
-	duckdb_data_chunk ch = s->chunk;
-#define COL(k, T) ((T *)duckdb_vector_get_data(duckdb_data_chunk_get_vector(ch, k)))
-	COL(S_ID, int64_t)[i] = c->id;
-	COL(S_TS, int64_t)[i] = c->ts;
-	COL(S_DUR, int64_t)[i] = c->end - c->ts;
-	COL(S_CPU, int32_t)[i] = c->cpu;
-	COL(S_PID, int32_t)[i] = c->pid;
-	COL(S_RPC, int32_t)[i] = c->rpc;
-	COL(S_EVENT, int32_t)[i] = c->event;
-	COL(S_ARG, int64_t)[i] = c->arg;
-	COL(S_RET, int64_t)[i] = c->ret;
-	COL(S_DEPTH, int32_t)[i] = c->depth;
-	COL(S_PARENT, int64_t)[i] = c->parent;
-	COL(S_SELF, int64_t)[i] = c->self;
-#undef COL
-	duckdb_vector_assign_string_element(duckdb_data_chunk_get_vector(ch, S_NAME), i, c->name);
-	duckdb_vector_assign_string_element(duckdb_data_chunk_get_vector(ch, S_KIND), i,
-					    call_kind(c->event, c->name));
-	if (c->depth == 0) {
-		duckdb_vector parent = duckdb_data_chunk_get_vector(ch, S_PARENT);
-
-		duckdb_vector_ensure_validity_writable(parent);
-		duckdb_validity_set_row_invalid(duckdb_vector_get_validity(parent), i);
-	}
-	if (++s->n == duckdb_vector_size()) {
-		duckdb_data_chunk_set_size(ch, s->n);
-		if (duckdb_append_data_chunk(s->app, ch) == DuckDBError) {
-			errf(s->err, s->errlen, "slice: %s", duckdb_appender_error(s->app));
-			s->failed = 1;
-		}
-		duckdb_data_chunk_reset(ch);
-		s->n = 0;
-	}
-}
-
-/* A call ends no earlier than what it called (a nested call may run on
- * after the call's own last piece, to the switch that closed both). */
-static void slice_close_to(struct slicer *s, int depth)
-{
-	while (s->depth > depth) {
-		struct open_call *c = &s->st[--s->depth];
-
-		if (s->depth && s->st[s->depth - 1].end < c->end)
-			s->st[s->depth - 1].end = c->end;
-		slice_emit(s, c);
-	}
-}
-
-static void slice_row(struct slicer *s, int64_t ts, int64_t dur, int32_t cpu, int32_t pid,
-		      int32_t rpc, int32_t event, int64_t arg, int64_t ret, const char *name)
-{
-	if (s->depth && (s->st[0].cpu != cpu || s->st[0].pid != pid))
-		slice_close_to(s, 0);
-	if (event >= 0x10000) {
-		slice_close_to(s, 0);
-		return;
-	}
-	for (int i = s->depth - 1; i >= 0; i--) {
-		if (s->st[i].event == event) {
-			slice_close_to(s, i + 1);
-			s->st[i].end = ts + dur;
-			s->st[i].self += dur;
-			s->st[i].ret = ret;
-			return;
-		}
-	}
-	if (s->depth == (int)(sizeof(s->st) / sizeof(s->st[0])))
-		slice_close_to(s, s->depth - 1);
-	struct open_call *c = &s->st[s->depth];
-
-	*c = (struct open_call){
-		.id = s->next_id++, .ts = ts, .end = ts + dur, .self = dur, .cpu = cpu,
-		.pid = pid, .rpc = rpc, .event = event, .arg = arg, .ret = ret,
-		.name = kt_intern(name), .depth = s->depth,
-		.parent = s->depth ? s->st[s->depth - 1].id : 0,
-	};
-	s->depth++;
-}
-
-static int slice_pass(struct kt_store_w *w)
-{
-	/* A second connection: the first streams while this one appends. */
-	duckdb_connection c2;
 	duckdb_prepared_statement ps = NULL;
 	duckdb_pending_result pend = NULL;
 	duckdb_result res;
-	struct slicer s = { .err = w->err, .errlen = sizeof(w->err) };
 	int ok = 0, have_res = 0;
 
-	if (duckdb_connect(w->db, &c2) == DuckDBError)
-		return errf(w->err, sizeof(w->err), "slice: DuckDB: cannot connect");
-	if (run(c2, "CREATE TABLE slice (id BIGINT, ts BIGINT, dur BIGINT, cpu INTEGER, "
-		"pid INTEGER, rpc INTEGER, event INTEGER, name VARCHAR, kind VARCHAR, arg BIGINT, "
-		"ret BIGINT, depth INTEGER, parent_id BIGINT, self_ns BIGINT)", "slice",
-		w->err, sizeof(w->err)) < 0)
-		goto out;
-	if (duckdb_appender_create(c2, NULL, "slice", &s.app) == DuckDBError) {
-		errf(w->err, sizeof(w->err), "slice: DuckDB: cannot append");
-		goto out;
-	}
-	s.chunk = new_chunk(slice_types, SNCOL);
-	if (duckdb_prepare(w->conn, "SELECT ts, dur, cpu, pid, rpc, event, arg, ret, name FROM span "
+	slicer_free(&w->sl);
+	if (slicer_open(w) < 0)
+		return -1;
+	if (duckdb_prepare(conn, "SELECT ts, dur, cpu, pid, rpc, event, arg, ret, name FROM span "
 			   "WHERE " EXEC " ORDER BY cpu, ts, dur, pid", &ps) == DuckDBError ||
 	    duckdb_pending_prepared_streaming(ps, &pend) == DuckDBError ||
 	    duckdb_execute_pending(pend, &res) == DuckDBError) {
 		errf(w->err, sizeof(w->err), "slice: %s",
 		     ps ? duckdb_prepare_error(ps) : "cannot read span");
-		if (pend)
-			have_res = 1;
+		have_res = pend != NULL;
 		goto out;
 	}
 	have_res = 1;
@@ -589,7 +761,7 @@ static int slice_pass(struct kt_store_w *w)
 		int32_t *ev = IN(5, int32_t);
 		duckdb_string_t *nm = IN(8, duckdb_string_t);
 #undef IN
-		for (idx_t i = 0; i < n && !s.failed; i++) {
+		for (idx_t i = 0; i < n; i++) {
 			char name[256];
 			uint32_t l = duckdb_string_t_length(nm[i]);
 
@@ -597,27 +769,14 @@ static int slice_pass(struct kt_store_w *w)
 				l = sizeof(name) - 1;
 			memcpy(name, duckdb_string_t_data(&nm[i]), l);
 			name[l] = '\0';
-			slice_row(&s, ts[i], dur[i], cpu[i], pid[i], rpc[i], ev[i], arg[i], ret[i],
-				  name);
+			/* CPUs beyond MAX_CPUS: no slices (none are traced). */
+			if (cpu[i] < MAX_CPUS)
+				slice_row(&w->sl, ts[i], dur[i], cpu[i], pid[i], rpc[i], ev[i], arg[i],
+					  ret[i], name);
 		}
 		duckdb_destroy_data_chunk(&ch);
-		if (s.failed)
-			goto out;
 	}
-	slice_close_to(&s, 0);
-	if (s.failed)
-		goto out;
-	if (s.n) {
-		duckdb_data_chunk_set_size(s.chunk, s.n);
-		if (duckdb_append_data_chunk(s.app, s.chunk) == DuckDBError) {
-			errf(w->err, sizeof(w->err), "slice: %s", duckdb_appender_error(s.app));
-			goto out;
-		}
-	}
-	if (duckdb_appender_close(s.app) == DuckDBError) {
-		errf(w->err, sizeof(w->err), "slice: %s", duckdb_appender_error(s.app));
-		goto out;
-	}
+	w->sl.unsorted = 0;
 	ok = 1;
 out:
 	if (have_res)
@@ -626,11 +785,6 @@ out:
 		duckdb_destroy_pending(&pend);
 	if (ps)
 		duckdb_destroy_prepare(&ps);
-	if (s.chunk)
-		duckdb_destroy_data_chunk(&s.chunk);
-	if (s.app)
-		duckdb_appender_destroy(&s.app);
-	duckdb_disconnect(&c2);
 	return ok ? 0 : -1;
 }
 
@@ -665,7 +819,8 @@ static int write_meta(struct kt_store_w *w, const struct kt_store_meta *m, json_
 	return 0;
 }
 
-static int machine_table(struct kt_store_w *w, const struct kt_store_meta *m)
+static int machine_table(struct kt_store_w *w, duckdb_connection conn,
+			 const struct kt_store_meta *m)
 {
 	const char *v[] = { m->trace_id, m->machine, m->kernel, m->cpu_model, m->tracebase,
 			    m->backend, KUTRACE_TOOL_VERSION };
@@ -682,7 +837,7 @@ static int machine_table(struct kt_store_w *w, const struct kt_store_meta *m)
 		     "%s AS tool_version, %d AS mbit_sec, %u AS flags, "
 		     "(SELECT count(*) FROM cpu) AS cpus",
 		     q[0], q[1], q[2], q[3], q[4], q[5], q[6], m->mbit_sec, m->flags) > 0)
-		rc = run(w->conn, sql, "machine", w->err, sizeof(w->err));
+		rc = run(conn, sql, "machine", w->err, sizeof(w->err));
 	free(sql);
 	for (int i = 0; i < 7; i++)
 		free(q[i]);
@@ -718,36 +873,169 @@ static int swap_in(struct kt_store_w *w)
 	return 0;
 }
 
-int kt_store_w_finish(struct kt_store_w *w, const struct kt_store_meta *m)
+/* Close one of the writer's files with the constant columns' values. */
+static int close_pq(struct kt_store_w *w, struct kt_pq **p, int tcol,
+		    const struct kt_store_meta *m)
 {
-	if (w->err[0] || flush_chunk(w) < 0)
+	struct kt_pq *q = *p;
+
+	*p = NULL;
+	if (tcol >= 0 && (kt_pq_const(q, tcol, m->trace_id ? m->trace_id : "") < 0 ||
+			  kt_pq_const(q, tcol + 1, m->machine ? m->machine : "unknown") < 0)) {
+		errf(w->err, sizeof(w->err), "%s", kt_pq_error(q));
+		kt_pq_abort(q);
 		return -1;
-	if (duckdb_appender_close(w->app) == DuckDBError)
-		return errf(w->err, sizeof(w->err), "span: %s", duckdb_appender_error(w->app));
-	duckdb_appender_destroy(&w->app);
+	}
+	return kt_pq_close(q, w->err, sizeof(w->err));
+}
+
+/* A view over one of this store's own files, while it is being written. */
+static int view(struct kt_store_w *w, duckdb_connection c, const char *name, const char *file)
+{
+	char path[4200], *q, *sql = NULL;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/%s", w->tmp, file);
+	q = sql_str(path);
+	if (!q || asprintf(&sql, "CREATE VIEW %s AS SELECT * FROM read_parquet(%s)", name, q) < 0) {
+		free(q);
+		return errf(w->err, sizeof(w->err), "%s: out of memory", path);
+	}
+	rc = run(c, sql, name, w->err, sizeof(w->err));
+	free(sql);
+	free(q);
+	return rc;
+}
+
+/*
+ * The aggregates the row pass kept (x_cpu, x_tname, x_rpcw) as tables,
+ * through the appender: a row per CPU, thread and RPC thread.
+ */
+static int c_tables(struct kt_store_w *w, duckdb_connection conn)
+{
+	duckdb_appender a;
+	int bad = 0;
+
+	if (w->sl.oom)
+		return errf(w->err, sizeof(w->err), "%s: out of memory", w->dir);
+	if (run(conn, "CREATE TABLE x_cpu (cpu INTEGER, start_ts BIGINT, end_ts BIGINT, "
+		"busy_ns BIGINT, idle_ns BIGINT, cexit_ns BIGINT); CREATE TABLE x_tname "
+		"(pid INTEGER, name VARCHAR); CREATE TABLE x_rpcw (rpc INTEGER, pid INTEGER, "
+		"begin_ts BIGINT, end_ts BIGINT, cpu_ns BIGINT)", "scaffolding", w->err,
+		sizeof(w->err)) < 0)
+		return -1;
+	if (duckdb_appender_create(conn, NULL, "x_cpu", &a) == DuckDBError)
+		return errf(w->err, sizeof(w->err), "x_cpu: cannot append");
+	for (int i = 0; i < MAX_CPUS; i++) {
+		const struct cpu_state *c = w->sl.cpu[i];
+
+		if (!c || !c->any)
+			continue;
+		bad |= duckdb_append_int32(a, i) | duckdb_append_int64(a, c->start) |
+		       duckdb_append_int64(a, c->end) | duckdb_append_int64(a, c->busy) |
+		       duckdb_append_int64(a, c->idle) | duckdb_append_int64(a, c->cexit) |
+		       duckdb_appender_end_row(a);
+	}
+	bad |= duckdb_appender_destroy(&a);
+	if (bad || duckdb_appender_create(conn, NULL, "x_tname", &a) == DuckDBError)
+		return errf(w->err, sizeof(w->err), "x_cpu: cannot append");
+	for (size_t i = 0; i < w->sl.names.cap; i++) {
+		if (!w->sl.names.used[i])
+			continue;
+		const struct tname *t = (const void *)(w->sl.names.vals + i * w->sl.names.vsize);
+		/* "name.pid" without ".pid" */
+		const char *dot = strrchr(t->name, '.');
+		size_t n = dot && dot[1] && strspn(dot + 1, "0123456789") == strlen(dot + 1) ?
+			   (size_t)(dot - t->name) : strlen(t->name);
+
+		bad |= duckdb_append_int32(a, (int32_t)w->sl.names.keys[i]) |
+		       duckdb_append_varchar_length(a, t->name, n) | duckdb_appender_end_row(a);
+	}
+	bad |= duckdb_appender_destroy(&a);
+	if (bad || duckdb_appender_create(conn, NULL, "x_rpcw", &a) == DuckDBError)
+		return errf(w->err, sizeof(w->err), "x_tname: cannot append");
+	for (size_t i = 0; i < w->rpcs.cap; i++) {
+		if (!w->rpcs.used[i])
+			continue;
+		const struct rpcw *r = (const void *)(w->rpcs.vals + i * w->rpcs.vsize);
+		uint64_t k = w->rpcs.keys[i];
+
+		bad |= duckdb_append_int32(a, (int32_t)(k >> 32)) |
+		       duckdb_append_int32(a, (int32_t)(uint32_t)k) |
+		       duckdb_append_int64(a, r->begin) | duckdb_append_int64(a, r->end) |
+		       duckdb_append_int64(a, r->cpu_ns) | duckdb_appender_end_row(a);
+	}
+	bad |= duckdb_appender_destroy(&a);
+	if (bad)
+		return errf(w->err, sizeof(w->err), "x_rpcw: cannot append");
+	return 0;
+}
+
+static int derive(struct kt_store_w *w, duckdb_connection conn, const struct kt_store_meta *m,
+		  json_t *tables)
+{
+	if (view(w, conn, "span", "span.parquet") < 0 ||
+	    view(w, conn, "x_ptsf", ".x_pts.parquet") < 0)
+		return -1;
+	lap(w, "span (rows in)");
+	if (w->sl.unsorted) {
+		if (slice_sorted(w, conn) < 0)
+			return -1;
+		lap(w, "slice (sorted again)");
+	}
+	slicer_end(&w->sl);
+	json_object_set_new(tables, "slice", json_integer((json_int_t)kt_pq_rows(w->sl.slice)));
+	if (close_pq(w, &w->sl.slice, S_TRACE, m) < 0 || close_pq(w, &w->sl.runs, -1, m) < 0 ||
+	    view(w, conn, "x_slice", ".x_slice.parquet") < 0 || c_tables(w, conn) < 0)
+		return -1;
+	lap(w, "slice");
 	for (int i = 0; derive_sql[i]; i++) {
-		/* The table's name is the statement's fourth word. */
+		/* The table's name is the statement's third word. */
 		char what[64] = "";
 
 		sscanf(derive_sql[i], "CREATE %*s %63s", what);
-		if (run(w->conn, derive_sql[i], what, w->err, sizeof(w->err)) < 0)
+		if (run(conn, derive_sql[i], what, w->err, sizeof(w->err)) < 0)
 			return -1;
+		lap(w, what);
 	}
-	if (slice_pass(w) < 0 || machine_table(w, m) < 0)
+	return machine_table(w, conn, m);
+}
+
+int kt_store_w_finish(struct kt_store_w *w, const struct kt_store_meta *m)
+{
+	duckdb_database db;
+	duckdb_connection conn;
+	char spill[4200];
+	json_t *tables = json_object();
+	int rc = -1;
+
+	if (w->err[0])
 		return -1;
-	for (int i = 0; drop_sql[i]; i++)
-		if (run(w->conn, drop_sql[i], "scaffolding", w->err, sizeof(w->err)) < 0)
-			return -1;
+	json_object_set_new(tables, "span", json_integer((json_int_t)w->rows));
+	if (close_pq(w, &w->span, 10, m) < 0 || close_pq(w, &w->pts, -1, m) < 0)
+		return -1;
+	snprintf(spill, sizeof(spill), "%s/.spill", w->tmp);
+	if (kt_duckdb_open(&db, "2GB", spill, w->err, sizeof(w->err)) < 0)
+		return -1;
+	if (duckdb_connect(db, &conn) == DuckDBError) {
+		duckdb_close(&db);
+		return errf(w->err, sizeof(w->err), "%s: DuckDB: cannot connect", w->dir);
+	}
+	/* Rows of a file in any order: DuckDB may write them in parallel. */
+	run(conn, "SET preserve_insertion_order = false", "settings", w->err, sizeof(w->err));
+	if (derive(w, conn, m, tables) < 0)
+		goto out;
 	char *tid = sql_str(m->trace_id ? m->trace_id : "");
 	char *mach = sql_str(m->machine ? m->machine : "unknown");
-	json_t *tables = json_object();
-	int rc = 0;
+	int ok = 1;
 
-	for (int i = 0; kt_store_tables[i] && rc == 0; i++) {
+	for (int i = 0; kt_store_tables[i] && ok; i++) {
 		const char *t = kt_store_tables[i];
 		char path[4200], *ppath, *sql = NULL;
 		duckdb_result r;
 
+		if (strcmp(t, "span") == 0 || strcmp(t, "slice") == 0)
+			continue;	/* written above */
 		snprintf(path, sizeof(path), "%s/%s.parquet", w->tmp, t);
 		ppath = sql_str(path);
 		/* machine has the two columns already. */
@@ -757,32 +1045,39 @@ int kt_store_w_finish(struct kt_store_w *w, const struct kt_store_meta *m)
 				       "parquet, COMPRESSION zstd)", m2 ? ", " : "", m2 ? tid : "",
 				       m2 ? " AS trace_id, " : "", m2 ? mach : "",
 				       m2 ? " AS machine" : "", t, ppath) < 0) {
-			rc = errf(w->err, sizeof(w->err), "%s: out of memory", t);
-		} else if (duckdb_query(w->conn, sql, &r) == DuckDBError) {
-			rc = errf(w->err, sizeof(w->err), "%s: %s", path, duckdb_result_error(&r));
+			ok = 0;
+			errf(w->err, sizeof(w->err), "%s: out of memory", t);
+		} else if (duckdb_query(conn, sql, &r) == DuckDBError) {
+			ok = 0;
+			errf(w->err, sizeof(w->err), "%s: %s", path, duckdb_result_error(&r));
 			duckdb_destroy_result(&r);
 		} else {
 			json_object_set_new(tables, t, json_integer(duckdb_rows_changed(&r)));
 			duckdb_destroy_result(&r);
+			char what[64];
+
+			snprintf(what, sizeof(what), "%s.parquet", t);
+			lap(w, what);
 		}
 		free(sql);
 		free(ppath);
 	}
 	free(tid);
 	free(mach);
-	if (rc == 0)
-		rc = write_meta(w, m, tables);
+	if (ok && write_meta(w, m, tables) == 0)
+		rc = 0;
+out:
 	json_decref(tables);
+	duckdb_disconnect(&conn);
+	duckdb_close(&db);
 	if (rc < 0)
 		return -1;
-	/* DuckDB's spill directory goes before the rename. */
-	duckdb_disconnect(&w->conn);
-	duckdb_close(&w->db);
-	w->open = 0;
-	char spill[4200];
-
-	snprintf(spill, sizeof(spill), "%s/.spill", w->tmp);
+	/* DuckDB's spill directory and the scaffolding go before the rename. */
 	rm_tree(spill);
+	snprintf(spill, sizeof(spill), "%s/.x_slice.parquet", w->tmp);
+	unlink(spill);
+	snprintf(spill, sizeof(spill), "%s/.x_pts.parquet", w->tmp);
+	unlink(spill);
 	if (swap_in(w) < 0)
 		return -1;
 	w->done = 1;
@@ -793,14 +1088,10 @@ void kt_store_w_free(struct kt_store_w *w)
 {
 	if (!w)
 		return;
-	if (w->app)
-		duckdb_appender_destroy(&w->app);
-	if (w->chunk)
-		duckdb_destroy_data_chunk(&w->chunk);
-	if (w->open) {
-		duckdb_disconnect(&w->conn);
-		duckdb_close(&w->db);
-	}
+	kt_pq_abort(w->span);
+	kt_pq_abort(w->pts);
+	slicer_free(&w->sl);
+	imap_free(&w->rpcs);
 	if (!w->done)
 		rm_tree(w->tmp);
 	free(w->tmp);

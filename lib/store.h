@@ -41,6 +41,8 @@ struct kt_store_w *kt_store_w_new(const char *dir, const char *memory_limit,
 int kt_store_w_row(struct kt_store_w *w, const struct kt_row *r);
 int kt_store_w_finish(struct kt_store_w *w, const struct kt_store_meta *m);
 const char *kt_store_w_error(const struct kt_store_w *w);
+/* Print each step's time to f (kutrace_sql build --stats). */
+void kt_store_w_stats(struct kt_store_w *w, FILE *f);
 void kt_store_w_free(struct kt_store_w *w);
 
 /*

@@ -144,6 +144,7 @@ static const char *tmp_dir(void)
 struct build {
 	const char *out, *trace_id, *machine, *memory, *source;
 	unsigned long long rows_fd;
+	int stats;
 };
 
 /* The file name without directory and extension: the default trace id. */
@@ -362,6 +363,8 @@ static void build_store(const struct build *b, const char *dir)
 	if (!once++)
 		atexit(drop_writing);
 	writing = w;
+	if (b->stats)
+		kt_store_w_stats(w, stderr);
 	if (b->rows_fd != ~0ULL) {
 		build_pipe(w, (int)b->rows_fd, b, dir, 0);
 	} else if (is_json(b->source)) {
@@ -397,12 +400,13 @@ static void usage_build(FILE *f)
 {
 	fprintf(f,
 		"usage: kutrace_sql build X.trace|X.json [-o DIR] [--trace-id ID] [--machine NAME]\n"
-		"                         [--memory SIZE]\n"
+		"                         [--memory SIZE] [--stats]\n"
 		"Writes the trace's table store (docs/TABLES.md): DIR (default X.tables) with\n"
 		"one Parquet file per table and meta.json, replacing a store already there.\n"
 		"The JSON may be kutrace's or the original KUtrace's.  --trace-id and --machine\n"
 		"set the columns that tell stores apart (default: the file name without its\n"
-		"extension; the trace's host name).  --memory caps DuckDB (default 2GB).\n");
+		"extension; the trace's host name).  --memory caps DuckDB (default 2GB).\n"
+		"--stats prints the time each step took.\n");
 }
 
 static int cmd_build(int argc, char **argv)
@@ -415,6 +419,7 @@ static int cmd_build(int argc, char **argv)
 		{ "memory", KT_OPT_STR, &b.memory, 0 },
 		{ "source", KT_OPT_STR, &b.source, 0 },
 		{ "rows-fd", KT_OPT_ULL, &b.rows_fd, 0 },
+		{ "stats", KT_OPT_FLAG, &b.stats, 1 },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct kt_argspec spec = { opts, usage_build, 0, 1, 0 };

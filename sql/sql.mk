@@ -9,14 +9,14 @@ DUCKDB_VERSION := 1.4.4
 DUCKDB_DIR ?= /var/cache/kutrace/duckdb/$(DUCKDB_VERSION)
 LIBKTSTORE := $(BUILD)/libktstore.a
 SQL_PROGS := $(BIN)/kutrace_sql
-KT_HAVE_DUCKDB := $(if $(CROSS),,$(and $(wildcard $(DUCKDB_DIR)/include/duckdb.h),$(wildcard $(DUCKDB_DIR)/lib/libduckdb.so),$(wildcard /usr/include/readline/readline.h),1))
+KT_HAVE_DUCKDB := $(if $(CROSS),,$(and $(wildcard $(DUCKDB_DIR)/include/duckdb.h),$(wildcard $(DUCKDB_DIR)/lib/libduckdb.so),$(wildcard /usr/include/readline/readline.h),$(wildcard /usr/include/zstd.h),1))
 DUCKDB_LDLIBS := -L$(DUCKDB_DIR)/lib -lduckdb '-Wl,-rpath,$$ORIGIN/../lib/kutrace:$(DUCKDB_DIR)/lib'
 
 ifeq ($(KT_HAVE_DUCKDB),1)
 PROGS += $(SQL_PROGS)
 # libktstore: the table store (lib/store.c), for these programs only.
 $(OBJ)/lib/store.o: CFLAGS += -I$(DUCKDB_DIR)/include -DKUTRACE_TOOL_VERSION='"$(file <VERSION)"'
-$(LIBKTSTORE): $(OBJ)/lib/store.o
+$(LIBKTSTORE): $(OBJ)/lib/store.o $(OBJ)/lib/parquet.o
 	rm -f $@
 	$(AR) rcs $@ $^
 $(OBJ)/sql/%.o: sql/%.c
@@ -24,7 +24,7 @@ $(OBJ)/sql/%.o: sql/%.c
 	$(CC) $(CFLAGS) -I$(DUCKDB_DIR)/include -c -o $@ $<
 $(BIN)/kutrace_sql: $(OBJ)/sql/kutrace_sql.o $(LIBKTSTORE) $(KT_TOOLS)
 	@mkdir -p $(BIN)
-	$(CC) $(LDFLAGS) -o $@ $^ $(DUCKDB_LDLIBS) -lreadline $(KT_TOOLS_LDLIBS) $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(DUCKDB_LDLIBS) -lreadline -lzstd $(KT_TOOLS_LDLIBS) $(LDLIBS)
 else ifeq ($(CROSS),)
 all: sql-missing
 .PHONY: sql-missing

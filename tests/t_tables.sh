@@ -135,7 +135,7 @@ for t in "$TMP"/k/*.trace; do
 	eq "$n: thread_state tiles every thread" "0 0 0" "$(q "$st" "$THREAD_TILES")"
 	eq "$n: slices nest and hold every kernel row once" "0 0" "$(q "$st" "$SLICE_SELF")"
 done
-eq "rpc golden: the rpc report (method, count, p50, p99, max, slowest)" "getData,1,7400,7400,7400,77" \
+eq "rpc golden: the rpc report (method, count, p50, p99, max, slowest)" "getData,1,7400,7400,7400,rpc:77" \
 	"$("$S" "$TMP/k/rpc.tables" --report rpc --csv | tail -n +2)"
 eq "rpc golden: rpc rows per thread" "77,getData,500,request,990|77,getData,600,request,1880" \
 	"$(q "$TMP/k/rpc.tables" "select rpc, method, pid, side, cpu_ns from rpc order by pid" | paste -sd'|')"

@@ -1,0 +1,653 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * parquet.c - the streaming Parquet writer of parquet.h.
+ *
+ * Why not DuckDB's own writer for these tables: DuckDB takes rows only
+ * through its appender (about 300 ns a row here) into a table it then
+ * encodes again; the store's big tables (span, slice) are written here as
+ * the rows arrive instead, a row group at a time, and DuckDB reads them
+ * back in parallel to derive the rest.
+ *
+ * The format (Apache Parquet, parquet.thrift): "PAR1", the row groups,
+ * the footer (FileMetaData in Thrift's compact protocol), its length, and
+ * "PAR1".  Each column chunk here is one data page (v1): for an OPTIONAL
+ * column its definition levels (RLE, bit width 1, with a 4-byte length),
+ * then the non-null values PLAIN (little-endian integers; strings as a
+ * 4-byte length and the bytes), the whole page zstd-compressed.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "parquet.h"
+
+#ifndef KT_PQ_LEVEL
+#define KT_PQ_LEVEL 1
+#endif
+
+/* Thrift compact protocol type codes. */
+enum { T_I32 = 5, T_I64 = 6, T_BINARY = 8, T_LIST = 9, T_STRUCT = 12 };
+/* Parquet's enums. */
+enum { PQ_INT32 = 1, PQ_INT64 = 2, PQ_BYTE_ARRAY = 6 };
+enum { PQ_REQUIRED = 0, PQ_OPTIONAL = 1 };
+enum { PQ_UTF8 = 0, PQ_PLAIN = 0, PQ_PLAIN_DICTIONARY = 2, PQ_RLE = 3, PQ_RLE_DICTIONARY = 8,
+       PQ_ZSTD = 6, PQ_DATA_PAGE = 0, PQ_DICTIONARY_PAGE = 2 };
+
+struct bytes {
+	unsigned char *p;
+	size_t len, cap;
+	int oom;
+};
+
+static void put(struct bytes *b, const void *s, size_t n)
+{
+	if (n == 0)
+		return;
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+
+		while (cap < b->len + n)
+			cap *= 2;
+		unsigned char *p = realloc(b->p, cap);
+
+		if (!p) {
+			b->oom = 1;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+}
+
+static void put_byte(struct bytes *b, unsigned char c)
+{
+	put(b, &c, 1);
+}
+
+static void put_varint(struct bytes *b, uint64_t v)
+{
+	unsigned char tmp[10];
+	int n = 0;
+
+	do {
+		tmp[n++] = (unsigned char)((v & 0x7F) | (v > 0x7F ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	put(b, tmp, (size_t)n);
+}
+
+/* ---- Thrift compact: fields carry their id as a delta from the last ---- */
+
+static void field(struct bytes *b, int *last, int id, int type)
+{
+	if (id > *last && id - *last <= 15) {
+		put_byte(b, (unsigned char)(((id - *last) << 4) | type));
+	} else {
+		put_byte(b, (unsigned char)type);
+		put_varint(b, (uint64_t)((id << 1) ^ (id >> 15)));
+	}
+	*last = id;
+}
+
+/* i32 and i64 alike: a zigzag varint after a field header of their type. */
+static void f_int(struct bytes *b, int *last, int id, int type, int64_t v)
+{
+	field(b, last, id, type);
+	put_varint(b, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
+
+static void f_i64(struct bytes *b, int *last, int id, int64_t v)
+{
+	f_int(b, last, id, T_I64, v);
+}
+
+static void f_i32(struct bytes *b, int *last, int id, int32_t v)
+{
+	f_int(b, last, id, T_I32, v);
+}
+
+static void f_bin(struct bytes *b, int *last, int id, const void *s, size_t n)
+{
+	field(b, last, id, T_BINARY);
+	put_varint(b, n);
+	put(b, s, n);
+}
+
+static void list_head(struct bytes *b, size_t n, int type)
+{
+	if (n < 15) {
+		put_byte(b, (unsigned char)((n << 4) | (size_t)type));
+	} else {
+		put_byte(b, (unsigned char)(0xF0 | type));
+		put_varint(b, n);
+	}
+}
+
+static void stop(struct bytes *b)
+{
+	put_byte(b, 0);
+}
+
+/* ---------------------------------------------------------------------- */
+
+struct chunk_meta {
+	int64_t offset, usize, csize, nvalues, nnull;
+	int64_t dict_offset;	/* a constant column's dictionary page, or -1 */
+	int64_t min, max;
+	int stats;
+};
+
+struct col {
+	struct kt_pq_col def;
+	char *constant;		/* its value, for a constant column */
+	struct bytes vals;
+	unsigned char *defs;	/* OPTIONAL: 1 value, 0 NULL, per row */
+	int set;		/* a value was given for the current row */
+	int64_t min, max, nnull;
+	int any;
+	struct chunk_meta *chunks;
+};
+
+struct kt_pq {
+	FILE *f;
+	char *path;
+	struct col *c;
+	int ncols;
+	size_t group_rows, rows_in_group;
+	uint64_t rows;
+	int64_t offset;
+	size_t ngroups, capgroups;
+	int64_t *group_rows_n, *group_bytes;
+	ZSTD_CCtx *zc;
+	struct bytes page, z;
+	char err[512];
+};
+
+static int fail(struct kt_pq *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(struct kt_pq *w, const char *fmt, ...)
+{
+	if (w->err[0])
+		return -1;
+	int n = snprintf(w->err, sizeof(w->err), "%s: ", w->path);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(w->err + n, sizeof(w->err) - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+const char *kt_pq_error(const struct kt_pq *w)
+{
+	return w->err[0] ? w->err : NULL;
+}
+
+static void free_w(struct kt_pq *w)
+{
+	for (int i = 0; i < w->ncols; i++) {
+		free(w->c[i].vals.p);
+		free(w->c[i].constant);
+		free(w->c[i].defs);
+		free(w->c[i].chunks);
+	}
+	free(w->c);
+	free(w->group_rows_n);
+	free(w->group_bytes);
+	free(w->page.p);
+	free(w->z.p);
+	ZSTD_freeCCtx(w->zc);
+	free(w->path);
+	free(w);
+}
+
+struct kt_pq *kt_pq_open(const char *path, const struct kt_pq_col *cols, int ncols,
+			 size_t group_rows, char *err, size_t errlen)
+{
+	struct kt_pq *w = calloc(1, sizeof(*w));
+
+	if (!w || !(w->path = strdup(path)) || !(w->c = calloc((size_t)ncols, sizeof(*w->c))) ||
+	    !(w->zc = ZSTD_createCCtx())) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		if (w)
+			free_w(w);
+		return NULL;
+	}
+	w->ncols = ncols;
+	w->group_rows = group_rows;
+	for (int i = 0; i < ncols; i++) {
+		w->c[i].def = cols[i];
+		/* Integers: a row group's room at once (strings grow). */
+		size_t width = cols[i].type == KT_PQ_I32 ? 4 : cols[i].type == KT_PQ_I64 ? 8 : 16;
+
+		if (!cols[i].constant) {
+			w->c[i].vals.p = malloc(group_rows * width);
+			w->c[i].vals.cap = w->c[i].vals.p ? group_rows * width : 0;
+		}
+		if (cols[i].nullable && !(w->c[i].defs = malloc(group_rows))) {
+			snprintf(err, errlen, "%s: out of memory", path);
+			free_w(w);
+			return NULL;
+		}
+	}
+	/* zstd's fast levels: the store is written at the speed of the rows. */
+	ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, KT_PQ_LEVEL);
+	w->f = fopen(path, "wb");
+	if (!w->f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		free_w(w);
+		return NULL;
+	}
+	setvbuf(w->f, NULL, _IOFBF, 1 << 20);
+	fwrite("PAR1", 4, 1, w->f);
+	w->offset = 4;
+	return w;
+}
+
+static void stat_int(struct col *c, int64_t v)
+{
+	if (!c->any || v < c->min)
+		c->min = v;
+	if (!c->any || v > c->max)
+		c->max = v;
+	c->any = 1;
+}
+
+/* A fixed-width value: a store into room reserved a row group ahead. */
+static inline void put_fixed(struct bytes *b, const void *v, size_t n)
+{
+	if (b->len + n <= b->cap) {
+		memcpy(b->p + b->len, v, n);
+		b->len += n;
+	} else {
+		put(b, v, n);
+	}
+}
+
+void kt_pq_i32(struct kt_pq *w, int i, int32_t v)
+{
+	struct col *c = &w->c[i];
+
+	put_fixed(&c->vals, &v, 4);
+	stat_int(c, v);
+	c->set = 1;
+}
+
+void kt_pq_i64(struct kt_pq *w, int i, int64_t v)
+{
+	struct col *c = &w->c[i];
+
+	put_fixed(&c->vals, &v, 8);
+	stat_int(c, v);
+	c->set = 1;
+}
+
+void kt_pq_str(struct kt_pq *w, int i, const char *s, size_t n)
+{
+	struct col *c = &w->c[i];
+	uint32_t l = (uint32_t)n;
+
+	if (c->vals.len + 4 + n <= c->vals.cap) {
+		memcpy(c->vals.p + c->vals.len, &l, 4);
+		memcpy(c->vals.p + c->vals.len + 4, s, n);
+		c->vals.len += 4 + n;
+	} else {
+		put(&c->vals, &l, 4);
+		put(&c->vals, s, n);
+	}
+	c->set = 1;
+}
+
+void kt_pq_null(struct kt_pq *w, int i)
+{
+	w->c[i].set = 2;
+}
+
+/* Definition levels of one page: RLE runs of bit width 1, length first. */
+static void put_defs(struct bytes *b, const unsigned char *d, size_t n)
+{
+	size_t at = b->len;
+	uint32_t len = 0;
+
+	put(b, &len, 4);
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+
+		while (j < n && d[j] == d[i])
+			j++;
+		put_varint(b, (uint64_t)(j - i) << 1);
+		put_byte(b, d[i]);
+		i = j;
+	}
+	if (!b->oom) {
+		len = (uint32_t)(b->len - at - 4);
+		memcpy(b->p + at, &len, 4);
+	}
+}
+
+/*
+ * w->page, compressed, as a page of column c's chunk of row group g: a
+ * data page of n values (PLAIN, or RLE_DICTIONARY for a constant column),
+ * or the dictionary page that comes first in such a chunk.
+ */
+static int write_page(struct kt_pq *w, struct col *c, size_t g, size_t n, int dict_page,
+		      const struct bytes *src)
+{
+	size_t bound = ZSTD_compressBound(src->len);
+
+	if (w->z.cap < bound) {
+		free(w->z.p);
+		w->z.p = malloc(bound);
+		w->z.cap = w->z.p ? bound : 0;
+	}
+	if (src->oom || !w->z.p)
+		return fail(w, "out of memory");
+	size_t zn = ZSTD_compress2(w->zc, w->z.p, w->z.cap, src->p, src->len);
+
+	if (ZSTD_isError(zn))
+		return fail(w, "zstd: %s", ZSTD_getErrorName(zn));
+	if (src->len > INT32_MAX || zn > INT32_MAX)
+		return fail(w, "a page of more than 2 GB");
+	struct bytes h = { 0 };
+	int last = 0, l2 = 0;
+
+	f_i32(&h, &last, 1, dict_page ? PQ_DICTIONARY_PAGE : PQ_DATA_PAGE);
+	f_i32(&h, &last, 2, (int32_t)src->len);
+	f_i32(&h, &last, 3, (int32_t)zn);
+	if (dict_page) {
+		field(&h, &last, 7, T_STRUCT);
+		f_i32(&h, &l2, 1, (int32_t)n);
+		f_i32(&h, &l2, 2, PQ_PLAIN_DICTIONARY);
+	} else {
+		field(&h, &last, 5, T_STRUCT);
+		f_i32(&h, &l2, 1, (int32_t)n);
+		f_i32(&h, &l2, 2, c->def.constant ? PQ_RLE_DICTIONARY : PQ_PLAIN);
+		f_i32(&h, &l2, 3, PQ_RLE);
+		f_i32(&h, &l2, 4, PQ_RLE);
+	}
+	stop(&h);
+	stop(&h);
+	if (h.oom) {
+		free(h.p);
+		return fail(w, "out of memory");
+	}
+	struct chunk_meta *m = &c->chunks[g];
+
+	if (dict_page) {
+		*m = (struct chunk_meta){ .offset = w->offset, .dict_offset = w->offset };
+	} else {
+		if (!c->def.constant)
+			*m = (struct chunk_meta){ .offset = w->offset, .dict_offset = -1 };
+		m->nvalues = (int64_t)n;
+		m->nnull = c->nnull;
+		m->min = c->min;
+		m->max = c->max;
+		m->stats = c->any && c->def.type != KT_PQ_STR;
+	}
+	m->usize += (int64_t)(h.len + src->len);
+	m->csize += (int64_t)(h.len + zn);
+	if (c->def.constant && !dict_page)
+		m->offset = w->offset;	/* the data page follows the dictionary */
+	if (fwrite(h.p, h.len, 1, w->f) != 1 || fwrite(w->z.p, zn, 1, w->f) != 1) {
+		free(h.p);
+		return fail(w, "%s", strerror(errno));
+	}
+	free(h.p);
+	w->offset += (int64_t)(h.len + zn);
+	return 0;
+}
+
+static int write_group(struct kt_pq *w)
+{
+	size_t n = w->rows_in_group;
+	int64_t gbytes = 0;
+
+	if (n == 0)
+		return 0;
+	if (w->ngroups == w->capgroups) {
+		size_t cap = w->capgroups ? 2 * w->capgroups : 16;
+		int64_t *a = realloc(w->group_rows_n, cap * sizeof(*a));
+
+		if (a)
+			w->group_rows_n = a;
+		int64_t *b = a ? realloc(w->group_bytes, cap * sizeof(*b)) : NULL;
+
+		if (b)
+			w->group_bytes = b;
+		for (int i = 0; b && i < w->ncols; i++) {
+			struct chunk_meta *m = realloc(w->c[i].chunks, cap * sizeof(*m));
+
+			if (!m) {
+				b = NULL;
+				break;
+			}
+			w->c[i].chunks = m;
+		}
+		if (!b)
+			return fail(w, "out of memory");
+		w->capgroups = cap;
+	}
+	for (int i = 0; i < w->ncols; i++) {
+		struct col *c = &w->c[i];
+
+		if (c->def.constant)
+			continue;
+		/* A REQUIRED column's page is its values as they are. */
+		const struct bytes *src = &c->vals;
+
+		if (c->def.nullable) {
+			w->page.len = 0;
+			put_defs(&w->page, c->defs, n);
+			put(&w->page, c->vals.p, c->vals.len);
+			src = &w->page;
+		}
+		if (c->vals.oom)
+			return fail(w, "out of memory");
+		if (write_page(w, c, w->ngroups, n, 0, src) < 0)
+			return -1;
+		gbytes += c->chunks[w->ngroups].usize;
+		c->vals.len = 0;
+		c->nnull = 0;
+		c->any = 0;
+	}
+	w->group_rows_n[w->ngroups] = (int64_t)n;
+	w->group_bytes[w->ngroups] = gbytes;
+	w->ngroups++;
+	w->rows_in_group = 0;
+	return 0;
+}
+
+int kt_pq_row(struct kt_pq *w)
+{
+	if (w->err[0])
+		return -1;
+	for (int i = 0; i < w->ncols; i++) {
+		struct col *c = &w->c[i];
+
+		if (c->def.constant)
+			continue;
+		if (!c->set || (c->set == 2 && !c->def.nullable))
+			return fail(w, "column %s: no value", c->def.name);
+		if (c->def.nullable) {
+			c->defs[w->rows_in_group] = c->set == 1;
+			c->nnull += c->set == 2;
+		}
+		if (c->vals.oom)
+			return fail(w, "out of memory");
+		c->set = 0;
+	}
+	w->rows++;
+	if (++w->rows_in_group == w->group_rows)
+		return write_group(w);
+	return 0;
+}
+
+uint64_t kt_pq_rows(const struct kt_pq *w)
+{
+	return w->rows;
+}
+
+static void footer(struct kt_pq *w, struct bytes *b)
+{
+	int last = 0;
+
+	f_i32(b, &last, 1, 1);
+	field(b, &last, 2, T_LIST);
+	list_head(b, (size_t)w->ncols + 1, T_STRUCT);
+	{
+		int l = 0;
+
+		f_bin(b, &l, 4, "schema", 6);
+		f_i32(b, &l, 5, w->ncols);
+		stop(b);
+	}
+	for (int i = 0; i < w->ncols; i++) {
+		const struct kt_pq_col *d = &w->c[i].def;
+		int l = 0;
+
+		f_i32(b, &l, 1, d->type == KT_PQ_I32 ? PQ_INT32 :
+			     d->type == KT_PQ_I64 ? PQ_INT64 : PQ_BYTE_ARRAY);
+		f_i32(b, &l, 3, d->nullable ? PQ_OPTIONAL : PQ_REQUIRED);
+		f_bin(b, &l, 4, d->name, strlen(d->name));
+		if (d->type == KT_PQ_STR)
+			f_i32(b, &l, 6, PQ_UTF8);
+		stop(b);
+	}
+	f_i64(b, &last, 3, (int64_t)w->rows);
+	field(b, &last, 4, T_LIST);
+	list_head(b, w->ngroups, T_STRUCT);
+	for (size_t g = 0; g < w->ngroups; g++) {
+		int lg = 0;
+
+		field(b, &lg, 1, T_LIST);
+		list_head(b, (size_t)w->ncols, T_STRUCT);
+		for (int i = 0; i < w->ncols; i++) {
+			const struct kt_pq_col *d = &w->c[i].def;
+			const struct chunk_meta *m = &w->c[i].chunks[g];
+			int lc = 0, lm = 0;
+
+			f_i64(b, &lc, 2, m->dict_offset >= 0 ? m->dict_offset : m->offset);
+			field(b, &lc, 3, T_STRUCT);
+			f_i32(b, &lm, 1, d->type == KT_PQ_I32 ? PQ_INT32 :
+				      d->type == KT_PQ_I64 ? PQ_INT64 : PQ_BYTE_ARRAY);
+			field(b, &lm, 2, T_LIST);
+			list_head(b, 2, T_I32);
+			put_varint(b, (d->constant ? PQ_RLE_DICTIONARY : PQ_PLAIN) << 1);
+			put_varint(b, PQ_RLE << 1);
+			field(b, &lm, 3, T_LIST);
+			list_head(b, 1, T_BINARY);
+			put_varint(b, strlen(d->name));
+			put(b, d->name, strlen(d->name));
+			f_i32(b, &lm, 4, PQ_ZSTD);
+			f_i64(b, &lm, 5, m->nvalues);
+			f_i64(b, &lm, 6, m->usize);
+			f_i64(b, &lm, 7, m->csize);
+			f_i64(b, &lm, 9, m->offset);
+			if (m->dict_offset >= 0)
+				f_i64(b, &lm, 11, m->dict_offset);
+			if (m->stats) {
+				int ls = 0;
+				size_t sz = d->type == KT_PQ_I32 ? 4 : 8;
+				int32_t mn32 = (int32_t)m->min, mx32 = (int32_t)m->max;
+
+				field(b, &lm, 12, T_STRUCT);
+				f_i64(b, &ls, 3, m->nnull);
+				f_bin(b, &ls, 5, sz == 4 ? (const void *)&mx32 : (const void *)&m->max, sz);
+				f_bin(b, &ls, 6, sz == 4 ? (const void *)&mn32 : (const void *)&m->min, sz);
+				stop(b);
+			}
+			stop(b);	/* ColumnMetaData */
+			stop(b);	/* ColumnChunk */
+		}
+		f_i64(b, &lg, 2, w->group_bytes[g]);
+		f_i64(b, &lg, 3, w->group_rows_n[g]);
+		stop(b);
+	}
+	f_bin(b, &last, 6, "kutrace", 7);
+	stop(b);
+}
+
+int kt_pq_const(struct kt_pq *w, int c, const char *s)
+{
+	free(w->c[c].constant);
+	w->c[c].constant = strdup(s);
+	return w->c[c].constant ? 0 : fail(w, "out of memory");
+}
+
+/*
+ * The constant columns' chunks, after every row group: a dictionary of one
+ * string, and a data page of n indexes 0 (bit width 1, one RLE run).
+ */
+static int write_constants(struct kt_pq *w)
+{
+	for (int i = 0; i < w->ncols; i++) {
+		struct col *c = &w->c[i];
+
+		if (!c->def.constant)
+			continue;
+		if (!c->constant)
+			return fail(w, "column %s: no value", c->def.name);
+		uint32_t l = (uint32_t)strlen(c->constant);
+
+		for (size_t g = 0; g < w->ngroups; g++) {
+			w->page.len = 0;
+			put(&w->page, &l, 4);
+			put(&w->page, c->constant, l);
+			if (write_page(w, c, g, 1, 1, &w->page) < 0)
+				return -1;
+			w->page.len = 0;
+			put_byte(&w->page, 1);
+			put_varint(&w->page, (uint64_t)w->group_rows_n[g] << 1);
+			put_byte(&w->page, 0);
+			if (write_page(w, c, g, (size_t)w->group_rows_n[g], 0, &w->page) < 0)
+				return -1;
+			w->group_bytes[g] += c->chunks[g].usize;
+		}
+	}
+	return 0;
+}
+
+int kt_pq_close(struct kt_pq *w, char *err, size_t errlen)
+{
+	struct bytes b = { 0 };
+	int rc = w->err[0] ? -1 : write_group(w);
+
+	if (rc == 0)
+		rc = write_constants(w);
+
+	if (rc == 0) {
+		footer(w, &b);
+		uint32_t len = (uint32_t)b.len;
+
+		if (b.oom)
+			rc = fail(w, "out of memory");
+		else if (fwrite(b.p, b.len, 1, w->f) != 1 || fwrite(&len, 4, 1, w->f) != 1 ||
+			 fwrite("PAR1", 4, 1, w->f) != 1)
+			rc = fail(w, "%s", strerror(errno));
+	}
+	if (fclose(w->f) != 0 && rc == 0)
+		rc = fail(w, "%s", strerror(errno));
+	w->f = NULL;
+	if (rc < 0) {
+		snprintf(err, errlen, "%s", w->err);
+		unlink(w->path);
+	}
+	free(b.p);
+	free_w(w);
+	return rc;
+}
+
+void kt_pq_abort(struct kt_pq *w)
+{
+	if (!w)
+		return;
+	if (w->f)
+		fclose(w->f);
+	unlink(w->path);
+	free_w(w);
+}
