@@ -5,7 +5,9 @@
 #                                  and shared), its three headers
 #                                  (control.h, format.h, counter.h),
 #                                  kutrace.pc, the viewer
-#                                  template, man pages, docs and examples
+#                                  template, man pages, docs and examples;
+#                                  kutrace_sql with its private libduckdb.so
+#                                  when it was built (sql/sql.mk)
 #   make uninstall                 removes exactly what install put there
 #   make dkms-install              module source to /usr/src/kutrace-VERSION,
 #                                  dkms add + install for DKMS_KERNELS (default:
@@ -37,6 +39,10 @@ DATADIR       ?= $(PREFIX)/share
 MANDIR        ?= $(DATADIR)/man
 DOCDIR        ?= $(DATADIR)/doc/kutrace
 PKGCONFIGDIR  ?= $(LIBDIR)/pkgconfig
+# kutrace's private libraries (libduckdb.so), never on the linker's path:
+# kutrace_sql finds them through its RUNPATH $ORIGIN/../lib/kutrace, so
+# this is $(BINDIR)/../lib/kutrace, not under a multiarch LIBDIR.
+PKGLIBDIR     ?= $(PREFIX)/lib/kutrace
 INSTALL       ?= install
 
 # User-facing programs (the test tools in tests/tools and the examples,
@@ -54,6 +60,11 @@ INST_DOCS  := README.md $(wildcard docs/*.md)
 INST_EX    := $(wildcard examples/*.c examples/*.md examples/*/*)
 KT_SONAME  := libkutrace.so.$(KT_SOVERSION)
 KT_SOREAL  := libkutrace.so.$(KT_VERSION)
+# kutrace_sql (sql/sql.mk, when DuckDB is there) goes apart: the Debian
+# package kutrace-sql carries it, libduckdb.so (64 MB) and DuckDB's MIT
+# licence (debian/rules); uninstall removes them whether built or not.
+INST_SQL_LIBS := libduckdb.so
+INST_SQL_LIC  := LICENSE.duckdb
 
 # ---------------------------------------------------------------- shared lib
 # Position-independent copies of the library objects, kept apart from the
@@ -77,9 +88,26 @@ $(LIBKT_SO): $(PIC_OBJS) libkutrace/libkutrace.map
 .PHONY: lib-shared install uninstall dkms-src dkms-install dkms-uninstall
 lib-shared: $(LIBKT_SO)
 
+# ---------------------------------------------------------------- kutrace_sql
+# The kutrace_sql of the build tree also looks for libduckdb.so in
+# DUCKDB_DIR; the installed one must not (a build directory on an
+# installed program's RUNPATH is searched for every library it needs, and
+# lintian rejects it): it is linked again, by the same rule of sql.mk
+# with BIN=$(BUILD)/inst, with $ORIGIN/../lib/kutrace alone.
+ifeq ($(KT_HAVE_DUCKDB),1)
+KT_SQL_INST := $(BUILD)/inst/kutrace_sql
+ifndef KT_SQL_RELINK
+KT_SQL_INST_LDLIBS = $(subst $$,\$$\$$,$(subst :$(DUCKDB_DIR)/lib',',$(DUCKDB_LDLIBS)))
+$(KT_SQL_INST): $(BIN)/kutrace_sql
+	$(MAKE) --no-print-directory KT_SQL_RELINK=1 BIN=$(BUILD)/inst \
+		DUCKDB_LDLIBS="$(KT_SQL_INST_LDLIBS)" $@
+	@touch $@
+endif
+endif
+
 # ------------------------------------------------------------------ install
 KT_D := $(DESTDIR)
-install: $(INST_PROGS:%=$(BIN)/%) $(LIBKT) $(LIBKT_SO) $(VIEWER_FILES)
+install: $(INST_PROGS:%=$(BIN)/%) $(LIBKT) $(LIBKT_SO) $(VIEWER_FILES) $(KT_SQL_INST)
 	$(INSTALL) -d $(KT_D)$(BINDIR) $(KT_D)$(LIBDIR) $(KT_D)$(PKGCONFIGDIR) \
 		$(KT_D)$(INCLUDEDIR)/kutrace $(KT_D)$(DATADIR)/kutrace \
 		$(KT_D)$(DOCDIR)/examples
@@ -110,6 +138,12 @@ install: $(INST_PROGS:%=$(BIN)/%) $(LIBKT) $(LIBKT_SO) $(VIEWER_FILES)
 		d=$(KT_D)$(DOCDIR)/$$(dirname $$f); $(INSTALL) -d $$d && \
 		$(INSTALL) -m 644 $$f $$d/ || exit 1; \
 	done
+ifeq ($(KT_HAVE_DUCKDB),1)
+	$(INSTALL) -d $(KT_D)$(PKGLIBDIR)
+	$(INSTALL) -m 755 $(KT_SQL_INST) $(KT_D)$(BINDIR)/
+	$(INSTALL) -m 644 $(INST_SQL_LIBS:%=$(DUCKDB_DIR)/lib/%) $(KT_D)$(PKGLIBDIR)/
+	$(INSTALL) -m 644 $(DUCKDB_DIR)/LICENSE $(KT_D)$(DOCDIR)/$(INST_SQL_LIC)
+endif
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then \
 		ldconfig; fi
 	@echo "install: kutrace $(KT_VERSION) in $(KT_D)$(PREFIX)"
@@ -117,7 +151,8 @@ install: $(INST_PROGS:%=$(BIN)/%) $(LIBKT) $(LIBKT_SO) $(VIEWER_FILES)
 # Removes the listed files only, then the kutrace-owned directories and
 # any directory left empty by that (never a non-empty shared one).
 uninstall:
-	rm -f $(INST_PROGS:%=$(KT_D)$(BINDIR)/%)
+	rm -f $(INST_PROGS:%=$(KT_D)$(BINDIR)/%) $(KT_D)$(BINDIR)/kutrace_sql
+	rm -f $(INST_SQL_LIBS:%=$(KT_D)$(PKGLIBDIR)/%)
 	rm -f $(KT_D)$(LIBDIR)/libkutrace.a $(KT_D)$(LIBDIR)/$(KT_SOREAL) \
 		$(KT_D)$(LIBDIR)/$(KT_SONAME) $(KT_D)$(LIBDIR)/libkutrace.so \
 		$(KT_D)$(PKGCONFIGDIR)/kutrace.pc
@@ -125,10 +160,10 @@ uninstall:
 	rm -f $(INST_VIEW:%=$(KT_D)$(DATADIR)/kutrace/%)
 	for m in $(INST_MAN); do rm -f $(KT_D)$(MANDIR)/man$${m##*.}/$$(basename $$m); done
 	rm -rf $(KT_D)$(DOCDIR)
-	-rmdir $(KT_D)$(INCLUDEDIR)/kutrace $(KT_D)$(DATADIR)/kutrace 2>/dev/null
+	-rmdir $(KT_D)$(INCLUDEDIR)/kutrace $(KT_D)$(DATADIR)/kutrace $(KT_D)$(PKGLIBDIR) 2>/dev/null
 	-for d in $(KT_D)$(MANDIR)/man* $(KT_D)$(MANDIR) $(KT_D)$(PKGCONFIGDIR) \
-		$(KT_D)$(DATADIR)/doc $(KT_D)$(BINDIR) $(KT_D)$(LIBDIR) $(KT_D)$(INCLUDEDIR) \
-		$(KT_D)$(DATADIR) $(KT_D)$(PREFIX); do \
+		$(KT_D)$(DATADIR)/doc $(KT_D)$(BINDIR) $(KT_D)$(LIBDIR) $(KT_D)$(PREFIX)/lib \
+		$(KT_D)$(INCLUDEDIR) $(KT_D)$(DATADIR) $(KT_D)$(PREFIX); do \
 		[ -d $$d ] && rmdir --ignore-fail-on-non-empty $$d; done; true
 	@echo "uninstall: kutrace removed from $(KT_D)$(PREFIX)"
 
@@ -169,6 +204,10 @@ dkms-uninstall:
 .PHONY: print-install-progs
 print-install-progs:
 	@echo $(INST_PROGS)
+# For tests/t_install.sh and t_deb.sh: kutrace_sql when install puts it in.
+.PHONY: print-install-sql
+print-install-sql:
+	@echo $(if $(filter 1,$(KT_HAVE_DUCKDB)),kutrace_sql)
 
 # ---------------------------------------------------------------- docs
 # The user guide's screenshots (docs/img/*.png) come from the real viewer

@@ -5,8 +5,11 @@
 # contents (programs, library, headers, pkg-config file, viewer, man
 # pages; module source, dkms.conf, DKMS maintainer scripts), every version
 # equal to VERSION, and the packaged kutrace_postproc making a page from a
-# golden trace with the packaged viewer.  Installing them on a real Debian
-# system: tests/t_vm_debian.sh.
+# golden trace with the packaged viewer.  When kutrace_sql is built
+# (DuckDB: make deps), the third package kutrace-sql (issue 28): kutrace_sql
+# and its private libduckdb.so, found through RUNPATH, building and
+# querying tables from a golden trace and JSON.  Installing them on a real
+# Debian system: tests/t_vm_debian.sh.
 . tests/lib.sh
 . tests/vm/lib.sh
 if ! command -v dpkg-buildpackage >/dev/null || ! command -v dh >/dev/null ||
@@ -58,6 +61,29 @@ dpkg-deb -e "$dkms" "$TMP/ctl"
 check "kutrace-dkms: postinst builds with DKMS (dkms add/build/install)" grep -q "dkms.*kutrace\|common.postinst" "$TMP/ctl/postinst"
 check "kutrace-dkms: prerm removes it from DKMS" grep -q "dkms remove" "$TMP/ctl/prerm"
 check "kutrace-dkms depends on dkms" sh -c "dpkg-deb -f '$dkms' Depends | grep -q dkms"
+check "kutrace has neither kutrace_sql nor DuckDB (they are kutrace-sql's)" sh -c "! grep -q 'kutrace_sql\|duckdb' '$TMP/c'"
+
+# kutrace-sql: kutrace_sql, DuckDB private in /usr/lib/kutrace, its licence
+sql=$D/kutrace-sql_${V}_amd64.deb
+if [ -n "$(make -s --no-print-directory print-install-sql)" ]; then
+	check "kutrace-sql_${V}_amd64.deb in $D ($(( $(stat -c %s "$sql" 2>/dev/null || echo 0) / 1048576 )) MB)" test -f "$sql"
+	dpkg-deb -c "$sql" | awk '{ print $6 }' | sed 's|^\./|/|' > "$TMP/s"
+	missing=""
+	for f in /usr/bin/kutrace_sql /usr/lib/kutrace/libduckdb.so /usr/share/doc/kutrace-sql/LICENSE.duckdb \
+		/usr/share/doc/kutrace-sql/copyright; do
+		grep -qx "$f" "$TMP/s" || missing="$missing $f"
+	done
+	check "kutrace-sql: kutrace_sql, /usr/lib/kutrace/libduckdb.so, DuckDB's licence${missing:+; missing:$missing}" test -z "$missing"
+	eq "kutrace-sql: version VERSION, depends on kutrace (= VERSION)" "$V kutrace (= $V)" \
+		"$(dpkg-deb -f "$sql" Version) $(dpkg-deb -f "$sql" Depends | tr ',' '\n' | sed 's/^ *//' | grep '^kutrace ')"
+	check "kutrace-sql depends on libreadline8 and libstdc++6 (shlibs), not on a libduckdb package" sh -c \
+		"dpkg-deb -f '$sql' Depends | grep -q 'libreadline8.*libstdc++6\|libstdc++6.*libreadline8' && ! dpkg-deb -f '$sql' Depends | grep -qi duckdb"
+	mkdir -p "$TMP/x" && dpkg-deb -x "$sql" "$TMP/x"
+	check "kutrace-sql's copyright has DuckDB's MIT licence" sh -c \
+		"grep -q 'Stichting DuckDB Foundation' '$TMP/x/usr/share/doc/kutrace-sql/copyright' && grep -q '^License: MIT' '$TMP/x/usr/share/doc/kutrace-sql/copyright'"
+else
+	check "no DuckDB (make deps): no kutrace-sql package (build profile nosql)" test ! -e "$sql"
+fi
 
 # one version
 mkdir -p "$TMP/x"
@@ -80,6 +106,31 @@ if [ -n "$t" ] && "$TMP/x/usr/bin/kutrace_postproc" "$t" > "$TMP/pp.out" 2>&1; t
 		grep -q "kutrace" "${t%.trace}.html"
 else
 	nok "packaged kutrace_postproc on $(basename "$t")"; sed 's/^/#   /' "$TMP/pp.out"
+fi
+# The packaged kutrace_sql, unpacked: libduckdb.so through $ORIGIN, no
+# build directory on its RUNPATH, and the packaged kutrace_postproc
+# --tables running it from beside itself (no kutrace_sql on PATH).
+q=$TMP/x/usr/bin/kutrace_sql
+if [ -f "$sql" ]; then
+	eq "packaged kutrace_sql: RUNPATH is \$ORIGIN/../lib/kutrace alone" '$ORIGIN/../lib/kutrace' \
+		"$(objdump -p "$q" | awk '$1 == "RUNPATH" || $1 == "RPATH" { print $2 }')"
+	eq "ldd: libduckdb.so from the package's /usr/lib/kutrace" "$TMP/x/usr/lib/kutrace/libduckdb.so" \
+		"$(ldd "$q" | awk '$1 == "libduckdb.so" { print $3 }' | xargs -r realpath)"
+	check "packaged kutrace_sql --help" sh -c "'$q' --help > /dev/null"
+	if env PATH="$TMP/nothing" "$TMP/x/usr/bin/kutrace_postproc" "$TMP/rpc.trace" --tables > "$TMP/tb.out" 2>&1 &&
+		[ -f "$TMP/rpc.tables/meta.json" ]; then
+		eq "packaged kutrace_postproc --tables, then kutrace_sql on the store: rpc.trace's 30 spans" "30" \
+			"$("$q" "$TMP/rpc.tables" --csv -c 'select count(*) from span' 2>&1 | tail -1)"
+	else
+		nok "packaged kutrace_postproc --tables (runs the packaged kutrace_sql)"; sed 's/^/#   /' "$TMP/tb.out"
+	fi
+	cp tests/golden/rpc.json "$TMP/rpcj.json"
+	if "$q" build "$TMP/rpcj.json" -o "$TMP/j.tables" > "$TMP/jb.out" 2>&1; then
+		eq "packaged kutrace_sql build of a JSON (tests/golden/rpc.json), same span count" "30" \
+			"$("$q" "$TMP/j.tables" --csv -c 'select count(*) from span' 2>&1 | tail -1)"
+	else
+		nok "packaged kutrace_sql build tests/golden/rpc.json"; sed 's/^/#   /' "$TMP/jb.out"
+	fi
 fi
 
 # The Debian guest (t_vm_debian) installs the package offline: every

@@ -4,9 +4,12 @@
 # DESTDIR, a program built against the installed library through
 # pkg-config (shared and static) and run, the installed tools finding the
 # installed viewer and man pages, and uninstall leaving nothing behind.
+# When kutrace_sql is built (DuckDB: make deps): it and its private
+# libduckdb.so, found through RUNPATH, and kutrace_postproc --tables.
 . tests/lib.sh
 MK="make -s --no-print-directory"
 progs=$($MK print-install-progs)
+sqlp=$($MK print-install-sql)
 
 # ---- staged install (DESTDIR), as a package build does
 D=$TMP/stage
@@ -51,8 +54,20 @@ for p in $progs; do
 done
 eq "every program installed ($(echo $progs | wc -w))" "" "$nobin"
 eq "every installed program has a man page" "" "$noman"
-extra=$(cd "$D/usr/bin" && for f in *; do echo "$progs" | grep -qw "$f" || echo "$f"; done)
+extra=$(cd "$D/usr/bin" && for f in *; do echo "$progs $sqlp" | grep -qw "$f" || echo "$f"; done)
 eq "nothing else in bin (no test tools, no examples)" "" "$extra"
+if [ -n "$sqlp" ]; then
+	q=$D/usr/bin/kutrace_sql
+	check "kutrace_sql installed with libduckdb.so in lib/kutrace and DuckDB's licence" \
+		test -x "$q" -a -f "$D/usr/lib/kutrace/libduckdb.so" -a -f "$D/usr/share/doc/kutrace/LICENSE.duckdb"
+	eq "installed kutrace_sql: RUNPATH is \$ORIGIN/../lib/kutrace alone (no build directory)" '$ORIGIN/../lib/kutrace' \
+		"$(objdump -p "$q" | awk '$1 == "RUNPATH" || $1 == "RPATH" { print $2 }')"
+	eq "ldd: the installed kutrace_sql finds the installed libduckdb.so" "$D/usr/lib/kutrace/libduckdb.so" \
+		"$(ldd "$q" | awk '$1 == "libduckdb.so" { print $3 }' | xargs -r realpath)"
+	check "installed kutrace_sql --help" sh -c "'$q' --help > /dev/null"
+else
+	check "no kutrace_sql built: none installed, no lib/kutrace" test ! -e "$D/usr/bin/kutrace_sql" -a ! -e "$D/usr/lib/kutrace"
+fi
 check "kutrace.pc has the real prefix, not DESTDIR" grep -qx 'prefix=/usr' "$D/usr/lib/pkgconfig/kutrace.pc"
 check "libkutrace.so.0 has its soname" sh -c "objdump -p '$D/usr/lib/libkutrace.so.0' | grep -q 'SONAME *libkutrace.so.0'"
 echo "# install size: $(du -sk "$D" | cut -f1) KB, $(find "$D" -type f | wc -l) files"
@@ -107,6 +122,16 @@ if "$P/bin/kutrace_postproc" "$TMP/basic.trace" > "$TMP/pp.log" 2>&1 && [ -s "$T
 	ok "installed kutrace_postproc finds the installed viewer ($P/share/kutrace)"
 else
 	nok "installed kutrace_postproc finds the installed viewer"; sed 's/^/#   /' "$TMP/pp.log"
+fi
+if [ -n "$sqlp" ]; then
+	cp tests/golden/rpc.trace "$TMP/rpc.trace"
+	if env PATH="$TMP/nothing" "$P/bin/kutrace_postproc" "$TMP/rpc.trace" --tables > "$TMP/tb.log" 2>&1 &&
+		[ -f "$TMP/rpc.tables/meta.json" ]; then
+		eq "installed kutrace_postproc --tables runs the installed kutrace_sql; it reads the store" "30" \
+			"$("$P/bin/kutrace_sql" "$TMP/rpc.tables" --csv -c 'select count(*) from span' 2>&1 | tail -1)"
+	else
+		nok "installed kutrace_postproc --tables (runs the installed kutrace_sql)"; sed 's/^/#   /' "$TMP/tb.log"
+	fi
 fi
 check "installed makeself - finds the viewer too" sh -c "'$P/bin/makeself' - '$TMP/basic.json' > '$TMP/b2.html' && test -s '$TMP/b2.html'"
 check "installed makeself - makes an RPC page (pages.js inlined)" sh -c "'$P/bin/makeself' - '$KT_ROOT/tests/data/viewer/rpc_q.json' > '$TMP/q.html' && grep -q 'window.ktOtherPage' '$TMP/q.html'"
