@@ -124,6 +124,7 @@ struct kt_jsonout {
 	char *buf;		/* formatting */
 	size_t bufcap;
 	kt_row_fn tee;		/* every row, in order, on the writer thread */
+	int no_text;		/* kt_jsonout_no_text: the sinks only */
 	void *tee_ctx;
 	char err[256];		/* the first error, "" if none */
 };
@@ -360,7 +361,8 @@ static void *write_main(void *p)
 	while ((r = chq_take(&w->out, &n))) {
 		for (size_t i = 0; i < n; i++, r++) {
 			if (r->name) {
-				write_row(o, r);
+				if (!o->no_text)
+					write_row(o, r);
 				if (o->tee)
 					o->tee(o->tee_ctx, r);
 				continue;
@@ -436,6 +438,11 @@ fail:
 	kt_jsonout_free(o);
 	errno = EAGAIN;
 	return NULL;
+}
+
+void kt_jsonout_no_text(struct kt_jsonout *o)
+{
+	o->no_text = 1;
 }
 
 void kt_jsonout_tee(struct kt_jsonout *o, kt_row_fn fn, void *ctx)

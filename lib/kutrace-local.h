@@ -564,6 +564,8 @@ int kt_jsonout_copy(struct kt_jsonout *o, FILE *dst);
  * written row that kt_row_cmp does not place after them.
  */
 void kt_jsonout_tee(struct kt_jsonout *o, kt_row_fn fn, void *ctx);
+/* No JSON text at all, only the sinks' rows (kutrace_postproc --no-json). */
+void kt_jsonout_no_text(struct kt_jsonout *o);
 const struct kt_row *kt_jsonout_late_rows(const struct kt_jsonout *o, size_t *n);
 /* The final header text (after finish). */
 const char *kt_jsonout_header(const struct kt_jsonout *o);

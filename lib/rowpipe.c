@@ -191,7 +191,7 @@ static char *get_text(struct kt_rowpipe_r *p, uint32_t *len)
 int kt_rowpipe_next(struct kt_rowpipe_r *p, struct kt_row *r)
 {
 	for (;;) {
-		int tag = getc(p->f);
+		int tag = getc_unlocked(p->f);
 		uint32_t id, len;
 		char *s;
 
@@ -218,11 +218,15 @@ int kt_rowpipe_next(struct kt_rowpipe_r *p, struct kt_row *r)
 			p->names[p->nnames++] = s;
 			break;
 		case 'R': {
+			/* One read for the record: this is the stream's bulk. */
+			unsigned char rec[8 * 8 + 3 * 4];
 			int64_t v[8];
 			int32_t t[3];
 
-			if (fread(v, sizeof(v), 1, p->f) != 1 || fread(t, sizeof(t), 1, p->f) != 1)
+			if (fread_unlocked(rec, sizeof(rec), 1, p->f) != 1)
 				return fail(p, "cut short");
+			memcpy(v, rec, sizeof(v));
+			memcpy(t, rec + sizeof(v), sizeof(t));
 			if (t[1] < 0 || (size_t)t[1] >= p->nnames)
 				return fail(p, "row names an unknown name");
 			for (int i = 4; i < 8; i++)

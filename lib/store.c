@@ -307,7 +307,7 @@ struct open_call {
 	int64_t id, ts, end, self;
 	int32_t pid, rpc, event;
 	int64_t arg, ret;
-	const char *name;	/* interned */
+	const char *name;	/* stable until the store is finished */
 	int depth;
 	int64_t parent;
 };
@@ -390,7 +390,7 @@ static void imap_free(struct imap *m)
 /* A thread's name: its user-code rows' name, the latest (by time). */
 struct tname {
 	int64_t ts;
-	const char *name;	/* interned, with its ".pid" */
+	const char *name;	/* as the rows gave it (stable), with its ".pid" */
 	int set;
 };
 
@@ -505,6 +505,8 @@ static void run_emit(struct slicer *s, int cpu, struct cpu_state *c)
 	c->have_run = 0;
 }
 
+/* name must stay valid until the store is finished (interned, or the row
+ * source's own table of names). */
 static void slice_row(struct slicer *s, int64_t ts, int64_t dur, int32_t cpu, int32_t pid,
 		      int32_t rpc, int32_t event, int64_t arg, int64_t ret, const char *name)
 {
@@ -538,13 +540,13 @@ static void slice_row(struct slicer *s, int64_t ts, int64_t dur, int32_t cpu, in
 		c->cexit += dur;
 	else
 		c->busy += dur;
-	if (event > 65536 && pid > 0 && strcmp(name, "-c-exit-") != 0) {
+	if (event > 65536 && pid > 0 && (event != 131072 || strcmp(name, "-c-exit-") != 0)) {
 		struct tname *t = imap_get(&s->names, (uint32_t)pid);
 
 		if (!t)
 			s->oom = 1;
 		else if (!t->set || ts >= t->ts)
-			*t = (struct tname){ .ts = ts, .name = kt_intern(name), .set = 1 };
+			*t = (struct tname){ .ts = ts, .name = name, .set = 1 };
 	}
 	/* sched_slice: a run ends where another thread's row begins. */
 	if (c->have_run && c->run_pid != pid)
@@ -576,7 +578,7 @@ static void slice_row(struct slicer *s, int64_t ts, int64_t dur, int32_t cpu, in
 		slice_close_to(s, cpu, c, c->depth - 1);
 	c->st[c->depth] = (struct open_call){
 		.id = s->next_id++, .ts = ts, .end = ts + dur, .self = dur, .pid = pid,
-		.rpc = rpc, .event = event, .arg = arg, .ret = ret, .name = kt_intern(name),
+		.rpc = rpc, .event = event, .arg = arg, .ret = ret, .name = name,
 		.depth = c->depth, .parent = c->depth ? c->st[c->depth - 1].id : 0,
 	};
 	c->depth++;
@@ -772,7 +774,7 @@ static int slice_sorted(struct kt_store_w *w, duckdb_connection conn)
 			/* CPUs beyond MAX_CPUS: no slices (none are traced). */
 			if (cpu[i] < MAX_CPUS)
 				slice_row(&w->sl, ts[i], dur[i], cpu[i], pid[i], rpc[i], ev[i], arg[i],
-					  ret[i], name);
+					  ret[i], kt_intern(name));
 		}
 		duckdb_destroy_data_chunk(&ch);
 	}

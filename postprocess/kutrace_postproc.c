@@ -15,6 +15,7 @@
  * with the trace.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -265,6 +266,8 @@ static void tables_start(struct tables *t, const char *dir, const char *source, 
 		}
 		close(p[0]);
 		fd = p[1];
+		/* A big pipe: each side runs on longer before it waits for the other. */
+		fcntl(fd, F_SETPIPE_SZ, 1 << 20);
 		/* A reader that stopped is reported by its exit status. */
 		signal(SIGPIPE, SIG_IGN);
 	}
@@ -494,6 +497,8 @@ int main(int argc, char **argv)
 
 	if (cols)
 		kt_jsonout_tee(c.jo, page_row, cols);
+	if (!a.json)
+		kt_jsonout_no_text(c.jo);
 	if (tdir || a.rows_fd != ~0ULL) {
 		tables_start(&tab, tdir ? tdir : "the row stream", path,
 			     tdir ? -1 : (int)a.rows_fd);

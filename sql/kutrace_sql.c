@@ -390,6 +390,8 @@ static void build_store(const struct build *b, const char *dir)
 			exec_postproc(args);
 		}
 		close(p[1]);
+		/* A big pipe: each side runs on longer before it waits for the other. */
+		fcntl(p[0], F_SETPIPE_SZ, 1 << 20);
 		build_pipe(w, p[0], b, dir, pid);
 	}
 	writing = NULL;
