@@ -19,6 +19,7 @@
  * is both smaller and five times faster than zstd on the plain values.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,22 +148,41 @@ struct chunk_meta {
 	int stats;
 };
 
+/* A column's values of one row group, and their statistics. */
+struct colbuf {
+	struct bytes vals;
+	unsigned char *defs;	/* OPTIONAL: 1 value, 0 NULL, per row */
+	int64_t min, max, nnull;
+	int any;
+};
+
 struct col {
 	struct kt_pq_col def;
 	char *constant;		/* its value, for a constant column */
-	struct bytes vals;
-	unsigned char *defs;	/* OPTIONAL: 1 value, 0 NULL, per row */
+	struct colbuf cur;	/* being filled by the caller */
+	struct colbuf out;	/* being encoded by the worker */
 	int set;		/* a value was given for the current row */
-	int64_t min, max, nnull;
-	int any;
 	struct chunk_meta *chunks;
 };
 
+/*
+ * One worker thread per file encodes and writes each row group while the
+ * caller fills the next: the caller swaps a column's cur and out buffers
+ * when the worker is idle (job == 0), the only time it touches the file,
+ * the offsets and the chunk tables.
+ */
 struct kt_pq {
 	FILE *f;
 	char *path;
 	struct col *c;
 	int ncols;
+	pthread_t th;
+	int started;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	int job, quit;
+	size_t job_g, job_n;
+	char werr[512];		/* the worker's error, read once it is idle */
 	size_t group_rows, rows_in_group;
 	uint64_t rows;
 	int64_t offset;
@@ -173,16 +193,21 @@ struct kt_pq {
 	char err[512];
 };
 
+/* The worker's errors go to werr, the caller's to err. */
 static int fail(struct kt_pq *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int fail(struct kt_pq *w, const char *fmt, ...)
 {
-	if (w->err[0])
+	int mine = w->started && pthread_equal(pthread_self(), w->th);
+	char *e = mine ? w->werr : w->err;
+	size_t len = mine ? sizeof(w->werr) : sizeof(w->err);
+
+	if (e[0])
 		return -1;
-	int n = snprintf(w->err, sizeof(w->err), "%s: ", w->path);
+	int n = snprintf(e, len, "%s: ", w->path);
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(w->err + n, sizeof(w->err) - (size_t)n, fmt, ap);
+	vsnprintf(e + n, len - (size_t)n, fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -195,9 +220,11 @@ const char *kt_pq_error(const struct kt_pq *w)
 static void free_w(struct kt_pq *w)
 {
 	for (int i = 0; i < w->ncols; i++) {
-		free(w->c[i].vals.p);
+		free(w->c[i].cur.vals.p);
+		free(w->c[i].out.vals.p);
 		free(w->c[i].constant);
-		free(w->c[i].defs);
+		free(w->c[i].cur.defs);
+		free(w->c[i].out.defs);
 		free(w->c[i].chunks);
 	}
 	free(w->c);
@@ -209,6 +236,8 @@ static void free_w(struct kt_pq *w)
 	free(w->path);
 	free(w);
 }
+
+static void *worker(void *p);
 
 struct kt_pq *kt_pq_open(const char *path, const struct kt_pq_col *cols, int ncols,
 			 size_t group_rows, char *err, size_t errlen)
@@ -229,11 +258,14 @@ struct kt_pq *kt_pq_open(const char *path, const struct kt_pq_col *cols, int nco
 		/* Integers: a row group's room at once (strings grow). */
 		size_t width = cols[i].type == KT_PQ_I32 ? 4 : cols[i].type == KT_PQ_I64 ? 8 : 16;
 
-		if (!cols[i].constant) {
-			w->c[i].vals.p = malloc(group_rows * width);
-			w->c[i].vals.cap = w->c[i].vals.p ? group_rows * width : 0;
+		for (int k = 0; k < 2 && !cols[i].constant; k++) {
+			struct colbuf *b = k ? &w->c[i].out : &w->c[i].cur;
+
+			b->vals.p = malloc(group_rows * width);
+			b->vals.cap = b->vals.p ? group_rows * width : 0;
 		}
-		if (cols[i].nullable && !(w->c[i].defs = malloc(group_rows))) {
+		if (cols[i].nullable && (!(w->c[i].cur.defs = malloc(group_rows)) ||
+					 !(w->c[i].out.defs = malloc(group_rows)))) {
 			snprintf(err, errlen, "%s: out of memory", path);
 			free_w(w);
 			return NULL;
@@ -250,10 +282,13 @@ struct kt_pq *kt_pq_open(const char *path, const struct kt_pq_col *cols, int nco
 	setvbuf(w->f, NULL, _IOFBF, 1 << 20);
 	fwrite("PAR1", 4, 1, w->f);
 	w->offset = 4;
+	if (pthread_mutex_init(&w->mu, NULL) == 0 && pthread_cond_init(&w->cv, NULL) == 0 &&
+	    pthread_create(&w->th, NULL, worker, w) == 0)
+		w->started = 1;
 	return w;
 }
 
-static void stat_int(struct col *c, int64_t v)
+static void stat_int(struct colbuf *c, int64_t v)
 {
 	if (!c->any || v < c->min)
 		c->min = v;
@@ -277,8 +312,8 @@ void kt_pq_i32(struct kt_pq *w, int i, int32_t v)
 {
 	struct col *c = &w->c[i];
 
-	put_fixed(&c->vals, &v, 4);
-	stat_int(c, v);
+	put_fixed(&c->cur.vals, &v, 4);
+	stat_int(&c->cur, v);
 	c->set = 1;
 }
 
@@ -286,8 +321,8 @@ void kt_pq_i64(struct kt_pq *w, int i, int64_t v)
 {
 	struct col *c = &w->c[i];
 
-	put_fixed(&c->vals, &v, 8);
-	stat_int(c, v);
+	put_fixed(&c->cur.vals, &v, 8);
+	stat_int(&c->cur, v);
 	c->set = 1;
 }
 
@@ -296,13 +331,15 @@ void kt_pq_str(struct kt_pq *w, int i, const char *s, size_t n)
 	struct col *c = &w->c[i];
 	uint32_t l = (uint32_t)n;
 
-	if (c->vals.len + 4 + n <= c->vals.cap) {
-		memcpy(c->vals.p + c->vals.len, &l, 4);
-		memcpy(c->vals.p + c->vals.len + 4, s, n);
-		c->vals.len += 4 + n;
+	struct bytes *b = &c->cur.vals;
+
+	if (b->len + 4 + n <= b->cap) {
+		memcpy(b->p + b->len, &l, 4);
+		memcpy(b->p + b->len + 4, s, n);
+		b->len += 4 + n;
 	} else {
-		put(&c->vals, &l, 4);
-		put(&c->vals, s, n);
+		put(b, &l, 4);
+		put(b, s, n);
 	}
 	c->set = 1;
 }
@@ -480,7 +517,7 @@ static int delta_col(const struct col *c)
  * or the dictionary page that comes first in such a chunk.
  */
 static int write_page(struct kt_pq *w, struct col *c, size_t g, size_t n, int dict_page,
-		      const struct bytes *src)
+		      const struct bytes *src, const struct colbuf *st)
 {
 	size_t bound = ZSTD_compressBound(src->len);
 
@@ -529,10 +566,10 @@ static int write_page(struct kt_pq *w, struct col *c, size_t g, size_t n, int di
 		if (!c->def.constant)
 			*m = (struct chunk_meta){ .offset = w->offset, .dict_offset = -1 };
 		m->nvalues = (int64_t)n;
-		m->nnull = c->nnull;
-		m->min = c->min;
-		m->max = c->max;
-		m->stats = c->any && c->def.type != KT_PQ_STR;
+		m->nnull = st ? st->nnull : 0;
+		m->min = st ? st->min : 0;
+		m->max = st ? st->max : 0;
+		m->stats = st && st->any && c->def.type != KT_PQ_STR;
 	}
 	m->usize += (int64_t)(h.len + src->len);
 	m->csize += (int64_t)(h.len + zn);
@@ -547,13 +584,90 @@ static int write_page(struct kt_pq *w, struct col *c, size_t g, size_t n, int di
 	return 0;
 }
 
+/* Row group g (n rows) from the columns' out buffers: on the worker. */
+static int encode_group(struct kt_pq *w, size_t g, size_t n)
+{
+	int64_t gbytes = 0;
+
+	for (int i = 0; i < w->ncols; i++) {
+		struct col *c = &w->c[i];
+		struct colbuf *o = &c->out;
+
+		if (c->def.constant)
+			continue;
+		/* A REQUIRED column's page is its values as they are. */
+		const struct bytes *src = &o->vals;
+
+		if (c->def.nullable) {
+			w->page.len = 0;
+			put_defs(&w->page, o->defs, n);
+			put(&w->page, o->vals.p, o->vals.len);
+			src = &w->page;
+		} else if (delta_col(c)) {
+			w->page.len = 0;
+			delta_encode(&w->page, o->vals.p, n, c->def.type == KT_PQ_I64);
+			src = &w->page;
+		}
+		if (o->vals.oom)
+			return fail(w, "out of memory");
+		if (write_page(w, c, g, n, 0, src, o) < 0)
+			return -1;
+		gbytes += c->chunks[g].usize;
+		o->vals.len = 0;
+		o->nnull = 0;
+		o->any = 0;
+	}
+	w->group_rows_n[g] = (int64_t)n;
+	w->group_bytes[g] = gbytes;
+	return 0;
+}
+
+static void *worker(void *p)
+{
+	struct kt_pq *w = p;
+
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		while (!w->job && !w->quit)
+			pthread_cond_wait(&w->cv, &w->mu);
+		if (!w->job)
+			break;
+		pthread_mutex_unlock(&w->mu);
+		/* fail() writes werr here; the caller reads it when idle. */
+		if (!w->werr[0])
+			encode_group(w, w->job_g, w->job_n);
+		pthread_mutex_lock(&w->mu);
+		w->job = 0;
+		pthread_cond_broadcast(&w->cv);
+	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+/* Wait for the worker to be idle; its error becomes the caller's. */
+static int idle(struct kt_pq *w)
+{
+	if (!w->started)
+		return w->werr[0] ? -1 : 0;
+	pthread_mutex_lock(&w->mu);
+	while (w->job)
+		pthread_cond_wait(&w->cv, &w->mu);
+	pthread_mutex_unlock(&w->mu);
+	if (w->werr[0]) {
+		snprintf(w->err, sizeof(w->err), "%s", w->werr);
+		return -1;
+	}
+	return 0;
+}
+
 static int write_group(struct kt_pq *w)
 {
 	size_t n = w->rows_in_group;
-	int64_t gbytes = 0;
 
 	if (n == 0)
 		return 0;
+	if (idle(w) < 0)
+		return -1;
 	if (w->ngroups == w->capgroups) {
 		size_t cap = w->capgroups ? 2 * w->capgroups : 16;
 		int64_t *a = realloc(w->group_rows_n, cap * sizeof(*a));
@@ -578,37 +692,40 @@ static int write_group(struct kt_pq *w)
 		w->capgroups = cap;
 	}
 	for (int i = 0; i < w->ncols; i++) {
-		struct col *c = &w->c[i];
+		struct colbuf t = w->c[i].cur;
 
-		if (c->def.constant)
-			continue;
-		/* A REQUIRED column's page is its values as they are. */
-		const struct bytes *src = &c->vals;
-
-		if (c->def.nullable) {
-			w->page.len = 0;
-			put_defs(&w->page, c->defs, n);
-			put(&w->page, c->vals.p, c->vals.len);
-			src = &w->page;
-		} else if (delta_col(c)) {
-			w->page.len = 0;
-			delta_encode(&w->page, c->vals.p, n, c->def.type == KT_PQ_I64);
-			src = &w->page;
-		}
-		if (c->vals.oom)
-			return fail(w, "out of memory");
-		if (write_page(w, c, w->ngroups, n, 0, src) < 0)
-			return -1;
-		gbytes += c->chunks[w->ngroups].usize;
-		c->vals.len = 0;
-		c->nnull = 0;
-		c->any = 0;
+		w->c[i].cur = w->c[i].out;
+		w->c[i].out = t;
 	}
-	w->group_rows_n[w->ngroups] = (int64_t)n;
-	w->group_bytes[w->ngroups] = gbytes;
-	w->ngroups++;
+	size_t g = w->ngroups++;
+
 	w->rows_in_group = 0;
+	if (!w->started) {
+		/* No thread (it could not start): encode here. */
+		return encode_group(w, g, n);
+	}
+	pthread_mutex_lock(&w->mu);
+	w->job_g = g;
+	w->job_n = n;
+	w->job = 1;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
 	return 0;
+}
+
+static void stop_worker(struct kt_pq *w)
+{
+	if (!w->started)
+		return;
+	idle(w);
+	pthread_mutex_lock(&w->mu);
+	w->quit = 1;
+	pthread_cond_broadcast(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+	pthread_join(w->th, NULL);
+	pthread_mutex_destroy(&w->mu);
+	pthread_cond_destroy(&w->cv);
+	w->started = 0;
 }
 
 int kt_pq_row(struct kt_pq *w)
@@ -623,10 +740,10 @@ int kt_pq_row(struct kt_pq *w)
 		if (!c->set || (c->set == 2 && !c->def.nullable))
 			return fail(w, "column %s: no value", c->def.name);
 		if (c->def.nullable) {
-			c->defs[w->rows_in_group] = c->set == 1;
-			c->nnull += c->set == 2;
+			c->cur.defs[w->rows_in_group] = c->set == 1;
+			c->cur.nnull += c->set == 2;
 		}
-		if (c->vals.oom)
+		if (c->cur.vals.oom)
 			return fail(w, "out of memory");
 		c->set = 0;
 	}
@@ -748,13 +865,13 @@ static int write_constants(struct kt_pq *w)
 			w->page.len = 0;
 			put(&w->page, &l, 4);
 			put(&w->page, c->constant, l);
-			if (write_page(w, c, g, 1, 1, &w->page) < 0)
+			if (write_page(w, c, g, 1, 1, &w->page, NULL) < 0)
 				return -1;
 			w->page.len = 0;
 			put_byte(&w->page, 1);
 			put_varint(&w->page, (uint64_t)w->group_rows_n[g] << 1);
 			put_byte(&w->page, 0);
-			if (write_page(w, c, g, (size_t)w->group_rows_n[g], 0, &w->page) < 0)
+			if (write_page(w, c, g, (size_t)w->group_rows_n[g], 0, &w->page, NULL) < 0)
 				return -1;
 			w->group_bytes[g] += c->chunks[g].usize;
 		}
@@ -767,6 +884,9 @@ int kt_pq_close(struct kt_pq *w, char *err, size_t errlen)
 	struct bytes b = { 0 };
 	int rc = w->err[0] ? -1 : write_group(w);
 
+	stop_worker(w);
+	if (rc == 0 && w->werr[0])
+		rc = -1, snprintf(w->err, sizeof(w->err), "%s", w->werr);
 	if (rc == 0)
 		rc = write_constants(w);
 
@@ -796,6 +916,7 @@ void kt_pq_abort(struct kt_pq *w)
 {
 	if (!w)
 		return;
+	stop_worker(w);
 	if (w->f)
 		fclose(w->f);
 	unlink(w->path);

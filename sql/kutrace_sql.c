@@ -531,9 +531,10 @@ static int is_number(duckdb_type t)
 	}
 }
 
+/* A CSV cell: quoted when it must be, and when empty (NULL is nothing). */
 static void put_csv(FILE *f, const char *s)
 {
-	if (!strpbrk(s, ",\"\n\r") && s[0] != ' ' && (!*s || s[strlen(s) - 1] != ' ')) {
+	if (*s && !strpbrk(s, ",\"\n\r") && s[0] != ' ' && s[strlen(s) - 1] != ' ') {
 		fputs(s, f);
 		return;
 	}

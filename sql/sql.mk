@@ -25,6 +25,14 @@ $(OBJ)/sql/%.o: sql/%.c
 $(BIN)/kutrace_sql: $(OBJ)/sql/kutrace_sql.o $(LIBKTSTORE) $(KT_TOOLS)
 	@mkdir -p $(BIN)
 	$(CC) $(LDFLAGS) -o $@ $^ $(DUCKDB_LDLIBS) -lreadline -lzstd $(KT_TOOLS_LDLIBS) $(LDLIBS)
+# The Parquet writer under test (tests/t_tables.sh, tests/t_tsan.sh).
+TEST_PROGS += $(BIN)/pqwrite
+$(OBJ)/tests/sql/%.o: tests/sql/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+$(BIN)/pqwrite: $(OBJ)/tests/sql/pqwrite.o $(OBJ)/lib/parquet.o
+	@mkdir -p $(BIN)
+	$(CC) $(LDFLAGS) -o $@ $^ -lzstd -lpthread
 else ifeq ($(CROSS),)
 all: sql-missing
 .PHONY: sql-missing
