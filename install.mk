@@ -54,7 +54,8 @@ INST_PROGS := kutrace_control kutrace_postproc rawtoevent \
 INST_HDRS  := control.h format.h counter.h
 # man/man3/kutrace_*.3 are ".so man3/libkutrace.3" stubs, one per
 # exported function, so that `man kutrace_go` finds libkutrace(3).
-INST_MAN   := $(wildcard man/man*/*.[0-9])
+INST_MAN   := $(filter-out $(if $(filter 1,$(KT_HAVE_DUCKDB)),,man/man1/kutrace_sql.1),\
+              $(wildcard man/man*/*.[0-9]))
 INST_VIEW   = $(notdir $(VIEWER_FILES))
 INST_DOCS  := README.md $(wildcard docs/*.md)
 INST_EX    := $(wildcard examples/*.c examples/*.md examples/*/*)

@@ -3,7 +3,7 @@
 """report.py OUTDIR DOC.md -- the `make bench` table.
 
 Reads the raw outputs bench/run.sh left in OUTDIR (fastpath.txt,
-extract.txt, vm61/ vmp61/ vmdump/ results, density.txt, postproc.txt,
+extract.txt, vm61/ vmp61/ vmdump/ results, density.txt, postproc.txt, tables.txt,
 viewer.txt) and replaces the text between "<!-- bench:begin -->" and
 "<!-- bench:end -->" in DOC.md with the figures, the machine they were
 measured on, and whether each target was met.  Missing parts are said
@@ -339,6 +339,22 @@ def main():
                      f"{p['free2_mb_s']} MB/s with two free cores | |")
     else:
         L.append("| postprocessing | not run | |")
+    tb = kv_lines(os.path.join(out, "tables.txt"), "tables64")
+    if tb:
+        t = tb[0]
+        L.append(f"| `kutrace_postproc --no-html --tables` on a 64 MB 4-CPU synthetic trace ({int(t['spans']) / 1e6:.1f} M spans), median of 3 | "
+                 f"{t['tables_s']} s against {t['postproc_s']} s without: +{t['extra_s']} s | "
+                 f"≤ 5 s more: {met(float(t['extra_s']) <= 5)} |")
+    tb = kv_lines(os.path.join(out, "tables.txt"), "tables100")
+    if tb:
+        t = tb[0]
+        L.append(f"| `kutrace_sql build` of a {int(t['spans']) / 1e6:.0f} M-span synthetic trace (8 CPUs) | "
+                 f"{t['build_s']} s, peak RSS {t['build_rss_mb']} MB, store {t['store_mb']} MB | "
+                 f"RSS ≤ 2 GB: {met(float(t['build_rss_mb']) <= 2048)} |")
+        for r in ("cpu", "syscalls", "waits", "rpc", "locks"):
+            if f"{r}_s" in t:
+                L.append(f"| &nbsp;&nbsp;`kutrace_sql --report {r}` over it | {t[r + '_s']} s, peak RSS {t[r + '_rss_mb']} MB | "
+                         f"≤ 3 s and ≤ 2 GB: {met(float(t[r + '_s']) <= 3 and float(t[r + '_rss_mb']) <= 2048)} |")
     vp = os.path.join(out, "viewer.txt")
     if os.path.exists(vp) and "spans:" in open(vp).read():
         for line in open(vp):

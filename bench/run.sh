@@ -12,6 +12,7 @@
 #             (tracepoint backend, ftrace) and on the patched p6.1 kernel
 #             if it is built (tests/vm/kbuild.sh 6.1), bench_dump.sh (1 GB)
 #   postproc  kutrace_postproc on a synthetic trace (entries/s, MB/s, RSS)
+#   tables    the table store: what --tables costs, reports over 100 M spans
 #   viewer    make bench-viewer (headless Chromium), if it can run
 #   report    bench/report.py: the table into docs/PERFORMANCE.md
 # BENCH_QUICK=1: smaller sizes and fewer repeats (minutes, not 15).
@@ -22,7 +23,7 @@ BIN=${KT_BIN:-build/bin}
 OUT=${BENCH_OUT:-build/bench}
 Q=${BENCH_QUICK:-0}
 case ${1:-} in -h|--help) sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
-sections=${*:-fastpath extract vm postproc viewer report}
+sections=${*:-fastpath extract vm postproc tables viewer report}
 mkdir -p "$OUT"
 log() { echo "bench: $*" >&2; }
 
@@ -152,6 +153,49 @@ postproc() {
 	    b / 1048576, e, s, e / s, b / 1048576 / s, r / 1024, rd, od, wr, b / 1048576 / c, l, j / 1048576, f, hs, b / 1048576 / hs, hr / 1024 }' | tee "$OUT/postproc.txt"
 }
 
+# The table store (issue 28, docs/TABLES.md): what --tables adds to
+# postprocessing on a 64 MB trace (10.4 M spans; median of 3 each), then
+# a 640 MB trace (104 M spans): building its store, and each named report
+# over it (time and peak RSS; DuckDB's memory limit is kutrace_sql's
+# default, 1500 MB).
+tables() {
+	local tr=$OUT/bench_64.trace big=$OUT/bench_640.trace i a b spans r mb=640
+	[ "$Q" = 1 ] && mb=128
+	[ -x "$BIN/kutrace_sql" ] || { log "tables: no kutrace_sql (make deps && make)"; echo "skipped: no kutrace_sql" > "$OUT/tables.txt"; return 0; }
+	command -v /usr/bin/time >/dev/null || { log "tables: needs /usr/bin/time"; return 1; }
+	[ -s "$tr" ] || "$BIN/kutrace_synth" -s 7 -c 4 -m 64 -o "$tr" >/dev/null 2>&1
+	log "tables: kutrace_postproc --no-html with and without --tables, 64 MB trace (median of 3)"
+	: > "$OUT/t.plain"; : > "$OUT/t.tables"
+	for i in 1 2 3; do
+		rm -rf "${tr%.trace}.tables"
+		pp_run "$tr" --no-html || return 1
+		cut -d' ' -f1 "$OUT/time.out" >> "$OUT/t.plain"
+		pp_run "$tr" --no-html --tables || return 1
+		cut -d' ' -f1 "$OUT/time.out" >> "$OUT/t.tables"
+	done
+	spans=$(sed -n 's/.* \([0-9]*\) spans ->.*/\1/p' "$OUT/pp.out" | head -1)
+	rm -rf "${tr%.trace}.json" "${tr%.trace}.tables"
+	a=$(sort -n "$OUT/t.plain" | sed -n 2p)
+	b=$(sort -n "$OUT/t.tables" | sed -n 2p)
+	awk -v a="$a" -v b="$b" -v s="$spans" 'BEGIN {
+	  printf "tables64 spans=%d postproc_s=%.2f tables_s=%.2f extra_s=%.2f\n", s, a, b, b - a }' | tee "$OUT/tables.txt"
+	[ -s "$big" ] || "$BIN/kutrace_synth" -s 11 -c 8 -m $mb -x 30,10,10,3 -o "$big" >/dev/null 2>&1
+	log "tables: the store of a $mb MB trace, then each report over it"
+	rm -rf "${big%.trace}.tables"
+	/usr/bin/time -f '%e %M' -o "$OUT/time.out" "$BIN/kutrace_sql" build "$big" > "$OUT/tb.out" 2>&1 ||
+		{ cat "$OUT/tb.out"; return 1; }
+	spans=$(sed -n 's/.* \([0-9]*\) spans ->.*/\1/p' "$OUT/tb.out" | head -1)
+	local line
+	line=$(awk -v s="$spans" -v mb="$(du -sm "${big%.trace}.tables" | cut -f1)" '{
+	  printf "tables100 spans=%d build_s=%.2f build_rss_mb=%.0f store_mb=%d", s, $1, $2 / 1024, mb }' "$OUT/time.out")
+	for r in cpu syscalls waits rpc locks; do
+		/usr/bin/time -f '%e %M' -o "$OUT/time.out" "$BIN/kutrace_sql" "${big%.trace}.tables" --report $r > /dev/null || return 1
+		line="$line $(awk -v r=$r '{ printf "%s_s=%.2f %s_rss_mb=%.0f", r, $1, r, $2 / 1024 }' "$OUT/time.out")"
+	done
+	rm -rf "${big%.trace}.tables"
+	echo "$line" | tee -a "$OUT/tables.txt"
+}
+
 viewer() {
 	local spans="1000000 10000000"
 	[ "$Q" = 1 ] && spans=1000000
@@ -171,7 +215,7 @@ report() {
 rc=0
 for s in $sections; do
 	case $s in
-	fastpath|extract|vm|postproc|viewer|report) $s || { log "$s failed"; rc=1; } ;;
+	fastpath|extract|vm|postproc|tables|viewer|report) $s || { log "$s failed"; rc=1; } ;;
 	*) log "unknown section $s"; exit 2 ;;
 	esac
 done

@@ -51,7 +51,7 @@ const char *const kt_store_tables[] = {
  */
 static const char *const derive_sql[] = {
 	/* Every row but the execution rows, once: the point tables come from it. */
-	"CREATE TABLE x_pts AS SELECT * FROM x_ptsf",
+	"CREATE VIEW x_pts AS SELECT * FROM x_ptsf",
 
 	/* Wait letters as words (docs/spec/FORMATS.md 5.6). */
 	"CREATE TABLE wait AS SELECT ts, dur, pid, rpc, event, "
@@ -322,7 +322,7 @@ struct cpu_state {
 	int32_t run_pid;
 	int have_run;
 	/* the cpu table */
-	int64_t start, end, busy, idle, cexit;
+	int64_t start, end, user, kernel, idle, cexit;
 	int any;
 };
 
@@ -414,6 +414,7 @@ struct slicer {
 
 struct kt_store_w {
 	char *dir, *tmp;
+	char *memory;		/* DuckDB's memory limit while deriving */
 	struct kt_pq *span;
 	struct kt_pq *pts;	/* the rows not of execution: the point tables' input */
 	struct slicer sl;
@@ -538,8 +539,10 @@ static void slice_row(struct slicer *s, int64_t ts, int64_t dur, int32_t cpu, in
 		c->idle += dur;
 	else if (event == 131072 && strcmp(name, "-c-exit-") == 0)
 		c->cexit += dur;
+	else if (event > 65536)
+		c->user += dur;
 	else
-		c->busy += dur;
+		c->kernel += dur;
 	if (event > 65536 && pid > 0 && (event != 131072 || strcmp(name, "-c-exit-") != 0)) {
 		struct tname *t = imap_get(&s->names, (uint32_t)pid);
 
@@ -629,7 +632,6 @@ struct kt_store_w *kt_store_w_new(const char *dir, const char *memory_limit,
 	struct stat st;
 	char meta[4200], p[4200];
 
-	(void)memory_limit;
 	snprintf(meta, sizeof(meta), "%s/meta.json", dir);
 	if (stat(dir, &st) == 0 && (!S_ISDIR(st.st_mode) || stat(meta, &st) != 0)) {
 		errf(err, errlen, "%s: exists and is not a kutrace store; not replaced", dir);
@@ -643,6 +645,7 @@ struct kt_store_w *kt_store_w_new(const char *dir, const char *memory_limit,
 		return NULL;
 	}
 	w->dir = strdup(dir);
+	w->memory = memory_limit ? strdup(memory_limit) : NULL;
 	rm_tree(w->tmp);
 	if (!w->dir || mkdir(w->tmp, 0777) < 0) {
 		errf(err, errlen, "%s: %s", w->tmp, strerror(errno));
@@ -921,7 +924,8 @@ static int c_tables(struct kt_store_w *w, duckdb_connection conn)
 	if (w->sl.oom)
 		return errf(w->err, sizeof(w->err), "%s: out of memory", w->dir);
 	if (run(conn, "CREATE TABLE x_cpu (cpu INTEGER, start_ts BIGINT, end_ts BIGINT, "
-		"busy_ns BIGINT, idle_ns BIGINT, cexit_ns BIGINT); CREATE TABLE x_tname "
+		"busy_ns BIGINT, user_ns BIGINT, kernel_ns BIGINT, idle_ns BIGINT, cexit_ns BIGINT); "
+		"CREATE TABLE x_tname "
 		"(pid INTEGER, name VARCHAR); CREATE TABLE x_rpcw (rpc INTEGER, pid INTEGER, "
 		"begin_ts BIGINT, end_ts BIGINT, cpu_ns BIGINT)", "scaffolding", w->err,
 		sizeof(w->err)) < 0)
@@ -934,7 +938,8 @@ static int c_tables(struct kt_store_w *w, duckdb_connection conn)
 		if (!c || !c->any)
 			continue;
 		bad |= duckdb_append_int32(a, i) | duckdb_append_int64(a, c->start) |
-		       duckdb_append_int64(a, c->end) | duckdb_append_int64(a, c->busy) |
+		       duckdb_append_int64(a, c->end) | duckdb_append_int64(a, c->user + c->kernel) |
+		       duckdb_append_int64(a, c->user) | duckdb_append_int64(a, c->kernel) |
 		       duckdb_append_int64(a, c->idle) | duckdb_append_int64(a, c->cexit) |
 		       duckdb_appender_end_row(a);
 	}
@@ -1017,7 +1022,7 @@ int kt_store_w_finish(struct kt_store_w *w, const struct kt_store_meta *m)
 	if (close_pq(w, &w->span, 10, m) < 0 || close_pq(w, &w->pts, -1, m) < 0)
 		return -1;
 	snprintf(spill, sizeof(spill), "%s/.spill", w->tmp);
-	if (kt_duckdb_open(&db, "2GB", spill, w->err, sizeof(w->err)) < 0)
+	if (kt_duckdb_open(&db, w->memory, spill, w->err, sizeof(w->err)) < 0)
 		return -1;
 	if (duckdb_connect(db, &conn) == DuckDBError) {
 		duckdb_close(&db);
@@ -1098,6 +1103,7 @@ void kt_store_w_free(struct kt_store_w *w)
 		rm_tree(w->tmp);
 	free(w->tmp);
 	free(w->dir);
+	free(w->memory);
 	free(w);
 }
 

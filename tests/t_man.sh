@@ -62,7 +62,7 @@ for f in $api; do
 done
 
 # The programs `make install` installs, from the install fragment.
-progs=$(make -s --no-print-directory print-install-progs)
+progs="$(make -s --no-print-directory print-install-progs) $(make -s --no-print-directory print-install-sql)"
 [ -n "$progs" ] || nok "make print-install-progs lists the installed programs"
 for p in $progs; do
 	page=man/man1/$p.1

@@ -52,7 +52,10 @@ COUNTS="select 'count:' || t || ' ' || n from (
  union all select 'slice', count(*) from slice) where n > 0
  union all select 'name_ns:' || name || ' ' || sum(dur) from span group by name
  union all select 'cpu_ns:' || cpu || ' ' || sum(dur) from span
-   where cpu >= 0 and ((event between 1024 and 4095) or event >= 65536) group by cpu"
+   where cpu >= 0 and ((event between 1024 and 4095) or event >= 65536) group by cpu
+ union all select unnest(['cpu_user:' || cpu || ' ' || user_ns, 'cpu_kernel:' || cpu || ' ' ||
+   kernel_ns, 'cpu_idle:' || cpu || ' ' || idle_ns, 'cpu_cexit:' || cpu || ' ' || cexit_ns])
+   from cpu"
 
 # counts_match WHAT STORE JSON
 counts_match() {

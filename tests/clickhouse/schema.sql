@@ -47,7 +47,7 @@ CREATE TABLE process_local (
 
 CREATE TABLE cpu_local (
 	cpu Int32, start_ts Int64, end_ts Int64,
-	busy_ns Int64, idle_ns Int64, cexit_ns Int64,
+	busy_ns Int64, user_ns Int64, kernel_ns Int64, idle_ns Int64, cexit_ns Int64,
 	trace_id String, machine String
 ) ENGINE = MergeTree ORDER BY (trace_id, cpu);
 

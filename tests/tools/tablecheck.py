@@ -7,6 +7,7 @@ kutrace's code), one "key value" line each, sorted:
   count:TABLE N      rows each table must have (docs/TABLES.md)
   name_ns:NAME N     total duration in ns of the rows with that name
   cpu_ns:CPU N       total duration of the CPU's execution rows
+  cpu_K:CPU N        of them user, kernel, idle and c-exit (the cpu table)
 
 tests/t_tables.sh prints the same keys from the store with SQL and diffs
 the two.  sched_slice and slice are counted by their own definitions
@@ -54,6 +55,10 @@ def main():
     cpus = set()
     for r in ex:
         cpu_ns[r[2]] += ns(r[1])
+        cexit = r[5] == 131072 and r[9] == "-c-exit-"
+        k = ("idle" if r[5] == 65536 else "cexit" if cexit else
+             "user" if r[5] > 65536 else "kernel")
+        cpu_ns[(k, r[2])] += ns(r[1])
         cpus.add(r[2])
         if r[3] > 0:
             threads.add(r[3])
@@ -86,7 +91,9 @@ def main():
     count["slice"] = calls
     out = ["count:%s %d" % kv for kv in count.items()]
     out += ["name_ns:%s %d" % kv for kv in name_ns.items()]
-    out += ["cpu_ns:%d %d" % kv for kv in cpu_ns.items()]
+    out += ["cpu_ns:%d %d" % kv for kv in cpu_ns.items() if not isinstance(kv[0], tuple)]
+    out += ["cpu_%s:%d %d" % (k, c, cpu_ns[(k, c)])
+            for c in cpus for k in ("user", "kernel", "idle", "cexit")]
     for line in sorted(out):
         print(line)
 
