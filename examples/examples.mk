@@ -21,7 +21,7 @@ demo-run: $(BIN)/kutrace_postproc
 	tests/vm/vm.sh -k $(or $(DEMO_KERNEL),6.1) tests/vm/scenarios/demo.sh $(BUILD)/vm/demo
 	@mkdir -p demo
 	cp $(BUILD)/vm/demo/*.trace demo/
-	for t in demo/*.trace; do $(BIN)/kutrace_postproc $$t \
-		$(if $(filter 1,$(KT_HAVE_DUCKDB)),--tables) || exit 1; done
+	tab=; [ -x $(BIN)/kutrace_sql ] && tab=--tables; \
+	for t in demo/*.trace; do $(BIN)/kutrace_postproc $$t $$tab || exit 1; done
 	@ls -l demo
 	@echo "demo: open demo/*.html in a browser (or load demo/*.json in the viewer)"
