@@ -422,6 +422,7 @@ struct kt_store_w {
 	uint64_t rows;
 	int done;
 	FILE *stats;		/* kt_store_w_stats: each step's time */
+	FILE *progress;		/* kt_store_w_progress: the step now, on one line */
 	double t0;
 	char err[512];
 };
@@ -433,8 +434,17 @@ void kt_store_w_stats(struct kt_store_w *w, FILE *f)
 }
 
 /* One line per step: what, and the seconds since the last line. */
+void kt_store_w_progress(struct kt_store_w *w, FILE *f)
+{
+	w->progress = f;
+}
+
 static void lap(struct kt_store_w *w, const char *what)
 {
+	if (w->progress) {
+		fprintf(w->progress, "\r\033[Kkutrace_sql: tables: %s done", what);
+		fflush(w->progress);
+	}
 	if (!w->stats)
 		return;
 	double t = now_s();
@@ -1085,6 +1095,8 @@ out:
 	unlink(spill);
 	snprintf(spill, sizeof(spill), "%s/.x_pts.parquet", w->tmp);
 	unlink(spill);
+	if (w->progress)
+		fputs("\r\033[K", w->progress);
 	if (swap_in(w) < 0)
 		return -1;
 	w->done = 1;

@@ -198,8 +198,11 @@ static void finish_store(struct kt_store_w *w, json_t *h, const char *backend,
 		.flags = json_is_integer(fl) ? (unsigned int)json_integer_value(fl) : 0,
 	};
 
-	if (kt_store_w_finish(w, &m) < 0)
+	if (kt_store_w_finish(w, &m) < 0) {
+		if (isatty(2))
+			fputs("\r\033[K", stderr);	/* the progress line */
 		kt_die("%s: %s", dir, kt_store_w_error(w));
+	}
 	free(id);
 }
 
@@ -363,6 +366,8 @@ static void build_store(const struct build *b, const char *dir)
 	writing = w;
 	if (b->stats)
 		kt_store_w_stats(w, stderr);
+	else if (isatty(2))
+		kt_store_w_progress(w, stderr);
 	if (b->rows_fd != ~0ULL) {
 		build_pipe(w, (int)b->rows_fd, b, dir, 0);
 	} else if (is_json(b->source)) {
