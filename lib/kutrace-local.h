@@ -61,6 +61,13 @@ const char *kt_out_tmpname(FILE *f);
 void kt_out_commit(FILE *f);
 
 /*
+ * In a child after fork: exec the kutrace program name found next to this
+ * one, else on PATH, with args; if neither runs, one line and _exit(127)
+ * (tool_exec.c).
+ */
+void kt_exec_sibling(const char *name, char **args) __attribute__((noreturn));
+
+/*
  * Command lines (tool_args.c): one table of options per program, parsed
  * by getopt_long_only.  A name of one letter is the option -X; a longer
  * one is -NAME or --NAME (the original KUtrace's spelling is -maxblock,

@@ -48,24 +48,30 @@ struct bytes {
 	int oom;
 };
 
+/* Room for n more bytes at b->p + b->len (0), or -1 out of memory. */
+static int reserve(struct bytes *b, size_t n)
+{
+	if (b->len + n <= b->cap)
+		return 0;
+	size_t cap = b->cap ? b->cap : 4096;
+
+	while (cap < b->len + n)
+		cap *= 2;
+	unsigned char *p = realloc(b->p, cap);
+
+	if (!p) {
+		b->oom = 1;
+		return -1;
+	}
+	b->p = p;
+	b->cap = cap;
+	return 0;
+}
+
 static void put(struct bytes *b, const void *s, size_t n)
 {
-	if (n == 0)
+	if (n == 0 || reserve(b, n) < 0)
 		return;
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		unsigned char *p = realloc(b->p, cap);
-
-		if (!p) {
-			b->oom = 1;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
 	memcpy(b->p + b->len, s, n);
 	b->len += n;
 }
@@ -369,26 +375,6 @@ static void put_defs(struct bytes *b, const unsigned char *d, size_t n)
 		len = (uint32_t)(b->len - at - 4);
 		memcpy(b->p + at, &len, 4);
 	}
-}
-
-/* Room for n more bytes at b->p + b->len (0), or -1 out of memory. */
-static int reserve(struct bytes *b, size_t n)
-{
-	if (b->len + n <= b->cap)
-		return 0;
-	size_t cap = b->cap ? b->cap : 4096;
-
-	while (cap < b->len + n)
-		cap *= 2;
-	unsigned char *p = realloc(b->p, cap);
-
-	if (!p) {
-		b->oom = 1;
-		return -1;
-	}
-	b->p = p;
-	b->cap = cap;
-	return 0;
 }
 
 /* 32 integers of width b (at most 64) packed LSB first, as Parquet packs. */

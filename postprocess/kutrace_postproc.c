@@ -203,28 +203,6 @@ static void tables_row(void *p, const struct kt_row *r)
 		t->err = errno ? errno : EIO;
 }
 
-/* kutrace_sql next to this program (the build tree, /usr/bin), else PATH. */
-static void exec_sql(char **args)
-{
-	char self[PATH_MAX], path[PATH_MAX + 16];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	if (n > 0) {
-		self[n] = '\0';
-		char *slash = strrchr(self, '/');
-
-		if (slash) {
-			*slash = '\0';
-			snprintf(path, sizeof(path), "%s/kutrace_sql", self);
-			execv(path, args);
-		}
-	}
-	execvp("kutrace_sql", args);
-	fprintf(stderr, "kutrace_postproc: kutrace_sql not found: it is built where DuckDB is "
-		"installed (make deps && make)\n");
-	_exit(127);
-}
-
 /*
  * When this program ends early (kt_die), kutrace_sql sees the stream end
  * without its end mark and removes its unfinished store: wait for that, so
@@ -262,7 +240,7 @@ static void tables_start(struct tables *t, const char *dir, const char *source, 
 				dup2(p[0], 3);
 				close(p[0]);
 			}
-			exec_sql(args);
+			kt_exec_sibling("kutrace_sql", args);
 		}
 		close(p[0]);
 		fd = p[1];

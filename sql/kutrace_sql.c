@@ -309,27 +309,6 @@ static void build_pipe(struct kt_store_w *w, int fd, const struct build *b, cons
 	kt_rowpipe_r_free(&p);
 }
 
-/* kutrace_postproc next to this program, else on PATH. */
-static void exec_postproc(char **args)
-{
-	char self[PATH_MAX], path[PATH_MAX + 24];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	if (n > 0) {
-		self[n] = '\0';
-		char *slash = strrchr(self, '/');
-
-		if (slash) {
-			*slash = '\0';
-			snprintf(path, sizeof(path), "%s/kutrace_postproc", self);
-			execv(path, args);
-		}
-	}
-	execvp("kutrace_postproc", args);
-	fprintf(stderr, "kutrace_sql: kutrace_postproc not found\n");
-	_exit(127);
-}
-
 /* A JSON file starts with '{' (after blanks); anything else is a trace. */
 static int is_json(const char *path)
 {
@@ -390,7 +369,7 @@ static void build_store(const struct build *b, const char *dir)
 				dup2(p[1], 3);
 				close(p[1]);
 			}
-			exec_postproc(args);
+			kt_exec_sibling("kutrace_postproc", args);
 		}
 		close(p[1]);
 		/* A big pipe: each side runs on longer before it waits for the other. */
