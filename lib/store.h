@@ -58,6 +58,29 @@ struct kt_db *kt_db_open(char *const *stores, size_t n, const char *memory_limit
 duckdb_connection kt_db_conn(struct kt_db *db);
 void kt_db_close(struct kt_db *db);
 
+/*
+ * The programs' side (tool_store.c): these end the program with kt_die.
+ */
+struct kt_build {
+	const char *out, *trace_id, *machine, *memory, *source;
+	unsigned long long rows_fd;	/* ~0: none */
+	int stats;
+};
+/* DIR from b->source (a trace or a JSON file), or from b->rows_fd. */
+void kt_xbuild_store(const struct kt_build *b, const char *dir);
+/* A file name without its directory and extension (the default trace id). */
+char *kt_store_stem(const char *path);
+/* path with its extension replaced by ext. */
+char *kt_with_ext(const char *path, const char *ext);
+
+#define KT_MAX_INPUTS 4096
+struct kt_inputs {
+	char *v[KT_MAX_INPUTS];	/* store directories */
+	size_t n;
+};
+/* Stores, globs of stores, traces and JSON files to store directories. */
+void kt_xopen_inputs(struct kt_inputs *in, const char **args, int n, const char *memory);
+
 /* The DuckDB settings every connection gets: no network, no extensions
  * installed or loaded behind the user's back. */
 int kt_duckdb_open(duckdb_database *db, const char *memory_limit, const char *temp_dir,

@@ -15,8 +15,8 @@ DUCKDB_LDLIBS := -L$(DUCKDB_DIR)/lib -lduckdb '-Wl,-rpath,$$ORIGIN/../lib/kutrac
 ifeq ($(KT_HAVE_DUCKDB),1)
 PROGS += $(SQL_PROGS)
 # libktstore: the table store (lib/store.c), for these programs only.
-$(OBJ)/lib/store.o: CFLAGS += -I$(DUCKDB_DIR)/include -DKUTRACE_TOOL_VERSION='"$(file <VERSION)"'
-$(LIBKTSTORE): $(OBJ)/lib/store.o $(OBJ)/lib/parquet.o
+$(OBJ)/lib/store.o $(OBJ)/lib/tool_store.o: CFLAGS += -I$(DUCKDB_DIR)/include -DKUTRACE_TOOL_VERSION='"$(file <VERSION)"'
+$(LIBKTSTORE): $(OBJ)/lib/store.o $(OBJ)/lib/parquet.o $(OBJ)/lib/tool_store.o
 	rm -f $@
 	$(AR) rcs $@ $^
 $(OBJ)/sql/%.o: sql/%.c
