@@ -8,7 +8,7 @@
 DUCKDB_VERSION := 1.4.4
 DUCKDB_DIR ?= /var/cache/kutrace/duckdb/$(DUCKDB_VERSION)
 LIBKTSTORE := $(BUILD)/libktstore.a
-SQL_PROGS := $(BIN)/kutrace_sql
+SQL_PROGS := $(BIN)/kutrace_sql $(BIN)/kutrace_why
 KT_HAVE_DUCKDB := $(if $(CROSS),,$(and $(wildcard $(DUCKDB_DIR)/include/duckdb.h),$(wildcard $(DUCKDB_DIR)/lib/libduckdb.so),$(wildcard /usr/include/readline/readline.h),$(wildcard /usr/include/zstd.h),1))
 DUCKDB_LDLIBS := -L$(DUCKDB_DIR)/lib -lduckdb '-Wl,-rpath,$$ORIGIN/../lib/kutrace:$(DUCKDB_DIR)/lib'
 
@@ -25,6 +25,9 @@ $(OBJ)/sql/%.o: sql/%.c
 $(BIN)/kutrace_sql: $(OBJ)/sql/kutrace_sql.o $(LIBKTSTORE) $(KT_TOOLS)
 	@mkdir -p $(BIN)
 	$(CC) $(LDFLAGS) -o $@ $^ $(DUCKDB_LDLIBS) -lreadline -lzstd $(KT_TOOLS_LDLIBS) $(LDLIBS)
+$(BIN)/kutrace_why: $(OBJ)/sql/kutrace_why.o $(LIBKTSTORE) $(KT_TOOLS)
+	@mkdir -p $(BIN)
+	$(CC) $(LDFLAGS) -o $@ $^ $(DUCKDB_LDLIBS) -lzstd $(KT_TOOLS_LDLIBS) $(LDLIBS)
 # The Parquet writer under test (tests/t_tables.sh, tests/t_tsan.sh).
 TEST_PROGS += $(BIN)/pqwrite
 $(OBJ)/tests/sql/%.o: tests/sql/%.c

@@ -1,0 +1,855 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * kutrace_why - why was it slow: the critical path of a thread's interval
+ * across threads, every nanosecond attributed to what it waited for.
+ *
+ *   kutrace_why TRACE|STORE|JSON --pid P --from T1 --to T2
+ *   kutrace_why ... --mark NAME       each interval NAME .. /NAME
+ *   kutrace_why ... --rpc ID          an RPC, from its first row to its last
+ *   kutrace_why ... --slowest N [--method M]
+ *
+ * The walk (the bounded critical path of Trace Compass, over the tables of
+ * docs/TABLES.md): the target's thread_state tiles its interval.  Running
+ * is its own time, split by what ran (user code, each call).  Runnable is
+ * waiting for a CPU behind whoever ran on the CPU it then got (idle_exit
+ * where nobody ran: the CPU was leaving a sleep state).  Sleeping is
+ * followed through the wakeup that ended it to the waker, over the same
+ * window, recursively: the waker's running time is the wait's cause (lock
+ * held by T, pipe waiting for T, ...), its own sleeps are followed in turn.
+ * A wakeup from an interrupt ends the walk there (timer, disk, network,
+ * named by the interrupt); one with no waker in the trace is "unknown".
+ * Every piece of the interval lands in exactly one cause, so the pieces
+ * add up to the latency to the nanosecond.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store.h"
+
+#define MAX_DEPTH 16
+
+/* ---------------------------------------------------------------------- */
+/* What the walk reads: a thread's states, a CPU's runs and interrupts,     */
+/* each loaded once for the whole target window.                            */
+/* ---------------------------------------------------------------------- */
+
+enum { RUNNING, RUNNABLE, SLEEPING };
+
+struct state {
+	int64_t ts, end;
+	int32_t cpu, waker_pid, waker_cpu;
+	int state;
+	const char *reason;	/* interned, or NULL */
+};
+
+struct run {
+	int64_t ts, end;
+	int32_t pid;
+};
+
+struct irq {
+	int64_t ts, end;
+	const char *name;
+};
+
+struct arr {
+	void *v;
+	size_t n, cap, size;
+	int32_t key;
+};
+
+struct cache {
+	struct arr *a;
+	size_t n;
+};
+
+struct ctx {
+	duckdb_connection c;
+	const char *trace;	/* trace_id filter, SQL literal */
+	int64_t w0, w1;		/* the target window: what is loaded */
+	struct cache states, runs, irqs;
+	struct piece *p;
+	size_t np, capp;
+	char err[512];
+};
+
+struct piece {
+	int64_t a, b;
+	int32_t pid, cpu;
+	const char *cause, *what;
+	int depth;
+};
+
+static void *push(struct arr *a)
+{
+	if (a->n == a->cap) {
+		a->cap = a->cap ? 2 * a->cap : 64;
+		a->v = kt_xrealloc(a->v, a->cap * a->size);
+	}
+	return (char *)a->v + a->n++ * a->size;
+}
+
+static struct arr *find(struct cache *c, int32_t key, size_t size, int *fresh)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (c->a[i].key == key)
+			return &c->a[i];
+	c->a = kt_xrealloc(c->a, (c->n + 1) * sizeof(*c->a));
+	c->a[c->n] = (struct arr){ .key = key, .size = size };
+	*fresh = 1;
+	return &c->a[c->n++];
+}
+
+/* Rows of sql, each handed to fn with its column values as text. */
+static void query(struct ctx *x, const char *sql, void (*fn)(struct ctx *, duckdb_result *,
+							      idx_t, void *), void *arg)
+{
+	duckdb_result r;
+
+	if (duckdb_query(x->c, sql, &r) == DuckDBError)
+		kt_die("%.*s", (int)strcspn(duckdb_result_error(&r), "\n"), duckdb_result_error(&r));
+	for (idx_t i = 0; i < duckdb_row_count(&r); i++)
+		fn(x, &r, i, arg);
+	duckdb_destroy_result(&r);
+}
+
+static const char *str(duckdb_result *r, idx_t col, idx_t row)
+{
+	if (duckdb_value_is_null(r, col, row))
+		return NULL;
+	char *v = duckdb_value_varchar(r, col, row);
+	const char *s = kt_intern(v);
+
+	duckdb_free(v);
+	return s;
+}
+
+static void add_state(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
+{
+	struct state *s = push(arg);
+	const char *st = str(r, 3, i);
+
+	(void)x;
+	s->ts = duckdb_value_int64(r, 0, i);
+	s->end = s->ts + duckdb_value_int64(r, 1, i);
+	s->cpu = duckdb_value_int32(r, 2, i);
+	s->state = strcmp(st, "running") == 0 ? RUNNING : strcmp(st, "runnable") == 0 ? RUNNABLE :
+		   SLEEPING;
+	s->reason = str(r, 4, i);
+	s->waker_pid = duckdb_value_is_null(r, 5, i) ? -1 : duckdb_value_int32(r, 5, i);
+	s->waker_cpu = duckdb_value_is_null(r, 6, i) ? -1 : duckdb_value_int32(r, 6, i);
+}
+
+/* A thread's states over the window, in time order. */
+static struct arr *states_of(struct ctx *x, int32_t pid)
+{
+	int fresh = 0;
+	struct arr *a = find(&x->states, pid, sizeof(struct state), &fresh);
+
+	if (fresh) {
+		char sql[512];
+
+		snprintf(sql, sizeof(sql), "SELECT ts, dur, cpu, state, reason, waker_pid, waker_cpu "
+			 "FROM thread_state WHERE trace_id = %s AND pid = %d AND ts < %" PRId64
+			 " AND ts + dur > %" PRId64 " ORDER BY ts", x->trace, pid, x->w1, x->w0);
+		query(x, sql, add_state, a);
+	}
+	return a;
+}
+
+static void add_run(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
+{
+	struct run *s = push(arg);
+
+	(void)x;
+	s->ts = duckdb_value_int64(r, 0, i);
+	s->end = s->ts + duckdb_value_int64(r, 1, i);
+	s->pid = duckdb_value_int32(r, 2, i);
+}
+
+/* Who ran on a CPU over the window. */
+static struct arr *runs_of(struct ctx *x, int32_t cpu)
+{
+	int fresh = 0;
+	struct arr *a = find(&x->runs, cpu, sizeof(struct run), &fresh);
+
+	if (fresh) {
+		char sql[512];
+
+		snprintf(sql, sizeof(sql), "SELECT ts, dur, pid FROM sched_slice WHERE trace_id = %s "
+			 "AND cpu = %d AND ts < %" PRId64 " AND ts + dur > %" PRId64 " ORDER BY ts",
+			 x->trace, cpu, x->w1, x->w0);
+		query(x, sql, add_run, a);
+	}
+	return a;
+}
+
+static void add_irq(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
+{
+	struct irq *s = push(arg);
+
+	(void)x;
+	s->ts = duckdb_value_int64(r, 0, i);
+	s->end = s->ts + duckdb_value_int64(r, 1, i);
+	s->name = str(r, 2, i);
+}
+
+/* The interrupt running on cpu at time t (a wakeup's source), or NULL. */
+static const char *irq_at(struct ctx *x, int32_t cpu, int64_t t)
+{
+	int fresh = 0;
+	struct arr *a = find(&x->irqs, cpu, sizeof(struct irq), &fresh);
+
+	if (fresh) {
+		char sql[512];
+
+		snprintf(sql, sizeof(sql), "SELECT ts, dur, name FROM slice WHERE trace_id = %s AND "
+			 "cpu = %d AND kind IN ('interrupt', 'softirq') AND ts <= %" PRId64
+			 " AND ts + dur >= %" PRId64 " ORDER BY ts, depth", x->trace, cpu, x->w1, x->w0);
+		query(x, sql, add_irq, a);
+	}
+	const struct irq *v = a->v;
+	const char *name = NULL;
+
+	/* The innermost (latest starting) one covering t. */
+	for (size_t i = 0; i < a->n && v[i].ts <= t; i++)
+		if (v[i].end >= t)
+			name = v[i].name;
+	return name;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The walk                                                                */
+/* ---------------------------------------------------------------------- */
+
+static void add(struct ctx *x, int64_t a, int64_t b, int32_t pid, int32_t cpu,
+		const char *cause, const char *what, int depth)
+{
+	if (b <= a)
+		return;
+	if (x->np && x->p[x->np - 1].b == a && x->p[x->np - 1].pid == pid &&
+	    x->p[x->np - 1].cpu == cpu && x->p[x->np - 1].cause == cause &&
+	    x->p[x->np - 1].what == what && x->p[x->np - 1].depth == depth) {
+		x->p[x->np - 1].b = b;	/* one step, not many */
+		return;
+	}
+	if (x->np == x->capp) {
+		x->capp = x->capp ? 2 * x->capp : 256;
+		x->p = kt_xrealloc(x->p, x->capp * sizeof(*x->p));
+	}
+	x->p[x->np++] = (struct piece){ .a = a, .b = b, .pid = pid, .cpu = cpu,
+					.cause = cause, .what = what, .depth = depth };
+}
+
+/* A sleep's reason (docs/TABLES.md, wait.reason) as a cause. */
+static const char *cause_of(const char *reason)
+{
+	static const char *const map[][2] = {
+		{ "lock", "lock" }, { "disk", "disk" }, { "network", "network" },
+		{ "timer", "timer" }, { "memory", "memory" }, { "pipe", "pipe" },
+		{ "cpu", "cpu_wait" }, { "sched", "ipi" }, { "task", "interrupt" },
+		{ "rcu", "interrupt" },
+	};
+
+	for (size_t i = 0; reason && i < sizeof(map) / sizeof(map[0]); i++)
+		if (strcmp(reason, map[i][0]) == 0)
+			return kt_intern(map[i][1]);
+	return kt_intern("unknown");
+}
+
+/* Waiting for cpu over [a, b): behind whoever ran there, or idle_exit. */
+static void cpu_wait(struct ctx *x, int64_t a, int64_t b, int32_t cpu, int depth)
+{
+	const struct arr *r = cpu >= 0 ? runs_of(x, cpu) : NULL;
+	const struct run *v = r ? r->v : NULL;
+	int64_t t = a;
+
+	for (size_t i = 0; r && i < r->n && t < b; i++) {
+		if (v[i].end <= t || v[i].ts >= b)
+			continue;
+		int64_t s = v[i].ts > t ? v[i].ts : t, e = v[i].end < b ? v[i].end : b;
+
+		add(x, t, s, -1, cpu, kt_intern("cpu_wait"), kt_intern("?"), depth);
+		add(x, s, e, v[i].pid, cpu, kt_intern(v[i].pid ? "cpu_wait" : "idle_exit"),
+		    kt_intern(v[i].pid ? "behind" : "-idle-"), depth);
+		t = e;
+	}
+	add(x, t, b, -1, cpu, kt_intern("cpu_wait"), kt_intern("?"), depth);
+}
+
+/* The CPU the thread ran on next after state i (where its wait ended). */
+static int32_t next_cpu(const struct arr *s, size_t i)
+{
+	const struct state *v = s->v;
+
+	for (size_t j = i + 1; j < s->n; j++)
+		if (v[j].state == RUNNING)
+			return v[j].cpu;
+	return -1;
+}
+
+static void walk(struct ctx *x, int32_t pid, int64_t a0, int64_t b0, int depth, const char *via);
+
+static void sleep_piece(struct ctx *x, int32_t pid, const struct arr *s, size_t i, int64_t a,
+			int64_t b, int depth)
+{
+	const struct state *v = s->v;
+	const char *cause = cause_of(v[i].reason);
+	/* The wakeup that ended the sleep: the runnable state right after. */
+	const struct state *w = i + 1 < s->n && v[i + 1].state == RUNNABLE &&
+				v[i + 1].waker_pid >= 0 ? &v[i + 1] : NULL;
+
+	if (!w) {
+		add(x, a, b, pid, -1, cause, kt_intern("no wakeup seen"), depth);
+		return;
+	}
+	const char *irq = w->waker_cpu >= 0 ? irq_at(x, w->waker_cpu, w->ts) : NULL;
+
+	if (irq || w->waker_pid <= 0 || w->waker_pid == pid || depth + 1 >= MAX_DEPTH) {
+		/* From an interrupt (or the idle thread's): the device or timer. */
+		if (irq && strcmp(cause, "unknown") == 0)
+			cause = kt_intern("interrupt");
+		add(x, a, b, pid, w->waker_cpu, cause, irq ? irq : kt_intern("asleep"), depth);
+		return;
+	}
+	walk(x, w->waker_pid, a, b, depth + 1, cause);
+}
+
+/*
+ * pid over [a0, b0): at depth 0 the target itself; deeper, a thread the
+ * target (or a thread it waited for) waited for, whose running time is
+ * the wait's cause via.
+ */
+static void walk(struct ctx *x, int32_t pid, int64_t a0, int64_t b0, int depth, const char *via)
+{
+	const struct arr *s = states_of(x, pid);
+	const struct state *v = s->v;
+	int64_t t = a0;
+
+	for (size_t i = 0; i < s->n && t < b0; i++) {
+		if (v[i].end <= t || v[i].ts >= b0)
+			continue;
+		int64_t a = v[i].ts > t ? v[i].ts : t, b = v[i].end < b0 ? v[i].end : b0;
+
+		/* Before the thread's first state or between: not in the trace. */
+		add(x, t, a, pid, -1, kt_intern("unknown"), kt_intern("not traced"), depth);
+		switch (v[i].state) {
+		case RUNNING:
+			add(x, a, b, pid, v[i].cpu, depth ? via : kt_intern("running"),
+			    kt_intern("running"), depth);
+			break;
+		case RUNNABLE:
+			cpu_wait(x, a, b, next_cpu(s, i), depth);
+			break;
+		default:
+			sleep_piece(x, pid, s, i, a, b, depth);
+			break;
+		}
+		t = b;
+	}
+	add(x, t, b0, pid, -1, kt_intern("unknown"), kt_intern("not traced"), depth);
+}
+
+/* ---------------------------------------------------------------------- */
+/* The target's own running time, split by what ran                        */
+/* ---------------------------------------------------------------------- */
+
+struct exe {
+	int64_t ts, end;
+	int32_t cpu;
+	const char *what;
+};
+
+static void add_exe(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
+{
+	struct exe *e = push(arg);
+	int32_t ev = duckdb_value_int32(r, 3, i);
+
+	(void)x;
+	e->ts = duckdb_value_int64(r, 0, i);
+	e->end = e->ts + duckdb_value_int64(r, 1, i);
+	e->cpu = duckdb_value_int32(r, 2, i);
+	e->what = ev >= 65536 ? kt_intern("user code") : str(r, 4, i);
+}
+
+/* Each depth-0 running piece becomes pieces named by the rows under it. */
+static void split_running(struct ctx *x, int32_t pid, size_t from)
+{
+	struct arr rows = { .size = sizeof(struct exe) };
+	char sql[512];
+
+	snprintf(sql, sizeof(sql), "SELECT ts, dur, cpu, event, name FROM span WHERE trace_id = %s "
+		 "AND pid = %d AND cpu >= 0 AND ((event BETWEEN 1024 AND 4095) OR event > 65536) "
+		 "AND ts < %" PRId64 " AND ts + dur > %" PRId64 " ORDER BY cpu, ts", x->trace, pid,
+		 x->w1, x->w0);
+	query(x, sql, add_exe, &rows);
+	struct piece *old = x->p + from;
+	size_t nold = x->np - from;
+	struct piece *keep = kt_xmalloc((nold ? nold : 1) * sizeof(*keep));
+	const struct exe *e = rows.v;
+
+	memcpy(keep, old, nold * sizeof(*keep));
+	x->np = from;
+	for (size_t k = 0; k < nold; k++) {
+		const struct piece *p = &keep[k];
+
+		if (p->depth || strcmp(p->cause, "running") != 0) {
+			add(x, p->a, p->b, p->pid, p->cpu, p->cause, p->what, p->depth);
+			continue;
+		}
+		/* The rows of that CPU under [a, b); a gap (a 10 ns point row)
+		 * goes to the row before it. */
+		int64_t t = p->a;
+		const char *last = kt_intern("running");
+
+		for (size_t i = 0; i < rows.n && t < p->b; i++) {
+			if (e[i].cpu != p->cpu || e[i].end <= t || e[i].ts >= p->b)
+				continue;
+			int64_t s = e[i].ts > t ? e[i].ts : t, f = e[i].end < p->b ? e[i].end : p->b;
+
+			add(x, t, s, pid, p->cpu, p->cause, last, 0);
+			add(x, s, f, pid, p->cpu, p->cause, e[i].what, 0);
+			last = e[i].what;
+			t = f;
+		}
+		add(x, t, p->b, pid, p->cpu, p->cause, last, 0);
+	}
+	free(keep);
+	free(rows.v);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Targets and output                                                      */
+/* ---------------------------------------------------------------------- */
+
+struct target {
+	char label[128];
+	int32_t pid;
+	int64_t a, b;
+};
+
+struct names {
+	int32_t *pid;
+	const char **name;
+	size_t n;
+};
+
+static struct names names;
+
+static void add_name(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
+{
+	(void)x;
+	(void)arg;
+	names.pid = kt_xrealloc(names.pid, (names.n + 1) * sizeof(*names.pid));
+	names.name = kt_xrealloc(names.name, (names.n + 1) * sizeof(*names.name));
+	names.pid[names.n] = duckdb_value_int32(r, 0, i);
+	names.name[names.n++] = str(r, 1, i);
+}
+
+static const char *name_of(int32_t pid)
+{
+	if (pid == 0)
+		return "-idle-";
+	for (size_t i = 0; i < names.n; i++)
+		if (names.pid[i] == pid)
+			return names.name[i] ? names.name[i] : "?";
+	return "?";
+}
+
+struct cause_sum {
+	const char *cause, *who;
+	int32_t pid;
+	int64_t ns;
+};
+
+static int by_ns(const void *a, const void *b)
+{
+	const struct cause_sum *x = a, *y = b;
+
+	return x->ns < y->ns ? 1 : x->ns > y->ns ? -1 : strcmp(x->cause, y->cause);
+}
+
+/* by_cause: running split by what ran; every other cause by thread. */
+static struct cause_sum *sums(const struct ctx *x, size_t *n)
+{
+	struct cause_sum *s = NULL;
+	size_t k = 0;
+
+	for (size_t i = 0; i < x->np; i++) {
+		const struct piece *p = &x->p[i];
+		int run = p->depth == 0 && strcmp(p->cause, "running") == 0;
+		const char *who = run ? p->what : (p->pid > 0 ? name_of(p->pid) :
+			p->pid == 0 ? "-idle-" : p->what);
+		int32_t pid = p->pid;
+		size_t j;
+
+		/* Interrupt-ended sleeps: the interrupt names the cause. */
+		if (!run && (strcmp(p->what, "asleep") != 0 && strcmp(p->what, "running") != 0 &&
+			     strcmp(p->what, "behind") != 0 && strcmp(p->what, "not traced") != 0 &&
+			     strcmp(p->what, "no wakeup seen") != 0 && strcmp(p->what, "?") != 0 &&
+			     strcmp(p->what, "-idle-") != 0))
+			who = p->what;
+		for (j = 0; j < k; j++)
+			if (s[j].cause == p->cause && s[j].pid == pid && strcmp(s[j].who, who) == 0)
+				break;
+		if (j == k) {
+			s = kt_xrealloc(s, (k + 1) * sizeof(*s));
+			s[k++] = (struct cause_sum){ .cause = p->cause, .who = who, .pid = pid };
+		}
+		s[j].ns += p->b - p->a;
+	}
+	qsort(s, k, sizeof(*s), by_ns);
+	*n = k;
+	return s;
+}
+
+static json_t *to_json(const struct ctx *x, const struct target *t)
+{
+	json_t *o = json_object(), *bc = json_array(), *path = json_array();
+	size_t n;
+	struct cause_sum *s = sums(x, &n);
+
+	json_object_set_new(o, "target", json_string(t->label));
+	json_object_set_new(o, "pid", json_integer(t->pid));
+	json_object_set_new(o, "start_ns", json_integer(t->a));
+	json_object_set_new(o, "latency_ns", json_integer(t->b - t->a));
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(bc, json_pack("{s:s, s:I, s:i, s:s}", "cause", s[i].cause, "ns",
+						    (json_int_t)s[i].ns, "pid", s[i].pid, "name",
+						    s[i].who));
+	for (size_t i = 0; i < x->np; i++) {
+		const struct piece *p = &x->p[i];
+
+		json_array_append_new(path, json_pack("{s:I, s:I, s:i, s:i, s:s, s:s, s:i}",
+						      "start_ns", (json_int_t)p->a, "dur_ns",
+						      (json_int_t)(p->b - p->a), "pid", p->pid, "cpu",
+						      p->cpu, "what", p->what, "cause", p->cause,
+						      "depth", p->depth));
+	}
+	json_object_set_new(o, "by_cause", bc);
+	json_object_set_new(o, "path", path);
+	free(s);
+	return o;
+}
+
+static void print_text(const struct ctx *x, const struct target *t, int max_steps)
+{
+	size_t n;
+	struct cause_sum *s = sums(x, &n);
+	double lat = (double)(t->b - t->a);
+
+	printf("%s: pid %d (%s), %.8f to %.8f s: %.3f us\n", t->label, t->pid, name_of(t->pid),
+	       (double)t->a / 1e9, (double)t->b / 1e9, lat / 1e3);
+	printf("  %-10s %14s %7s  %s\n", "cause", "us", "%", "who / what");
+	for (size_t i = 0; i < n; i++)
+		printf("  %-10s %14.3f %7.2f  %s%s%.0d%s\n", s[i].cause, (double)s[i].ns / 1e3,
+		       lat > 0 ? 100.0 * (double)s[i].ns / lat : 0.0, s[i].who,
+		       s[i].pid > 0 ? " (" : "", s[i].pid > 0 ? s[i].pid : 0, s[i].pid > 0 ? ")" : "");
+	printf("  path (%zu steps%s):\n", x->np, (int)x->np > max_steps ? ", the longest first" : "");
+	/* Every step when few; else the longest ones, in time order. */
+	size_t *idx = kt_xmalloc((x->np ? x->np : 1) * sizeof(*idx));
+	size_t m = 0;
+	int64_t cut = 0;
+
+	if ((int)x->np > max_steps) {
+		int64_t *d = kt_xmalloc(x->np * sizeof(*d));
+
+		for (size_t i = 0; i < x->np; i++)
+			d[i] = x->p[i].b - x->p[i].a;
+		for (size_t i = 1; i < x->np; i++)	/* insertion sort, descending */
+			for (size_t j = i; j > 0 && d[j] > d[j - 1]; j--) {
+				int64_t tmp = d[j];
+
+				d[j] = d[j - 1];
+				d[j - 1] = tmp;
+			}
+		cut = d[max_steps - 1];
+		free(d);
+	}
+	for (size_t i = 0; i < x->np; i++)
+		if (x->p[i].b - x->p[i].a >= cut && (int)m < max_steps)
+			idx[m++] = i;
+	for (size_t k = 0; k < m; k++) {
+		const struct piece *p = &x->p[idx[k]];
+
+		printf("  %14.8f %12.3f us %*s%s pid %d (%s) cpu %d: %s\n", (double)p->a / 1e9,
+		       (double)(p->b - p->a) / 1e3, 2 * p->depth, "", p->cause, p->pid,
+		       p->pid >= 0 ? name_of(p->pid) : "?", p->cpu, p->what);
+	}
+	free(idx);
+	free(s);
+}
+
+static void explain(struct ctx *x, const struct target *t)
+{
+	for (size_t i = 0; i < x->states.n; i++)
+		free(x->states.a[i].v);
+	for (size_t i = 0; i < x->runs.n; i++)
+		free(x->runs.a[i].v);
+	for (size_t i = 0; i < x->irqs.n; i++)
+		free(x->irqs.a[i].v);
+	x->states.n = x->runs.n = x->irqs.n = 0;
+	x->np = 0;
+	x->w0 = t->a;
+	x->w1 = t->b;
+	walk(x, t->pid, t->a, t->b, 0, NULL);
+	split_running(x, t->pid, 0);
+}
+
+/* ---------------------------------------------------------------------- */
+
+static int64_t one_int(struct ctx *x, const char *sql)
+{
+	duckdb_result r;
+	int64_t v = -1;
+
+	if (duckdb_query(x->c, sql, &r) == DuckDBError)
+		kt_die("%.*s", (int)strcspn(duckdb_result_error(&r), "\n"), duckdb_result_error(&r));
+	if (duckdb_row_count(&r) && !duckdb_value_is_null(&r, 0, 0))
+		v = duckdb_value_int64(&r, 0, 0);
+	duckdb_destroy_result(&r);
+	return v;
+}
+
+struct targets {
+	struct target *t;
+	size_t n;
+};
+
+static void add_target(struct targets *ts, const char *label, int32_t pid, int64_t a, int64_t b)
+{
+	ts->t = kt_xrealloc(ts->t, (ts->n + 1) * sizeof(*ts->t));
+	struct target *t = &ts->t[ts->n++];
+
+	snprintf(t->label, sizeof(t->label), "%s", label);
+	t->pid = pid;
+	t->a = a;
+	t->b = b;
+}
+
+static void add_rpc_row(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
+{
+	char label[128];
+
+	(void)x;
+	snprintf(label, sizeof(label), "rpc %d%s%s", duckdb_value_int32(r, 0, i),
+		 duckdb_value_is_null(r, 4, i) ? "" : " ", duckdb_value_is_null(r, 4, i) ? "" :
+		 duckdb_value_varchar(r, 4, i));
+	add_target(arg, label, duckdb_value_int32(r, 1, i), duckdb_value_int64(r, 2, i),
+		   duckdb_value_int64(r, 3, i));
+}
+
+/*
+ * An RPC from its first row on any thread to its last, walked on the
+ * thread that began it (the client): its wait for the answer leads to
+ * the server through the wakeup.
+ */
+static void rpc_targets(struct ctx *x, struct targets *ts, const char *where, long limit)
+{
+	char sql[1024];
+
+	snprintf(sql, sizeof(sql), "WITH r AS (SELECT rpc, arg_min(pid, begin_ts) AS pid, "
+		 "min(begin_ts) AS a, max(end_ts) AS b, min(method) AS method FROM rpc "
+		 "WHERE trace_id = %s AND rpc > 0 GROUP BY rpc) SELECT rpc, pid, a, b, method FROM r "
+		 "%s ORDER BY b - a DESC, rpc LIMIT %ld", x->trace, where, limit);
+	query(x, sql, add_rpc_row, ts);
+}
+
+static void add_mark_row(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
+{
+	char label[128];
+
+	(void)x;
+	snprintf(label, sizeof(label), "mark %s", duckdb_value_varchar(r, 3, i));
+	add_target(arg, label, duckdb_value_int32(r, 0, i), duckdb_value_int64(r, 1, i),
+		   duckdb_value_int64(r, 2, i));
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: kutrace_why INPUT (--pid P [--from T1 --to T2] | --mark NAME | --rpc ID |\n"
+		"                          --slowest N [--method M]) [--json] [--steps N]\n"
+		"                          [--memory SIZE]\n"
+		"Explains where a thread's interval went, across threads: its own running\n"
+		"time by what ran, waiting for a CPU (behind whom), and each sleep followed\n"
+		"through the wakeup that ended it to the thread it waited for (a lock holder,\n"
+		"a pipe's writer, ...), recursively, down to a timer, a device or unknown.\n"
+		"INPUT is a trace, a JSON file or a table store (kutrace_sql(1)).  T1, T2 in\n"
+		"seconds on the trace's time axis (the JSON's first column); without them,\n"
+		"the thread's whole life in the trace.  --mark: every\n"
+		"interval from a mark NAME to the next /NAME of the same thread.  --rpc: the\n"
+		"RPC from its first row to its last, on the thread that began it.  --slowest:\n"
+		"the N slowest RPCs (of method M).  --json: {\"latency_ns\", \"by_cause\",\n"
+		"\"path\"} per target, an array.  --steps: path lines in the text (default 30).\n"
+		"A target that does not exist: one line and exit 2.\n");
+}
+
+int main(int argc, char **argv)
+{
+	const char *pid_s = NULL, *from = NULL, *to = NULL, *mark = NULL, *rpc = NULL;
+	const char *method = NULL, *memory = "1500MB";
+	unsigned long long slowest = 0, steps = 30;
+	int json = 0;
+	const struct kt_opt opts[] = {
+		{ "pid", KT_OPT_STR, &pid_s, 0 }, { "from", KT_OPT_STR, &from, 0 },
+		{ "to", KT_OPT_STR, &to, 0 }, { "mark", KT_OPT_STR, &mark, 0 },
+		{ "rpc", KT_OPT_STR, &rpc, 0 }, { "slowest", KT_OPT_ULL, &slowest, 0 },
+		{ "method", KT_OPT_STR, &method, 0 }, { "json", KT_OPT_FLAG, &json, 1 },
+		{ "steps", KT_OPT_ULL, &steps, 0 }, { "memory", KT_OPT_STR, &memory, 0 },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct kt_argspec spec = { opts, usage, 1, 1, 0 };
+	const char *pos[1];
+
+	kt_set_progname(argv[0]);
+	kt_args(&spec, argc, argv, pos);
+	if ((pid_s != NULL) + (mark != NULL) + (rpc != NULL) + (slowest != 0) != 1) {
+		fprintf(stderr, "kutrace_why: choose one target: --pid P --from T1 --to T2, --mark NAME, "
+			"--rpc ID or --slowest N\n");
+		return 2;
+	}
+	if (pid_s && (!from != !to)) {
+		fprintf(stderr, "kutrace_why: --from T1 and --to T2 (seconds) go together\n");
+		return 2;
+	}
+	static struct kt_inputs in;
+
+	kt_xopen_inputs(&in, pos, 1, memory);
+	char err[512] = "";
+	struct kt_db *db = kt_db_open(in.v, in.n, memory, err, sizeof(err));
+
+	if (!db)
+		kt_die("%s", err);
+	struct ctx x = { .c = kt_db_conn(db) };
+	duckdb_result r;
+
+	if (duckdb_query(x.c, "SELECT trace_id FROM machine LIMIT 1", &r) == DuckDBError ||
+	    !duckdb_row_count(&r))
+		kt_die("%s: no machine row", pos[0]);
+	char *tid = duckdb_value_varchar(&r, 0, 0), *lit = NULL;
+
+	duckdb_destroy_result(&r);
+	if (asprintf(&lit, "'%s'", tid) < 0 || strchr(tid, '\''))
+		kt_die("a trace id with a quote");
+	duckdb_free(tid);
+	x.trace = lit;
+	query(&x, "SELECT pid, name FROM thread", add_name, NULL);
+
+	struct targets ts = { 0 };
+	int64_t lo = one_int(&x, "SELECT min(start_ts) FROM cpu");
+	int64_t hi = one_int(&x, "SELECT max(end_ts) FROM cpu");
+
+	if (pid_s) {
+		char *end;
+		long pid = strtol(pid_s, &end, 10);
+		char label[128], sql[256];
+
+		if (*end || pid <= 0 || pid > INT32_MAX)
+			kt_die("--pid %s: a thread id", pid_s);
+		snprintf(sql, sizeof(sql), "SELECT min(start_ts) FROM thread WHERE pid = %ld", pid);
+		int64_t life0 = one_int(&x, sql);
+
+		snprintf(sql, sizeof(sql), "SELECT max(end_ts) FROM thread WHERE pid = %ld", pid);
+		int64_t life1 = one_int(&x, sql);
+
+		if (life0 < 0) {
+			fprintf(stderr, "kutrace_why: pid %ld: no such thread in the trace\n", pid);
+			return 2;
+		}
+		/* Without --from/--to: the thread's whole life in the trace. */
+		int64_t a_ns = life0, b_ns = life1;
+
+		if (from) {
+			double a = strtod(from, NULL), b = strtod(to, NULL);
+
+			if (!(b > a))
+				kt_die("--from %s --to %s: an interval (seconds, from < to)", from, to);
+			a_ns = llround(a * 1e9);
+			b_ns = llround(b * 1e9);
+			if (b_ns <= lo || a_ns >= hi) {
+				fprintf(stderr, "kutrace_why: %s..%s s: outside the trace (%.6f..%.6f s)\n",
+					from, to, (double)lo / 1e9, (double)hi / 1e9);
+				return 2;
+			}
+			/* Only the part of the interval the thread lived in. */
+			if (a_ns < life0)
+				a_ns = life0;
+			if (b_ns > life1)
+				b_ns = life1;
+			if (b_ns <= a_ns) {
+				fprintf(stderr, "kutrace_why: pid %ld did not run between %s and %s s "
+					"(it lived %.6f..%.6f s)\n", pid, from, to, (double)life0 / 1e9,
+					(double)life1 / 1e9);
+				return 2;
+			}
+		}
+		snprintf(label, sizeof(label), "pid %ld", pid);
+		add_target(&ts, label, (int32_t)pid, a_ns, b_ns);
+	} else if (mark) {
+		char sql[1024];
+
+		if (strchr(mark, '\''))
+			kt_die("--mark %s: a quote", mark);
+		snprintf(sql, sizeof(sql), "SELECT o.pid, o.ts, (SELECT min(c.ts) FROM mark c WHERE "
+			 "c.pid = o.pid AND c.label = '/%s' AND c.ts > o.ts AND c.trace_id = o.trace_id) "
+			 "AS e, o.label FROM mark o WHERE o.label = '%s' AND o.trace_id = %s AND e IS "
+			 "NOT NULL ORDER BY o.ts", mark, mark, x.trace);
+		query(&x, sql, add_mark_row, &ts);
+		if (!ts.n) {
+			fprintf(stderr, "kutrace_why: --mark %s: no interval from a mark %s to a mark /%s "
+				"on the same thread\n", mark, mark, mark);
+			return 2;
+		}
+	} else {
+		char where[256] = "";
+
+		if (rpc) {
+			char *end;
+			long id = strtol(rpc, &end, 10);
+
+			if (*end || id <= 0 || id > INT32_MAX)
+				kt_die("--rpc %s: an RPC id", rpc);
+			snprintf(where, sizeof(where), "WHERE rpc = %ld", id);
+		} else if (method) {
+			if (strchr(method, '\''))
+				kt_die("--method %s: a quote", method);
+			snprintf(where, sizeof(where), "WHERE method = '%s'", method);
+		}
+		rpc_targets(&x, &ts, where, rpc ? 1 : (long)slowest);
+		if (!ts.n) {
+			fprintf(stderr, "kutrace_why: %s%s%s: no such RPC in the trace\n",
+				rpc ? "--rpc " : "--slowest", rpc ? rpc : "", method ? " --method" : "");
+			return 2;
+		}
+	}
+	if (!one_int(&x, "SELECT count(*) FROM wakeup") && !json)
+		printf("note: this trace has no wakeups: sleeps are not followed to their wakers "
+		       "(their cause shows as unknown)\n");
+	json_t *all = json_array();
+
+	for (size_t i = 0; i < ts.n; i++) {
+		explain(&x, &ts.t[i]);
+		if (json)
+			json_array_append_new(all, to_json(&x, &ts.t[i]));
+		else
+			print_text(&x, &ts.t[i], (int)steps);
+	}
+	if (json) {
+		json_t *out = ts.n == 1 ? json_incref(json_array_get(all, 0)) : json_incref(all);
+
+		json_dumpf(out, stdout, JSON_COMPACT);
+		putchar('\n');
+		json_decref(out);
+	}
+	json_decref(all);
+	if (fflush(stdout) != 0)
+		kt_die("standard output: %s", strerror(errno));
+	kt_db_close(db);
+	return 0;
+}
