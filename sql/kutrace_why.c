@@ -63,8 +63,9 @@ struct arr {
 	int32_t key;
 };
 
+/* Each array on its own: the walk holds one while it loads another. */
 struct cache {
-	struct arr *a;
+	struct arr **a;
 	size_t n;
 };
 
@@ -97,12 +98,22 @@ static void *push(struct arr *a)
 static struct arr *find(struct cache *c, int32_t key, size_t size, int *fresh)
 {
 	for (size_t i = 0; i < c->n; i++)
-		if (c->a[i].key == key)
-			return &c->a[i];
+		if (c->a[i]->key == key)
+			return c->a[i];
 	c->a = kt_xrealloc(c->a, (c->n + 1) * sizeof(*c->a));
-	c->a[c->n] = (struct arr){ .key = key, .size = size };
+	c->a[c->n] = kt_xcalloc(1, sizeof(**c->a));
+	*c->a[c->n] = (struct arr){ .key = key, .size = size };
 	*fresh = 1;
-	return &c->a[c->n++];
+	return c->a[c->n++];
+}
+
+static void cache_clear(struct cache *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->a[i]->v);
+		free(c->a[i]);
+	}
+	c->n = 0;
 }
 
 /* Rows of sql, each handed to fn with its column values as text. */
@@ -152,11 +163,15 @@ static struct arr *states_of(struct ctx *x, int32_t pid)
 	struct arr *a = find(&x->states, pid, sizeof(struct state), &fresh);
 
 	if (fresh) {
-		char sql[512];
+		char sql[1024];
 
+		/* And its first running state after the window: where a wait
+		 * at the window's end was going to run. */
 		snprintf(sql, sizeof(sql), "SELECT ts, dur, cpu, state, reason, waker_pid, waker_cpu "
-			 "FROM thread_state WHERE trace_id = %s AND pid = %d AND ts < %" PRId64
-			 " AND ts + dur > %" PRId64 " ORDER BY ts", x->trace, pid, x->w1, x->w0);
+			 "FROM thread_state WHERE trace_id = %s AND pid = %d AND ts + dur > %" PRId64
+			 " AND ts <= coalesce((SELECT min(ts) FROM thread_state WHERE trace_id = %s AND "
+			 "pid = %d AND state = 'running' AND ts >= %" PRId64 "), %" PRId64 ") ORDER BY ts",
+			 x->trace, pid, x->w0, x->trace, pid, x->w1, x->w1);
 		query(x, sql, add_state, a);
 	}
 	return a;
@@ -483,17 +498,13 @@ static struct cause_sum *sums(const struct ctx *x, size_t *n)
 	for (size_t i = 0; i < x->np; i++) {
 		const struct piece *p = &x->p[i];
 		int run = p->depth == 0 && strcmp(p->cause, "running") == 0;
-		const char *who = run ? p->what : (p->pid > 0 ? name_of(p->pid) :
-			p->pid == 0 ? "-idle-" : p->what);
+		/* Own running time by what ran; the rest by the thread waited
+		 * for (or what: an interrupt, the idle thread, unknown). */
+		const char *who = run ? p->what : p->pid > 0 ? name_of(p->pid) :
+				  p->pid == 0 ? "-idle-" : p->what;
 		int32_t pid = p->pid;
 		size_t j;
 
-		/* Interrupt-ended sleeps: the interrupt names the cause. */
-		if (!run && (strcmp(p->what, "asleep") != 0 && strcmp(p->what, "running") != 0 &&
-			     strcmp(p->what, "behind") != 0 && strcmp(p->what, "not traced") != 0 &&
-			     strcmp(p->what, "no wakeup seen") != 0 && strcmp(p->what, "?") != 0 &&
-			     strcmp(p->what, "-idle-") != 0))
-			who = p->what;
 		for (j = 0; j < k; j++)
 			if (s[j].cause == p->cause && s[j].pid == pid && strcmp(s[j].who, who) == 0)
 				break;
@@ -587,13 +598,9 @@ static void print_text(const struct ctx *x, const struct target *t, int max_step
 
 static void explain(struct ctx *x, const struct target *t)
 {
-	for (size_t i = 0; i < x->states.n; i++)
-		free(x->states.a[i].v);
-	for (size_t i = 0; i < x->runs.n; i++)
-		free(x->runs.a[i].v);
-	for (size_t i = 0; i < x->irqs.n; i++)
-		free(x->irqs.a[i].v);
-	x->states.n = x->runs.n = x->irqs.n = 0;
+	cache_clear(&x->states);
+	cache_clear(&x->runs);
+	cache_clear(&x->irqs);
 	x->np = 0;
 	x->w0 = t->a;
 	x->w1 = t->b;

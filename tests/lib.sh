@@ -9,6 +9,11 @@ nok()  { echo "not ok - $*"; }
 skip() { echo "skip - $*"; }
 # check "what" command...: ok if the command succeeds
 check() { local what=$1; shift; if "$@"; then ok "$what"; else nok "$what"; fi; }
+# between what lo hi actual: ok if lo <= actual <= hi (integers)
+between() {
+	if [ -n "$4" ] && [ "$4" -ge "$2" ] && [ "$4" -le "$3" ]; then ok "$1 ($4)"
+	else nok "$1 (expected $2..$3, got ${4:-nothing})"; fi
+}
 # eq what expected actual
 eq() { if [ "$2" = "$3" ]; then ok "$1"; else nok "$1 (expected '$2', got '$3')"; fi; }
 # relay PREFIX FILE: the "ok - " / "not ok - " lines a guest or a browser

@@ -45,11 +45,6 @@ fact() {
 	local f=$1; shift
 	awk -v k="$*" 'index($0, k " ") == 1 { print substr($0, length(k) + 2); exit }' "$f"
 }
-# between what lo hi actual
-between() {
-	if [ -n "$4" ] && [ "$4" -ge "$2" ] && [ "$4" -le "$3" ]; then ok "$1 ($4)"
-	else nok "$1 (expected $2..$3, got ${4:-nothing})"; fi
-}
 # chromium_page WHAT PAGE.html PNG NAME...: the page opens in headless
 # Chromium without page errors or network requests and names each NAME
 # (tests/browser/open_page.js); its checks as "WHAT: ..." lines.

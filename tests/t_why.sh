@@ -1,0 +1,127 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# kutrace_why (issue 29): the critical path, where the answer is known.
+# - A lock chain written row by row as eventtospan writes it (docs/spec/
+#   FORMATS.md 5.6): thread A blocks on a futex that B holds while B
+#   sleeps 5 ms on a timer; A's wait must be >= 95 % "timer", naming B,
+#   reached through B (the waker), and the rest B's own time with the lock.
+# - The original KUtrace's hello_world trace: the program's whole life is
+#   its own running time, split by what ran; its marked interval too.
+# - Every answer's pieces add up to its latency to the nanosecond.
+# - A target that does not exist: one line and exit 2.
+. "$(dirname "$0")/lib.sh"
+W=$KT_BIN/kutrace_why
+export LC_ALL=C
+REAL=$KT_ROOT/../shared/real/hello_world_demo.json
+if [ ! -x "$W" ]; then
+	nok "kutrace_why is built (make deps brings DuckDB)"; exit 0
+fi
+check "kutrace_why --help" sh -c "'$W' --help | grep -q '^usage: kutrace_why'"
+
+# The lock chain.  Times in 10 ns units after 1.0 s; rows as eventtospan
+# writes them: spans per CPU, the waker's runnable point and -wakeup- arc,
+# the sleeper's wait row from its last event to the wakeup.
+python3 - "$TMP/lock.json" <<'EOF'
+import sys
+rows = []
+def row(t0, t1, cpu, pid, ev, name, arg=0, ret=0):
+    rows.append((1.0 + t0 / 1e8, (t1 - t0) / 1e8, cpu, pid, 0, ev, arg, ret, 0, name))
+MS = 100000                     # 1 ms in 10 ns units
+# B (pid 200) on CPU 1 takes the lock, then sleeps 5 ms holding it.
+row(-10 * MS, -100, 1, 200, 0x10000 + 200, "holder.200")
+row(-100, 0, 1, 200, 0x800 + 230, "clock_nanosleep")
+row(0, 10, 1, 200, 0xDFF, "-sched-")
+row(10, 5 * MS, 1, 0, 0x10000, "-idle-")
+# The timer interrupt on idle CPU 1 wakes B.
+row(5 * MS, 5 * MS + 100, 1, 0, 0x5EC, "local_timer_vector")
+row(5 * MS + 50, 5 * MS + 51, 1, 0, 0x206, "runnable.200", 200)
+row(5 * MS + 50, 5 * MS + 110, 1, 0, -3, "-wakeup-", 1, 200)
+row(11, 5 * MS + 50, -1, 200, 0x313, "wait_time")
+row(5 * MS + 100, 5 * MS + 110, 1, 0, 0xDFF, "-sched-")
+# B runs, releases the lock (futex wake), which wakes A.
+row(5 * MS + 110, 5 * MS + 1000, 1, 200, 0x10000 + 200, "holder.200")
+row(5 * MS + 1000, 5 * MS + 1100, 1, 200, 0x800 + 202, "futex")
+row(5 * MS + 1050, 5 * MS + 1051, 1, 200, 0x206, "runnable.100", 100)
+row(5 * MS + 1050, 5 * MS + 1300, 1, 200, -3, "-wakeup-", 0, 100)
+row(5 * MS + 1100, 6 * MS, 1, 200, 0x10000 + 200, "holder.200")
+# A (pid 100) on CPU 0 tries the lock 1 us after B slept, blocks.
+row(-10 * MS, 100, 0, 100, 0x10000 + 100, "waiter.100")
+row(100, 200, 0, 100, 0x800 + 202, "futex")
+row(200, 300, 0, 100, 0xDFF, "-sched-")
+row(300, 5 * MS + 1200, 0, 0, 0x10000, "-idle-")
+row(301, 5 * MS + 1050, -1, 100, 0x30B, "wait_lock")
+row(5 * MS + 1051, 5 * MS + 1300, -1, 100, 0x302, "wait_cpu")
+row(5 * MS + 1200, 5 * MS + 1300, 0, 0, 0xDFF, "-sched-")
+row(5 * MS + 1300, 6 * MS, 0, 100, 0x10000 + 100, "waiter.100")
+rows.sort(key=lambda r: (round(r[0] * 1e8), r))
+with open(sys.argv[1], "w") as f:
+    f.write('  {\n "Comment" : "V2 with IPC field",\n "tracebase" : "2026-11-28_10:00:00",\n'
+            ' "version" : 3,\n"events" : [\n')
+    for r in rows:
+        f.write('[%12.8f, %10.8f, %d, %d, %d, %d, %d, %d, %d, "%s"],\n' % r)
+    f.write('[999.0, 0.0, 0, 0, 0, 0, 0, 0, 0, ""]\n]}\n')
+EOF
+# A's interval: from its futex call (1.000001 s) to when it runs again.
+"$W" "$TMP/lock.json" --pid 100 --from 1.000001 --to 1.005013 --json > "$TMP/lock.out" 2>"$TMP/e"
+if [ -s "$TMP/lock.out" ]; then
+	python3 - "$TMP/lock.out" > "$TMP/lock.facts" <<'EOF'
+import json, sys
+o = json.load(open(sys.argv[1]))
+lat = o["latency_ns"]
+c = {}
+for b in o["by_cause"]:
+    c[(b["cause"], b["pid"])] = c.get((b["cause"], b["pid"]), 0) + b["ns"]
+print("latency", lat)
+print("sum", sum(b["ns"] for b in o["by_cause"]), sum(p["dur_ns"] for p in o["path"]))
+print("timer_b_pct", int(100 * c.get(("timer", 200), 0) / lat))
+print("lock_b_ns", c.get(("lock", 200), 0))
+print("deep", max(p["depth"] for p in o["path"]))
+EOF
+	f() { awk -v k="$1" '$1 == k { $1 = ""; sub(/^ /, ""); print }' "$TMP/lock.facts"; }
+	eq "lock chain: the interval is 5.012 ms" 5012000 "$(f latency)"
+	eq "lock chain: the pieces add up to it exactly (by cause, by step)" "5012000 5012000" "$(f sum)"
+	between "lock chain: >= 95 % of A's wait is B's timer sleep (timer, pid 200)" 95 100 "$(f timer_b_pct)"
+	eq "lock chain: B's running with the lock, 9.4 us, is 'lock' held by pid 200" 9400 "$(f lock_b_ns)"
+	eq "lock chain: found through the waker (depth 1)" 1 "$(f deep)"
+else
+	nok "lock chain: kutrace_why ran: $(tail -1 "$TMP/e")"
+fi
+"$W" "$TMP/lock.json" --pid 100 --from 1.000001 --to 1.005013 > "$TMP/lock.txt" 2>&1
+check "lock chain: the text names the cause and B" grep -q 'timer .*holder (200)' "$TMP/lock.txt"
+
+# The original KUtrace's trace of hello_world.
+if [ -f "$REAL" ]; then
+	cp "$REAL" "$TMP/hw.json"
+	"$W" "$TMP/hw.json" --pid 8292 --json > "$TMP/hw.out" 2>"$TMP/e"
+	eq "hello_world_demo --pid 8292: its whole life (1700.3 us), all its own running time" \
+		"1700300 1700300 running" \
+		"$(python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); print(o["latency_ns"], sum(b["ns"] for b in o["by_cause"]), " ".join(sorted({b["cause"] for b in o["by_cause"]})))' "$TMP/hw.out")"
+	eq "hello_world_demo: split by what ran (execve, page faults, write, user code ...)" \
+		"473460 16660 584980" \
+		"$(python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); d={b["name"]: b["ns"] for b in o["by_cause"]}; print(d.get("execve"), d.get("write"), d.get("user code"))' "$TMP/hw.out")"
+	eq "hello_world_demo --mark hello: hello to /hello, 154.35 us" 154350 \
+		"$("$W" "$TMP/hw.json" --mark hello --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["latency_ns"])')"
+	# Every thread's whole life: pieces add up, on a trace with real waits.
+	bad=0 n=0
+	for p in 7944 1210 1562 8287; do
+		"$W" "$TMP/hw.json" --pid $p --json > "$TMP/p.out" 2>/dev/null || { bad=$((bad + 1)); continue; }
+		python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); sys.exit(o["latency_ns"] != sum(b["ns"] for b in o["by_cause"]) or o["latency_ns"] != sum(p["dur_ns"] for p in o["path"]))' "$TMP/p.out" || bad=$((bad + 1))
+		n=$((n + 1))
+	done
+	eq "hello_world_demo: 4 threads' whole lives add up exactly" "4 0" "$n $bad"
+else
+	skip "hello_world_demo: $REAL not found"
+fi
+
+# A target that does not exist: one line, exit 2.
+two() {
+	local what=$1; shift
+	"$@" > /dev/null 2> "$TMP/be"; local rc=$?
+	if [ $rc = 2 ] && [ "$(wc -l < "$TMP/be")" = 1 ]; then ok "$what"
+	else nok "$what (exit $rc: $(head -2 "$TMP/be" | tr '\n' '|'))"; fi
+}
+two "no such pid: one line, exit 2" "$W" "$TMP/lock.json" --pid 4242
+two "an interval outside the trace: one line, exit 2" "$W" "$TMP/lock.json" --pid 100 --from 50 --to 60
+two "no such RPC: one line, exit 2" "$W" "$TMP/lock.json" --rpc 7
+two "no such mark: one line, exit 2" "$W" "$TMP/lock.json" --mark nosuch
+two "no target: one line, exit 2" "$W" "$TMP/lock.json"
