@@ -54,7 +54,7 @@ INST_PROGS := kutrace_control kutrace_postproc rawtoevent \
 INST_HDRS  := control.h format.h counter.h
 # man/man3/kutrace_*.3 are ".so man3/libkutrace.3" stubs, one per
 # exported function, so that `man kutrace_go` finds libkutrace(3).
-INST_MAN   := $(filter-out $(if $(filter 1,$(KT_HAVE_DUCKDB)),,man/man1/kutrace_sql.1),\
+INST_MAN   := $(filter-out $(if $(filter 1,$(KT_HAVE_DUCKDB)),,man/man1/kutrace_sql.1 man/man1/kutrace_why.1),\
               $(wildcard man/man*/*.[0-9]))
 INST_VIEW   = $(notdir $(VIEWER_FILES))
 INST_DOCS  := README.md $(wildcard docs/*.md)
@@ -64,6 +64,7 @@ KT_SOREAL  := libkutrace.so.$(KT_VERSION)
 # kutrace_sql (sql/sql.mk, when DuckDB is there) goes apart: the Debian
 # package kutrace-sql carries it, libduckdb.so (64 MB) and DuckDB's MIT
 # licence (debian/rules); uninstall removes them whether built or not.
+INST_SQL_PROGS := kutrace_sql kutrace_why
 INST_SQL_LIBS := libduckdb.so
 INST_SQL_LIC  := LICENSE.duckdb
 
@@ -96,10 +97,10 @@ lib-shared: $(LIBKT_SO)
 # lintian rejects it): it is linked again, by the same rule of sql.mk
 # with BIN=$(BUILD)/inst, with $ORIGIN/../lib/kutrace alone.
 ifeq ($(KT_HAVE_DUCKDB),1)
-KT_SQL_INST := $(BUILD)/inst/kutrace_sql
+KT_SQL_INST := $(INST_SQL_PROGS:%=$(BUILD)/inst/%)
 ifndef KT_SQL_RELINK
 KT_SQL_INST_LDLIBS = $(subst $$,\$$\$$,$(subst :$(DUCKDB_DIR)/lib',',$(DUCKDB_LDLIBS)))
-$(KT_SQL_INST): $(BIN)/kutrace_sql
+$(KT_SQL_INST): $(BUILD)/inst/%: $(BIN)/%
 	$(MAKE) --no-print-directory KT_SQL_RELINK=1 BIN=$(BUILD)/inst \
 		DUCKDB_LDLIBS="$(KT_SQL_INST_LDLIBS)" $@
 	@touch $@
@@ -152,7 +153,7 @@ endif
 # Removes the listed files only, then the kutrace-owned directories and
 # any directory left empty by that (never a non-empty shared one).
 uninstall:
-	rm -f $(INST_PROGS:%=$(KT_D)$(BINDIR)/%) $(KT_D)$(BINDIR)/kutrace_sql
+	rm -f $(INST_PROGS:%=$(KT_D)$(BINDIR)/%) $(INST_SQL_PROGS:%=$(KT_D)$(BINDIR)/%)
 	rm -f $(INST_SQL_LIBS:%=$(KT_D)$(PKGLIBDIR)/%)
 	rm -f $(KT_D)$(LIBDIR)/libkutrace.a $(KT_D)$(LIBDIR)/$(KT_SOREAL) \
 		$(KT_D)$(LIBDIR)/$(KT_SONAME) $(KT_D)$(LIBDIR)/libkutrace.so \
@@ -208,7 +209,7 @@ print-install-progs:
 # For tests/t_install.sh and t_deb.sh: kutrace_sql when install puts it in.
 .PHONY: print-install-sql
 print-install-sql:
-	@echo $(if $(filter 1,$(KT_HAVE_DUCKDB)),kutrace_sql)
+	@echo $(if $(filter 1,$(KT_HAVE_DUCKDB)),$(INST_SQL_PROGS))
 
 # ---------------------------------------------------------------- docs
 # The user guide's screenshots (docs/img/*.png) come from the real viewer
