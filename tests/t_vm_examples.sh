@@ -30,12 +30,15 @@ tables_cs() { # kernel slowest-rpc
 		eq "$k: tables: $m requests in the rpc report as client_server counted them" "$n" \
 			"$(awk -F, -v m=$m '$1 == m { print $2 }' "$TMP/cs.rpc")"
 	done
-	# The lookup the client timed slowest is among the trace's three
-	# slowest (several wait out the same 100 ms lock hold, a few us apart).
-	local top
-	top=$(awk -F, '$1 == "lookup" { print $6 }' "$TMP/cs.rpc")
-	check "$k: tables: client_server's slowest lookup (rpc $slow) is among the rpc report's slowest ($top)" \
-		sh -c "echo ' $top ' | grep -q ' cs:$slow '"
+	# The lookup the client timed slowest is in the trace's slow tail: its
+	# latency there (first row to last, both sides) is within 10 % of the
+	# slowest lookup's.  (Several lookups wait out the same 100 ms lock
+	# hold, a few us apart: their order is not the client's.)
+	local mine max
+	mine=$("$S" "$TMP/cs.tables" --csv -c "select max(end_ts) - min(begin_ts) from rpc where rpc = $slow" | tail -1)
+	max=$(awk -F, '$1 == "lookup" { print $5 }' "$TMP/cs.rpc")
+	between "$k: tables: client_server's slowest lookup (rpc $slow) is within 10 % of the trace's slowest (% of $max ns)" \
+		90 100 "$([ -n "$mine" ] && [ -n "$max" ] && echo $((100 * mine / max)))"
 	"$S" "$TMP/cs.tables" --report locks --csv > "$TMP/cs.locks"
 	eq "$k: tables: the table lock's holds in the lock table" "$(f held)" \
 		"$("$S" "$TMP/cs.tables" --csv -c "select count(*) from lock where kind = 'held' and name = 'tablelock'" | tail -1)"
@@ -43,6 +46,32 @@ tables_cs() { # kernel slowest-rpc
 		"$(awk -F, '$3 == "tablelock" { print $6 }' "$TMP/cs.locks")"
 	eq "$k: tables: its waits in the locks report" "$(f waits)" \
 		"$(awk -F, '$3 == "tablelock" { print $9 }' "$TMP/cs.locks")"
+	# kutrace_why (issue 29) on the slowest lookup: most of it is another
+	# server thread's timer sleep (the log write under the table lock),
+	# reached through the lock; the pieces add up to its latency.
+	local W=$KT_BIN/kutrace_why
+	[ -x "$W" ] || { skip "$k: kutrace_why: not built"; return; }
+	if "$W" "$TMP/cs.tables" --rpc "$slow" --json > "$TMP/why.json" 2>"$TMP/why.err"; then
+		python3 - "$TMP/why.json" > "$TMP/why.facts" <<'PY'
+import json, sys
+o = json.load(open(sys.argv[1]))
+lat = o["latency_ns"]
+top = max(o["by_cause"], key=lambda b: b["ns"])
+print("exact", lat == sum(b["ns"] for b in o["by_cause"]) == sum(p["dur_ns"] for p in o["path"]))
+print("top", top["cause"], top["name"])
+print("top_pct", int(100 * top["ns"] / lat))
+print("other_thread", top["pid"] != o["pid"])
+print("via_lock", any(p["cause"] == "lock" and p["depth"] > 0 for p in o["path"]))
+PY
+		w() { awk -v k="$1" '$1 == k { $1 = ""; sub(/^ /, ""); print }' "$TMP/why.facts"; }
+		eq "$k: why: the slowest lookup's pieces add up to its latency" True "$(w exact)"
+		eq "$k: why: its main cause is a server's timer sleep (the log write)" "timer server" \
+			"$(w top | sed 's/ server[0-9]*$/ server/')"
+		between "$k: why: ... most of its latency (%)" 50 100 "$(w top_pct)"
+		eq "$k: why: ... on another thread than the one that began it" True "$(w other_thread)"
+	else
+		nok "$k: kutrace_why --rpc $slow: $(tail -1 "$TMP/why.err")"
+	fi
 }
 
 shots() {
