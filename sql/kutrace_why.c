@@ -25,6 +25,7 @@
 #include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -643,10 +644,11 @@ static void add_rpc_row(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
 {
 	char label[128];
 
+	const char *m = str(r, 4, i);
+
 	(void)x;
-	snprintf(label, sizeof(label), "rpc %d%s%s", duckdb_value_int32(r, 0, i),
-		 duckdb_value_is_null(r, 4, i) ? "" : " ", duckdb_value_is_null(r, 4, i) ? "" :
-		 duckdb_value_varchar(r, 4, i));
+	snprintf(label, sizeof(label), "rpc %d%s%s", duckdb_value_int32(r, 0, i), m ? " " : "",
+		 m ? m : "");
 	add_target(arg, label, duckdb_value_int32(r, 1, i), duckdb_value_int64(r, 2, i),
 		   duckdb_value_int64(r, 3, i));
 }
@@ -672,9 +674,24 @@ static void add_mark_row(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
 	char label[128];
 
 	(void)x;
-	snprintf(label, sizeof(label), "mark %s", duckdb_value_varchar(r, 3, i));
+	snprintf(label, sizeof(label), "mark %s", str(r, 3, i));
 	add_target(arg, label, duckdb_value_int32(r, 0, i), duckdb_value_int64(r, 1, i),
 		   duckdb_value_int64(r, 2, i));
+}
+
+/* A target that does not exist: one line, exit 2 (the temporary store,
+ * if any, is removed at exit). */
+static void none(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void none(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "kutrace_why: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
 }
 
 static void usage(FILE *f)
@@ -716,15 +733,11 @@ int main(int argc, char **argv)
 
 	kt_set_progname(argv[0]);
 	kt_args(&spec, argc, argv, pos);
-	if ((pid_s != NULL) + (mark != NULL) + (rpc != NULL) + (slowest != 0) != 1) {
-		fprintf(stderr, "kutrace_why: choose one target: --pid P --from T1 --to T2, --mark NAME, "
-			"--rpc ID or --slowest N\n");
-		return 2;
-	}
-	if (pid_s && (!from != !to)) {
-		fprintf(stderr, "kutrace_why: --from T1 and --to T2 (seconds) go together\n");
-		return 2;
-	}
+	if ((pid_s != NULL) + (mark != NULL) + (rpc != NULL) + (slowest != 0) != 1)
+		none("choose one target: --pid P [--from T1 --to T2], --mark NAME, --rpc ID or "
+		     "--slowest N");
+	if (pid_s && (!from != !to))
+		none("--from T1 and --to T2 (seconds) go together");
 	static struct kt_inputs in;
 
 	kt_xopen_inputs(&in, pos, 1, memory);
@@ -765,10 +778,8 @@ int main(int argc, char **argv)
 		snprintf(sql, sizeof(sql), "SELECT max(end_ts) FROM thread WHERE pid = %ld", pid);
 		int64_t life1 = one_int(&x, sql);
 
-		if (life0 < 0) {
-			fprintf(stderr, "kutrace_why: pid %ld: no such thread in the trace\n", pid);
-			return 2;
-		}
+		if (life0 < 0)
+			none("pid %ld: no such thread in the trace", pid);
 		/* Without --from/--to: the thread's whole life in the trace. */
 		int64_t a_ns = life0, b_ns = life1;
 
@@ -779,22 +790,17 @@ int main(int argc, char **argv)
 				kt_die("--from %s --to %s: an interval (seconds, from < to)", from, to);
 			a_ns = llround(a * 1e9);
 			b_ns = llround(b * 1e9);
-			if (b_ns <= lo || a_ns >= hi) {
-				fprintf(stderr, "kutrace_why: %s..%s s: outside the trace (%.6f..%.6f s)\n",
-					from, to, (double)lo / 1e9, (double)hi / 1e9);
-				return 2;
-			}
+			if (b_ns <= lo || a_ns >= hi)
+				none("%s..%s s: outside the trace (%.6f..%.6f s)", from, to,
+				     (double)lo / 1e9, (double)hi / 1e9);
 			/* Only the part of the interval the thread lived in. */
 			if (a_ns < life0)
 				a_ns = life0;
 			if (b_ns > life1)
 				b_ns = life1;
-			if (b_ns <= a_ns) {
-				fprintf(stderr, "kutrace_why: pid %ld did not run between %s and %s s "
-					"(it lived %.6f..%.6f s)\n", pid, from, to, (double)life0 / 1e9,
-					(double)life1 / 1e9);
-				return 2;
-			}
+			if (b_ns <= a_ns)
+				none("pid %ld did not run between %s and %s s (it lived %.6f..%.6f s)",
+				     pid, from, to, (double)life0 / 1e9, (double)life1 / 1e9);
 		}
 		snprintf(label, sizeof(label), "pid %ld", pid);
 		add_target(&ts, label, (int32_t)pid, a_ns, b_ns);
@@ -808,11 +814,9 @@ int main(int argc, char **argv)
 			 "AS e, o.label FROM mark o WHERE o.label = '%s' AND o.trace_id = %s AND e IS "
 			 "NOT NULL ORDER BY o.ts", mark, mark, x.trace);
 		query(&x, sql, add_mark_row, &ts);
-		if (!ts.n) {
-			fprintf(stderr, "kutrace_why: --mark %s: no interval from a mark %s to a mark /%s "
-				"on the same thread\n", mark, mark, mark);
-			return 2;
-		}
+		if (!ts.n)
+			none("--mark %s: no interval from a mark %s to a mark /%s on the same thread",
+			     mark, mark, mark);
 	} else {
 		char where[256] = "";
 
@@ -829,11 +833,9 @@ int main(int argc, char **argv)
 			snprintf(where, sizeof(where), "WHERE method = '%s'", method);
 		}
 		rpc_targets(&x, &ts, where, rpc ? 1 : (long)slowest);
-		if (!ts.n) {
-			fprintf(stderr, "kutrace_why: %s%s%s: no such RPC in the trace\n",
-				rpc ? "--rpc " : "--slowest", rpc ? rpc : "", method ? " --method" : "");
-			return 2;
-		}
+		if (!ts.n)
+			none("%s%s%s: no such RPC in the trace", rpc ? "--rpc " : "--slowest",
+			     rpc ? rpc : "", method ? " --method" : "");
 	}
 	if (!one_int(&x, "SELECT count(*) FROM wakeup") && !json)
 		printf("note: this trace has no wakeups: sleeps are not followed to their wakers "
@@ -857,6 +859,19 @@ int main(int argc, char **argv)
 	json_decref(all);
 	if (fflush(stdout) != 0)
 		kt_die("standard output: %s", strerror(errno));
+	cache_clear(&x.states);
+	cache_clear(&x.runs);
+	cache_clear(&x.irqs);
+	free(x.states.a);
+	free(x.runs.a);
+	free(x.irqs.a);
+	free(x.p);
+	free(ts.t);
+	free(names.pid);
+	free(names.name);
+	free(lit);
+	for (size_t i = 0; i < in.n; i++)
+		free(in.v[i]);
 	kt_db_close(db);
 	return 0;
 }
