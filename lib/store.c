@@ -42,6 +42,9 @@ const char *const kt_store_tables[] = {
 	"pc_sample", "packet", NULL,
 };
 
+/* Tables added to a store later, by other programs (kutrace_why). */
+const char *const kt_store_optional[] = { "critical_path", NULL };
+
 /* Execution rows: those that tile a CPU's time (docs/TABLES.md). */
 #define EXEC "cpu >= 0 AND ((event BETWEEN 1024 AND 4095) OR event >= 65536)"
 
@@ -1199,6 +1202,31 @@ static int check_file(duckdb_connection c, const char *store, const char *t, jso
 	return rc;
 }
 
+/* A view of table name over the stores (those with has[i] set, if has). */
+static int make_view(struct kt_db *db, const char *name, char *const *stores, size_t n,
+		     const unsigned char *has, char *err, size_t errlen)
+{
+	struct kt_buf b = { 0 };
+	size_t used = 0;
+
+	kt_buf_printf(&b, "CREATE VIEW %s AS SELECT * FROM read_parquet([", name);
+	for (size_t i = 0; i < n; i++) {
+		char path[4200], *q;
+
+		if (has && !has[i])
+			continue;
+		snprintf(path, sizeof(path), "%s/%s.parquet", stores[i], name);
+		q = sql_str(path);
+		kt_buf_printf(&b, "%s%s", used++ ? ", " : "", q ? q : "''");
+		free(q);
+	}
+	kt_buf_puts(&b, "])");
+	int rc = used ? run(db->conn, b.p, name, err, errlen) : 0;
+
+	free(b.p);
+	return rc;
+}
+
 struct kt_db *kt_db_open(char *const *stores, size_t n, const char *memory_limit,
 			 char *err, size_t errlen)
 {
@@ -1217,38 +1245,48 @@ struct kt_db *kt_db_open(char *const *stores, size_t n, const char *memory_limit
 		kt_db_close(db);
 		return NULL;
 	}
-	for (size_t i = 0; i < n; i++) {
+	/* has[i * NOPT + k]: store i has optional table k. */
+	enum { NOPT = 1 };
+	unsigned char *has = calloc(n ? n * NOPT : 1, 1);
+
+	for (size_t i = 0; has && i < n; i++) {
 		json_t *m = read_meta(stores[i], err, errlen);
 		int rc = m ? 0 : -1;
 
 		for (int t = 0; rc == 0 && kt_store_tables[t]; t++)
 			rc = check_file(db->conn, stores[i], kt_store_tables[t], m, err, errlen);
+		for (int k = 0; rc == 0 && kt_store_optional[k]; k++) {
+			if (!json_object_get(json_object_get(m, "tables"), kt_store_optional[k]))
+				continue;
+			has[i * NOPT + (size_t)k] = 1;
+			rc = check_file(db->conn, stores[i], kt_store_optional[k], m, err, errlen);
+		}
 		json_decref(m);
 		if (rc < 0) {
+			free(has);
 			kt_db_close(db);
 			return NULL;
 		}
 	}
-	for (int t = 0; kt_store_tables[t]; t++) {
-		struct kt_buf b = { 0 };
+	/* Every table a view over its files; an optional one over the stores
+	 * that have it, and none if no store has it. */
+	int rc = has ? 0 : errf(err, errlen, "out of memory");
 
-		kt_buf_printf(&b, "CREATE VIEW %s AS SELECT * FROM read_parquet([", kt_store_tables[t]);
-		for (size_t i = 0; i < n; i++) {
-			char path[4200], *q;
+	for (int t = 0; rc == 0 && kt_store_tables[t]; t++)
+		rc = make_view(db, kt_store_tables[t], stores, n, NULL, err, errlen);
+	for (int k = 0; rc == 0 && kt_store_optional[k]; k++) {
+		unsigned char *h = malloc(n ? n : 1);
 
-			snprintf(path, sizeof(path), "%s/%s.parquet", stores[i], kt_store_tables[t]);
-			q = sql_str(path);
-			kt_buf_printf(&b, "%s%s", i ? ", " : "", q ? q : "''");
-			free(q);
-		}
-		kt_buf_puts(&b, "])");
-		int rc = run(db->conn, b.p, kt_store_tables[t], err, errlen);
-
-		free(b.p);
-		if (rc < 0) {
-			kt_db_close(db);
-			return NULL;
-		}
+		for (size_t i = 0; h && i < n; i++)
+			h[i] = has[i * NOPT + (size_t)k];
+		rc = h ? make_view(db, kt_store_optional[k], stores, n, h, err, errlen) :
+			 errf(err, errlen, "out of memory");
+		free(h);
+	}
+	free(has);
+	if (rc < 0) {
+		kt_db_close(db);
+		return NULL;
 	}
 	return db;
 }
@@ -1266,4 +1304,34 @@ void kt_db_close(struct kt_db *db)
 		duckdb_disconnect(&db->conn);
 	duckdb_close(&db->db);
 	free(db);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Tables added later                                                      */
+/* ---------------------------------------------------------------------- */
+
+int kt_store_put_table(const char *store, const char *table, const char *file, uint64_t rows,
+		       char *err, size_t errlen)
+{
+	char path[4200], meta[4200], tmp[4300];
+	json_t *m = read_meta(store, err, errlen);
+
+	if (!m)
+		return -1;
+	snprintf(path, sizeof(path), "%s/%s.parquet", store, table);
+	snprintf(meta, sizeof(meta), "%s/meta.json", store);
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", meta, (int)getpid());
+	json_object_set_new(json_object_get(m, "tables"), table, json_integer((json_int_t)rows));
+	/* The file first, then meta.json naming it: a reader checks the row
+	 * count, so it sees either the old table or the new one whole. */
+	int rc = rename(file, path) < 0 ? errf(err, errlen, "%s: %s", path, strerror(errno)) : 0;
+
+	if (rc == 0 && json_dump_file(m, tmp, JSON_INDENT(1) | JSON_PRESERVE_ORDER) < 0)
+		rc = errf(err, errlen, "%s: cannot write", tmp);
+	if (rc == 0 && rename(tmp, meta) < 0)
+		rc = errf(err, errlen, "%s: %s", meta, strerror(errno));
+	if (rc < 0)
+		unlink(tmp);
+	json_decref(m);
+	return rc;
 }

@@ -20,6 +20,8 @@
 
 /* The tables, in the order they are written and documented. */
 extern const char *const kt_store_tables[];
+/* Tables other programs add to a store later (critical_path), if any. */
+extern const char *const kt_store_optional[];
 
 struct kt_store_meta {
 	const char *trace_id, *machine;	/* every table's last two columns */
@@ -56,6 +58,13 @@ struct kt_db;
 struct kt_db *kt_db_open(char *const *stores, size_t n, const char *memory_limit,
 			 char *err, size_t errlen);
 duckdb_connection kt_db_conn(struct kt_db *db);
+
+/*
+ * Add (or replace) table in store: file (a Parquet file on the same file
+ * system, renamed into place) and its row count in meta.json.
+ */
+int kt_store_put_table(const char *store, const char *table, const char *file, uint64_t rows,
+		       char *err, size_t errlen);
 void kt_db_close(struct kt_db *db);
 
 /*

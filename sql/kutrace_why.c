@@ -29,7 +29,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "parquet.h"
 #include "store.h"
 
 #define MAX_DEPTH 16
@@ -597,6 +600,40 @@ static void print_text(const struct ctx *x, const struct target *t, int max_step
 	free(s);
 }
 
+/*
+ * critical_path (docs/TABLES.md): every step of every target explained,
+ * for SQL over many slow requests ("which lock costs update's p99?").
+ */
+static const struct kt_pq_col cp_cols[] = {
+	{ "target", KT_PQ_STR, 0, 0 }, { "target_pid", KT_PQ_I32, 0, 0 },
+	{ "target_ts", KT_PQ_I64, 0, 0 }, { "latency_ns", KT_PQ_I64, 0, 0 },
+	{ "ts", KT_PQ_I64, 0, 0 }, { "dur", KT_PQ_I64, 0, 0 }, { "pid", KT_PQ_I32, 0, 0 },
+	{ "cpu", KT_PQ_I32, 0, 0 }, { "what", KT_PQ_STR, 0, 0 }, { "cause", KT_PQ_STR, 0, 0 },
+	{ "depth", KT_PQ_I32, 0, 0 }, { "trace_id", KT_PQ_STR, 0, 1 },
+	{ "machine", KT_PQ_STR, 0, 1 },
+};
+
+static void save_rows(struct kt_pq *w, const struct ctx *x, const struct target *t)
+{
+	for (size_t i = 0; i < x->np; i++) {
+		const struct piece *p = &x->p[i];
+
+		kt_pq_str(w, 0, t->label, strlen(t->label));
+		kt_pq_i32(w, 1, t->pid);
+		kt_pq_i64(w, 2, t->a);
+		kt_pq_i64(w, 3, t->b - t->a);
+		kt_pq_i64(w, 4, p->a);
+		kt_pq_i64(w, 5, p->b - p->a);
+		kt_pq_i32(w, 6, p->pid);
+		kt_pq_i32(w, 7, p->cpu);
+		kt_pq_str(w, 8, p->what, strlen(p->what));
+		kt_pq_str(w, 9, p->cause, strlen(p->cause));
+		kt_pq_i32(w, 10, p->depth);
+		if (kt_pq_row(w) < 0)
+			kt_die("%s", kt_pq_error(w));
+	}
+}
+
 static void explain(struct ctx *x, const struct target *t)
 {
 	cache_clear(&x->states);
@@ -711,6 +748,7 @@ static void usage(FILE *f)
 		"RPC from its first row to its last, on the thread that began it.  --slowest:\n"
 		"the N slowest RPCs (of method M).  --json: {\"latency_ns\", \"by_cause\",\n"
 		"\"path\"} per target, an array.  --steps: path lines in the text (default 30).\n"
+		"--save (INPUT a store): every step also into the store's table critical_path.\n"
 		"A target that does not exist: one line and exit 2.\n");
 }
 
@@ -719,13 +757,14 @@ int main(int argc, char **argv)
 	const char *pid_s = NULL, *from = NULL, *to = NULL, *mark = NULL, *rpc = NULL;
 	const char *method = NULL, *memory = "1500MB";
 	unsigned long long slowest = 0, steps = 30;
-	int json = 0;
+	int json = 0, save = 0;
 	const struct kt_opt opts[] = {
 		{ "pid", KT_OPT_STR, &pid_s, 0 }, { "from", KT_OPT_STR, &from, 0 },
 		{ "to", KT_OPT_STR, &to, 0 }, { "mark", KT_OPT_STR, &mark, 0 },
 		{ "rpc", KT_OPT_STR, &rpc, 0 }, { "slowest", KT_OPT_ULL, &slowest, 0 },
 		{ "method", KT_OPT_STR, &method, 0 }, { "json", KT_OPT_FLAG, &json, 1 },
 		{ "steps", KT_OPT_ULL, &steps, 0 }, { "memory", KT_OPT_STR, &memory, 0 },
+		{ "save", KT_OPT_FLAG, &save, 1 },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct kt_argspec spec = { opts, usage, 1, 1, 0 };
@@ -841,9 +880,24 @@ int main(int argc, char **argv)
 		printf("note: this trace has no wakeups: sleeps are not followed to their wakers "
 		       "(their cause shows as unknown)\n");
 	json_t *all = json_array();
+	struct kt_pq *cp = NULL;
+	char cpfile[4200];
 
+	if (save) {
+		struct stat st;
+
+		if (stat(pos[0], &st) < 0 || !S_ISDIR(st.st_mode))
+			kt_die("--save: %s is not a table store (kutrace_sql build writes one)", pos[0]);
+		snprintf(cpfile, sizeof(cpfile), "%s/.critical_path.%d.parquet", pos[0], (int)getpid());
+		kt_unlink_on_die(cpfile);
+		cp = kt_pq_open(cpfile, cp_cols, 13, 256 * 1024, err, sizeof(err));
+		if (!cp)
+			kt_die("%s", err);
+	}
 	for (size_t i = 0; i < ts.n; i++) {
 		explain(&x, &ts.t[i]);
+		if (cp)
+			save_rows(cp, &x, &ts.t[i]);
 		if (json)
 			json_array_append_new(all, to_json(&x, &ts.t[i]));
 		else
@@ -859,6 +913,28 @@ int main(int argc, char **argv)
 	json_decref(all);
 	if (fflush(stdout) != 0)
 		kt_die("standard output: %s", strerror(errno));
+	if (cp) {
+		char *tid2 = NULL, *mach = NULL;
+		duckdb_result mr;
+		uint64_t nrows = kt_pq_rows(cp);
+
+		if (duckdb_query(x.c, "SELECT trace_id, machine FROM machine LIMIT 1", &mr) ==
+		    DuckDBError)
+			kt_die("machine: %s", duckdb_result_error(&mr));
+		tid2 = duckdb_value_varchar(&mr, 0, 0);
+		mach = duckdb_value_varchar(&mr, 1, 0);
+		duckdb_destroy_result(&mr);
+		if (kt_pq_const(cp, 11, tid2) < 0 || kt_pq_const(cp, 12, mach) < 0 ||
+		    kt_pq_close(cp, err, sizeof(err)) < 0)
+			kt_die("%s", err[0] ? err : "critical_path: cannot write");
+		duckdb_free(tid2);
+		duckdb_free(mach);
+		if (kt_store_put_table(pos[0], "critical_path", cpfile, nrows, err, sizeof(err)) < 0)
+			kt_die("%s", err);
+		kt_unlink_forget(cpfile);
+		fprintf(stderr, "kutrace_why: %" PRIu64 " steps -> %s/critical_path.parquet\n", nrows,
+			pos[0]);
+	}
 	cache_clear(&x.states);
 	cache_clear(&x.runs);
 	cache_clear(&x.irqs);

@@ -113,6 +113,16 @@ else
 	skip "hello_world_demo: $REAL not found"
 fi
 
+# --save: the steps as the store's table critical_path, summed in SQL.
+S=$KT_BIN/kutrace_sql
+"$S" build "$TMP/lock.json" -o "$TMP/lock.tables" 2>/dev/null
+"$W" "$TMP/lock.tables" --pid 100 --from 1.000001 --to 1.005013 --save > /dev/null 2>"$TMP/e"
+eq "--save: critical_path in the store; per target its steps sum to the latency" "pid 100,5012000,5012000,4997500" \
+	"$("$S" "$TMP/lock.tables" --csv -c "select target, sum(dur), any_value(latency_ns), sum(dur) filter (where cause = 'timer' and pid = 200) from critical_path group by target" | tail -n +2)"
+"$W" "$TMP/lock.json" --pid 100 --save > /dev/null 2>"$TMP/e"; rc=$?
+check "--save on a JSON file (no store to add to): one line, exit 1" \
+	sh -c "[ $rc = 1 ] && [ \$(wc -l < '$TMP/e') = 1 ] && grep -q 'not a table store' '$TMP/e'"
+
 # A target that does not exist: one line, exit 2.
 two() {
 	local what=$1; shift
