@@ -634,14 +634,10 @@ static void save_rows(struct kt_pq *w, const struct ctx *x, const struct target 
 	}
 }
 
+/* x->w0..w1, what the caches load, covers every target (main). */
 static void explain(struct ctx *x, const struct target *t)
 {
-	cache_clear(&x->states);
-	cache_clear(&x->runs);
-	cache_clear(&x->irqs);
 	x->np = 0;
-	x->w0 = t->a;
-	x->w1 = t->b;
 	walk(x, t->pid, t->a, t->b, 0, NULL);
 	split_running(x, t->pid, 0);
 }
@@ -893,6 +889,13 @@ int main(int argc, char **argv)
 		cp = kt_pq_open(cpfile, cp_cols, 13, 256 * 1024, err, sizeof(err));
 		if (!cp)
 			kt_die("%s", err);
+	}
+	/* One load of each thread's and CPU's rows for all the targets. */
+	x.w0 = ts.t[0].a;
+	x.w1 = ts.t[0].b;
+	for (size_t i = 1; i < ts.n; i++) {
+		x.w0 = ts.t[i].a < x.w0 ? ts.t[i].a : x.w0;
+		x.w1 = ts.t[i].b > x.w1 ? ts.t[i].b : x.w1;
 	}
 	for (size_t i = 0; i < ts.n; i++) {
 		explain(&x, &ts.t[i]);
