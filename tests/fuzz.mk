@@ -6,12 +6,16 @@
 # sanitizer build for N seconds each (tests/fuzz/mutate.py); t_fuzz runs
 # each target 5 s after replaying every corpus file (run.sh --short) and
 # the mutation run 2 s per program.
+# fuzz_store links the table store and DuckDB (sql/sql.mk): it is built
+# only where DuckDB is (KT_HAVE_DUCKDB), and t_fuzz says when it is not.
 FUZZ_B       := build-fuzz
-FUZZ_NAMES   := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_NAMES    = $(filter-out $(if $(KT_HAVE_DUCKDB),,fuzz_store),\
+		$(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c)))
 FUZZ_SECONDS ?= 60
 
 .PHONY: fuzz fuzz-build
 fuzz-build:
+	$(if $(KT_HAVE_DUCKDB),,rm -f $(FUZZ_B)/fuzz/fuzz_store)
 	$(MAKE) CC=clang BUILD=$(FUZZ_B) SAN=1 OPT="-O1 -g -fsanitize=fuzzer-no-link" \
 		$(FUZZ_NAMES:%=$(FUZZ_B)/fuzz/%)
 
@@ -34,7 +38,17 @@ $(BUILD)/fuzz/fuzz_events: FUZZ_WRAP = $(patsubst %,-Wl$(comma)--wrap=%,kt_spans
 	kt_spans_free kt_jsonout_new kt_jsonout_free tmpfile getline __getdelim fclose free \
 	pthread_create pthread_join)
 comma := ,
+
+# The store reader includes kutrace_sql.c (its reports and printer) and
+# links libktstore (built here with the sanitizers) and DuckDB (not).
+ifeq ($(KT_HAVE_DUCKDB),1)
+$(BUILD)/fuzz/fuzz_store: sql/kutrace_sql.c $(LIBKTSTORE)
+$(BUILD)/fuzz/fuzz_store: FUZZ_CFLAGS = -I$(DUCKDB_DIR)/include \
+	-DFZ_STORE='"$(CURDIR)/tests/fuzz/store/rpc.tables"'
+$(BUILD)/fuzz/fuzz_store: FUZZ_LIBS = $(LIBKTSTORE)
+$(BUILD)/fuzz/fuzz_store: FUZZ_LDLIBS = $(DUCKDB_LDLIBS) -lreadline -lzstd -lpthread
+endif
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(KT_TOOLS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -fsanitize=fuzzer -Wl,--wrap=kt_die $(FUZZ_WRAP) -o $@ $< \
-		$(filter %.o,$^) $(KT_TOOLS) $(KT_TOOLS_LDLIBS) $(LDLIBS)
+	$(CC) $(CFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Wl,--wrap=kt_die $(FUZZ_WRAP) -o $@ $< \
+		$(filter %.o,$^) $(FUZZ_LIBS) $(KT_TOOLS) $(KT_TOOLS_LDLIBS) $(FUZZ_LDLIBS) $(LDLIBS)

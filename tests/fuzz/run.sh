@@ -5,7 +5,8 @@
 #   run.sh --short   each target replays every seed and crash file once,
 #                    then mutates for 5 s with a fixed seed (make test)
 # Seeds: tests/fuzz/corpus/<target>/ (kutrace_synth traces, golden traces'
-# event text, JSON and pages), the golden files, and tests/fuzz/crashes/
+# event text, JSON, pages, row streams and stores: tests/fuzz/store/
+# mkseeds.sh makes the last two), the golden files, and tests/fuzz/crashes/
 # (every input that once crashed a program).  New inputs a run finds go to
 # build-fuzz/corpus/<target>/, findings to build-fuzz/artifacts/.
 # Prints one "ok - " / "not ok - " line per target with its executions.
@@ -27,6 +28,7 @@ seeds() {
 	fuzz_events) g="$R/tests/golden/*.events $R/tests/fuzz/crashes/*.events" ;;
 	fuzz_jsonrows|fuzz_page_codec) g="$R/tests/golden/*.json $R/tests/data/tools/*.json $R/tests/fuzz/crashes/*.json" ;;
 	fuzz_page_extract) g="$R/tests/fuzz/crashes/*.html" ;;
+	*) g= ;;	# fuzz_rowpipe, fuzz_store: their corpus alone
 	esac
 	cp $g "$R/tests/fuzz/corpus/$1"/* "$2"/ 2>/dev/null
 }
@@ -45,12 +47,20 @@ for bin in "$F"/fuzz/fuzz_*; do
 	opts=(-timeout=10 -rss_limit_mb=2048 -max_len=$maxlen -print_final_stats=1
 	      -artifact_prefix="$F/artifacts/$t-" -close_fd_mask=3 -detect_leaks=0)
 	log=$F/$t.log
+	corp=$F/corpus/$t
+	# fuzz_store runs ~12 inputs a second (a DuckDB database each): its
+	# short run starts from the seeds alone, or replaying the corpus that
+	# earlier runs left would make every make test longer
+	if [ $short = 1 ] && [ "$t" = fuzz_store ]; then
+		corp=$F/corpus/$t.short
+		rm -rf "$corp"; mkdir -p "$corp"
+	fi
 	start=$(date +%s)
 	if [ $short = 1 ]; then
 		# every seed and crash once, then a short fixed-seed run
 		nice -n 15 "$bin" "${opts[@]}" -runs=0 "$F/seed/$t" > "$log" 2>&1 &&
 		nice -n 15 "$bin" "${opts[@]}" -seed=1 -max_total_time=$secs \
-			"$F/corpus/$t" "$F/seed/$t" >> "$log" 2>&1
+			"$corp" "$F/seed/$t" >> "$log" 2>&1
 	else
 		nice -n 15 "$bin" "${opts[@]}" -max_total_time=$secs \
 			"$F/corpus/$t" "$F/seed/$t" > "$log" 2>&1
