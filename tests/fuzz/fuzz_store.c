@@ -29,6 +29,7 @@
 #include "../../sql/kutrace_sql.c"
 #undef main
 #include "fuzz.h"
+#include <ftw.h>
 
 #ifndef FZ_STORE
 #define FZ_STORE "tests/fuzz/store/rpc.tables"
@@ -87,9 +88,17 @@ static void fz_write(const char *name, const void *p, size_t n)
 		abort();
 }
 
+static int fz_rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
 static void fz_rmdir(void)
 {
-	nftw(fz_dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	nftw(fz_dir, fz_rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
