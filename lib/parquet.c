@@ -908,3 +908,190 @@ void kt_pq_abort(struct kt_pq *w)
 	unlink(w->path);
 	free_w(w);
 }
+
+/* ---------------------------------------------------------------------- */
+/* Checking a file's footer before a reader trusts it                      */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * Why: a reader sizes its structures from the counts the footer declares
+ * (DuckDB 1.4.4 allocates 32 bytes per declared list element before it
+ * reads one), so a damaged or hostile 2 KB file can ask for gigabytes.
+ * Every count and length here must fit in the bytes left, and nesting is
+ * bounded: then no declared size exceeds the footer itself.
+ */
+struct tin {
+	const unsigned char *p, *end;
+	int bad;
+};
+
+static uint64_t t_varint(struct tin *t)
+{
+	uint64_t v = 0;
+
+	for (int shift = 0; shift < 64; shift += 7) {
+		if (t->p >= t->end) {
+			t->bad = 1;
+			return 0;
+		}
+		unsigned char c = *t->p++;
+
+		v |= (uint64_t)(c & 0x7F) << shift;
+		if (!(c & 0x80))
+			return v;
+	}
+	t->bad = 1;
+	return 0;
+}
+
+static void t_skip(struct tin *t, size_t n)
+{
+	if ((size_t)(t->end - t->p) < n)
+		t->bad = 1;
+	else
+		t->p += n;
+}
+
+static void t_value(struct tin *t, int type, int depth, int in_list);
+
+static void t_struct(struct tin *t, int depth)
+{
+	if (depth > 32) {
+		t->bad = 1;
+		return;
+	}
+	while (!t->bad) {
+		if (t->p >= t->end) {
+			t->bad = 1;
+			return;
+		}
+		unsigned char h = *t->p++;
+
+		if (h == 0)
+			return;
+		if ((h >> 4) == 0)
+			t_varint(t);	/* a long-form field id */
+		t_value(t, h & 0x0F, depth, 0);
+	}
+}
+
+static void t_value(struct tin *t, int type, int depth, int in_list)
+{
+	uint64_t n;
+
+	switch (type) {
+	case 1:
+	case 2:			/* a bool: in a field header; a byte in a list */
+		if (in_list)
+			t_skip(t, 1);
+		break;
+	case 3:
+		t_skip(t, 1);
+		break;
+	case 4:
+	case 5:
+	case 6:
+		t_varint(t);
+		break;
+	case 7:
+		t_skip(t, 8);
+		break;
+	case 8:
+		n = t_varint(t);
+		if (!t->bad)
+			t_skip(t, n > SIZE_MAX ? SIZE_MAX : (size_t)n);
+		break;
+	case 9:
+	case 10: {
+		if (t->p >= t->end || depth > 32) {
+			t->bad = 1;
+			break;
+		}
+		unsigned char h = *t->p++;
+		int et = h & 0x0F;
+
+		n = h >> 4;
+		if (n == 15)
+			n = t_varint(t);
+		/* Each element takes a byte at least. */
+		if (t->bad || n > (uint64_t)(t->end - t->p)) {
+			t->bad = 1;
+			break;
+		}
+		for (uint64_t i = 0; i < n && !t->bad; i++)
+			t_value(t, et, depth + 1, 1);
+		break;
+	}
+	case 11: {
+		n = t_varint(t);
+		if (t->bad || n > (uint64_t)(t->end - t->p) / 2 || depth > 32) {
+			t->bad = 1;
+			break;
+		}
+		if (n == 0)
+			break;
+		if (t->p >= t->end) {
+			t->bad = 1;
+			break;
+		}
+		unsigned char kv = *t->p++;
+
+		for (uint64_t i = 0; i < n && !t->bad; i++) {
+			t_value(t, kv >> 4, depth + 1, 1);
+			t_value(t, kv & 0x0F, depth + 1, 1);
+		}
+		break;
+	}
+	case 12:
+		t_struct(t, depth + 1);
+		break;
+	default:
+		t->bad = 1;
+	}
+}
+
+int kt_pq_check_footer(const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char tail[8], head[4];
+	long size;
+
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	int rc = -1;
+
+	if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 12 ||
+	    fseek(f, 0, SEEK_SET) != 0 || fread(head, 4, 1, f) != 1 ||
+	    fseek(f, size - 8, SEEK_SET) != 0 || fread(tail, 8, 1, f) != 1 ||
+	    memcmp(head, "PAR1", 4) != 0 || memcmp(tail + 4, "PAR1", 4) != 0) {
+		snprintf(err, errlen, "%s: not a Parquet file (no PAR1 at both ends)", path);
+		goto out;
+	}
+	uint32_t len;
+
+	memcpy(&len, tail, 4);
+	if (len == 0 || (long)len > size - 12) {
+		snprintf(err, errlen, "%s: a footer of %u bytes in a file of %ld", path, len, size);
+		goto out;
+	}
+	unsigned char *buf = malloc(len);
+
+	if (!buf || fseek(f, size - 8 - (long)len, SEEK_SET) != 0 || fread(buf, len, 1, f) != 1) {
+		snprintf(err, errlen, "%s: cannot read its footer", path);
+		free(buf);
+		goto out;
+	}
+	struct tin t = { buf, buf + len, 0 };
+
+	t_struct(&t, 0);
+	if (t.bad)
+		snprintf(err, errlen, "%s: a damaged footer (a size beyond its %u bytes)", path, len);
+	else
+		rc = 0;
+	free(buf);
+out:
+	fclose(f);
+	return rc;
+}

@@ -48,4 +48,11 @@ int kt_pq_close(struct kt_pq *w, char *err, size_t errlen);
 void kt_pq_abort(struct kt_pq *w);
 const char *kt_pq_error(const struct kt_pq *w);
 
+/*
+ * Any Parquet file's footer checked before a reader trusts it: "PAR1" at
+ * both ends, and every count and length the footer declares within its
+ * bytes.  0, or -1 with a line naming the file in err.
+ */
+int kt_pq_check_footer(const char *path, char *err, size_t errlen);
+
 #endif /* KUTRACE_PARQUET_H */

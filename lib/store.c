@@ -1179,6 +1179,9 @@ static int check_file(duckdb_connection c, const char *store, const char *t, jso
 	snprintf(path, sizeof(path), "%s/%s.parquet", store, t);
 	if (access(path, R_OK) < 0)
 		return errf(err, len, "%s: %s", path, strerror(errno));
+	/* Before DuckDB sizes anything from it (parquet.c says why). */
+	if (kt_pq_check_footer(path, err, len) < 0)
+		return -1;
 	q = sql_str(path);
 	if (!q || asprintf(&sql, "SELECT num_rows FROM parquet_file_metadata(%s)", q) < 0) {
 		free(q);

@@ -325,6 +325,25 @@ static int run_sql(duckdb_connection c, const char *sql, enum fmt fmt)
 /* ---------------------------------------------------------------------- */
 
 /* One table as TSV (ClickHouse's TabSeparatedWithNames) or JSON lines. */
+/*
+ * An SQL identifier, quoted: a column name comes from a store's file, and
+ * a store may come from anyone ("x", (SELECT ...) AS "y" must stay a name).
+ */
+static char *ident(const char *s)
+{
+	struct kt_buf b = { 0 };
+
+	kt_buf_puts(&b, "\"");
+	for (; *s; s++) {
+		if (*s == '"')
+			kt_buf_puts(&b, "\"\"");
+		else
+			kt_buf_add(&b, s, 1);
+	}
+	kt_buf_puts(&b, "\"");
+	return b.p;
+}
+
 static void export_table(duckdb_connection c, const char *t, const char *fmt, const char *dir)
 {
 	duckdb_result r;
@@ -334,19 +353,21 @@ static void export_table(duckdb_connection c, const char *t, const char *fmt, co
 	if (asprintf(&sql, "DESCRIBE %s", t) < 0 || duckdb_query(c, sql, &r) == DuckDBError)
 		kt_die("%s: %s", t, duckdb_result_error(&r));
 	for (idx_t i = 0; i < duckdb_row_count(&r); i++) {
-		char *col = duckdb_value_varchar(&r, 0, i), *type = duckdb_value_varchar(&r, 1, i);
+		char *raw = duckdb_value_varchar(&r, 0, i), *type = duckdb_value_varchar(&r, 1, i);
+		char *col = ident(raw);
 
 		kt_buf_puts(&sel, i ? ", " : "");
 		if (strcmp(fmt, "tsv") == 0 && strcmp(type, "VARCHAR") == 0)
 			/* TSV's escapes: backslash, tab, newline, carriage return. */
-			kt_buf_printf(&sel, "replace(replace(replace(replace(\"%s\", '\\', '\\\\'), "
-				      "chr(9), '\\t'), chr(10), '\\n'), chr(13), '\\r') AS \"%s\"",
+			kt_buf_printf(&sel, "replace(replace(replace(replace(%s, '\\', '\\\\'), "
+				      "chr(9), '\\t'), chr(10), '\\n'), chr(13), '\\r') AS %s",
 				      col, col);
 		else if (strcmp(fmt, "tsv") == 0 && strcmp(type, "BOOLEAN") == 0)
-			kt_buf_printf(&sel, "CAST(\"%s\" AS INTEGER) AS \"%s\"", col, col);
+			kt_buf_printf(&sel, "CAST(%s AS INTEGER) AS %s", col, col);
 		else
-			kt_buf_printf(&sel, "\"%s\"", col);
-		duckdb_free(col);
+			kt_buf_printf(&sel, "%s", col);
+		free(col);
+		duckdb_free(raw);
 		duckdb_free(type);
 	}
 	duckdb_destroy_result(&r);

@@ -227,6 +227,33 @@ one_line "a store with a missing Parquet file" "miss.tables/wakeup.parquet" "$S"
 cp -r "$st" "$TMP/bad/corrupt.tables"
 head -c 300 "$st/span.parquet" > "$TMP/bad/corrupt.tables/span.parquet"
 one_line "a store with a corrupt Parquet file" "corrupt.tables/span.parquet" "$S" "$TMP/bad/corrupt.tables" -c "select 1"
+# A footer that declares a list of 208 M elements in 700 bytes: refused
+# before DuckDB sizes anything from it (DuckDB 1.4.4 would allocate
+# 32 bytes an element first: 6.5 GB; fuzz_store found it).
+cp -r "$st" "$TMP/bad/oom.tables"
+python3 - "$TMP/bad/oom.tables/span.parquet" <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+i = d.rindex(b"\x18\x03ipc")          # path_in_schema of the last column: 1 string
+n, v = 208000000, b""
+while True:
+    b = n & 0x7F; n >>= 7
+    v += bytes([b | 0x80 if n else b])
+    if not n: break
+d[i:i + 1] = bytes([0xF8]) + v
+d[-8:-4] = struct.pack("<I", struct.unpack("<I", d[-8:-4])[0] + len(v))
+open(sys.argv[1], "wb").write(d)
+PY
+one_line "a Parquet footer declaring more than it holds" "oom.tables/span.parquet: a damaged footer" \
+	/usr/bin/env bash -c "ulimit -v 3000000; exec '$S' '$TMP/bad/oom.tables' -c 'select 1'"
+# A column name that is SQL: --export writes it as a name, runs nothing.
+cp -r "$st" "$TMP/bad/inj.tables"
+echo "secret-7f3a9c" > "$TMP/bad/secret"
+"$S" "$st" -c "COPY (SELECT *, 1 AS \"pid\"\", (SELECT content FROM read_text('$TMP/bad/secret')) AS \"\"y\"
+	FROM thread) TO '$TMP/bad/inj.tables/thread.parquet' (FORMAT parquet)" > /dev/null
+"$S" "$TMP/bad/inj.tables" --export tsv "$TMP/bad/inj.tsv" 2>/dev/null
+check "--export quotes column names a store's file gives (no SQL from a store runs)" \
+	sh -c "test -s '$TMP/bad/inj.tsv/thread.tsv' && ! grep -q secret-7f3a9c '$TMP/bad/inj.tsv/thread.tsv' && head -1 '$TMP/bad/inj.tsv/thread.tsv' | grep -q read_text"
 cp -r "$st" "$TMP/bad/new.tables"
 sed -i 's/"store_version": 1/"store_version": 99/' "$TMP/bad/new.tables/meta.json"
 one_line "a store written by a newer version" "new.tables: store version 99 is newer" "$S" "$TMP/bad/new.tables" -c "select 1"
