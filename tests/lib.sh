@@ -14,6 +14,16 @@ between() {
 	if [ -n "$4" ] && [ "$4" -ge "$2" ] && [ "$4" -le "$3" ]; then ok "$1 ($4)"
 	else nok "$1 (expected $2..$3, got ${4:-nothing})"; fi
 }
+# real_trace: the path of the original KUtrace's hello_world JSON, real
+# outside input (tests/data/real/README.md): ../shared/real/ when there,
+# else the copy in the tree, unpacked into $TMP.
+real_trace() {
+	local s=$KT_ROOT/../shared/real/hello_world_demo.json
+	if [ -f "$s" ]; then echo "$s"; return; fi
+	[ -f "$TMP/hello_world_demo.json" ] ||
+		gzip -dc "$KT_ROOT/tests/data/real/hello_world_demo.json.gz" > "$TMP/hello_world_demo.json"
+	echo "$TMP/hello_world_demo.json"
+}
 # eq what expected actual
 eq() { if [ "$2" = "$3" ]; then ok "$1"; else nok "$1 (expected '$2', got '$3')"; fi; }
 # relay PREFIX FILE: the "ok - " / "not ok - " lines a guest or a browser

@@ -128,7 +128,8 @@ same_as_duckdb() {
 	# The goldens, a generated trace with every kind of work, and the
 	# original KUtrace's own trace of hello_world (real outside data).
 	"$KT_BIN/kutrace_synth" -s 5 -c 4 -d 0.1 -x 30,10,20,5 -o "$TMP/synth5.trace" >/dev/null 2>&1
-	local real=$KT_ROOT/../shared/real/hello_world_demo.json
+	local real
+	real=$(real_trace)
 	for t in basic rpc ipi exec edges synth5 hello_world_demo; do
 		local src=tests/golden/$t.trace
 		case $t in synth5) src=$TMP/synth5.trace ;; hello_world_demo) src=$real ;; esac

@@ -75,7 +75,11 @@ for v in 6.1 6.12; do
 		skip "$v: linux-source-$v not installed (needs root for apt-get)"
 		continue
 	fi
-	eq "$v: installed linux-source-$v is the version the patch is for" "$want" "$have"
+	# The same upstream release: Debian's later revisions of it (a security
+	# update, 6.1.192-2 -> -3) change packaging, and the clean apply below
+	# with --fuzz=0 is what tells whether the patch still fits.
+	eq "$v: installed linux-source-$v is the upstream release the patch is for (${want}; installed ${have})" \
+		"${want%-*}" "${have%-*}"
 	files=$(sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$p")
 	d=$TMP/src-$v
 	mkdir -p "$d"

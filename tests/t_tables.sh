@@ -14,8 +14,7 @@ B=$KT_BIN
 S=$B/kutrace_sql
 P=$B/kutrace_postproc
 export LC_ALL=C
-REAL=${KT_REAL:-$KT_ROOT/../shared/real/hello_world_demo.json}
-[ -f "$REAL" ] || REAL=$KT_ROOT/tests/data/real/hello_world_demo.json
+REAL=$(real_trace)
 
 if [ ! -x "$S" ]; then
 	nok "kutrace_sql is built (make deps brings DuckDB)"; exit 0

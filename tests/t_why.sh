@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # kutrace_why (issue 29): the critical path, where the answer is known.
-# - A lock chain written row by row as eventtospan writes it (docs/spec/
-#   FORMATS.md 5.6): thread A blocks on a futex that B holds while B
+# - A lock chain written row by row as eventtospan writes it
+#   (docs/spec/FORMATS.md 5.6): thread A blocks on a futex that B holds while B
 #   sleeps 5 ms on a timer; A's wait must be >= 95 % "timer", naming B,
 #   reached through B (the waker), and the rest B's own time with the lock.
 # - The original KUtrace's hello_world trace: the program's whole life is
@@ -12,7 +12,7 @@
 . "$(dirname "$0")/lib.sh"
 W=$KT_BIN/kutrace_why
 export LC_ALL=C
-REAL=$KT_ROOT/../shared/real/hello_world_demo.json
+REAL=$(real_trace)
 if [ ! -x "$W" ]; then
 	nok "kutrace_why is built (make deps brings DuckDB)"; exit 0
 fi

@@ -52,11 +52,14 @@ done
 # The package, installed once: the package's own service (started where
 # policy lets it, on ports 9000 and 8123) is stopped and disabled at once;
 # only our servers run.
-if ! command -v clickhouse-server >/dev/null || ! command -v clickhouse-client >/dev/null; then
+# tzdata too: the server will not start without /usr/share/zoneinfo, and
+# Debian's package does not depend on it (a fresh machine may lack it).
+if ! command -v clickhouse-server >/dev/null || ! command -v clickhouse-client >/dev/null ||
+	[ ! -d /usr/share/zoneinfo ]; then
 	sudo=""
 	[ "$(id -u)" = 0 ] || sudo="sudo -n"
 	export DEBIAN_FRONTEND=noninteractive
-	inst() { $sudo apt-get install -y -q --no-install-recommends clickhouse-server clickhouse-client; }
+	inst() { $sudo apt-get install -y -q --no-install-recommends clickhouse-server clickhouse-client tzdata; }
 	{ inst || { $sudo apt-get update -q && inst; }; } >&2 ||
 		{ echo "ch.sh: cannot install clickhouse-server" >&2; exit 77; }
 	if command -v systemctl >/dev/null; then
