@@ -161,6 +161,11 @@ TOOLS = [
     ('makeself', templates, 'tpl.html', ['tpl.html', os.path.join(D, 'small.json'), 'out.html'], False,
      None, ['out.html'], VIEWER_FILES),
     ('kutrace_export', jsons, 'in.json', ['--perfetto', 'in.json'], False, 'STDOUT', []),
+    # The table store (issue 28) from a damaged JSON or trace: nothing left
+    # but a whole store; and the critical path over a damaged JSON.
+    ('kutrace_sql', jsons, 'in.json', ['build', 'in.json', '-o', 'in.tables'], False, None, ['in.tables']),
+    ('kutrace_sql', traces, 'in.trace', ['build', 'in.trace', '-o', 'in.tables'], False, None, ['in.tables']),
+    ('kutrace_why', jsons, 'in.json', ['in.json', '--pid', '1234'], False, None, []),
 ]
 
 bad_total = 0
