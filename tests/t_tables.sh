@@ -228,7 +228,8 @@ head -c 300 "$st/span.parquet" > "$TMP/bad/corrupt.tables/span.parquet"
 one_line "a store with a corrupt Parquet file" "corrupt.tables/span.parquet" "$S" "$TMP/bad/corrupt.tables" -c "select 1"
 # A footer that declares a list of 208 M elements in 700 bytes: refused
 # before DuckDB sizes anything from it (DuckDB 1.4.4 would allocate
-# 32 bytes an element first: 6.5 GB; fuzz_store found it).
+# 32 bytes an element first: 6.5 GB, then say "not a whole Parquet file";
+# fuzz_store found it).  No ulimit here: ASan's shadow memory needs more.
 cp -r "$st" "$TMP/bad/oom.tables"
 python3 - "$TMP/bad/oom.tables/span.parquet" <<'PY'
 import struct, sys
@@ -244,7 +245,7 @@ d[-8:-4] = struct.pack("<I", struct.unpack("<I", d[-8:-4])[0] + len(v))
 open(sys.argv[1], "wb").write(d)
 PY
 one_line "a Parquet footer declaring more than it holds" "oom.tables/span.parquet: a damaged footer" \
-	/usr/bin/env bash -c "ulimit -v 3000000; exec '$S' '$TMP/bad/oom.tables' -c 'select 1'"
+	"$S" "$TMP/bad/oom.tables" -c 'select 1'
 # A column name that is SQL: --export writes it as a name, runs nothing.
 cp -r "$st" "$TMP/bad/inj.tables"
 echo "secret-7f3a9c" > "$TMP/bad/secret"
