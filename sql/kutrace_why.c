@@ -133,6 +133,29 @@ static void query(struct ctx *x, const char *sql, void (*fn)(struct ctx *, duckd
 	duckdb_destroy_result(&r);
 }
 
+typedef void (*row_fn)(struct ctx *, duckdb_result *, idx_t, void *);
+
+/* c's array for key: loaded by the query fmt the first time it is asked. */
+static struct arr *cached(struct ctx *x, struct cache *c, int32_t key, size_t size, row_fn fn,
+			  const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+static struct arr *cached(struct ctx *x, struct cache *c, int32_t key, size_t size, row_fn fn,
+			  const char *fmt, ...)
+{
+	int fresh = 0;
+	struct arr *a = find(c, key, size, &fresh);
+
+	if (fresh) {
+		char sql[1024];
+		va_list ap;
+
+		va_start(ap, fmt);
+		vsnprintf(sql, sizeof(sql), fmt, ap);
+		va_end(ap);
+		query(x, sql, fn, a);
+	}
+	return a;
+}
+
 static const char *str(duckdb_result *r, idx_t col, idx_t row)
 {
 	if (duckdb_value_is_null(r, col, row))
@@ -163,22 +186,14 @@ static void add_state(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
 /* A thread's states over the window, in time order. */
 static struct arr *states_of(struct ctx *x, int32_t pid)
 {
-	int fresh = 0;
-	struct arr *a = find(&x->states, pid, sizeof(struct state), &fresh);
-
-	if (fresh) {
-		char sql[1024];
-
-		/* And its first running state after the window: where a wait
-		 * at the window's end was going to run. */
-		snprintf(sql, sizeof(sql), "SELECT ts, dur, cpu, state, reason, waker_pid, waker_cpu "
-			 "FROM thread_state WHERE trace_id = %s AND pid = %d AND ts + dur > %" PRId64
-			 " AND ts <= coalesce((SELECT min(ts) FROM thread_state WHERE trace_id = %s AND "
-			 "pid = %d AND state = 'running' AND ts >= %" PRId64 "), %" PRId64 ") ORDER BY ts",
-			 x->trace, pid, x->w0, x->trace, pid, x->w1, x->w1);
-		query(x, sql, add_state, a);
-	}
-	return a;
+	/* And its first running state after the window: where a wait at the
+	 * window's end was going to run. */
+	return cached(x, &x->states, pid, sizeof(struct state), add_state,
+		      "SELECT ts, dur, cpu, state, reason, waker_pid, waker_cpu FROM thread_state "
+		      "WHERE trace_id = %s AND pid = %d AND ts + dur > %" PRId64 " AND ts <= "
+		      "coalesce((SELECT min(ts) FROM thread_state WHERE trace_id = %s AND pid = %d "
+		      "AND state = 'running' AND ts >= %" PRId64 "), %" PRId64 ") ORDER BY ts",
+		      x->trace, pid, x->w0, x->trace, pid, x->w1, x->w1);
 }
 
 static void add_run(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
@@ -194,18 +209,10 @@ static void add_run(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
 /* Who ran on a CPU over the window. */
 static struct arr *runs_of(struct ctx *x, int32_t cpu)
 {
-	int fresh = 0;
-	struct arr *a = find(&x->runs, cpu, sizeof(struct run), &fresh);
-
-	if (fresh) {
-		char sql[512];
-
-		snprintf(sql, sizeof(sql), "SELECT ts, dur, pid FROM sched_slice WHERE trace_id = %s "
-			 "AND cpu = %d AND ts < %" PRId64 " AND ts + dur > %" PRId64 " ORDER BY ts",
-			 x->trace, cpu, x->w1, x->w0);
-		query(x, sql, add_run, a);
-	}
-	return a;
+	return cached(x, &x->runs, cpu, sizeof(struct run), add_run,
+		      "SELECT ts, dur, pid FROM sched_slice WHERE trace_id = %s AND cpu = %d AND "
+		      "ts < %" PRId64 " AND ts + dur > %" PRId64 " ORDER BY ts",
+		      x->trace, cpu, x->w1, x->w0);
 }
 
 static void add_irq(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
@@ -221,17 +228,11 @@ static void add_irq(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
 /* The interrupt running on cpu at time t (a wakeup's source), or NULL. */
 static const char *irq_at(struct ctx *x, int32_t cpu, int64_t t)
 {
-	int fresh = 0;
-	struct arr *a = find(&x->irqs, cpu, sizeof(struct irq), &fresh);
-
-	if (fresh) {
-		char sql[512];
-
-		snprintf(sql, sizeof(sql), "SELECT ts, dur, name FROM slice WHERE trace_id = %s AND "
-			 "cpu = %d AND kind IN ('interrupt', 'softirq') AND ts <= %" PRId64
-			 " AND ts + dur >= %" PRId64 " ORDER BY ts, depth", x->trace, cpu, x->w1, x->w0);
-		query(x, sql, add_irq, a);
-	}
+	const struct arr *a = cached(x, &x->irqs, cpu, sizeof(struct irq), add_irq,
+				     "SELECT ts, dur, name FROM slice WHERE trace_id = %s AND cpu = %d "
+				     "AND kind IN ('interrupt', 'softirq') AND ts <= %" PRId64
+				     " AND ts + dur >= %" PRId64 " ORDER BY ts, depth",
+				     x->trace, cpu, x->w1, x->w0);
 	const struct irq *v = a->v;
 	const char *name = NULL;
 
