@@ -18,6 +18,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include <stddef.h>
 
 #include "kutrace/format.h"
@@ -66,6 +67,12 @@ void kt_out_commit(FILE *f);
  * (tool_exec.c).
  */
 void kt_exec_sibling(const char *name, char **args) __attribute__((noreturn));
+/*
+ * Run that sibling with one end of a new pipe as its descriptor 3 (it
+ * writes there if child_writes, else reads); *fd is this side's end.
+ * Errors end the program naming what.
+ */
+pid_t kt_spawn_fd3(const char *name, char **args, int child_writes, int *fd, const char *what);
 
 /*
  * Command lines (tool_args.c): one table of options per program, parsed

@@ -6,6 +6,8 @@
  * tree, an installed bin/), so a build never mixes with another install
  * on PATH; PATH after that.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -33,4 +35,32 @@ void kt_exec_sibling(const char *name, char **args)
 		strcmp(name, "kutrace_sql") == 0 ?
 		" (it is built where DuckDB is installed: make deps && make)" : "");
 	_exit(127);
+}
+
+pid_t kt_spawn_fd3(const char *name, char **args, int child_writes, int *fd, const char *what)
+{
+	int p[2];
+
+	if (pipe(p) < 0)
+		kt_die("%s: %s", what, strerror(errno));
+	pid_t pid = fork();
+
+	if (pid < 0)
+		kt_die("%s: %s", what, strerror(errno));
+	/* p[1] is the writing end: the child's when it writes. */
+	int mine = child_writes ? p[0] : p[1], its = child_writes ? p[1] : p[0];
+
+	if (pid == 0) {
+		close(mine);
+		if (its != 3) {
+			dup2(its, 3);
+			close(its);
+		}
+		kt_exec_sibling(name, args);
+	}
+	close(its);
+	/* A big pipe: each side runs on longer before it waits for the other. */
+	fcntl(mine, F_SETPIPE_SZ, 1 << 20);
+	*fd = mine;
+	return pid;
 }

@@ -280,29 +280,12 @@ void kt_xbuild_store(const struct kt_build *b, const char *dir)
 	} else if (is_json(b->source)) {
 		build_json(w, b, dir);
 	} else {
-		int p[2];
+		char *args[] = { "kutrace_postproc", (char *)b->source, "--no-json", "--rows-fd",
+				 "3", NULL };
+		int fd;
+		pid_t pid = kt_spawn_fd3("kutrace_postproc", args, 1, &fd, dir);
 
-		if (pipe(p) < 0)
-			kt_die("%s: %s", dir, strerror(errno));
-		pid_t pid = fork();
-
-		if (pid < 0)
-			kt_die("%s: %s", dir, strerror(errno));
-		if (pid == 0) {
-			char *args[] = { "kutrace_postproc", (char *)b->source, "--no-json",
-					 "--rows-fd", "3", NULL };
-
-			close(p[0]);
-			if (p[1] != 3) {
-				dup2(p[1], 3);
-				close(p[1]);
-			}
-			kt_exec_sibling("kutrace_postproc", args);
-		}
-		close(p[1]);
-		/* A big pipe: each side runs on longer before it waits for the other. */
-		fcntl(p[0], F_SETPIPE_SZ, 1 << 20);
-		build_pipe(w, p[0], b, dir, pid);
+		build_pipe(w, fd, b, dir, pid);
 	}
 	writing = NULL;
 	kt_store_w_free(w);

@@ -224,28 +224,10 @@ static void tables_start(struct tables *t, const char *dir, const char *source, 
 {
 	t->dir = dir;
 	if (fd < 0) {
-		int p[2];
+		char *args[] = { "kutrace_sql", "build", "--rows-fd", "3", "-o", (char *)dir,
+				 "--source", (char *)source, NULL };
 
-		if (pipe(p) < 0)
-			kt_die("%s: %s", dir, strerror(errno));
-		t->child = fork();
-		if (t->child < 0)
-			kt_die("%s: %s", dir, strerror(errno));
-		if (t->child == 0) {
-			char *args[] = { "kutrace_sql", "build", "--rows-fd", "3", "-o",
-					 (char *)dir, "--source", (char *)source, NULL };
-
-			close(p[1]);
-			if (p[0] != 3) {
-				dup2(p[0], 3);
-				close(p[0]);
-			}
-			kt_exec_sibling("kutrace_sql", args);
-		}
-		close(p[0]);
-		fd = p[1];
-		/* A big pipe: each side runs on longer before it waits for the other. */
-		fcntl(fd, F_SETPIPE_SZ, 1 << 20);
+		t->child = kt_spawn_fd3("kutrace_sql", args, 0, &fd, dir);
 		/* A reader that stopped is reported by its exit status. */
 		signal(SIGPIPE, SIG_IGN);
 	}
