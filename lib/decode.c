@@ -54,6 +54,7 @@ struct kt_decoder {
 	int timer_event;
 	enum kt_arch arch;	/* from the backend entry; names unnamed calls */
 	const char *backend;	/* that entry's text (interned), or NULL */
+	int irq_by_arg;		/* device interrupts named by arg (below) */
 	struct cpu_state cpu[KUTRACE_MAX_CPUS];
 	struct name_slot *names;
 	size_t ncap, ncount;
@@ -454,6 +455,10 @@ static void name_entry(struct kt_decoder *d, int64_t t, int cpu,
 	if (type == KUTRACE_BACKEND_NAME) {
 		d->arch = kt_backend_arch(clean);
 		d->backend = kt_intern(clean);
+		/* The module's x86 tracepoint backend records a device
+		 * interrupt under its vector, which /proc/interrupts does not
+		 * name, with the Linux irq number, which it does, as arg. */
+		d->irq_by_arg = strncmp(clean, "tracepoint:", 11) == 0;
 	}
 	/* x86 local_timer_vector; arm64 the architected timer's IRQ */
 	if (type == KUTRACE_INTERRUPTNAME && (strncmp(clean, "local_timer", 11) == 0 ||
@@ -711,6 +716,15 @@ static void kernel_call(struct kt_decoder *d, struct cpu_state *cs,
 			dur = 35;
 		e->dur = dur < 1 ? 1 : dur;
 		e->retval = (int8_t)((argall >> KUTRACE_RETVAL_SHIFT) & 0xFF) & 0xFFFF;
+	}
+	if (d->irq_by_arg && ev >= KUTRACE_IRQ && ev < KUTRACE_IRQ + KUTRACE_IRQ_BH &&
+	    (argall & 0xFFFF) != 0) {
+		const char *s = kt_decoder_name(d, KEY(K_EVENT, KUTRACE_IRQ | (argall & 0xFF)));
+
+		if (s) {
+			emit_named(d, e, s, 1, NULL);
+			return;
+		}
 	}
 	if (ev != KUTRACE_IRQ + KUTRACE_IRQ_BH) {
 		emit_named(d, e, cached_name(d, ev, nbuf, sizeof(nbuf)), 1, NULL);

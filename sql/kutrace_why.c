@@ -282,6 +282,38 @@ static const char *cause_of(const char *reason)
 	return kt_intern("unknown");
 }
 
+/*
+ * What an interrupt that ends a sleep says the sleep was for, by its
+ * name (/proc/interrupts' or the softirq's), when the wait itself names
+ * no reason: the span builder names reasons from system calls and
+ * softirqs only (as the original does), and on x86 a disk's or NIC's
+ * completion wakes the thread from the device's own interrupt.
+ */
+static const char *irq_cause(const char *irq)
+{
+	static const char *const disk[] = {
+		"BH:block", "BH:irq_p", "-req", "nvme", "ahci", "ata", "mmc", "scsi", "blk",
+	};
+	static const char *const net[] = {
+		"BH:rx", "BH:tx", "-input", "-output", "eth", "enp", "ens", "eno", "wlan", "wlp",
+		"mlx", "TxRx", "-rx", "-tx",
+	};
+	static const char *const timer[] = {
+		"local_timer", "arch_timer", "riscv-timer", "BH:timer", "BH:hrtim",
+	};
+
+	for (size_t i = 0; i < sizeof(timer) / sizeof(timer[0]); i++)
+		if (strstr(irq, timer[i]))
+			return kt_intern("timer");
+	for (size_t i = 0; i < sizeof(disk) / sizeof(disk[0]); i++)
+		if (strstr(irq, disk[i]))
+			return kt_intern("disk");
+	for (size_t i = 0; i < sizeof(net) / sizeof(net[0]); i++)
+		if (strstr(irq, net[i]))
+			return kt_intern("network");
+	return kt_intern("interrupt");
+}
+
 /* Waiting for cpu over [a, b): behind whoever ran there, or idle_exit. */
 static void cpu_wait(struct ctx *x, int64_t a, int64_t b, int32_t cpu, int depth)
 {
@@ -333,7 +365,7 @@ static void sleep_piece(struct ctx *x, int32_t pid, const struct arr *s, size_t 
 	if (irq || w->waker_pid <= 0 || w->waker_pid == pid || depth + 1 >= MAX_DEPTH) {
 		/* From an interrupt (or the idle thread's): the device or timer. */
 		if (irq && strcmp(cause, "unknown") == 0)
-			cause = kt_intern("interrupt");
+			cause = irq_cause(irq);
 		add(x, a, b, pid, w->waker_cpu, cause, irq ? irq : kt_intern("asleep"), depth);
 		return;
 	}
@@ -505,7 +537,11 @@ static struct cause_sum *sums(const struct ctx *x, size_t *n)
 		int run = p->depth == 0 && strcmp(p->cause, "running") == 0;
 		/* Own running time by what ran; the rest by the thread waited
 		 * for (or what: an interrupt, the idle thread, unknown). */
-		const char *who = run ? p->what : p->pid > 0 ? name_of(p->pid) :
+		int dev = !run && (strcmp(p->cause, "disk") == 0 ||
+				   strcmp(p->cause, "network") == 0 ||
+				   strcmp(p->cause, "interrupt") == 0);
+		/* A device's wait is named by the device's interrupt. */
+		const char *who = run || dev ? p->what : p->pid > 0 ? name_of(p->pid) :
 				  p->pid == 0 ? "-idle-" : p->what;
 		int32_t pid = p->pid;
 		size_t j;

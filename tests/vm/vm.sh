@@ -125,11 +125,13 @@ qemu="qemu-system-x86_64 $acc" con=ttyS0
 start=$(date +%s)
 set +e
 # KT_VM_MEM: guest RAM (a 1 GB trace buffer needs 3G); KT_QEMU_OPTS: extra
-# QEMU options (make bench: -icount).
+# QEMU options (make bench: -icount); KT_VM_DRIVE: a second virtio disk,
+# /dev/vdb in the guest (the -drive option's value).
 timeout "$tmo" $qemu ${KT_QEMU_OPTS:-} -smp "$smp" -m "${KT_VM_MEM:-1G}" -nographic -no-reboot \
 	-kernel "$kimg" -initrd "$tmp/initrd.gz" \
 	-append "console=$con loglevel=4 panic=-1 $tick ${KT_APPEND:-}" \
 	-drive file="$disk",format=raw,if=virtio \
+	${KT_VM_DRIVE:+-drive "$KT_VM_DRIVE"} \
 	</dev/null >"$out/console.log" 2>&1
 rc=$?
 set -e
