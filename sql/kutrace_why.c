@@ -78,6 +78,9 @@ struct ctx {
 	const char *trace;	/* trace_id filter, SQL literal */
 	int64_t w0, w1;		/* the target window: what is loaded */
 	struct cache states, runs, irqs;
+	int32_t rpc;		/* the target's RPC id, or 0 */
+	int32_t stack[MAX_DEPTH];	/* the threads being walked, by depth */
+	struct arr rpc_rows;	/* other threads' rows of that RPC (struct run) */
 	struct piece *p;
 	size_t np, capp;
 	char err[512];
@@ -347,6 +350,42 @@ static int32_t next_cpu(const struct arr *s, size_t i)
 
 static void walk(struct ctx *x, int32_t pid, int64_t a0, int64_t b0, int depth, const char *via);
 
+/*
+ * A sleep [a, b) of pid whose wakeup leads to no thread (an interrupt, a
+ * timer, none seen): when the target is an RPC and other threads worked
+ * on it meanwhile (a server behind a network card, a worker that took the
+ * request from a queue), the sleep waited for their work: each is walked
+ * over its part of [a, b); the rest stays what the wakeup says.
+ */
+/* Is pid one of the threads the walk is in (it waits for us)? */
+static int on_stack(const struct ctx *x, int32_t pid, int depth)
+{
+	for (int d = 0; d <= depth; d++)
+		if (x->stack[d] == pid)
+			return 1;
+	return 0;
+}
+
+static void follow_rpc(struct ctx *x, int32_t pid, int64_t a, int64_t b, int32_t cpu,
+		       const char *cause, const char *what, int depth)
+{
+	const struct run *r = x->rpc_rows.v;
+	int64_t t = a;
+
+	/* A timer ends a sleep that waited for time, not for the work. */
+	for (size_t i = 0; x->rpc && depth + 1 < MAX_DEPTH && strcmp(cause, "timer") != 0 &&
+	     i < x->rpc_rows.n && t < b; i++) {
+		if (r[i].end <= t || r[i].ts >= b || on_stack(x, r[i].pid, depth))
+			continue;
+		int64_t s = r[i].ts > t ? r[i].ts : t, e = r[i].end < b ? r[i].end : b;
+
+		add(x, t, s, pid, cpu, cause, what, depth);
+		walk(x, r[i].pid, s, e, depth + 1, cause);
+		t = e;
+	}
+	add(x, t, b, pid, cpu, cause, what, depth);
+}
+
 static void sleep_piece(struct ctx *x, int32_t pid, const struct arr *s, size_t i, int64_t a,
 			int64_t b, int depth)
 {
@@ -357,7 +396,7 @@ static void sleep_piece(struct ctx *x, int32_t pid, const struct arr *s, size_t 
 				v[i + 1].waker_pid >= 0 ? &v[i + 1] : NULL;
 
 	if (!w) {
-		add(x, a, b, pid, -1, cause, kt_intern("no wakeup seen"), depth);
+		follow_rpc(x, pid, a, b, -1, cause, kt_intern("no wakeup seen"), depth);
 		return;
 	}
 	const char *irq = w->waker_cpu >= 0 ? irq_at(x, w->waker_cpu, w->ts) : NULL;
@@ -366,7 +405,8 @@ static void sleep_piece(struct ctx *x, int32_t pid, const struct arr *s, size_t 
 		/* From an interrupt (or the idle thread's): the device or timer. */
 		if (irq && strcmp(cause, "unknown") == 0)
 			cause = irq_cause(irq);
-		add(x, a, b, pid, w->waker_cpu, cause, irq ? irq : kt_intern("asleep"), depth);
+		follow_rpc(x, pid, a, b, w->waker_cpu, cause, irq ? irq : kt_intern("asleep"),
+			   depth);
 		return;
 	}
 	walk(x, w->waker_pid, a, b, depth + 1, cause);
@@ -382,6 +422,8 @@ static void walk(struct ctx *x, int32_t pid, int64_t a0, int64_t b0, int depth, 
 	const struct arr *s = states_of(x, pid);
 	const struct state *v = s->v;
 	int64_t t = a0;
+
+	x->stack[depth] = pid;
 
 	for (size_t i = 0; i < s->n && t < b0; i++) {
 		if (v[i].end <= t || v[i].ts >= b0)
@@ -481,7 +523,7 @@ static void split_running(struct ctx *x, int32_t pid, size_t from)
 
 struct target {
 	char label[128];
-	int32_t pid;
+	int32_t pid, rpc;
 	int64_t a, b;
 };
 
@@ -537,7 +579,8 @@ static struct cause_sum *sums(const struct ctx *x, size_t *n)
 		int run = p->depth == 0 && strcmp(p->cause, "running") == 0;
 		/* Own running time by what ran; the rest by the thread waited
 		 * for (or what: an interrupt, the idle thread, unknown). */
-		int dev = !run && (strcmp(p->cause, "disk") == 0 ||
+		int dev = !run && strcmp(p->what, "running") != 0 &&
+			  (strcmp(p->cause, "disk") == 0 ||
 				   strcmp(p->cause, "network") == 0 ||
 				   strcmp(p->cause, "interrupt") == 0);
 		/* A device's wait is named by the device's interrupt. */
@@ -671,10 +714,29 @@ static void save_rows(struct kt_pq *w, const struct ctx *x, const struct target 
 	}
 }
 
+static void add_rpc_run(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
+{
+	struct run *s = push(arg);
+
+	(void)x;
+	s->pid = duckdb_value_int32(r, 0, i);
+	s->ts = duckdb_value_int64(r, 1, i);
+	s->end = duckdb_value_int64(r, 2, i);
+}
+
 /* x->w0..w1, what the caches load, covers every target (main). */
 static void explain(struct ctx *x, const struct target *t)
 {
 	x->np = 0;
+	x->rpc = t->rpc;
+	x->rpc_rows.n = 0;
+	if (t->rpc) {
+		char sql[256];
+
+		snprintf(sql, sizeof(sql), "SELECT pid, begin_ts, end_ts FROM rpc WHERE trace_id = %s "
+			 "AND rpc = %d ORDER BY begin_ts, pid", x->trace, t->rpc);
+		query(x, sql, add_rpc_run, &x->rpc_rows);
+	}
 	walk(x, t->pid, t->a, t->b, 0, NULL);
 	split_running(x, t->pid, 0);
 }
@@ -699,13 +761,15 @@ struct targets {
 	size_t n;
 };
 
-static void add_target(struct targets *ts, const char *label, int32_t pid, int64_t a, int64_t b)
+static void add_target(struct targets *ts, const char *label, int32_t pid, int32_t rpc, int64_t a,
+		       int64_t b)
 {
 	ts->t = kt_xrealloc(ts->t, (ts->n + 1) * sizeof(*ts->t));
 	struct target *t = &ts->t[ts->n++];
 
 	snprintf(t->label, sizeof(t->label), "%s", label);
 	t->pid = pid;
+	t->rpc = rpc;
 	t->a = a;
 	t->b = b;
 }
@@ -719,8 +783,8 @@ static void add_rpc_row(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
 	(void)x;
 	snprintf(label, sizeof(label), "rpc %d%s%s", duckdb_value_int32(r, 0, i), m ? " " : "",
 		 m ? m : "");
-	add_target(arg, label, duckdb_value_int32(r, 1, i), duckdb_value_int64(r, 2, i),
-		   duckdb_value_int64(r, 3, i));
+	add_target(arg, label, duckdb_value_int32(r, 1, i), duckdb_value_int32(r, 0, i),
+		   duckdb_value_int64(r, 2, i), duckdb_value_int64(r, 3, i));
 }
 
 /*
@@ -745,7 +809,7 @@ static void add_mark_row(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
 
 	(void)x;
 	snprintf(label, sizeof(label), "mark %s", str(r, 3, i));
-	add_target(arg, label, duckdb_value_int32(r, 0, i), duckdb_value_int64(r, 1, i),
+	add_target(arg, label, duckdb_value_int32(r, 0, i), 0, duckdb_value_int64(r, 1, i),
 		   duckdb_value_int64(r, 2, i));
 }
 
@@ -818,7 +882,7 @@ int main(int argc, char **argv)
 
 	if (!db)
 		kt_die("%s", err);
-	struct ctx x = { .c = kt_db_conn(db) };
+	struct ctx x = { .c = kt_db_conn(db), .rpc_rows = { .size = sizeof(struct run) } };
 	duckdb_result r;
 
 	if (duckdb_query(x.c, "SELECT trace_id FROM machine LIMIT 1", &r) == DuckDBError ||
@@ -875,7 +939,7 @@ int main(int argc, char **argv)
 				     pid, from, to, (double)life0 / 1e9, (double)life1 / 1e9);
 		}
 		snprintf(label, sizeof(label), "pid %ld", pid);
-		add_target(&ts, label, (int32_t)pid, a_ns, b_ns);
+		add_target(&ts, label, (int32_t)pid, 0, a_ns, b_ns);
 	} else if (mark) {
 		char sql[1024];
 
@@ -982,6 +1046,7 @@ int main(int argc, char **argv)
 	free(x.runs.a);
 	free(x.irqs.a);
 	free(x.p);
+	free(x.rpc_rows.v);
 	free(ts.t);
 	free(names.pid);
 	free(names.name);

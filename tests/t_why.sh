@@ -5,6 +5,8 @@
 #   (docs/spec/FORMATS.md 5.6): thread A blocks on a futex that B holds while B
 #   sleeps 5 ms on a timer; A's wait must be >= 95 % "timer", naming B,
 #   reached through B (the waker), and the rest B's own time with the lock.
+# - An RPC whose client a network interrupt wakes: followed by its id to
+#   the server thread that worked on it.
 # - The original KUtrace's hello_world trace: the program's whole life is
 #   its own running time, split by what ran; its marked interval too.
 # - Every answer's pieces add up to its latency to the nanosecond.
@@ -88,6 +90,66 @@ else
 fi
 "$W" "$TMP/lock.json" --pid 100 --from 1.000001 --to 1.005013 > "$TMP/lock.txt" 2>&1
 check "lock chain: the text names the cause and B" grep -q 'timer .*holder (200)' "$TMP/lock.txt"
+
+# An RPC behind a network card: the client sleeps in read until the NIC's
+# interrupt wakes it; meanwhile the server thread worked on the same RPC
+# id (its rows carry it).  The walk follows the RPC there: the server's
+# work and its 2 ms timer sleep, the rest the network.  --pid over the
+# same interval has no RPC to follow: all network.
+python3 - "$TMP/rpc.json" <<'EOF'
+import sys
+rows = []
+def row(t0, t1, cpu, pid, ev, name, arg=0, ret=0, rpc=0):
+    rows.append((1.0 + t0 / 1e8, (t1 - t0) / 1e8, cpu, pid, rpc, ev, arg, ret, 0, name))
+MS = 100000
+# The client (pid 300, CPU 0) sends RPC 77 and sleeps in read until the
+# network card's interrupt wakes it 5 ms later.
+row(-MS, 0, 0, 300, 0x10000 + 300, "client.300")
+row(0, 1, 0, 300, 0x201, "lookup.77", 77, rpc=77)
+row(1, 100, 0, 300, 0x10000 + 300, "client.300", rpc=77)
+row(100, 200, 0, 300, 0x800 + 0, "read", rpc=77)
+row(200, 210, 0, 300, 0xDFF, "-sched-", rpc=77)
+row(210, 5 * MS, 0, 0, 0x10000, "-idle-")
+row(211, 5 * MS + 50, -1, 300, 0x30D, "wait_net", rpc=77)
+row(5 * MS, 5 * MS + 100, 0, 0, 0x522, "virtio0-input.0")
+row(5 * MS + 50, 5 * MS + 51, 0, 0, 0x206, "runnable.300", 300)
+row(5 * MS + 50, 5 * MS + 110, 0, 0, -3, "-wakeup-", 0, 300)
+row(5 * MS + 100, 5 * MS + 110, 0, 0, 0xDFF, "-sched-")
+row(5 * MS + 110, 6 * MS, 0, 300, 0x10000 + 300, "client.300", rpc=77)
+row(6 * MS, 6 * MS + 1, 0, 300, 0x202, "lookup.77", 77, rpc=77)
+row(6 * MS + 1, 7 * MS, 0, 300, 0x10000 + 300, "client.300")
+# The server (pid 400, CPU 1), behind the network: the request's work 1 ms,
+# a 2 ms timer sleep (its log write), 0.5 ms more, the answer sent.
+row(-MS, MS, 1, 0, 0x10000, "-idle-")
+row(MS, MS + 1, 1, 400, 0x201, "lookup.77", 77, rpc=77)
+row(MS + 1, 2 * MS, 1, 400, 0x10000 + 400, "server.400", rpc=77)
+row(2 * MS, 2 * MS + 100, 1, 400, 0x800 + 230, "clock_nanosleep", rpc=77)
+row(2 * MS + 100, 2 * MS + 110, 1, 400, 0xDFF, "-sched-", rpc=77)
+row(2 * MS + 110, 4 * MS, 1, 0, 0x10000, "-idle-")
+row(2 * MS + 111, 4 * MS + 50, -1, 400, 0x313, "wait_time", rpc=77)
+row(4 * MS, 4 * MS + 100, 1, 0, 0x5EC, "local_timer_vector")
+row(4 * MS + 50, 4 * MS + 51, 1, 0, 0x206, "runnable.400", 400)
+row(4 * MS + 50, 4 * MS + 110, 1, 0, -3, "-wakeup-", 1, 400)
+row(4 * MS + 100, 4 * MS + 110, 1, 0, 0xDFF, "-sched-")
+row(4 * MS + 110, 4 * MS + 50000, 1, 400, 0x10000 + 400, "server.400", rpc=77)
+row(4 * MS + 50000, 4 * MS + 50100, 1, 400, 0x800 + 44, "sendto", rpc=77)
+row(4 * MS + 50100, 4 * MS + 50101, 1, 400, 0x202, "lookup.77", 77, rpc=77)
+row(4 * MS + 50101, 7 * MS, 1, 400, 0x10000 + 400, "server.400")
+rows.sort(key=lambda r: (round(r[0] * 1e8), r))
+with open(sys.argv[1], "w") as f:
+    f.write('  {\n "Comment" : "V2 with IPC field",\n "tracebase" : "2026-11-28_10:00:00",\n'
+            ' "version" : 3,\n"events" : [\n')
+    for r in rows:
+        f.write('[%12.8f, %10.8f, %d, %d, %d, %d, %d, %d, %d, "%s"],\n' % r)
+    f.write('[999.0, 0.0, 0, 0, 0, 0, 0, 0, 0, ""]\n]}\n')
+EOF
+"$W" "$TMP/rpc.json" --rpc 77 --json > "$TMP/rpc.out" 2>"$TMP/e"
+"$W" "$TMP/rpc.json" --pid 300 --from 1.0 --to 1.00600001 --json > "$TMP/rpcpid.out" 2>>"$TMP/e"
+by() { python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); print(o["latency_ns"], sum(p["dur_ns"] for p in o["path"]), " ".join("%s/%s/%d" % (b["cause"], b["name"], b["ns"]) for b in o["by_cause"][:3]))' "$1" 2>&1; }
+eq "rpc behind a NIC: the server's timer sleep, its work (reached by the RPC id), the network; exact" \
+	"6000010 6000010 timer/server/1999400 network/server/1501000 network/virtio0-input.0/1497390" "$(by "$TMP/rpc.out")"
+eq "... the same interval as --pid: the whole sleep is the network's interrupt" \
+	"6000010 6000010 network/virtio0-input.0/4998400 running/user code/999900 running/read/1000" "$(by "$TMP/rpcpid.out")"
 
 # The original KUtrace's trace of hello_world.
 if [ -f "$REAL" ]; then
