@@ -80,6 +80,7 @@ struct ctx {
 	struct cache states, runs, irqs;
 	int32_t rpc;		/* the target's RPC id, or 0 */
 	int32_t stack[MAX_DEPTH];	/* the threads being walked, by depth */
+	const char *blind;	/* what the trace cannot show, or NULL */
 	struct arr rpc_rows;	/* other threads' rows of that RPC (struct run) */
 	struct piece *p;
 	size_t np, capp;
@@ -610,6 +611,8 @@ static json_t *to_json(const struct ctx *x, const struct target *t)
 	struct cause_sum *s = sums(x, &n);
 
 	json_object_set_new(o, "target", json_string(t->label));
+	if (x->blind)
+		json_object_set_new(o, "unseen", json_string(x->blind));
 	json_object_set_new(o, "pid", json_integer(t->pid));
 	json_object_set_new(o, "start_ns", json_integer(t->a));
 	json_object_set_new(o, "latency_ns", json_integer(t->b - t->a));
@@ -973,9 +976,13 @@ int main(int argc, char **argv)
 			none("%s%s%s: no such RPC in the trace", rpc ? "--rpc " : "--slowest",
 			     rpc ? rpc : "", method ? " --method" : "");
 	}
-	if (!one_int(&x, "SELECT count(*) FROM wakeup") && !json)
-		printf("note: this trace has no wakeups: sleeps are not followed to their wakers "
-		       "(their cause shows as unknown)\n");
+	/* An old JSON without wakeup arcs: running and blocked time are still
+	 * exact, but no sleep can be followed to what ended it. */
+	x.blind = one_int(&x, "SELECT count(*) FROM wakeup") ? NULL :
+		  "this trace has no wakeups: a sleep's cause (lock, pipe, timer, disk, network, "
+		  "memory, ipi, interrupt) cannot be seen and shows as unknown";
+	if (x.blind && !json)
+		printf("note: %s\n", x.blind);
 	json_t *all = json_array();
 	struct kt_pq *cp = NULL;
 	char cpfile[4200];

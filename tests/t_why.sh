@@ -151,6 +151,16 @@ eq "rpc behind a NIC: the server's timer sleep, its work (reached by the RPC id)
 eq "... the same interval as --pid: the whole sleep is the network's interrupt" \
 	"6000010 6000010 network/virtio0-input.0/4998400 running/user code/999900 running/read/1000" "$(by "$TMP/rpcpid.out")"
 
+# A trace without wakeups (an old JSON): running and blocked time still
+# exact, and the answer says which causes it cannot see.
+grep -v -e ', -3, ' -e ', 518, ' "$TMP/rpc.json" > "$TMP/nowake.json"
+"$W" "$TMP/nowake.json" --pid 300 > "$TMP/nowake.txt" 2>&1
+check "no wakeups: the text says which causes it cannot see" \
+	grep -q "^note: this trace has no wakeups: a sleep's cause (lock, pipe, timer, disk, network" "$TMP/nowake.txt"
+eq "no wakeups: the sleep is unknown, running its own, exact (--json with \"unseen\")" \
+	"8000000 8000000 unknown/client/4999000 running/user code/2999900 running/read/1000 True" \
+	"$("$W" "$TMP/nowake.json" --pid 300 --json > "$TMP/nowake.out" 2>&1; by "$TMP/nowake.out") $(python3 -c 'import json,sys; print("unseen" in json.load(open(sys.argv[1])))' "$TMP/nowake.out" 2>&1)"
+
 # The original KUtrace's trace of hello_world.
 if [ -f "$REAL" ]; then
 	cp "$REAL" "$TMP/hw.json"
