@@ -45,3 +45,9 @@ bench-peers:
 .PHONY: bench-tables
 bench-tables: $(BIN)/kutrace_postproc $(BIN)/kutrace_synth
 	bench/run.sh tables
+
+# kutrace_why's figures alone (issue 29): one RPC and the slowest 100 in
+# a 10 M-span store with RPCs (about a minute).
+.PHONY: bench-why
+bench-why: $(BIN)/kutrace_synth
+	bench/run.sh why

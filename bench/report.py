@@ -355,6 +355,13 @@ def main():
             if f"{r}_s" in t:
                 L.append(f"| &nbsp;&nbsp;`kutrace_sql --report {r}` over it | {t[r + '_s']} s, peak RSS {t[r + '_rss_mb']} MB | "
                          f"≤ 3 s and ≤ 2 GB: {met(float(t[r + '_s']) <= 3 and float(t[r + '_rss_mb']) <= 2048)} |")
+    wy = kv_lines(os.path.join(out, "why.txt"), "why64")
+    if wy:
+        t = wy[0]
+        L.append(f"| `kutrace_why --rpc ID` (median latency) in a {int(t['spans']) / 1e6:.1f} M-span store with {t['rpcs']} RPCs "
+                 f"(`kutrace_synth --rpc`; store built in {t['build_s']} s), median of 3 | {t['rpc_s']} s | ≤ 1 s: {met(float(t['rpc_s']) <= 1)} |")
+        L.append(f"| &nbsp;&nbsp;`kutrace_why --slowest 100` over it | {t['slowest100_s']} s, peak RSS {t['slowest100_rss_mb']} MB | "
+                 f"≤ 10 s: {met(float(t['slowest100_s']) <= 10)} |")
     vp = os.path.join(out, "viewer.txt")
     if os.path.exists(vp) and "spans:" in open(vp).read():
         for line in open(vp):

@@ -13,6 +13,7 @@
 #             if it is built (tests/vm/kbuild.sh 6.1), bench_dump.sh (1 GB)
 #   postproc  kutrace_postproc on a synthetic trace (entries/s, MB/s, RSS)
 #   tables    the table store: what --tables costs, reports over 100 M spans
+#   why       kutrace_why on a 64 MB trace with RPCs: one RPC, the slowest 100
 #   viewer    make bench-viewer (headless Chromium), if it can run
 #   report    bench/report.py: the table into docs/PERFORMANCE.md
 # BENCH_QUICK=1: smaller sizes and fewer repeats (minutes, not 15).
@@ -23,7 +24,7 @@ BIN=${KT_BIN:-build/bin}
 OUT=${BENCH_OUT:-build/bench}
 Q=${BENCH_QUICK:-0}
 case ${1:-} in -h|--help) sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
-sections=${*:-fastpath extract vm postproc tables viewer report}
+sections=${*:-fastpath extract vm postproc tables why viewer report}
 mkdir -p "$OUT"
 log() { echo "bench: $*" >&2; }
 
@@ -196,6 +197,38 @@ tables() {
 	echo "$line" | tee -a "$OUT/tables.txt"
 }
 
+# The critical path (issue 29): a 64 MB synthetic trace whose threads
+# begin and answer RPCs (kutrace_synth --rpc; 10.7 M spans), its store
+# built once (timed on its own), then kutrace_why on the RPC of median
+# latency and --slowest 100, median of 3 each, with peak RSS.  Seconds by
+# CLOCK_MONOTONIC (python): /usr/bin/time's elapsed was seen off by
+# 1000 s on this machine.
+why() {
+	local tr=$OUT/bench_why.trace st=$OUT/bench_why.tables i id spans rpcs build one slow rss
+	[ "$Q" = 1 ] && tr=$OUT/bench_why_q.trace st=$OUT/bench_why_q.tables
+	[ -x "$BIN/kutrace_why" ] || { log "why: no kutrace_why (make deps && make)"; echo "skipped: no kutrace_why" > "$OUT/why.txt"; return 0; }
+	[ -s "$tr" ] || "$BIN/kutrace_synth" --rpc -s 3 -c 4 -m $([ "$Q" = 1 ] && echo 16 || echo 64) -o "$tr" >/dev/null 2>&1
+	log "why: the store of a synthetic trace with RPCs, then kutrace_why"
+	rm -rf "$st"
+	build=$(secs "$BIN/kutrace_sql" build "$tr" -o "$st") || return 1
+	spans=$("$BIN/kutrace_sql" "$st" --csv -c "select count(*) from span" | tail -1)
+	rpcs=$("$BIN/kutrace_sql" "$st" --csv -c "select count(distinct rpc) from rpc" | tail -1)
+	id=$("$BIN/kutrace_sql" "$st" --csv -c "select rpc from (select rpc, max(end_ts) - min(begin_ts) l from rpc group by rpc) order by l, rpc limit 1 offset $((rpcs / 2))" | tail -1)
+	one=$(for i in 1 2 3; do secs "$BIN/kutrace_why" "$st" --rpc "$id"; done | sort -n | sed -n 2p)
+	slow=$(for i in 1 2 3; do secs "$BIN/kutrace_why" "$st" --slowest 100; done | sort -n | sed -n 2p)
+	/usr/bin/time -f '%M' -o "$OUT/time.out" "$BIN/kutrace_why" "$st" --slowest 100 > /dev/null || return 1
+	rss=$(awk '{ printf "%.0f", $1 / 1024 }' "$OUT/time.out")
+	rm -rf "$st"
+	echo "why64 spans=$spans rpcs=$rpcs build_s=$build rpc_s=$one slowest100_s=$slow slowest100_rss_mb=$rss" | tee "$OUT/why.txt"
+}
+# secs CMD...: CMD's wall seconds (its output dropped), or failure.
+secs() {
+	python3 -c 'import subprocess, sys, time
+t = time.monotonic()
+r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+print("%.2f" % (time.monotonic() - t)) if r.returncode == 0 else sys.exit(1)' "$@"
+}
+
 viewer() {
 	local spans="1000000 10000000"
 	[ "$Q" = 1 ] && spans=1000000
@@ -215,7 +248,7 @@ report() {
 rc=0
 for s in $sections; do
 	case $s in
-	fastpath|extract|vm|postproc|tables|viewer|report) $s || { log "$s failed"; rc=1; } ;;
+	fastpath|extract|vm|postproc|tables|why|viewer|report) $s || { log "$s failed"; rc=1; } ;;
 	*) log "unknown section $s"; exit 2 ;;
 	esac
 done

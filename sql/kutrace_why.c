@@ -61,16 +61,23 @@ struct irq {
 	const char *name;
 };
 
+/* Every row the walk loads begins with its interval. */
+struct iv {
+	int64_t ts, end;
+};
+
 struct arr {
 	void *v;
 	size_t n, cap, size;
 	int32_t key;
+	int64_t key2;		/* irqs: the longest one's duration, -1 unknown */
 };
 
 /* Each array on its own: the walk holds one while it loads another. */
 struct cache {
 	struct arr **a;
 	size_t n;
+	int loaded;
 };
 
 struct ctx {
@@ -82,6 +89,7 @@ struct ctx {
 	int32_t stack[MAX_DEPTH];	/* the threads being walked, by depth */
 	const char *blind;	/* what the trace cannot show, or NULL */
 	struct arr rpc_rows;	/* other threads' rows of that RPC (struct run) */
+	struct arr exe;		/* the targets' execution rows (struct exe, load_exe) */
 	struct piece *p;
 	size_t np, capp;
 	char err[512];
@@ -93,6 +101,27 @@ struct piece {
 	const char *cause, *what;
 	int depth;
 };
+
+/*
+ * The first row of a ending after t, for rows that tile their thread's or
+ * CPU's time (ends in order): the walk starts there, not at the first row
+ * of a window that may hold the whole trace (--slowest).
+ */
+static size_t first_after(const struct arr *a, int64_t t)
+{
+	size_t lo = 0, hi = a->n;
+
+	while (lo < hi) {
+		size_t m = lo + (hi - lo) / 2;
+		const struct iv *v = (const struct iv *)((const char *)a->v + m * a->size);
+
+		if (v->end <= t)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo;
+}
 
 static void *push(struct arr *a)
 {
@@ -110,7 +139,7 @@ static struct arr *find(struct cache *c, int32_t key, size_t size, int *fresh)
 			return c->a[i];
 	c->a = kt_xrealloc(c->a, (c->n + 1) * sizeof(*c->a));
 	c->a[c->n] = kt_xcalloc(1, sizeof(**c->a));
-	*c->a[c->n] = (struct arr){ .key = key, .size = size };
+	*c->a[c->n] = (struct arr){ .key = key, .size = size, .key2 = -1 };
 	*fresh = 1;
 	return c->a[c->n++];
 }
@@ -122,6 +151,7 @@ static void cache_clear(struct cache *c)
 		free(c->a[i]);
 	}
 	c->n = 0;
+	c->loaded = 0;
 }
 
 /* Rows of sql, each handed to fn with its column values as text. */
@@ -139,25 +169,43 @@ static void query(struct ctx *x, const char *sql, void (*fn)(struct ctx *, duckd
 
 typedef void (*row_fn)(struct ctx *, duckdb_result *, idx_t, void *);
 
-/* c's array for key: loaded by the query fmt the first time it is asked. */
+/*
+ * c's array for key.  The first time any key is asked, the query fmt
+ * loads every key's rows over the window at once (column 0 the key, rows
+ * in key order; fn reads the rest): one scan of the table, not one per
+ * thread or CPU, each of which would decompress the whole table again
+ * when the window is long (--slowest).
+ */
 static struct arr *cached(struct ctx *x, struct cache *c, int32_t key, size_t size, row_fn fn,
 			  const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 static struct arr *cached(struct ctx *x, struct cache *c, int32_t key, size_t size, row_fn fn,
 			  const char *fmt, ...)
 {
 	int fresh = 0;
-	struct arr *a = find(c, key, size, &fresh);
 
-	if (fresh) {
-		char sql[1024];
+	if (!c->loaded) {
+		char sql[2048];
 		va_list ap;
+		duckdb_result r;
+		struct arr *cur = NULL;
 
 		va_start(ap, fmt);
 		vsnprintf(sql, sizeof(sql), fmt, ap);
 		va_end(ap);
-		query(x, sql, fn, a);
+		if (duckdb_query(x->c, sql, &r) == DuckDBError)
+			kt_die("%.*s", (int)strcspn(duckdb_result_error(&r), "\n"),
+			       duckdb_result_error(&r));
+		for (idx_t i = 0; i < duckdb_row_count(&r); i++) {
+			int32_t k = duckdb_value_int32(&r, 0, i);
+
+			if (!cur || cur->key != k)
+				cur = find(c, k, size, &fresh);
+			fn(x, &r, i, cur);
+		}
+		duckdb_destroy_result(&r);
+		c->loaded = 1;
 	}
-	return a;
+	return find(c, key, size, &fresh);
 }
 
 static const char *str(duckdb_result *r, idx_t col, idx_t row)
@@ -174,30 +222,31 @@ static const char *str(duckdb_result *r, idx_t col, idx_t row)
 static void add_state(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
 {
 	struct state *s = push(arg);
-	const char *st = str(r, 3, i);
+	const char *st = str(r, 4, i);
 
 	(void)x;
-	s->ts = duckdb_value_int64(r, 0, i);
-	s->end = s->ts + duckdb_value_int64(r, 1, i);
-	s->cpu = duckdb_value_int32(r, 2, i);
+	s->ts = duckdb_value_int64(r, 1, i);
+	s->end = s->ts + duckdb_value_int64(r, 2, i);
+	s->cpu = duckdb_value_int32(r, 3, i);
 	s->state = strcmp(st, "running") == 0 ? RUNNING : strcmp(st, "runnable") == 0 ? RUNNABLE :
 		   SLEEPING;
-	s->reason = str(r, 4, i);
-	s->waker_pid = duckdb_value_is_null(r, 5, i) ? -1 : duckdb_value_int32(r, 5, i);
-	s->waker_cpu = duckdb_value_is_null(r, 6, i) ? -1 : duckdb_value_int32(r, 6, i);
+	s->reason = str(r, 5, i);
+	s->waker_pid = duckdb_value_is_null(r, 6, i) ? -1 : duckdb_value_int32(r, 6, i);
+	s->waker_cpu = duckdb_value_is_null(r, 7, i) ? -1 : duckdb_value_int32(r, 7, i);
 }
 
 /* A thread's states over the window, in time order. */
 static struct arr *states_of(struct ctx *x, int32_t pid)
 {
-	/* And its first running state after the window: where a wait at the
-	 * window's end was going to run. */
+	/* And each thread's first running state after the window: where a
+	 * wait at the window's end was going to run, and who woke it. */
 	return cached(x, &x->states, pid, sizeof(struct state), add_state,
-		      "SELECT ts, dur, cpu, state, reason, waker_pid, waker_cpu FROM thread_state "
-		      "WHERE trace_id = %s AND pid = %d AND ts + dur > %" PRId64 " AND ts <= "
-		      "coalesce((SELECT min(ts) FROM thread_state WHERE trace_id = %s AND pid = %d "
-		      "AND state = 'running' AND ts >= %" PRId64 "), %" PRId64 ") ORDER BY ts",
-		      x->trace, pid, x->w0, x->trace, pid, x->w1, x->w1);
+		      "WITH nx AS (SELECT pid, min(ts) AS t FROM thread_state WHERE trace_id = %s AND "
+		      "state = 'running' AND ts >= %" PRId64 " GROUP BY pid) "
+		      "SELECT s.pid, s.ts, s.dur, s.cpu, s.state, s.reason, s.waker_pid, s.waker_cpu "
+		      "FROM thread_state s LEFT JOIN nx ON s.pid = nx.pid WHERE s.trace_id = %s AND "
+		      "s.ts + s.dur > %" PRId64 " AND s.ts <= coalesce(nx.t, %" PRId64 ") "
+		      "ORDER BY s.pid, s.ts", x->trace, x->w1, x->trace, x->w0, x->w1);
 }
 
 static void add_run(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
@@ -205,18 +254,18 @@ static void add_run(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
 	struct run *s = push(arg);
 
 	(void)x;
-	s->ts = duckdb_value_int64(r, 0, i);
-	s->end = s->ts + duckdb_value_int64(r, 1, i);
-	s->pid = duckdb_value_int32(r, 2, i);
+	s->ts = duckdb_value_int64(r, 1, i);
+	s->end = s->ts + duckdb_value_int64(r, 2, i);
+	s->pid = duckdb_value_int32(r, 3, i);
 }
 
 /* Who ran on a CPU over the window. */
 static struct arr *runs_of(struct ctx *x, int32_t cpu)
 {
 	return cached(x, &x->runs, cpu, sizeof(struct run), add_run,
-		      "SELECT ts, dur, pid FROM sched_slice WHERE trace_id = %s AND cpu = %d AND "
-		      "ts < %" PRId64 " AND ts + dur > %" PRId64 " ORDER BY ts",
-		      x->trace, cpu, x->w1, x->w0);
+		      "SELECT cpu, ts, dur, pid FROM sched_slice WHERE trace_id = %s AND "
+		      "ts < %" PRId64 " AND ts + dur > %" PRId64 " ORDER BY cpu, ts",
+		      x->trace, x->w1, x->w0);
 }
 
 static void add_irq(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
@@ -224,27 +273,40 @@ static void add_irq(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
 	struct irq *s = push(arg);
 
 	(void)x;
-	s->ts = duckdb_value_int64(r, 0, i);
-	s->end = s->ts + duckdb_value_int64(r, 1, i);
-	s->name = str(r, 2, i);
+	s->ts = duckdb_value_int64(r, 1, i);
+	s->end = s->ts + duckdb_value_int64(r, 2, i);
+	s->name = str(r, 3, i);
 }
 
 /* The interrupt running on cpu at time t (a wakeup's source), or NULL. */
 static const char *irq_at(struct ctx *x, int32_t cpu, int64_t t)
 {
-	const struct arr *a = cached(x, &x->irqs, cpu, sizeof(struct irq), add_irq,
-				     "SELECT ts, dur, name FROM slice WHERE trace_id = %s AND cpu = %d "
+	struct arr *a = cached(x, &x->irqs, cpu, sizeof(struct irq), add_irq,
+				     "SELECT cpu, ts, dur, name FROM slice WHERE trace_id = %s "
 				     "AND kind IN ('interrupt', 'softirq') AND ts <= %" PRId64
-				     " AND ts + dur >= %" PRId64 " ORDER BY ts, depth",
-				     x->trace, cpu, x->w1, x->w0);
+				     " AND ts + dur >= %" PRId64 " ORDER BY cpu, ts, depth",
+				     x->trace, x->w1, x->w0);
 	const struct irq *v = a->v;
-	const char *name = NULL;
+	size_t lo = 0, hi = a->n;
 
+	/* Interrupts nest, so their ends are not in order: the last one
+	 * starting at or before t, and back from there over the longest. */
+	while (lo < hi) {
+		size_t m = lo + (hi - lo) / 2;
+
+		if (v[m].ts <= t)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	if (a->key2 < 0)	/* the longest, once */
+		for (size_t i = 0; i < a->n; i++)
+			a->key2 = v[i].end - v[i].ts > a->key2 ? v[i].end - v[i].ts : a->key2;
 	/* The innermost (latest starting) one covering t. */
-	for (size_t i = 0; i < a->n && v[i].ts <= t; i++)
+	for (size_t i = lo; i-- > 0 && v[i].ts >= t - a->key2;)
 		if (v[i].end >= t)
-			name = v[i].name;
-	return name;
+			return v[i].name;
+	return NULL;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -325,8 +387,10 @@ static void cpu_wait(struct ctx *x, int64_t a, int64_t b, int32_t cpu, int depth
 	const struct run *v = r ? r->v : NULL;
 	int64_t t = a;
 
-	for (size_t i = 0; r && i < r->n && t < b; i++) {
-		if (v[i].end <= t || v[i].ts >= b)
+	for (size_t i = r ? first_after(r, t) : 0; r && i < r->n && t < b; i++) {
+		if (v[i].ts >= b)
+			break;
+		if (v[i].end <= t)
 			continue;
 		int64_t s = v[i].ts > t ? v[i].ts : t, e = v[i].end < b ? v[i].end : b;
 
@@ -426,8 +490,10 @@ static void walk(struct ctx *x, int32_t pid, int64_t a0, int64_t b0, int depth, 
 
 	x->stack[depth] = pid;
 
-	for (size_t i = 0; i < s->n && t < b0; i++) {
-		if (v[i].end <= t || v[i].ts >= b0)
+	for (size_t i = first_after(s, t); i < s->n && t < b0; i++) {
+		if (v[i].ts >= b0)
+			break;
+		if (v[i].end <= t)
 			continue;
 		int64_t a = v[i].ts > t ? v[i].ts : t, b = v[i].end < b0 ? v[i].end : b0;
 
@@ -454,39 +520,78 @@ static void walk(struct ctx *x, int32_t pid, int64_t a0, int64_t b0, int depth, 
 /* The target's own running time, split by what ran                        */
 /* ---------------------------------------------------------------------- */
 
+struct target {
+	char label[128];
+	int32_t pid, rpc;
+	int64_t a, b;
+};
+
 struct exe {
 	int64_t ts, end;
-	int32_t cpu;
+	int32_t pid, cpu;
 	const char *what;
 };
 
 static void add_exe(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
 {
 	struct exe *e = push(arg);
-	int32_t ev = duckdb_value_int32(r, 3, i);
+	int32_t ev = duckdb_value_int32(r, 4, i);
 
 	(void)x;
-	e->ts = duckdb_value_int64(r, 0, i);
-	e->end = e->ts + duckdb_value_int64(r, 1, i);
-	e->cpu = duckdb_value_int32(r, 2, i);
-	e->what = ev >= 65536 ? kt_intern("user code") : str(r, 4, i);
+	e->pid = duckdb_value_int32(r, 0, i);
+	e->ts = duckdb_value_int64(r, 1, i);
+	e->end = e->ts + duckdb_value_int64(r, 2, i);
+	e->cpu = duckdb_value_int32(r, 3, i);
+	e->what = ev >= 65536 ? kt_intern("user code") : str(r, 5, i);
+}
+
+/*
+ * The execution rows of every target's thread over its own interval, in
+ * one scan of the span table (the biggest; a query per target would
+ * decompress its names again each time), in (pid, cpu, ts) order.
+ */
+static void load_exe(struct ctx *x, const struct target *t, size_t n)
+{
+	size_t cap = 512 + 96 * n, len;
+	char *sql = kt_xmalloc(cap);
+
+	len = (size_t)snprintf(sql, cap, "SELECT pid, ts, dur, cpu, event, name FROM span WHERE "
+			       "trace_id = %s AND cpu >= 0 AND ((event BETWEEN 1024 AND 4095) OR "
+			       "event > 65536) AND (false", x->trace);
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)snprintf(sql + len, cap - len, " OR (pid = %d AND ts < %" PRId64
+					" AND ts + dur > %" PRId64 ")", t[i].pid, t[i].b, t[i].a);
+	snprintf(sql + len, cap - len, ") ORDER BY pid, cpu, ts");
+	query(x, sql, add_exe, &x->exe);
+	free(sql);
+}
+
+/* The first row of pid on cpu ending after t, in x->exe. */
+static size_t exe_after(const struct ctx *x, int32_t pid, int32_t cpu, int64_t t)
+{
+	const struct exe *e = x->exe.v;
+	size_t lo = 0, hi = x->exe.n;
+
+	while (lo < hi) {
+		size_t m = lo + (hi - lo) / 2;
+		int before = e[m].pid != pid ? e[m].pid < pid : e[m].cpu != cpu ? e[m].cpu < cpu :
+			     e[m].end <= t;
+
+		if (before)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return lo;
 }
 
 /* Each depth-0 running piece becomes pieces named by the rows under it. */
 static void split_running(struct ctx *x, int32_t pid, size_t from)
 {
-	struct arr rows = { .size = sizeof(struct exe) };
-	char sql[512];
-
-	snprintf(sql, sizeof(sql), "SELECT ts, dur, cpu, event, name FROM span WHERE trace_id = %s "
-		 "AND pid = %d AND cpu >= 0 AND ((event BETWEEN 1024 AND 4095) OR event > 65536) "
-		 "AND ts < %" PRId64 " AND ts + dur > %" PRId64 " ORDER BY cpu, ts", x->trace, pid,
-		 x->w1, x->w0);
-	query(x, sql, add_exe, &rows);
 	struct piece *old = x->p + from;
 	size_t nold = x->np - from;
 	struct piece *keep = kt_xmalloc((nold ? nold : 1) * sizeof(*keep));
-	const struct exe *e = rows.v;
+	const struct exe *e = x->exe.v;
 
 	memcpy(keep, old, nold * sizeof(*keep));
 	x->np = from;
@@ -502,9 +607,9 @@ static void split_running(struct ctx *x, int32_t pid, size_t from)
 		int64_t t = p->a;
 		const char *last = kt_intern("running");
 
-		for (size_t i = 0; i < rows.n && t < p->b; i++) {
-			if (e[i].cpu != p->cpu || e[i].end <= t || e[i].ts >= p->b)
-				continue;
+		for (size_t i = exe_after(x, pid, p->cpu, t); i < x->exe.n && t < p->b; i++) {
+			if (e[i].pid != pid || e[i].cpu != p->cpu || e[i].ts >= p->b)
+				break;
 			int64_t s = e[i].ts > t ? e[i].ts : t, f = e[i].end < p->b ? e[i].end : p->b;
 
 			add(x, t, s, pid, p->cpu, p->cause, last, 0);
@@ -515,18 +620,12 @@ static void split_running(struct ctx *x, int32_t pid, size_t from)
 		add(x, t, p->b, pid, p->cpu, p->cause, last, 0);
 	}
 	free(keep);
-	free(rows.v);
 }
 
 /* ---------------------------------------------------------------------- */
 /* Targets and output                                                      */
 /* ---------------------------------------------------------------------- */
 
-struct target {
-	char label[128];
-	int32_t pid, rpc;
-	int64_t a, b;
-};
 
 struct names {
 	int32_t *pid;
@@ -615,6 +714,9 @@ static json_t *to_json(const struct ctx *x, const struct target *t)
 		json_object_set_new(o, "unseen", json_string(x->blind));
 	json_object_set_new(o, "pid", json_integer(t->pid));
 	json_object_set_new(o, "start_ns", json_integer(t->a));
+	json_object_set_new(o, "end_ns", json_integer(t->b));
+	if (t->rpc)
+		json_object_set_new(o, "rpc", json_integer(t->rpc));
 	json_object_set_new(o, "latency_ns", json_integer(t->b - t->a));
 	for (size_t i = 0; i < n; i++)
 		json_array_append_new(bc, json_pack("{s:s, s:I, s:i, s:s}", "cause", s[i].cause, "ns",
@@ -745,6 +847,82 @@ static void explain(struct ctx *x, const struct target *t)
 }
 
 /* ---------------------------------------------------------------------- */
+/* --html: the answers inside a timeline page, for its viewer to draw      */
+/* ---------------------------------------------------------------------- */
+
+#define WHY_TAG "\n<script type=\"application/json\" id=\"ktwhy\">"
+
+/* Same target: same label and interval. */
+static int same_target(json_t *a, json_t *b)
+{
+	return json_equal(json_object_get(a, "target"), json_object_get(b, "target")) &&
+	       json_equal(json_object_get(a, "start_ns"), json_object_get(b, "start_ns")) &&
+	       json_equal(json_object_get(a, "end_ns"), json_object_get(b, "end_ns"));
+}
+
+/*
+ * The page's answers (a block after its end, where the viewer looks:
+ * postprocess/viewer/why.js) are these plus the ones it had for other
+ * targets.  The page is rewritten whole (kt_out): never half of one.
+ */
+static void put_in_page(const char *page, json_t *answers)
+{
+	FILE *f = fopen(page, "rb");
+	char *buf = NULL;
+	size_t n = 0, cap = 0, got;
+
+	if (!f)
+		kt_die("%s: %s", page, strerror(errno));
+	do {
+		if (n + 65536 > cap) {
+			cap = cap ? 2 * cap : 1 << 20;
+			buf = kt_xrealloc(buf, cap + 1);
+		}
+		got = fread(buf + n, 1, cap - n, f);
+		n += got;
+	} while (got > 0);
+	if (ferror(f))
+		kt_die("%s: %s", page, strerror(errno));
+	fclose(f);
+	buf[n] = 0;
+	if (!strstr(buf, "id=\"ktdata\"") || !strstr(buf, "window.kutrace"))
+		kt_die("%s: not a kutrace timeline page (kutrace_postproc writes one)", page);
+	/* Ours is the last block; a thread named like the tag is escaped in
+	 * it (JSON_ESCAPE_SLASH), so the last match is the tag itself. */
+	size_t keep = n;
+	json_t *all = json_array();
+
+	for (char *p = strstr(buf, WHY_TAG); p; p = strstr(p + 1, WHY_TAG))
+		keep = (size_t)(p - buf);
+	if (keep < n) {
+		char *js = buf + keep + strlen(WHY_TAG), *end = strstr(js, "</script>");
+		json_t *old = end ? json_loadb(js, (size_t)(end - js), 0, NULL) : NULL;
+		size_t i;
+		json_t *v;
+
+		json_array_foreach(old, i, v) {
+			int dup = 0;
+
+			for (size_t j = 0; j < json_array_size(answers) && !dup; j++)
+				dup = same_target(v, json_array_get(answers, j));
+			if (!dup)
+				json_array_append(all, v);
+		}
+		json_decref(old);
+	}
+	json_array_extend(all, answers);
+	FILE *out = kt_out_open(page, "");
+
+	if (fwrite(buf, 1, keep, out) != keep || fputs(WHY_TAG, out) < 0 ||
+	    json_dumpf(all, out, JSON_COMPACT | JSON_ESCAPE_SLASH) < 0 ||
+	    fputs("</script>\n", out) < 0)
+		kt_die("%s: %s", kt_out_tmpname(out), strerror(errno));
+	kt_out_commit(out);
+	fprintf(stderr, "kutrace_why: %zu answers in %s (%zu new)\n", json_array_size(all), page,
+		json_array_size(answers));
+	json_decref(all);
+	free(buf);
+}
 
 static int64_t one_int(struct ctx *x, const char *sql)
 {
@@ -836,7 +1014,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: kutrace_why INPUT (--pid P [--from T1 --to T2] | --mark NAME | --rpc ID |\n"
 		"                          --slowest N [--method M]) [--json] [--steps N]\n"
-		"                          [--memory SIZE]\n"
+		"                          [--html PAGE] [--save] [--memory SIZE]\n"
 		"Explains where a thread's interval went, across threads: its own running\n"
 		"time by what ran, waiting for a CPU (behind whom), and each sleep followed\n"
 		"through the wakeup that ended it to the thread it waited for (a lock holder,\n"
@@ -849,13 +1027,16 @@ static void usage(FILE *f)
 		"the N slowest RPCs (of method M).  --json: {\"latency_ns\", \"by_cause\",\n"
 		"\"path\"} per target, an array.  --steps: path lines in the text (default 30).\n"
 		"--save (INPUT a store): every step also into the store's table critical_path.\n"
+		"--html PAGE: the answers also into the timeline page PAGE (kutrace_postproc's),\n"
+		"which then draws each path: #why=rpc:ID, #why=pid:P:T1:T2, #why=mark:NAME in\n"
+		"its URL, or \"why rpc:ID\" in its search box.\n"
 		"A target that does not exist: one line and exit 2.\n");
 }
 
 int main(int argc, char **argv)
 {
 	const char *pid_s = NULL, *from = NULL, *to = NULL, *mark = NULL, *rpc = NULL;
-	const char *method = NULL, *memory = "1500MB";
+	const char *method = NULL, *memory = "1500MB", *html = NULL;
 	unsigned long long slowest = 0, steps = 30;
 	int json = 0, save = 0;
 	const struct kt_opt opts[] = {
@@ -864,7 +1045,7 @@ int main(int argc, char **argv)
 		{ "rpc", KT_OPT_STR, &rpc, 0 }, { "slowest", KT_OPT_ULL, &slowest, 0 },
 		{ "method", KT_OPT_STR, &method, 0 }, { "json", KT_OPT_FLAG, &json, 1 },
 		{ "steps", KT_OPT_ULL, &steps, 0 }, { "memory", KT_OPT_STR, &memory, 0 },
-		{ "save", KT_OPT_FLAG, &save, 1 },
+		{ "save", KT_OPT_FLAG, &save, 1 }, { "html", KT_OPT_STR, &html, 0 },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct kt_argspec spec = { opts, usage, 1, 1, 0 };
@@ -885,7 +1066,8 @@ int main(int argc, char **argv)
 
 	if (!db)
 		kt_die("%s", err);
-	struct ctx x = { .c = kt_db_conn(db), .rpc_rows = { .size = sizeof(struct run) } };
+	struct ctx x = { .c = kt_db_conn(db), .rpc_rows = { .size = sizeof(struct run) },
+			 .exe = { .size = sizeof(struct exe) } };
 	duckdb_result r;
 
 	if (duckdb_query(x.c, "SELECT trace_id FROM machine LIMIT 1", &r) == DuckDBError ||
@@ -1005,13 +1187,14 @@ int main(int argc, char **argv)
 		x.w0 = ts.t[i].a < x.w0 ? ts.t[i].a : x.w0;
 		x.w1 = ts.t[i].b > x.w1 ? ts.t[i].b : x.w1;
 	}
+	load_exe(&x, ts.t, ts.n);
 	for (size_t i = 0; i < ts.n; i++) {
 		explain(&x, &ts.t[i]);
 		if (cp)
 			save_rows(cp, &x, &ts.t[i]);
-		if (json)
+		if (json || html)
 			json_array_append_new(all, to_json(&x, &ts.t[i]));
-		else
+		if (!json)
 			print_text(&x, &ts.t[i], (int)steps);
 	}
 	if (json) {
@@ -1021,6 +1204,8 @@ int main(int argc, char **argv)
 		putchar('\n');
 		json_decref(out);
 	}
+	if (html)
+		put_in_page(html, all);
 	json_decref(all);
 	if (fflush(stdout) != 0)
 		kt_die("standard output: %s", strerror(errno));
@@ -1054,6 +1239,7 @@ int main(int argc, char **argv)
 	free(x.irqs.a);
 	free(x.p);
 	free(x.rpc_rows.v);
+	free(x.exe.v);
 	free(ts.t);
 	free(names.pid);
 	free(names.name);

@@ -15,6 +15,8 @@
 #   held back is >= 95 % "disk", named by the disk's interrupt (patched
 #   kernels: "interrupt", unnamed: they record the vector only).
 # - every answer's pieces add up to its latency exactly; no oops.
+# - the answers written into the trace's timeline page are drawn there
+#   (#why=mark:lock, "why mark:pipe" in the search box; Chromium).
 # The delays run 4x longer than on a real CPU (slow_cases -s 4): under TCG
 # a system call costs ~100x, and the unlock or pipe write around each wait
 # would otherwise be more than the 5 % the checks allow.
@@ -107,6 +109,15 @@ names = {b["name"] for o in held for b in o["by_cause"] if b["cause"] == cause}
 res(len(names) == 1 and re.match(name, next(iter(names), "")),
     "disk: named by the disk's interrupt (%s)" % sorted(names))
 PY
+	# The paths drawn in the timeline page (kutrace_why --html, the
+	# viewer's why.js): opened by #why=, by the search box, cleared.
+	if browser_ready "$k: why in the timeline"; then
+		"$KT_BIN/kutrace_postproc" "$TMP/slow.trace" "slow cases" > /dev/null 2>&1
+		for m in lock pipe; do "$W" "$TMP/slow.tables" --mark $m --html "$TMP/slow.html" > /dev/null 2>&1; done
+		timeout 300 node tests/browser/why.js "$TMP/slow.html" "$out/why.png" timer mark:lock mark:pipe rpc:5 \
+			> "$TMP/page.out" 2>&1
+		relay "$k: why in the timeline" "$TMP/page.out"
+	fi
 	# The text a sysadmin reads: the cause table leads with the answer.
 	"$W" "$TMP/slow.tables" --mark lock > "$TMP/lock.txt" 2>&1
 	b=$(sed -n 's/^lock: a [0-9]* b \([0-9]*\) .*/\1/p' "$out/slow.out")

@@ -161,6 +161,27 @@ eq "no wakeups: the sleep is unknown, running its own, exact (--json with \"unse
 	"8000000 8000000 unknown/client/4999000 running/user code/2999900 running/read/1000 True" \
 	"$("$W" "$TMP/nowake.json" --pid 300 --json > "$TMP/nowake.out" 2>&1; by "$TMP/nowake.out") $(python3 -c 'import json,sys; print("unseen" in json.load(open(sys.argv[1])))' "$TMP/nowake.out" 2>&1)"
 
+# --html PAGE: the answers after the page's end; the same target again
+# replaces its answer, another is added; a file that is not a timeline
+# page is refused in one line and left as it was.
+"$KT_BIN/makeself" - "$TMP/rpc.json" "$TMP/rpc.html" > /dev/null 2>&1
+if [ -s "$TMP/rpc.html" ]; then
+	cp "$TMP/rpc.html" "$TMP/rpc0.html"
+	"$W" "$TMP/rpc.json" --rpc 77 --html "$TMP/rpc.html" > /dev/null 2>&1
+	"$W" "$TMP/rpc.json" --rpc 77 --html "$TMP/rpc.html" > /dev/null 2>&1
+	"$W" "$TMP/rpc.json" --pid 400 --html "$TMP/rpc.html" > /dev/null 2>&1
+	eq "--html: two targets' answers after the page (the same target once)" "rpc 77 lookup|pid 400" \
+		"$(python3 -c 'import json,sys; s=open(sys.argv[1]).read(); t="<script type=\"application/json\" id=\"ktwhy\">"; j=s[s.rindex(t)+len(t):s.rindex("</script>")]; print("|".join(o["target"] for o in json.loads(j)))' "$TMP/rpc.html" 2>&1)"
+	eq "--html: the page before it is unchanged" "$(stat -c %s "$TMP/rpc0.html")" \
+		"$(cmp "$TMP/rpc0.html" "$TMP/rpc.html" 2>&1 | sed -n 's/.*EOF on [^ ]* after byte \([0-9]*\).*/\1/p')"
+else
+	nok "--html: makeself wrote rpc.html"
+fi
+cp "$TMP/rpc.json" "$TMP/notpage.json"
+"$W" "$TMP/rpc.json" --rpc 77 --html "$TMP/notpage.json" > /dev/null 2>"$TMP/e"; rc=$?
+check "--html on a file that is not a timeline page: one line, exit 1, the file untouched" \
+	sh -c "[ $rc = 1 ] && [ \$(wc -l < '$TMP/e') = 1 ] && grep -q 'not a kutrace timeline page' '$TMP/e' && cmp -s '$TMP/rpc.json' '$TMP/notpage.json'"
+
 # The original KUtrace's trace of hello_world.
 if [ -f "$REAL" ]; then
 	cp "$REAL" "$TMP/hw.json"

@@ -1106,6 +1106,7 @@ function render() {
   if (!S.relative) drawLegacy();
   drawCallouts();
   drawAnnotations();
+  drawWhy();
   ctx.restore();
   // grid + axis
   const tk = ticks();

@@ -39,6 +39,8 @@ function doSearch(fromEnter) {
   S.anns = []; S.summary = ''; S.searchErr = ''; el.classList.remove('bad');
   S.btn.user = 0; S.btn.all = 0;
   if (fromEnter && text) { const i = recent.indexOf(text); if (i >= 0) recent.splice(i, 1); recent.unshift(text); if (recent.length > 20) recent.pop(); }
+  const why = /^why\s+(\S+)$/.exec(text); // "why rpc:ID": the critical path (why.js)
+  if (why) { S.summary = whyOpen(why[1]) || 'why ' + why[1]; syncButtons(); redraw(); return; }
   if (text === '@@') { const s = atat(); el.value = s; S.search.text = s; timeSearch(s); syncButtons(); redraw(); return; }
   if (timeSearch(text)) { syncButtons(); redraw(); return; }
   const unit = UNITS[S.search.units][1];
@@ -515,7 +517,7 @@ function state() {
     markCount: MB.length, triPos: (perf.triPos || []).slice(), waits: perf.waits, queues: perf.queues,
     markList: MB.slice(0, 5000).map(m => ({ k: m[3], row: ROWS[m[0] >> 6].label, line: m[0] & 63, text: m[4], a: m[1], b: m[2] })),
     perf: { lodDrawn: perf.lodDrawn, lastDraw: perf.lastDraw, phase: Object.assign({}, perf.phase), rest: perf.rest || 0, restDone: REST.done && !!perf.idleDone, draws: perf.draws, prims: perf.prims, tri: perf.tri, msgs: perf.msgs, arcs: perf.arcs, ticks: perf.ticks, load: perf.load, ready: perf.ready, decode: perf.decode, rows: perf.rows, script: perf.script, b64: perf.b64, inflate: perf.inflate, first: perf.first },
-    names: null,
+    names: null, why: whyState(),
   };
 }
 window.kutraceState = state;
@@ -531,6 +533,7 @@ window.kutrace = {
   setButtons: o => { Object.assign(S.btn, o); syncButtons(); render(); }, // e.g. {arc: 0, freq: 2}
   setLod: (on, sub) => { LOD_ON = !!on; if (sub) LOD_SUB = sub; render(); },
   setCover: on => { COVER_ON = !!on; render(); },
+  why: spec => { const m = whyOpen(spec); render(); return m; }, whyClear: () => { whyClear(); render(); },
   findSpan: name => { for (let k = 0; k < D.n; k++) if (D.names[D.nm[k]] === name) return k; return -1; },
 };
 
@@ -566,6 +569,7 @@ function start(meta, n, cols, names, t0) {
   perf.load = performance.now() - t0;
   const sz = L.W + 'x' + L.H; S.sizeMsg = sz; updateStatus(); setTimeout(() => { S.sizeMsg = ''; updateStatus(); }, 4000);
   perf.ready = performance.now();
+  whyAtStart();
   window.kutraceReady = true;
   document.dispatchEvent(new Event('kutrace-ready'));
 }

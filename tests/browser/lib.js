@@ -27,7 +27,7 @@ async function open(ctx, file, opts = {}) {
   const requests = [];
   page.on('pageerror', e => errors.push(String(e)));
   page.on('request', r => { if (!r.url().startsWith('file:') && !r.url().startsWith('data:') && !r.url().startsWith('blob:')) requests.push(r.url()); });
-  await page.goto('file://' + path.resolve(file));
+  await page.goto('file://' + path.resolve(file) + (opts.hash || ''));
   await page.waitForFunction(() => window.kutraceReady || window.kutraceError, null, { timeout: opts.timeout || 60000 });
   const err = await page.evaluate(() => window.kutraceError || null);
   if (err) errors.push(err);

@@ -44,7 +44,7 @@ struct opts {
 	int nthreads;
 	double seconds;		/* simulated duration */
 	double size_mb;		/* or stop at this file size */
-	int ipc, wrap, gaps, late;
+	int ipc, wrap, gaps, late, rpc;
 	long wrap_blocks;
 	double long_gap;	/* seconds of silence on the last CPU */
 	int idle_start;		/* CPUs 1.. idle at the start (see idle_start()) */
@@ -92,6 +92,7 @@ struct thread {
 	uint64_t wake_at;	/* T_BLOCKED: a wakeup is made then */
 	int kev;		/* kernel routine it is inside (0 = user) */
 	int named;		/* PIDNAME written since the last wrap */
+	uint32_t rpc;		/* --rpc: the RPC it works on, or 0 */
 };
 
 /* One truth record: from (tick, adj) on, the CPU runs `event`. */
@@ -502,6 +503,22 @@ static void user_step(struct cpu *c)
 		} else {
 			schedule(c, 1, pick_ready(c->now, c->cur));
 		}
+	} else if (r < e && O.rpc && c->cur >= 0 && pct(50)) {
+		/* --rpc: the thread begins an RPC, or answers the one it
+		 * works on and is done with it (as client_server marks). */
+		static uint32_t next_rpc;
+		struct thread *t = &T[c->cur];
+
+		if (!t->rpc) {
+			t->rpc = 1 + next_rpc++ % 65535;
+			point_split(c, c->now, KUTRACE_RPCIDREQ, t->rpc);
+		} else {
+			point_split(c, c->now, KUTRACE_RPCIDRESP, t->rpc);
+			step_t(c, 1, 50);
+			point_split(c, c->now, KUTRACE_RPCIDREQ, 0);
+			t->rpc = 0;
+		}
+		step_t(c, 5, 300);
 	} else if (r < e) {
 		int m = KUTRACE_MARKA + (int)(rnd() % 4);
 		static const char *labels[] = { "hello", "/hello", "req", "/req",
@@ -947,6 +964,8 @@ static void usage(FILE *f, int status)
 "                 blocks opened up to 10 usec before or after the start pair\n"
 "  --idle-end S   odd CPUs take no work in the last S seconds: idle (maybe\n"
 "                 in MWAIT) and silent until the stop time\n"
+"  --rpc          half the marks are RPC requests and responses instead:\n"
+"                 each thread begins an RPC, then answers it and is done\n"
 "  -e FILE        write the expected CPU timeline\n"
 "  -h, --help     this text\n");
 	exit(status);
@@ -973,6 +992,7 @@ int main(int argc, char **argv)
 		{ "late", no_argument, 0, 'S' },
 		{ "idle-start", no_argument, 0, 'A' },
 		{ "idle-end", required_argument, 0, 'E' },
+		{ "rpc", no_argument, 0, 'R' },
 		{ "help", no_argument, 0, 'h' },
 		{ 0, 0, 0, 0 },
 	};
@@ -1007,6 +1027,7 @@ int main(int argc, char **argv)
 		case 'S': O.late = 1; break;
 		case 'A': O.idle_start = 1; break;
 		case 'E': O.idle_end = num(optarg, "--idle-end"); break;
+		case 'R': O.rpc = 1; break;
 		case 'h': usage(stdout, 0); break;
 		default: usage(stderr, 2);
 		}
