@@ -16,7 +16,8 @@ ifeq ($(KT_HAVE_DUCKDB),1)
 PROGS += $(SQL_PROGS)
 # libktstore: the table store (lib/store.c), for these programs only.
 $(OBJ)/lib/store.o $(OBJ)/lib/tool_store.o: CFLAGS += -I$(DUCKDB_DIR)/include -DKUTRACE_TOOL_VERSION='"$(file <VERSION)"'
-$(LIBKTSTORE): $(OBJ)/lib/store.o $(OBJ)/lib/parquet.o $(OBJ)/lib/tool_store.o
+$(OBJ)/lib/storeview.o: CFLAGS += -I$(DUCKDB_DIR)/include
+$(LIBKTSTORE): $(OBJ)/lib/store.o $(OBJ)/lib/parquet.o $(OBJ)/lib/tool_store.o $(OBJ)/lib/storeview.o
 	rm -f $@
 	$(AR) rcs $@ $^
 $(OBJ)/sql/%.o: sql/%.c
@@ -28,6 +29,20 @@ $(BIN)/kutrace_sql: $(OBJ)/sql/kutrace_sql.o $(LIBKTSTORE) $(KT_TOOLS)
 $(BIN)/kutrace_why: $(OBJ)/sql/kutrace_why.o $(LIBKTSTORE) $(KT_TOOLS)
 	@mkdir -p $(BIN)
 	$(CC) $(LDFLAGS) -o $@ $^ $(DUCKDB_LDLIBS) -lzstd $(KT_TOOLS_LDLIBS) $(LDLIBS)
+# kutrace_view, the viewer's local server: HTTP through libmicrohttpd
+# (tests/deps/sql.apt); without it the other programs are built alone.
+KT_HAVE_MHD := $(if $(wildcard /usr/include/microhttpd.h),1)
+ifeq ($(KT_HAVE_MHD),1)
+PROGS += $(BIN)/kutrace_view
+$(BIN)/kutrace_view: $(OBJ)/sql/kutrace_view.o $(LIBKTSTORE) $(KT_TOOLS) | $(VIEWER_FILES)
+	@mkdir -p $(BIN)
+	$(CC) $(LDFLAGS) -o $@ $^ $(DUCKDB_LDLIBS) -lmicrohttpd -lzstd $(KT_TOOLS_LDLIBS) $(LDLIBS)
+else
+all: view-missing
+.PHONY: view-missing
+view-missing:
+	@echo "kutrace: kutrace_view not built: no <microhttpd.h> (apt-get install libmicrohttpd-dev)"
+endif
 # The Parquet writer under test (tests/t_tables.sh, tests/t_tsan.sh).
 TEST_PROGS += $(BIN)/pqwrite
 $(OBJ)/tests/sql/%.o: tests/sql/%.c
