@@ -10,6 +10,7 @@ DUCKDB_DIR ?= /var/cache/kutrace/duckdb/$(DUCKDB_VERSION)
 LIBKTSTORE := $(BUILD)/libktstore.a
 SQL_PROGS := $(BIN)/kutrace_sql $(BIN)/kutrace_why
 KT_HAVE_DUCKDB := $(if $(CROSS),,$(and $(wildcard $(DUCKDB_DIR)/include/duckdb.h),$(wildcard $(DUCKDB_DIR)/lib/libduckdb.so),$(wildcard /usr/include/readline/readline.h),$(wildcard /usr/include/zstd.h),1))
+KT_HAVE_MHD := $(if $(CROSS),,$(if $(wildcard /usr/include/microhttpd.h),1))
 DUCKDB_LDLIBS := -L$(DUCKDB_DIR)/lib -lduckdb '-Wl,-rpath,$$ORIGIN/../lib/kutrace:$(DUCKDB_DIR)/lib'
 
 ifeq ($(KT_HAVE_DUCKDB),1)
@@ -31,7 +32,6 @@ $(BIN)/kutrace_why: $(OBJ)/sql/kutrace_why.o $(LIBKTSTORE) $(KT_TOOLS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(DUCKDB_LDLIBS) -lzstd $(KT_TOOLS_LDLIBS) $(LDLIBS)
 # kutrace_view, the viewer's local server: HTTP through libmicrohttpd
 # (tests/deps/sql.apt); without it the other programs are built alone.
-KT_HAVE_MHD := $(if $(wildcard /usr/include/microhttpd.h),1)
 ifeq ($(KT_HAVE_MHD),1)
 PROGS += $(BIN)/kutrace_view
 $(BIN)/kutrace_view: $(OBJ)/sql/kutrace_view.o $(LIBKTSTORE) $(KT_TOOLS) | $(VIEWER_FILES)
