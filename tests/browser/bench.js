@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Viewer speed figures (make bench-viewer): node bench.js PAGE.html SPANS
+// (or kutrace_view's URL instead of the page; KT_BENCH_T0, the server's
+// start in ms since the epoch, then gives server start to first draw)
 // Prints load time to first draw, redraw times after pan/zoom (script, the
 // frame's script + paint, and until the frame is painted, which adds the
 // wait for the next frame) with the CPU rows and with the PID group open,
@@ -31,13 +33,15 @@ const f = x => x.toFixed(1);
 (async () => {
   const { ctx, cleanup } = await launch();
   try {
-    const bytes = fs.statSync(file).size;
+    const url = /^https?:/.test(file), bytes = url ? 0 : fs.statSync(file).size;
     const t = Date.now();
     const { page, errors } = await open(ctx, file, { timeout: 300000 });
     const wall = Date.now() - t;
     const s = await page.evaluate(() => window.kutraceState());
     const heap = await page.evaluate(() => performance.memory ? performance.memory.usedJSHeapSize / 1e6 : 0);
-    console.log(`${spans} spans: HTML ${(bytes / 1e6).toFixed(1)} MB = ${(bytes / spans).toFixed(2)} bytes/span`);
+    const origin = await page.evaluate(() => performance.timeOrigin); // the drawing's epoch ms: origin + perf.ready
+    if (url) console.log(`${spans} spans from kutrace_view` + (process.env.KT_BENCH_T0 ? `: server start to first full draw ${f(origin + s.perf.ready - +process.env.KT_BENCH_T0)} ms` : ''));
+    else console.log(`${spans} spans: HTML ${(bytes / 1e6).toFixed(1)} MB = ${(bytes / spans).toFixed(2)} bytes/span`);
     console.log(`  load to first full draw: ${f(s.perf.ready)} ms (navigation start -> drawn; script starts ${f(s.perf.script)}, base64 ${f(s.perf.b64)}, inflate ${f(s.perf.inflate)}, columns ${f(s.perf.decode)}, rows ${f(s.perf.rows)}, first draw ${f(s.perf.first)} ms; wall ${wall} ms; JS heap ${heap.toFixed(0)} MB)`);
     if (s.perf.restDone !== undefined) { // (pages made before this background build had none)
       await page.waitForFunction(() => window.kutraceState().perf.restDone, null, { timeout: 300000 });
