@@ -108,8 +108,9 @@ int kt_store_page(duckdb_connection c, const char *store, const char *tpl, uint6
 /*
  * Per-CPU summaries of [t0, t1) ns in n buckets, as JSON into out:
  * {"t0","t1","n","cpus":{"CPU":[[bucket, kind, rows, idle_ns, user_ns,
- * kernel_ns], ...]}}.  A bucket holds the execution rows that start in
- * it; kind is the one with the most time (0 idle, 1 user, 2 kernel).
+ * kernel_ns, last_user_event, last_kernel_event], ...]}}.  A bucket holds
+ * the execution rows that start in it; kind (0 idle, 1 user, 2 kernel) is
+ * the viewer's pick for a pixel of them (docs/spec/VIEWER.md 3.4).
  */
 struct kt_buf;
 int kt_store_tiles(duckdb_connection c, int64_t t0, int64_t t1, int n, struct kt_buf *out,

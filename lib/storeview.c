@@ -200,11 +200,33 @@ out:
 
 /*
  * Execution rows by kind (docs/TABLES.md, "Execution rows"): 0 idle (and
- * the power-state exit), 1 user code, 2 kernel code.  The viewer colours
- * the three apart at every scale.
+ * the power-state exit), 1 user code, 2 kernel code.  A bucket's kind is
+ * the one the viewer draws for a pixel of such rows (docs/spec/VIEWER.md
+ * 3.4): the largest of idle, 10 x user and 10 x kernel time, user before
+ * kernel before idle on ties; the last user and kernel events give the
+ * colour.
  */
 #define EXEC_KIND "CASE WHEN event IN (65536, 131072) THEN 0 WHEN event > 65536 THEN 1 ELSE 2 END"
 #define EXEC_ROWS "cpu >= 0 AND ((event BETWEEN 1024 AND 4095) OR event BETWEEN 65536 AND 131072)"
+
+/* Of the kinds present (a last event), the viewer's pick. */
+static int pick(const int64_t ns[3], const int64_t last[3])
+{
+	static const int order[3] = { 1, 2, 0 };	/* who wins a tie */
+	int best = -1;
+	int64_t bw = -1;
+
+	for (int i = 0; i < 3; i++) {
+		int k = order[i];
+		int64_t w = k ? 10 * ns[k] : ns[k];
+
+		if (last[k] >= 0 && w > bw) {
+			best = k;
+			bw = w;
+		}
+	}
+	return best;
+}
 
 int kt_store_tiles(duckdb_connection c, int64_t t0, int64_t t1, int n, struct kt_buf *out,
 		   char *err, size_t errlen)
@@ -212,7 +234,7 @@ int kt_store_tiles(duckdb_connection c, int64_t t0, int64_t t1, int n, struct kt
 	char sql[1024];
 	duckdb_result res;
 	int failed = 0, cpu = INT32_MIN, first = 1;
-	int64_t b = -1, cnt = 0, ns[3] = { 0 };
+	int64_t b = -1, cnt = 0, ns[3] = { 0 }, last[3] = { -1, -1, -1 };
 
 	if (t1 <= t0 || n < 1 || n > 100000) {
 		errf(err, errlen, "tiles: need t0 < t1 and 1 <= n <= 100000");
@@ -220,20 +242,22 @@ int kt_store_tiles(duckdb_connection c, int64_t t0, int64_t t1, int n, struct kt
 	}
 	snprintf(sql, sizeof(sql),
 		 "SELECT cpu, (ts - %" PRId64 ") * %d // %" PRId64 " AS b, " EXEC_KIND " AS k,"
-		 " count(*), sum(dur)::BIGINT FROM span WHERE " EXEC_ROWS " AND ts >= %" PRId64
+		 " count(*), sum(dur)::BIGINT, arg_max(event, ts) FROM span WHERE " EXEC_ROWS " AND ts >= %" PRId64
 		 " AND ts < %" PRId64 " GROUP BY ALL ORDER BY cpu, b, k",
 		 t0, n, t1 - t0, t0, t1);
 	if (run(c, sql, &res, err, errlen) < 0)
 		return -1;
 	out->len = 0;
 	kt_buf_printf(out, "{\"t0\":%" PRId64 ",\"t1\":%" PRId64 ",\"n\":%d,\"cpus\":{", t0, t1, n);
-	/* One bucket is [b, dominant kind, rows, ns of each kind...]. */
-#define FLUSH() do { if (b >= 0) { int k = ns[1] > ns[0] ? 1 : 0; k = ns[2] > ns[k] ? 2 : k; \
-	kt_buf_printf(out, "%s[%" PRId64 ",%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 "]", \
-		      first ? "" : ",", b, k, cnt, ns[0], ns[1], ns[2]); first = 0; } } while (0)
+	/* [b, kind, rows, ns of each kind, last user and kernel event or -1] */
+#define FLUSH() do { if (b >= 0) { int k = pick(ns, last); \
+	kt_buf_printf(out, "%s[%" PRId64 ",%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 \
+		      ",%" PRId64 ",%" PRId64 "]", first ? "" : ",", b, k, cnt, ns[0], ns[1], \
+		      ns[2], last[1], last[2]); first = 0; } } while (0)
 	for (duckdb_data_chunk ch; (ch = next_chunk(res, &failed, err, errlen));) {
 		int32_t *cc = IN(ch, 0, int32_t), *kk = IN(ch, 2, int32_t);
 		int64_t *bb = IN(ch, 1, int64_t), *nn = IN(ch, 3, int64_t), *dd = IN(ch, 4, int64_t);
+		int32_t *ev = IN(ch, 5, int32_t);
 		idx_t m = duckdb_data_chunk_get_size(ch);
 
 		for (idx_t i = 0; i < m; i++) {
@@ -248,9 +272,11 @@ int kt_store_tiles(duckdb_connection c, int64_t t0, int64_t t1, int n, struct kt
 				b = bb[i];
 				cnt = 0;
 				ns[0] = ns[1] = ns[2] = 0;
+				last[0] = last[1] = last[2] = -1;
 			}
 			cnt += nn[i];
-			ns[kk[i] & 3 ? (kk[i] == 1 ? 1 : 2) : 0] += dd[i];
+			ns[kk[i]] += dd[i];
+			last[kk[i]] = ev[i];
 		}
 		duckdb_destroy_data_chunk(&ch);
 	}

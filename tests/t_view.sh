@@ -100,7 +100,8 @@ python3 - "$TMP/tiles.json" > "$TMP/tiles.sum" <<'EOF'
 import json, sys
 t = json.load(open(sys.argv[1]))
 for cpu, bs in sorted(t["cpus"].items(), key=lambda kv: int(kv[0])):
-    dom = sum(1 for b in bs if b[3 + b[1]] == max(b[3:6]))
+    w = lambda b, k: b[3 + k] * (10 if k else 1)
+    dom = sum(1 for b in bs if all(w(b, b[1]) >= w(b, k) for k in range(3)))
     print(cpu, len(bs), sum(b[2] for b in bs), sum(b[3] + b[4] + b[5] for b in bs), dom == len(bs))
 EOF
 sql "SELECT cpu, count(DISTINCT (ts - $W0) * $NB // ($W1 - $W0)), count(*), sum(dur), true
@@ -109,15 +110,32 @@ sql "SELECT cpu, count(DISTINCT (ts - $W0) * $NB // ($W1 - $W0)), count(*), sum(
 same_file "tiles: per CPU, the buckets, rows and time of the store's SQL, each kind the dominant one" "$TMP/tiles.sql" "$TMP/tiles.sum"
 check "tiles cover more than one CPU and a hundred buckets" \
 	awk '{ n++; b += $2 } END { exit !(n > 1 && b > 100) }' "$TMP/tiles.sum"
-# The dominant kind of each bucket, from SQL alone (ties: the lower kind).
-sql "SELECT cpu, b, arg_max(k, ns * 4 - k) FROM (SELECT cpu, (ts - $W0) * $NB // ($W1 - $W0) AS b,
+# The kind of each bucket, from SQL alone: the largest of idle, 10 x user,
+# 10 x kernel time (docs/spec/VIEWER.md 3.4), ties to user, then kernel.
+sql "SELECT cpu, b, arg_max(k, CASE k WHEN 0 THEN ns ELSE 10 * ns END * 4 + CASE k WHEN 1 THEN 2 WHEN 2 THEN 1 ELSE 0 END) FROM (SELECT cpu, (ts - $W0) * $NB // ($W1 - $W0) AS b,
        CASE WHEN event IN (65536, 131072) THEN 0 WHEN event > 65536 THEN 1 ELSE 2 END AS k, sum(dur) AS ns
      FROM span WHERE $EX AND ts >= $W0 AND ts < $W1 GROUP BY ALL) GROUP BY cpu, b ORDER BY cpu, b" > "$TMP/dom.sql"
 python3 -c '
 import json, sys
 for cpu, bs in sorted(json.load(open(sys.argv[1]))["cpus"].items(), key=lambda kv: int(kv[0])):
     for b in bs: print("%s,%d,%d" % (cpu, b[0], b[1]))' "$TMP/tiles.json" > "$TMP/dom.api"
-same_file "tiles: each bucket's dominant kind is the store's" "$TMP/dom.sql" "$TMP/dom.api"
+same_file "tiles: each bucket's kind is the one the store's SQL picks (VIEWER 3.4)" "$TMP/dom.sql" "$TMP/dom.api"
+# The last user and kernel event of each bucket (the colour), by rank.
+for k in 1 2; do
+	sql "SELECT cpu, b, event FROM (SELECT cpu, (ts - $W0) * $NB // ($W1 - $W0) AS b, event,
+	       row_number() OVER (PARTITION BY cpu, b ORDER BY ts DESC) AS rn
+	     FROM span WHERE $EX AND ts >= $W0 AND ts < $W1 AND
+	       $([ $k = 1 ] && echo 'event > 65536 AND event < 131072' || echo 'event < 65536'))
+	     WHERE rn = 1 ORDER BY cpu, b" > "$TMP/last$k.sql"
+	python3 -c '
+import json, sys
+k = int(sys.argv[2])
+for cpu, bs in sorted(json.load(open(sys.argv[1]))["cpus"].items(), key=lambda kv: int(kv[0])):
+    for b in bs:
+        if b[5 + k] >= 0: print("%s,%d,%d" % (cpu, b[0], b[5 + k]))' "$TMP/tiles.json" $k > "$TMP/last$k.api"
+	same_file "tiles: each bucket's last $([ $k = 1 ] && echo user || echo kernel) event is the store's" "$TMP/last$k.sql" "$TMP/last$k.api"
+done
+check "tiles: buckets of each kind" sh -c "cut -d, -f3 '$TMP/dom.api' | sort -u | tr -d '\n' | grep -qx 012"
 get "$B/api/rows?t=$TOK&cpu=0&t0=$W0&t1=$W1" > "$TMP/rows.json"
 eq "rows: a window of CPU 0 has the store's rows" \
 	"$(sql "SELECT count(*) FROM span WHERE cpu = 0 AND ts < $W1 AND ts + dur > $W0")" \
