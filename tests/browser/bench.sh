@@ -27,6 +27,7 @@ serve() {
 	$BIN/kutrace_sql build $1 -o $store >/dev/null
 	e=$(date +%s.%N)
 	echo "kutrace_view: the store of $2 rows built in $(echo "$e - $s" | bc) s (kutrace_sql build, before the server)"
+	: > $out/view.out	# empty before the server starts: its first line is awaited
 	t0=$(date +%s%3N)
 	$BIN/kutrace_view $store --no-browser > $out/view.out 2> $out/view.err &
 	pid=$!
