@@ -34,13 +34,14 @@
 
 #define KT_MEMORY "1500MB"
 /* The page carries every span; past this many the page would not hold
- * them well (kutrace_postproc's limit, docs/PERFORMANCE.md). */
+ * them well (kutrace_postproc's --html-max-spans, docs/PERFORMANCE.md). */
 #define KT_PAGE_MAX 10000000ULL
 /* Rows of one window at most (/api/rows). */
 #define KT_ROWS_MAX 1000000L
 
 struct server {
 	const char *store, *tpl;
+	unsigned long long page_max;
 	struct kt_db *db;
 	char token[33];
 	char cookie[32];	/* the cookie's name: ports share cookies, names do not */
@@ -48,6 +49,7 @@ struct server {
 	unsigned short port;
 	char *page;		/* built on the first request, then kept */
 	size_t page_len;
+	char page_err[512];	/* why the page cannot be made (said once) */
 	int gone;		/* the store's absence was reported */
 };
 
@@ -55,6 +57,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: kutrace_view TRACE|JSON|STORE|HTML [--no-browser] [--port N] [--memory SIZE]\n"
+		"                    [--html-max-spans N]\n"
 		"Serves the trace's timeline on http://127.0.0.1:PORT/ (a random port unless\n"
 		"--port) and opens it in the browser ($BROWSER, else xdg-open).  The URL holds\n"
 		"a random token; requests without it are refused.  A trace, a JSON file or a\n"
@@ -62,7 +65,8 @@ static void usage(FILE *f)
 		"exit.  --no-browser prints the URL as the first line of output and opens\n"
 		"nothing.  Ctrl-C ends the server.  From another machine:\n"
 		"  ssh -L 8080:127.0.0.1:8080 HOST kutrace_view X.trace --port 8080 --no-browser\n"
-		"then open the printed URL here.  --memory caps DuckDB (default 1500MB).\n");
+		"then open the printed URL here.  --memory caps DuckDB (default 1500MB).\n"
+		"The page holds at most N spans (default 10000000), as kutrace_postproc's.\n");
 }
 
 /* ---------------------------------------------------------------------- */
@@ -194,7 +198,8 @@ static int build_page(struct server *s, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	int rc = kt_store_page(kt_db_conn(s->db), s->store, s->tpl, KT_PAGE_MAX, f, err, errlen);
+	int rc = kt_store_page(kt_db_conn(s->db), s->store, s->tpl, s->page_max, f, err,
+			       errlen);
 
 	if (fclose(f) != 0 && rc == 0) {
 		snprintf(err, errlen, "out of memory");
@@ -314,12 +319,19 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		return api(s, c, url + 5);
 	if (strcmp(url, "/") != 0)
 		return text(c, MHD_HTTP_NOT_FOUND, "no such path");
+	if (!s->page && *s->page_err)
+		return text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, s->page_err);
 	if (!s->page) {
 		char err[512];
 
-		if (kt_store_present(s->store, err, sizeof(err)) < 0 ||
-		    build_page(s, err, sizeof(err)) < 0)
+		if (kt_store_present(s->store, err, sizeof(err)) < 0)
 			return failure(s, c, err);
+		if (build_page(s, err, sizeof(err)) < 0) {
+			/* A store too big for a page stays so: not read again. */
+			if (kt_store_present(s->store, s->page_err, sizeof(s->page_err)) == 0)
+				snprintf(s->page_err, sizeof(s->page_err), "%s", err);
+			return failure(s, c, err);
+		}
 	}
 	char cookie[128];
 
@@ -364,12 +376,13 @@ static void make_token(char *out)
 int main(int argc, char **argv)
 {
 	const char *memory = KT_MEMORY;
-	unsigned long long port = 0;
+	unsigned long long port = 0, page_max = KT_PAGE_MAX;
 	int no_browser = 0;
 	const struct kt_opt opts[] = {
 		{ "no-browser", KT_OPT_FLAG, &no_browser, 1 },
 		{ "port", KT_OPT_ULL, &port, 0 },
 		{ "memory", KT_OPT_STR, &memory, 0 },
+		{ "html-max-spans", KT_OPT_ULL, &page_max, 0 },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct kt_argspec spec = { opts, usage, 1, 1, 0 };
@@ -387,6 +400,7 @@ int main(int argc, char **argv)
 		       "or $KUTRACE_VIEWER)");
 	kt_xopen_inputs(&in, pos, 1, memory);
 	s.store = in.v[0];
+	s.page_max = page_max;
 	if (!(s.db = kt_db_open(in.v, in.n, memory, err, sizeof(err))))
 		kt_die("%s", err);
 	make_token(s.token);

@@ -178,6 +178,15 @@ check "store gone: the server is still running" kill -0 $PID
 eq "store gone: one line in the terminal" 1 "$(grep -c 'the store is gone' "$TMP/store.err")"
 kill -INT $PID; wait $PID; eq "store gone: SIGINT still exits 0" 0 $?
 
+# More spans than the page may hold: one line for the page, said once in
+# the terminal, not read again; the data still answers.
+start big tests/golden/basic.trace --no-browser --html-max-spans 10
+eq "too many spans for a page: 500" 500 "$(code "$URL")"
+eq "too many spans for a page: the line says so" "1" "$(curl -s "$URL" | grep -c 'more than 10 spans: too many for one page')"
+eq "too many spans for a page: the data answers" 200 "$(code "$B/api/meta?t=$TOK")"
+kill -INT $PID; wait $PID
+eq "too many spans for a page: one line in the terminal" 1 "$(grep -c 'too many for one page' "$TMP/big.err")"
+
 # The browser: started with the URL unless --no-browser.
 cat > "$TMP/browser" <<EOF
 #!/bin/sh
