@@ -184,7 +184,6 @@ int kt_store_page(duckdb_connection c, const char *store, const char *tpl, uint6
 		goto out;
 	}
 	rc = kt_html_write_rows(out, tpl, p, header, footer, err, errlen);
-	p = NULL;	/* used up */
 out:
 	if (hm)
 		fclose(hm);

@@ -145,8 +145,11 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status, cons
 {
 	struct MHD_Response *r = MHD_create_response_from_buffer(len, body, mode);
 
-	if (!r)
+	if (!r) {
+		if (mode == MHD_RESPMEM_MUST_FREE)
+			free(body);
 		return MHD_NO;
+	}
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	/* The token is in the page's URL: let no link carry it elsewhere. */
