@@ -4,7 +4,7 @@
 # - the URL is the first line of output: 127.0.0.1, a port, a 32-hex token;
 # - every refusal with its status: no token, a wrong one, a foreign Host
 #   (DNS rebinding) or Origin, a path outside its own (../ too), a method
-#   other than GET; the token as cookie (set by the page, HttpOnly,
+#   other than GET, a connection to a non-loopback address; the token as cookie (set by the page, HttpOnly,
 #   SameSite=Strict) and as header are taken;
 # - the page's rows are kutrace_postproc's rows of the same trace (basic
 #   golden trace), the real trace's page holds every span;
@@ -70,6 +70,14 @@ eq "a path outside its own (%2e%2e): 404" 404 "$(code --path-as-is "$B/%2e%2e/%2
 eq "an unknown path: 404" 404 "$(code "$B/viewer.js?t=$TOK")"
 eq "an unknown API: 404" 404 "$(code "$B/api/sql?t=$TOK")"
 eq "an unknown path without the token: 403" 403 "$(code "$B/etc/passwd")"
+# Another address of this machine is not loopback: nothing listens there.
+IP=$(hostname -I 2>/dev/null | tr ' ' '\n' | grep -v '^127\.' | grep -m1 '\.')
+if [ -n "$IP" ]; then
+	eq "its port on a non-loopback address ($IP): no connection" 000 \
+		"$(code --connect-timeout 3 -H "Host: 127.0.0.1:$PORT" "http://$IP:$PORT/?t=$TOK")"
+else
+	skip "a non-loopback address: this machine has none"
+fi
 eq "POST: 405" 405 "$(code -X POST "$B/api/meta?t=$TOK")"
 eq "the token as header: 200" 200 "$(code -H "X-Kutrace-Token: $TOK" "$B/api/meta")"
 eq "the token as the page's cookie: 200" 200 "$(code -H "Cookie: kutrace_$PORT=$TOK" "$B/api/meta")"
