@@ -54,7 +54,8 @@ INST_PROGS := kutrace_control kutrace_postproc rawtoevent \
 INST_HDRS  := control.h format.h counter.h
 # man/man3/kutrace_*.3 are ".so man3/libkutrace.3" stubs, one per
 # exported function, so that `man kutrace_go` finds libkutrace(3).
-INST_MAN   := $(filter-out $(if $(filter 1,$(KT_HAVE_DUCKDB)),,man/man1/kutrace_sql.1 man/man1/kutrace_why.1),\
+INST_MAN   := $(filter-out $(if $(filter 1,$(KT_HAVE_DUCKDB)),,man/man1/kutrace_sql.1 man/man1/kutrace_why.1) \
+              $(if $(and $(filter 1,$(KT_HAVE_DUCKDB)),$(KT_HAVE_MHD)),,man/man1/kutrace_view.1),\
               $(wildcard man/man*/*.[0-9]))
 INST_VIEW   = $(notdir $(VIEWER_FILES))
 INST_DOCS  := README.md $(wildcard docs/*.md)
@@ -64,7 +65,8 @@ KT_SOREAL  := libkutrace.so.$(KT_VERSION)
 # kutrace_sql (sql/sql.mk, when DuckDB is there) goes apart: the Debian
 # package kutrace-sql carries it, libduckdb.so (64 MB) and DuckDB's MIT
 # licence (debian/rules); uninstall removes them whether built or not.
-INST_SQL_PROGS := kutrace_sql kutrace_why
+# kutrace_view (libmicrohttpd) goes with them: it links DuckDB too.
+INST_SQL_PROGS := kutrace_sql kutrace_why $(if $(KT_HAVE_MHD),kutrace_view)
 INST_SQL_LIBS := libduckdb.so
 INST_SQL_LIC  := LICENSE.duckdb
 
@@ -153,7 +155,7 @@ endif
 # Removes the listed files only, then the kutrace-owned directories and
 # any directory left empty by that (never a non-empty shared one).
 uninstall:
-	rm -f $(INST_PROGS:%=$(KT_D)$(BINDIR)/%) $(INST_SQL_PROGS:%=$(KT_D)$(BINDIR)/%)
+	rm -f $(INST_PROGS:%=$(KT_D)$(BINDIR)/%) $(INST_SQL_PROGS:%=$(KT_D)$(BINDIR)/%) $(KT_D)$(BINDIR)/kutrace_view
 	rm -f $(INST_SQL_LIBS:%=$(KT_D)$(PKGLIBDIR)/%)
 	rm -f $(KT_D)$(LIBDIR)/libkutrace.a $(KT_D)$(LIBDIR)/$(KT_SOREAL) \
 		$(KT_D)$(LIBDIR)/$(KT_SONAME) $(KT_D)$(LIBDIR)/libkutrace.so \

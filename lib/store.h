@@ -95,4 +95,29 @@ void kt_xopen_inputs(struct kt_inputs *in, const char **args, int n, const char 
 int kt_duckdb_open(duckdb_database *db, const char *memory_limit, const char *temp_dir,
 		   char *err, size_t errlen);
 
+/*
+ * What the viewer's server reads (storeview.c).  Each returns 0, or -1
+ * with one line in err.
+ */
+/* Is store still there (its meta.json)? */
+int kt_store_present(const char *store, char *err, size_t errlen);
+/* The timeline page of the store's spans (at most max; 0 no limit) to out,
+ * from the viewer template tpl: kutrace_postproc's page of the same rows. */
+int kt_store_page(duckdb_connection c, const char *store, const char *tpl, uint64_t max,
+		  FILE *out, char *err, size_t errlen);
+/*
+ * Per-CPU summaries of [t0, t1) ns in n buckets, as JSON into out:
+ * {"t0","t1","n","cpus":{"CPU":[[bucket, kind, rows, idle_ns, user_ns,
+ * kernel_ns, last_user_event, last_kernel_event], ...]}}.  A bucket holds
+ * the execution rows that start in it; kind (0 idle, 1 user, 2 kernel) is
+ * the viewer's pick for a pixel of them (docs/spec/VIEWER.md 3.4).
+ */
+struct kt_buf;
+int kt_store_tiles(duckdb_connection c, int64_t t0, int64_t t1, int n, struct kt_buf *out,
+		   char *err, size_t errlen);
+/* The rows of cpu that overlap [t0, t1) ns, at most limit, as JSON rows
+ * (docs/spec/FORMATS.md 5.10.2): {"rows":[...],"more":false}. */
+int kt_store_rows(duckdb_connection c, int cpu, int64_t t0, int64_t t1, long limit,
+		  struct kt_buf *out, char *err, size_t errlen);
+
 #endif /* KUTRACE_STORE_H */

@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "html.h"
 #include "jsonrows.h"
 #include "store.h"
 
@@ -237,8 +238,8 @@ static void build_pipe(struct kt_store_w *w, int fd, const struct kt_build *b, c
 	kt_rowpipe_r_free(&p);
 }
 
-/* A JSON file starts with '{' (after blanks); anything else is a trace. */
-static int is_json(const char *path)
+/* The first byte after blanks: '{' a JSON file, '<' a page, else a trace. */
+static int first_byte(const char *path)
 {
 	FILE *f = fopen(path, "rb");
 	int c = EOF;
@@ -248,7 +249,38 @@ static int is_json(const char *path)
 	while ((c = getc(f)) == ' ' || c == '\n' || c == '\t' || c == '\r')
 		;
 	fclose(f);
-	return c == '{';
+	return c;
+}
+
+static int is_json(const char *path)
+{
+	return first_byte(path) == '{';
+}
+
+/* The JSON a timeline page carries, into the file json. */
+static void page_json(const char *page, const char *json)
+{
+	FILE *f = kt_xfopen_in(page);
+	size_t len = 0;
+	char *html = kt_html_slurp(f, &len), err[512];
+
+	if (!html)
+		kt_die("%s: %s", page, strerror(errno));
+	fclose(f);
+	FILE *out = fopen(json, "w");
+
+	if (!out)
+		kt_die("%s: %s", json, strerror(errno));
+	if (kt_html_extract(out, html, len, err, sizeof(err)) != 0) {
+		fclose(out);
+		unlink(json);
+		kt_die("%s: %s", page, err);
+	}
+	if (fclose(out) != 0) {
+		unlink(json);
+		kt_die("%s: %s", json, strerror(errno));
+	}
+	free(html);
 }
 
 /* The store being written: removed if the program ends before it is whole. */
@@ -319,13 +351,23 @@ static void add_path(struct kt_inputs *in, const char *p, const char *memory)
 	}
 	if (access(p, R_OK) < 0)
 		kt_die("%s: %s", p, strerror(errno));
-	char *s = kt_store_stem(p), *dir = NULL;
+	char *s = kt_store_stem(p), *dir = NULL, *json = NULL;
 
 	if (asprintf(&dir, "%s/%zu-%s.tables", tmp_dir(), in->n, s) < 0)
 		kt_die("out of memory");
-	struct kt_build b = { .memory = memory, .rows_fd = ~0ULL, .source = p };
+	struct kt_build b = { .memory = memory, .rows_fd = ~0ULL, .source = p, .trace_id = s };
 
+	/* A page (makeself's, kutrace_postproc's) gives back its JSON. */
+	if (first_byte(p) == '<') {
+		if (asprintf(&json, "%s/%zu-%s.json", tmp_dir(), in->n, s) < 0)
+			kt_die("out of memory");
+		page_json(p, json);
+		b.source = json;
+	}
 	kt_xbuild_store(&b, dir);
+	if (json)
+		unlink(json);
+	free(json);
 	free(s);
 	add_input(in, dir);
 }

@@ -10,13 +10,15 @@ DUCKDB_DIR ?= /var/cache/kutrace/duckdb/$(DUCKDB_VERSION)
 LIBKTSTORE := $(BUILD)/libktstore.a
 SQL_PROGS := $(BIN)/kutrace_sql $(BIN)/kutrace_why
 KT_HAVE_DUCKDB := $(if $(CROSS),,$(and $(wildcard $(DUCKDB_DIR)/include/duckdb.h),$(wildcard $(DUCKDB_DIR)/lib/libduckdb.so),$(wildcard /usr/include/readline/readline.h),$(wildcard /usr/include/zstd.h),1))
+KT_HAVE_MHD := $(if $(CROSS),,$(if $(wildcard /usr/include/microhttpd.h),1))
 DUCKDB_LDLIBS := -L$(DUCKDB_DIR)/lib -lduckdb '-Wl,-rpath,$$ORIGIN/../lib/kutrace:$(DUCKDB_DIR)/lib'
 
 ifeq ($(KT_HAVE_DUCKDB),1)
 PROGS += $(SQL_PROGS)
 # libktstore: the table store (lib/store.c), for these programs only.
 $(OBJ)/lib/store.o $(OBJ)/lib/tool_store.o: CFLAGS += -I$(DUCKDB_DIR)/include -DKUTRACE_TOOL_VERSION='"$(file <VERSION)"'
-$(LIBKTSTORE): $(OBJ)/lib/store.o $(OBJ)/lib/parquet.o $(OBJ)/lib/tool_store.o
+$(OBJ)/lib/storeview.o: CFLAGS += -I$(DUCKDB_DIR)/include
+$(LIBKTSTORE): $(OBJ)/lib/store.o $(OBJ)/lib/parquet.o $(OBJ)/lib/tool_store.o $(OBJ)/lib/storeview.o
 	rm -f $@
 	$(AR) rcs $@ $^
 $(OBJ)/sql/%.o: sql/%.c
@@ -28,6 +30,19 @@ $(BIN)/kutrace_sql: $(OBJ)/sql/kutrace_sql.o $(LIBKTSTORE) $(KT_TOOLS)
 $(BIN)/kutrace_why: $(OBJ)/sql/kutrace_why.o $(LIBKTSTORE) $(KT_TOOLS)
 	@mkdir -p $(BIN)
 	$(CC) $(LDFLAGS) -o $@ $^ $(DUCKDB_LDLIBS) -lzstd $(KT_TOOLS_LDLIBS) $(LDLIBS)
+# kutrace_view, the viewer's local server: HTTP through libmicrohttpd
+# (tests/deps/sql.apt); without it the other programs are built alone.
+ifeq ($(KT_HAVE_MHD),1)
+PROGS += $(BIN)/kutrace_view
+$(BIN)/kutrace_view: $(OBJ)/sql/kutrace_view.o $(LIBKTSTORE) $(KT_TOOLS) | $(VIEWER_FILES)
+	@mkdir -p $(BIN)
+	$(CC) $(LDFLAGS) -o $@ $^ $(DUCKDB_LDLIBS) -lmicrohttpd -lzstd $(KT_TOOLS_LDLIBS) $(LDLIBS)
+else
+all: view-missing
+.PHONY: view-missing
+view-missing:
+	@echo "kutrace: kutrace_view not built: no <microhttpd.h> (apt-get install libmicrohttpd-dev)"
+endif
 # The Parquet writer under test (tests/t_tables.sh, tests/t_tsan.sh).
 TEST_PROGS += $(BIN)/pqwrite
 $(OBJ)/tests/sql/%.o: tests/sql/%.c

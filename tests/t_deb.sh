@@ -61,7 +61,7 @@ dpkg-deb -e "$dkms" "$TMP/ctl"
 check "kutrace-dkms: postinst builds with DKMS (dkms add/build/install)" grep -q "dkms.*kutrace\|common.postinst" "$TMP/ctl/postinst"
 check "kutrace-dkms: prerm removes it from DKMS" grep -q "dkms remove" "$TMP/ctl/prerm"
 check "kutrace-dkms depends on dkms" sh -c "dpkg-deb -f '$dkms' Depends | grep -q dkms"
-check "kutrace has neither kutrace_sql, kutrace_why nor DuckDB (they are kutrace-sql's)" sh -c "! grep -q 'kutrace_sql\|kutrace_why\|duckdb' '$TMP/c'"
+check "kutrace has neither kutrace_sql, kutrace_why, kutrace_view nor DuckDB (they are kutrace-sql's)" sh -c "! grep -q 'kutrace_sql\|kutrace_why\|kutrace_view\|duckdb' '$TMP/c'"
 
 # kutrace-sql: kutrace_sql, DuckDB private in /usr/lib/kutrace, its licence
 sql=$D/kutrace-sql_${V}_amd64.deb
@@ -69,7 +69,8 @@ if [ -n "$(make -s --no-print-directory print-install-sql)" ]; then
 	check "kutrace-sql_${V}_amd64.deb in $D ($(( $(stat -c %s "$sql" 2>/dev/null || echo 0) / 1048576 )) MB)" test -f "$sql"
 	dpkg-deb -c "$sql" | awk '{ print $6 }' | sed 's|^\./|/|' > "$TMP/s"
 	missing=""
-	for f in /usr/bin/kutrace_sql /usr/bin/kutrace_why /usr/lib/kutrace/libduckdb.so /usr/share/doc/kutrace-sql/LICENSE.duckdb \
+	for f in $(make -s --no-print-directory print-install-sql | sed 's|[^ ]*|/usr/bin/&|g') \
+		/usr/lib/kutrace/libduckdb.so /usr/share/doc/kutrace-sql/LICENSE.duckdb \
 		/usr/share/doc/kutrace-sql/copyright; do
 		grep -qx "$f" "$TMP/s" || missing="$missing $f"
 	done

@@ -1136,6 +1136,7 @@ function updateStatus() {
   let s = S.summary || '';
   if (!s && S.showHeader) s = [D.meta.kernelVersion, D.meta.cpuModelName].filter(Boolean).join(', ');
   if (S.sizeMsg) s += (s ? '  ' : '') + S.sizeMsg;
+  if (S.serverErr) s = S.serverErr + (s ? '  ' + s : '');
   if (st.textContent !== s) st.textContent = s;
 }
 function updateReadouts() {

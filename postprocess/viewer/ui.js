@@ -586,4 +586,15 @@ function showOpener() {
   window.kutraceLoadJSON = loadJSON;
   window.kutraceReady = 'empty';
 }
+// Served by kutrace_view (#ktserver): the page asks its server now and
+// then, so that a store removed under it shows here as one error.
+function watchServer() {
+  const el = document.getElementById('ktserver'); if (!el) return;
+  const api = JSON.parse(el.textContent).api;
+  const check = () => fetch(api + 'meta', { credentials: 'same-origin', cache: 'no-store' })
+    .then(r => r.ok ? '' : r.text()).catch(e => 'kutrace_view: ' + e.message)
+    .then(msg => { msg = msg.trim(); if (msg !== S.serverErr) { S.serverErr = msg; window.kutraceServerError = msg; updateStatus(); } });
+  S.serverErr = ''; check(); setInterval(() => { if (!document.hidden) check(); }, 3000);
+}
+watchServer();
 load().catch(e => { document.getElementById('loading').textContent = 'Cannot load the trace: ' + e.message; window.kutraceError = String(e && e.stack || e); });

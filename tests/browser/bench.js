@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Viewer speed figures (make bench-viewer): node bench.js PAGE.html SPANS
+// (or kutrace_view's URL instead of the page; KT_BENCH_T0, the server's
+// start in ms since the epoch, then gives server start to first draw)
 // Prints load time to first draw, redraw times after pan/zoom (script, the
 // frame's script + paint, and until the frame is painted, which adds the
 // wait for the next frame) with the CPU rows and with the PID group open,
@@ -25,19 +27,21 @@ async function work(page, fn) { // ms of the frame that draws the change: script
 async function script(page, fn) { // ms of script for a change that renders synchronously
   return page.evaluate(fn => { const t = performance.now(); eval(fn); return performance.now() - t; }, fn); // eslint-disable-line no-eval
 }
-const stats = a => { const s = a.slice().sort((x, y) => x - y); return { median: s[s.length >> 1], max: s[s.length - 1] }; };
+const stats = a => { const s = a.slice().sort((x, y) => x - y); return { median: s[s.length >> 1], p95: s[Math.min(s.length - 1, Math.ceil(s.length * 0.95) - 1)], max: s[s.length - 1] }; };
 const f = x => x.toFixed(1);
 
 (async () => {
   const { ctx, cleanup } = await launch();
   try {
-    const bytes = fs.statSync(file).size;
+    const url = /^https?:/.test(file), bytes = url ? 0 : fs.statSync(file).size;
     const t = Date.now();
     const { page, errors } = await open(ctx, file, { timeout: 300000 });
     const wall = Date.now() - t;
     const s = await page.evaluate(() => window.kutraceState());
     const heap = await page.evaluate(() => performance.memory ? performance.memory.usedJSHeapSize / 1e6 : 0);
-    console.log(`${spans} spans: HTML ${(bytes / 1e6).toFixed(1)} MB = ${(bytes / spans).toFixed(2)} bytes/span`);
+    const origin = await page.evaluate(() => performance.timeOrigin); // the drawing's epoch ms: origin + perf.ready
+    if (url) console.log(`${spans} spans from kutrace_view` + (process.env.KT_BENCH_T0 ? `: server start to first full draw ${f(origin + s.perf.ready - +process.env.KT_BENCH_T0)} ms` : ''));
+    else console.log(`${spans} spans: HTML ${(bytes / 1e6).toFixed(1)} MB = ${(bytes / spans).toFixed(2)} bytes/span`);
     console.log(`  load to first full draw: ${f(s.perf.ready)} ms (navigation start -> drawn; script starts ${f(s.perf.script)}, base64 ${f(s.perf.b64)}, inflate ${f(s.perf.inflate)}, columns ${f(s.perf.decode)}, rows ${f(s.perf.rows)}, first draw ${f(s.perf.first)} ms; wall ${wall} ms; JS heap ${heap.toFixed(0)} MB)`);
     if (s.perf.restDone !== undefined) { // (pages made before this background build had none)
       await page.waitForFunction(() => window.kutraceState().perf.restDone, null, { timeout: 300000 });
@@ -55,7 +59,7 @@ const f = x => x.toFixed(1);
       }
     }
     let j = stats(js), q = stats(fr), w = stats(wk);
-    console.log(`  redraw after pan/zoom (CPU rows): script median ${f(j.median)} ms, max ${f(j.max)} ms; frame (script + paint) median ${f(w.median)} ms, max ${f(w.max)} ms; to painted frame median ${f(q.median)} ms, max ${f(q.max)} ms`);
+    console.log(`  redraw after pan/zoom (CPU rows): script median ${f(j.median)} ms, max ${f(j.max)} ms; frame (script + paint) median ${f(w.median)} ms, max ${f(w.max)} ms; to painted frame median ${f(q.median)} ms, p95 ${f(q.p95)} ms, max ${f(q.max)} ms`);
     await page.evaluate(([a, b]) => window.kutrace.setWindow(a, b), [t0, t1]);
     const opens = [], openJs = [];
     for (let i = 0; i < 3; i++) { // open, close, ... at full view; the median open
@@ -79,7 +83,7 @@ const f = x => x.toFixed(1);
     }
     j = stats(js2); q = stats(fr2); w = stats(wk2);
     console.log(`  redraw after opening the PID group (${npid} rows): script median ${f(stats(openJs).median)} ms (of ${openJs.map(f).join(', ')}), median ${f(open1)} ms to the painted frame (of ${opens.map(f).join(', ')})`);
-    console.log(`  redraw after pan/zoom with the PID group open (${npid} rows): script median ${f(j.median)} ms, max ${f(j.max)} ms; frame (script + paint) median ${f(w.median)} ms, max ${f(w.max)} ms; to painted frame median ${f(q.median)} ms, max ${f(q.max)} ms`);
+    console.log(`  redraw after pan/zoom with the PID group open (${npid} rows): script median ${f(j.median)} ms, max ${f(j.max)} ms; frame (script + paint) median ${f(w.median)} ms, max ${f(w.max)} ms; to painted frame median ${f(q.median)} ms, p95 ${f(q.p95)} ms, max ${f(q.max)} ms`);
     console.log(`    phases (ms) by zoom: ${ph.join('; ')}`);
     await page.evaluate(([a, b]) => window.kutrace.setWindow(a, b), [t0, t1]);
     // the prefix shared by the most PID rows, and the most common syscall name

@@ -8,7 +8,8 @@
 # KT_BENCH_AB=<commit> compares the viewer of that commit with this one on
 # the same trace, alternately (old, new, new, old ...; KT_BENCH_RUNS pairs,
 # default 5): on a shared machine only figures measured side by side mean
-# anything.  Each run's load average is printed with it.
+# anything.  Each run's load average is printed with it.  Then the same
+# trace through kutrace_view (serve below).
 set -eu
 cd "$(dirname "$0")/../.."
 BIN=${KT_BIN:-build/bin}
@@ -16,6 +17,26 @@ out=build/bench-viewer
 mkdir -p $out
 gen=${KT_BENCH_GEN:-synth}
 [ -x $BIN/kutrace_synth ] && [ -x $BIN/kutrace_postproc ] || gen=js
+# The same trace through kutrace_view (KT_BENCH_SERVER=0: not): its store
+# built first and timed apart, then from the server's start to the first
+# full draw, the same pans and zooms, and the server's peak RSS.
+serve() {
+	[ -x $BIN/kutrace_view ] && [ "${KT_BENCH_SERVER:-1}" != 0 ] || return 0
+	local store=${1%.json}.tables s e pid url
+	s=$(date +%s.%N)
+	$BIN/kutrace_sql build $1 -o $store >/dev/null
+	e=$(date +%s.%N)
+	echo "kutrace_view: the store of $2 rows built in $(echo "$e - $s" | bc) s (kutrace_sql build, before the server)"
+	: > $out/view.out	# empty before the server starts: its first line is awaited
+	t0=$(date +%s%3N)
+	$BIN/kutrace_view $store --no-browser > $out/view.out 2> $out/view.err &
+	pid=$!
+	while [ ! -s $out/view.out ] && kill -0 $pid 2>/dev/null; do sleep 0.05; done
+	url=$(head -1 $out/view.out)
+	KT_BENCH_T0=$t0 node tests/browser/bench.js "$url" $2
+	echo "  kutrace_view peak RSS: $(awk '/^VmHWM/ { printf "%.0f MB", $2 / 1024 }' /proc/$pid/status)"
+	kill -INT $pid; wait $pid || true
+}
 for n in ${KT_BENCH_SPANS:-1000000 10000000}; do
 	if [ $gen = synth ]; then
 		json=$out/synth$n.json
@@ -40,6 +61,7 @@ for n in ${KT_BENCH_SPANS:-1000000 10000000}; do
 	echo "makeself: $rows rows, $(stat -c %s $json) bytes of JSON in $(echo "$e - $s" | bc) s ($gen)"
 	if [ -z "${KT_BENCH_AB:-}" ]; then
 		node tests/browser/bench.js $html $rows
+		serve $json $rows
 		continue
 	fi
 	# The old template: its source directory while viewer.js was one

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Shared helpers for the viewer browser tests: launch Debian's chromium
-// through playwright-core with a fresh profile, open a page over file://.
+// through playwright-core with a fresh profile, open a page over file://
+// (or kutrace_view's http:// URL).
 'use strict';
 const fs = require('fs');
 const os = require('os');
@@ -27,7 +28,7 @@ async function open(ctx, file, opts = {}) {
   const requests = [];
   page.on('pageerror', e => errors.push(String(e)));
   page.on('request', r => { if (!r.url().startsWith('file:') && !r.url().startsWith('data:') && !r.url().startsWith('blob:')) requests.push(r.url()); });
-  await page.goto('file://' + path.resolve(file) + (opts.hash || ''));
+  await page.goto((/^https?:/.test(file) ? file : 'file://' + path.resolve(file)) + (opts.hash || '')); // a page, or kutrace_view's URL
   await page.waitForFunction(() => window.kutraceReady || window.kutraceError, null, { timeout: opts.timeout || 60000 });
   const err = await page.evaluate(() => window.kutraceError || null);
   if (err) errors.push(err);

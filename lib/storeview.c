@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * storeview.c - what the viewer's server (kutrace_view) reads from a table
+ * store: the timeline page of its rows, the per-CPU summaries of a window
+ * (tiles) and the rows of a window.  Answers are built in memory and
+ * returned whole, or not at all, with one line in err.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "html.h"
+#include "store.h"
+
+static void errf(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void errf(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	err[strcspn(err, "\n")] = '\0';
+}
+
+int kt_store_present(const char *store, char *err, size_t errlen)
+{
+	char path[4200];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/meta.json", store);
+	if (stat(path, &st) < 0) {
+		errf(err, errlen, "%s: the store is gone (%s)", store, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* A streaming query; NULL with err set. */
+static int run(duckdb_connection c, const char *sql, duckdb_result *res, char *err, size_t errlen)
+{
+	duckdb_prepared_statement ps = NULL;
+	duckdb_pending_result pend = NULL;
+	int rc = -1;
+
+	if (duckdb_prepare(c, sql, &ps) == DuckDBError) {
+		errf(err, errlen, "%s", duckdb_prepare_error(ps));
+	} else if (duckdb_pending_prepared_streaming(ps, &pend) == DuckDBError) {
+		errf(err, errlen, "%s", duckdb_pending_error(pend));
+	} else if (duckdb_execute_pending(pend, res) == DuckDBError) {
+		errf(err, errlen, "%s", duckdb_result_error(res));
+		duckdb_destroy_result(res);
+	} else {
+		rc = 0;
+	}
+	if (pend)
+		duckdb_destroy_pending(&pend);
+	duckdb_destroy_prepare(&ps);
+	return rc;
+}
+
+/* A fetched chunk, or NULL at the end; an error while streaming in err. */
+static duckdb_data_chunk next_chunk(duckdb_result res, int *failed, char *err, size_t errlen)
+{
+	duckdb_data_chunk ch = duckdb_fetch_chunk(res);
+
+	if (!ch && duckdb_result_error(&res)) {
+		errf(err, errlen, "%s", duckdb_result_error(&res));
+		*failed = 1;
+	}
+	return ch;
+}
+
+#define IN(ch, k, T) ((T *)duckdb_vector_get_data(duckdb_data_chunk_get_vector(ch, k)))
+
+/* The ten columns of a row, in the JSON's order (docs/TABLES.md, span). */
+#define ROW_COLS "ts, dur, cpu, pid, rpc, event, arg, ret, ipc, name"
+
+struct rowcols {
+	int64_t *ts, *dur, *arg, *ret;
+	int32_t *cpu, *pid, *rpc, *ev, *ipc;
+	duckdb_string_t *nm;
+};
+
+static void row_cols(duckdb_data_chunk ch, struct rowcols *r)
+{
+	r->ts = IN(ch, 0, int64_t);
+	r->dur = IN(ch, 1, int64_t);
+	r->cpu = IN(ch, 2, int32_t);
+	r->pid = IN(ch, 3, int32_t);
+	r->rpc = IN(ch, 4, int32_t);
+	r->ev = IN(ch, 5, int32_t);
+	r->arg = IN(ch, 6, int64_t);
+	r->ret = IN(ch, 7, int64_t);
+	r->ipc = IN(ch, 8, int32_t);
+	r->nm = IN(ch, 9, duckdb_string_t);
+}
+
+/* Row i as a kt_row (times back in the JSON's 10 ns units); name in buf. */
+static void get_row(const struct rowcols *c, idx_t i, struct kt_row *r, struct kt_buf *name)
+{
+	uint32_t l = duckdb_string_t_length(c->nm[i]);
+
+	name->len = 0;
+	kt_buf_add(name, duckdb_string_t_data(&c->nm[i]), l);
+	kt_buf_add(name, "", 1);
+	*r = (struct kt_row){ .start = c->ts[i] / 10, .dur = c->dur[i] / 10, .cpu = c->cpu[i],
+			      .pid = c->pid[i], .rpc = c->rpc[i], .event = c->ev[i],
+			      .arg = c->arg[i], .retval = c->ret[i], .ipc = c->ipc[i],
+			      .name = name->p };
+}
+
+static const char *jstr(json_t *m, const char *k)
+{
+	const char *s = json_string_value(json_object_get(m, k));
+
+	return s && *s && strcmp(s, "unknown") != 0 ? s : NULL;
+}
+
+int kt_store_page(duckdb_connection c, const char *store, const char *tpl, uint64_t max,
+		  FILE *out, char *err, size_t errlen)
+{
+	char path[4200], *header = NULL, *footer = NULL;
+	size_t hl = 0, fl = 0;
+	json_error_t je;
+	duckdb_result res;
+	struct kt_buf name = { 0 };
+	int rc = -1, failed = 0;
+
+	snprintf(path, sizeof(path), "%s/meta.json", store);
+	json_t *m = json_load_file(path, 0, &je);
+
+	if (!m) {
+		errf(err, errlen, "%s: %s", path, je.text);
+		return -1;
+	}
+	json_t *fl_v = json_object_get(m, "flags"), *mb = json_object_get(m, "mbit_sec");
+	struct kt_json_meta jm = {
+		.title = jstr(m, "trace_id"), .tracebase = jstr(m, "tracebase"),
+		.kernel = jstr(m, "kernel"), .model = jstr(m, "cpu_model"),
+		.host = jstr(m, "machine"), .flags = (unsigned)json_integer_value(fl_v),
+		.mbit = (int)json_integer_value(mb), .version = KUTRACE_EVENT_TEXT_VERSION,
+	};
+	FILE *hm = open_memstream(&header, &hl), *fm = open_memstream(&footer, &fl);
+	struct kt_pagecols *p = kt_pagecols_new(max);
+
+	if (!hm || !fm) {
+		errf(err, errlen, "out of memory");
+		goto out;
+	}
+	kt_json_header(hm, &jm);
+	kt_json_footer(fm);
+	fclose(hm);
+	fclose(fm);
+	hm = fm = NULL;
+	/* The store keeps span in the JSON's order: a scan gives it back so. */
+	if (run(c, "SELECT " ROW_COLS " FROM span", &res, err, errlen) < 0)
+		goto out;
+	for (duckdb_data_chunk ch; (ch = next_chunk(res, &failed, err, errlen));) {
+		struct rowcols rc_;
+		idx_t n = duckdb_data_chunk_get_size(ch);
+
+		row_cols(ch, &rc_);
+		for (idx_t i = 0; i < n; i++) {
+			struct kt_row r;
+
+			get_row(&rc_, i, &r, &name);
+			r.name = kt_intern(r.name);
+			kt_pagecols_row(p, &r);
+		}
+		duckdb_destroy_data_chunk(&ch);
+	}
+	duckdb_destroy_result(&res);
+	if (failed)
+		goto out;
+	if (kt_pagecols_full(p)) {
+		errf(err, errlen, "%s: more than %" PRIu64 " spans: too many for one page", store,
+		     max);
+		goto out;
+	}
+	rc = kt_html_write_rows(out, tpl, p, header, footer, err, errlen);
+out:
+	if (hm)
+		fclose(hm);
+	if (fm)
+		fclose(fm);
+	kt_pagecols_free(p);
+	kt_buf_free(&name);
+	free(header);
+	free(footer);
+	json_decref(m);
+	return rc;
+}
+
+/*
+ * Execution rows by kind (docs/TABLES.md, "Execution rows"): 0 idle (and
+ * the power-state exit), 1 user code, 2 kernel code.  A bucket's kind is
+ * the one the viewer draws for a pixel of such rows (docs/spec/VIEWER.md
+ * 3.4): the largest of idle, 10 x user and 10 x kernel time, user before
+ * kernel before idle on ties; the last user and kernel events give the
+ * colour.
+ */
+#define EXEC_KIND "CASE WHEN event IN (65536, 131072) THEN 0 WHEN event > 65536 THEN 1 ELSE 2 END"
+#define EXEC_ROWS "cpu >= 0 AND ((event BETWEEN 1024 AND 4095) OR event BETWEEN 65536 AND 131072)"
+
+/* Of the kinds present (a last event), the viewer's pick. */
+static int pick(const int64_t ns[3], const int64_t last[3])
+{
+	static const int order[3] = { 1, 2, 0 };	/* who wins a tie */
+	int best = -1;
+	int64_t bw = -1;
+
+	for (int i = 0; i < 3; i++) {
+		int k = order[i];
+		int64_t w = k ? 10 * ns[k] : ns[k];
+
+		if (last[k] >= 0 && w > bw) {
+			best = k;
+			bw = w;
+		}
+	}
+	return best;
+}
+
+int kt_store_tiles(duckdb_connection c, int64_t t0, int64_t t1, int n, struct kt_buf *out,
+		   char *err, size_t errlen)
+{
+	char sql[1024];
+	duckdb_result res;
+	int failed = 0, cpu = INT32_MIN, first = 1;
+	int64_t b = -1, cnt = 0, ns[3] = { 0 }, last[3] = { -1, -1, -1 };
+
+	if (t1 <= t0 || n < 1 || n > 100000) {
+		errf(err, errlen, "tiles: need t0 < t1 and 1 <= n <= 100000");
+		return -1;
+	}
+	snprintf(sql, sizeof(sql),
+		 "SELECT cpu, (ts - %" PRId64 ") * %d // %" PRId64 " AS b, " EXEC_KIND " AS k,"
+		 " count(*), sum(dur)::BIGINT, arg_max(event, ts) FROM span WHERE " EXEC_ROWS " AND ts >= %" PRId64
+		 " AND ts < %" PRId64 " GROUP BY ALL ORDER BY cpu, b, k",
+		 t0, n, t1 - t0, t0, t1);
+	if (run(c, sql, &res, err, errlen) < 0)
+		return -1;
+	out->len = 0;
+	kt_buf_printf(out, "{\"t0\":%" PRId64 ",\"t1\":%" PRId64 ",\"n\":%d,\"cpus\":{", t0, t1, n);
+	/* [b, kind, rows, ns of each kind, last user and kernel event or -1] */
+#define FLUSH() do { if (b >= 0) { int k = pick(ns, last); \
+	kt_buf_printf(out, "%s[%" PRId64 ",%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 \
+		      ",%" PRId64 ",%" PRId64 "]", first ? "" : ",", b, k, cnt, ns[0], ns[1], \
+		      ns[2], last[1], last[2]); first = 0; } } while (0)
+	for (duckdb_data_chunk ch; (ch = next_chunk(res, &failed, err, errlen));) {
+		int32_t *cc = IN(ch, 0, int32_t), *kk = IN(ch, 2, int32_t);
+		int64_t *bb = IN(ch, 1, int64_t), *nn = IN(ch, 3, int64_t), *dd = IN(ch, 4, int64_t);
+		int32_t *ev = IN(ch, 5, int32_t);
+		idx_t m = duckdb_data_chunk_get_size(ch);
+
+		for (idx_t i = 0; i < m; i++) {
+			if (cc[i] != cpu || bb[i] != b) {
+				FLUSH();
+				if (cc[i] != cpu) {
+					kt_buf_printf(out, "%s\"%d\":[", cpu == INT32_MIN ? "" : "],",
+						      cc[i]);
+					first = 1;
+				}
+				cpu = cc[i];
+				b = bb[i];
+				cnt = 0;
+				ns[0] = ns[1] = ns[2] = 0;
+				last[0] = last[1] = last[2] = -1;
+			}
+			cnt += nn[i];
+			ns[kk[i]] += dd[i];
+			last[kk[i]] = ev[i];
+		}
+		duckdb_destroy_data_chunk(&ch);
+	}
+	FLUSH();
+#undef FLUSH
+	duckdb_destroy_result(&res);
+	if (failed)
+		return -1;
+	kt_buf_puts(out, cpu == INT32_MIN ? "}}" : "]}}");
+	return 0;
+}
+
+int kt_store_rows(duckdb_connection c, int cpu, int64_t t0, int64_t t1, long limit,
+		  struct kt_buf *out, char *err, size_t errlen)
+{
+	char sql[1024];
+	duckdb_result res;
+	struct kt_buf name = { 0 }, line = { 0 };
+	int failed = 0;
+	long seen = 0;
+
+	snprintf(sql, sizeof(sql),
+		 "SELECT " ROW_COLS " FROM span WHERE cpu = %d AND ts < %" PRId64
+		 " AND ts + dur > %" PRId64 " ORDER BY ts LIMIT %ld", cpu, t1, t0, limit + 1);
+	if (run(c, sql, &res, err, errlen) < 0)
+		return -1;
+	out->len = 0;
+	kt_buf_puts(out, "{\"rows\":[");
+	for (duckdb_data_chunk ch; (ch = next_chunk(res, &failed, err, errlen));) {
+		struct rowcols rc_;
+		idx_t n = duckdb_data_chunk_get_size(ch);
+
+		row_cols(ch, &rc_);
+		for (idx_t i = 0; i < n; i++, seen++) {
+			struct kt_row r;
+
+			if (seen == limit)
+				continue;	/* the one past the limit says there are more */
+			get_row(&rc_, i, &r, &name);
+			size_t cap = KT_JSON_HEAD_MAX + 6 * name.len + 4;
+
+			if (line.cap < cap) {
+				line.p = kt_xrealloc(line.p, cap);
+				line.cap = cap;
+			}
+			/* The line ends ",\n": the array keeps its own commas. */
+			size_t l = kt_json_format_row(line.p, line.cap, &r) - 2;
+
+			if (seen)
+				kt_buf_add(out, ",\n", 2);
+			kt_buf_add(out, line.p, l);
+		}
+		duckdb_destroy_data_chunk(&ch);
+	}
+	duckdb_destroy_result(&res);
+	kt_buf_free(&name);
+	kt_buf_free(&line);
+	if (failed)
+		return -1;
+	kt_buf_printf(out, "],\"more\":%s}", seen > limit ? "true" : "false");
+	return 0;
+}

@@ -1,0 +1,460 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * kutrace_view - look at a trace in the browser through a local server.
+ *
+ *   kutrace_view TRACE|JSON|STORE|HTML [--no-browser] [--port N]
+ *
+ * Serves the timeline page of the trace's table store (docs/TABLES.md;
+ * built first in a temporary directory for a trace, JSON or page) and
+ * its data on 127.0.0.1 only.  Every request must carry the random token
+ * of this run: in the URL (?t=TOKEN; the page then sets a cookie for the
+ * requests it makes itself) or an X-Kutrace-Token header.  Requests from
+ * another Host or Origin (DNS rebinding, other pages), from a peer that is
+ * not loopback, or for a path the server does not serve, are refused.
+ * HTTP is libmicrohttpd's: no request parser of our own.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "html.h"
+#include "store.h"
+
+#define KT_MEMORY "1500MB"
+/* The page carries every span; past this many the page would not hold
+ * them well (kutrace_postproc's --html-max-spans, docs/PERFORMANCE.md). */
+#define KT_PAGE_MAX 10000000ULL
+/* Rows of one window at most (/api/rows). */
+#define KT_ROWS_MAX 1000000L
+
+struct server {
+	const char *store, *tpl;
+	unsigned long long page_max;
+	struct kt_db *db;
+	char token[33];
+	char cookie[32];	/* the cookie's name: ports share cookies, names do not */
+	char host1[32], host2[32], origin1[48], origin2[48];
+	unsigned short port;
+	char *page;		/* built on the first request, then kept */
+	size_t page_len;
+	char page_err[512];	/* why the page cannot be made (said once) */
+	int gone;		/* the store's absence was reported */
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: kutrace_view TRACE|JSON|STORE|HTML [--no-browser] [--port N] [--memory SIZE]\n"
+		"                    [--html-max-spans N]\n"
+		"Serves the trace's timeline on http://127.0.0.1:PORT/ (a random port unless\n"
+		"--port) and opens it in the browser ($BROWSER, else xdg-open).  The URL holds\n"
+		"a random token; requests without it are refused.  A trace, a JSON file or a\n"
+		"page gets its table store built first, in a temporary directory removed at\n"
+		"exit.  --no-browser prints the URL as the first line of output and opens\n"
+		"nothing.  Ctrl-C ends the server.  From another machine:\n"
+		"  ssh -L 8080:127.0.0.1:8080 HOST kutrace_view X.trace --port 8080 --no-browser\n"
+		"then open the printed URL here.  --memory caps DuckDB (default 1500MB).\n"
+		"The page holds at most N spans (default 10000000), as kutrace_postproc's.\n");
+}
+
+/* ---------------------------------------------------------------------- */
+/* Who may ask                                                             */
+/* ---------------------------------------------------------------------- */
+
+static int loopback(const struct sockaddr *sa)
+{
+	if (!sa)
+		return 0;
+	if (sa->sa_family == AF_INET)
+		return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
+	if (sa->sa_family == AF_INET6) {
+		const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+
+		return IN6_IS_ADDR_LOOPBACK(a) ||
+		       (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+	}
+	return 0;
+}
+
+static enum MHD_Result accept_peer(void *cls, const struct sockaddr *sa, socklen_t len)
+{
+	(void)cls;
+	(void)len;
+	return loopback(sa) ? MHD_YES : MHD_NO;
+}
+
+/* Equal strings, in time that does not tell how much of them matched. */
+static int same_secret(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	unsigned char d = la != lb;
+
+	for (size_t i = 0; i < la && i < lb; i++)
+		d |= (unsigned char)(a[i] ^ b[i]);
+	return d == 0;
+}
+
+static const char *header(struct MHD_Connection *c, enum MHD_ValueKind k, const char *name)
+{
+	return MHD_lookup_connection_value(c, k, name);
+}
+
+/* NULL if the request may be answered, else why not (a 403's body). */
+static const char *refusal(struct server *s, struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const char *host = header(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+	const char *origin = header(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_ORIGIN);
+	const char *tok = header(c, MHD_GET_ARGUMENT_KIND, "t");
+
+	if (!ci || !loopback(ci->client_addr))
+		return "not a loopback peer";
+	if (!host || (strcmp(host, s->host1) != 0 && strcmp(host, s->host2) != 0))
+		return "foreign Host";
+	if (origin && strcmp(origin, s->origin1) != 0 && strcmp(origin, s->origin2) != 0)
+		return "foreign Origin";
+	if (!tok)
+		tok = header(c, MHD_HEADER_KIND, "X-Kutrace-Token");
+	if (!tok)
+		tok = header(c, MHD_COOKIE_KIND, s->cookie);
+	if (!tok || !same_secret(tok, s->token))
+		return "no valid token";
+	return NULL;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Answers                                                                 */
+/* ---------------------------------------------------------------------- */
+
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned int status, const char *type,
+			     void *body, size_t len, enum MHD_ResponseMemoryMode mode,
+			     const char *cookie)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(len, body, mode);
+
+	if (!r) {
+		if (mode == MHD_RESPMEM_MUST_FREE)
+			free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	/* The token is in the page's URL: let no link carry it elsewhere. */
+	MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(r, "X-Frame-Options", "DENY");
+	if (cookie)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_SET_COOKIE, cookie);
+	enum MHD_Result rc = MHD_queue_response(c, status, r);
+
+	MHD_destroy_response(r);
+	return rc;
+}
+
+static enum MHD_Result text(struct MHD_Connection *c, unsigned int status, const char *msg)
+{
+	char *b = NULL;
+	int n = asprintf(&b, "%s\n", msg);
+
+	if (n < 0)
+		return MHD_NO;
+	return reply(c, status, "text/plain; charset=utf-8", b, (size_t)n, MHD_RESPMEM_MUST_FREE,
+		     NULL);
+}
+
+/* A data error: one line in the terminal (once while the store is gone)
+ * and the same line to the page. */
+static enum MHD_Result failure(struct server *s, struct MHD_Connection *c, const char *err)
+{
+	char e2[512];
+	int present = kt_store_present(s->store, e2, sizeof(e2)) == 0;
+
+	if (!present)
+		err = e2;
+	if (present || !s->gone)
+		fprintf(stderr, "kutrace_view: %s\n", err);
+	s->gone = !present;
+	return text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, err);
+}
+
+/* The page, with a marker telling the viewer that a server is there. */
+static int build_page(struct server *s, char *err, size_t errlen)
+{
+	char *p = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&p, &n);
+
+	if (!f) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	int rc = kt_store_page(kt_db_conn(s->db), s->store, s->tpl, s->page_max, f, err,
+			       errlen);
+
+	if (fclose(f) != 0 && rc == 0) {
+		snprintf(err, errlen, "out of memory");
+		rc = -1;
+	}
+	char *body = rc == 0 ? strstr(p, "<body>\n") : NULL;
+
+	if (rc == 0 && !body) {
+		snprintf(err, errlen, "%s: no <body> line", s->tpl);
+		rc = -1;
+	}
+	if (rc < 0) {
+		free(p);
+		return -1;
+	}
+	static const char mark[] = "<script type=\"application/json\" id=\"ktserver\">"
+				   "{\"api\":\"api/\"}</script>\n";
+	size_t head = (size_t)(body - p) + 7;
+
+	s->page = kt_xmalloc(n + sizeof(mark));
+	memcpy(s->page, p, head);
+	memcpy(s->page + head, mark, sizeof(mark) - 1);
+	memcpy(s->page + head + sizeof(mark) - 1, p + head, n - head);
+	s->page_len = n + sizeof(mark) - 1;
+	free(p);
+	return 0;
+}
+
+static int arg_i64(struct MHD_Connection *c, const char *k, int64_t lo, int64_t hi, int64_t *v)
+{
+	const char *s = header(c, MHD_GET_ARGUMENT_KIND, k);
+	char *end;
+
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	long long x = strtoll(s, &end, 10);
+
+	if (errno || *end || x < lo || x > hi)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+static enum MHD_Result api(struct server *s, struct MHD_Connection *c, const char *what)
+{
+	char err[4400];
+	struct kt_buf b = { 0 };
+	int64_t t0, t1, n = 0, cpu = 0, limit = KT_ROWS_MAX;
+	int rc;
+
+	if (kt_store_present(s->store, err, sizeof(err)) < 0)
+		return failure(s, c, err);
+	if (strcmp(what, "meta") == 0) {
+		char path[4200];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/meta.json", s->store);
+		if (!(f = fopen(path, "r"))) {
+			snprintf(err, sizeof(err), "%s: %s", path, strerror(errno));
+			return failure(s, c, err);
+		}
+		size_t len = 0;
+		char *m = kt_html_slurp(f, &len);
+
+		fclose(f);
+		if (!m) {
+			snprintf(err, sizeof(err), "%s: cannot read", path);
+			return failure(s, c, err);
+		}
+		return reply(c, MHD_HTTP_OK, "application/json", m, len,
+			     MHD_RESPMEM_MUST_FREE, NULL);
+	}
+	if (arg_i64(c, "t0", INT64_MIN / 4, INT64_MAX / 4, &t0) < 0 ||
+	    arg_i64(c, "t1", INT64_MIN / 4, INT64_MAX / 4, &t1) < 0 || t1 <= t0)
+		return text(c, MHD_HTTP_BAD_REQUEST, "give t0 < t1 in ns");
+	if (strcmp(what, "tiles") == 0) {
+		if (arg_i64(c, "n", 1, 100000, &n) < 0)
+			return text(c, MHD_HTTP_BAD_REQUEST, "give n buckets, 1..100000");
+		rc = kt_store_tiles(kt_db_conn(s->db), t0, t1, (int)n, &b, err, sizeof(err));
+	} else {
+		if (arg_i64(c, "cpu", 0, INT32_MAX, &cpu) < 0)
+			return text(c, MHD_HTTP_BAD_REQUEST, "give a cpu");
+		if (header(c, MHD_GET_ARGUMENT_KIND, "limit") &&
+		    arg_i64(c, "limit", 1, KT_ROWS_MAX, &limit) < 0)
+			return text(c, MHD_HTTP_BAD_REQUEST, "limit: 1..1000000");
+		rc = kt_store_rows(kt_db_conn(s->db), (int)cpu, t0, t1, (long)limit, &b, err,
+				   sizeof(err));
+	}
+	if (rc < 0) {
+		kt_buf_free(&b);
+		return failure(s, c, err);
+	}
+	s->gone = 0;
+	return reply(c, MHD_HTTP_OK, "application/json", b.p, b.len, MHD_RESPMEM_MUST_FREE, NULL);
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
+			      const char *method, const char *version, const char *upload,
+			      size_t *upload_size, void **state)
+{
+	struct server *s = cls;
+	const char *why = refusal(s, c);
+
+	(void)version;
+	(void)upload;
+	(void)state;
+	if (why)
+		return text(c, MHD_HTTP_FORBIDDEN, why);
+	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
+		return text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "GET only");
+	if (*upload_size)
+		return text(c, MHD_HTTP_BAD_REQUEST, "no body expected");
+	if (strncmp(url, "/api/", 5) == 0 &&
+	    (strcmp(url + 5, "meta") == 0 || strcmp(url + 5, "tiles") == 0 ||
+	     strcmp(url + 5, "rows") == 0))
+		return api(s, c, url + 5);
+	if (strcmp(url, "/") != 0)
+		return text(c, MHD_HTTP_NOT_FOUND, "no such path");
+	if (!s->page && *s->page_err)
+		return text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, s->page_err);
+	if (!s->page) {
+		char err[512];
+
+		if (kt_store_present(s->store, err, sizeof(err)) < 0)
+			return failure(s, c, err);
+		if (build_page(s, err, sizeof(err)) < 0) {
+			/* A store too big for a page stays so: not read again. */
+			if (kt_store_present(s->store, s->page_err, sizeof(s->page_err)) == 0)
+				snprintf(s->page_err, sizeof(s->page_err), "%s", err);
+			return failure(s, c, err);
+		}
+	}
+	char cookie[128];
+
+	snprintf(cookie, sizeof(cookie), "%s=%s; Path=/; HttpOnly; SameSite=Strict", s->cookie,
+		 s->token);
+	return reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", s->page, s->page_len,
+		     MHD_RESPMEM_PERSISTENT, cookie);
+}
+
+/* ---------------------------------------------------------------------- */
+
+static void open_browser(const char *url)
+{
+	const char *b = getenv("BROWSER");
+	pid_t pid;
+
+	if (!b || !*b)
+		b = "xdg-open";
+	pid = fork();
+	if (pid == 0) {
+		/* The browser's own chatter is not ours. */
+		if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+			_exit(127);
+		execlp(b, b, url, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0)
+		fprintf(stderr, "kutrace_view: cannot start %s (%s): open the URL yourself\n", b,
+			strerror(errno));
+}
+
+static void make_token(char *out)
+{
+	unsigned char r[16];
+
+	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+		kt_die("no random numbers for the token: %s", strerror(errno));
+	for (size_t i = 0; i < sizeof(r); i++)
+		sprintf(out + 2 * i, "%02x", r[i]);
+}
+
+int main(int argc, char **argv)
+{
+	const char *memory = KT_MEMORY;
+	unsigned long long port = 0, page_max = KT_PAGE_MAX;
+	int no_browser = 0;
+	const struct kt_opt opts[] = {
+		{ "no-browser", KT_OPT_FLAG, &no_browser, 1 },
+		{ "port", KT_OPT_ULL, &port, 0 },
+		{ "memory", KT_OPT_STR, &memory, 0 },
+		{ "html-max-spans", KT_OPT_ULL, &page_max, 0 },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct kt_argspec spec = { opts, usage, 1, 1, 0 };
+	const char *pos[1] = { NULL };
+	static struct server s;
+	static struct kt_inputs in;
+	char err[512] = "";
+
+	kt_set_progname(argv[0]);
+	kt_args(&spec, argc, argv, pos);
+	if (port > 65535)
+		kt_die("--port %llu: 0..65535", port);
+	if (!(s.tpl = kt_html_find_template(argv[0])))
+		kt_die("no viewer template (../share/kutrace/viewer.html next to the program, "
+		       "or $KUTRACE_VIEWER)");
+	kt_xopen_inputs(&in, pos, 1, memory);
+	s.store = in.v[0];
+	s.page_max = page_max;
+	if (!(s.db = kt_db_open(in.v, in.n, memory, err, sizeof(err))))
+		kt_die("%s", err);
+	make_token(s.token);
+
+	/* Signals are taken by sigwait below, in no thread of the server. */
+	sigset_t sigs;
+
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGCHLD, SIG_IGN);	/* the browser launcher is not waited for */
+
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct MHD_Daemon *d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, (uint16_t)port,
+						accept_peer, NULL, handle, &s,
+						MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+						MHD_OPTION_CONNECTION_TIMEOUT, 60u,
+						MHD_OPTION_END);
+
+	if (!d)
+		kt_die("cannot serve on 127.0.0.1:%llu%s", port,
+		       port ? " (in use? another --port, or none for a random one)" : "");
+	const union MHD_DaemonInfo *di = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+
+	s.port = di ? di->port : (unsigned short)port;
+	snprintf(s.host1, sizeof(s.host1), "127.0.0.1:%u", s.port);
+	snprintf(s.host2, sizeof(s.host2), "localhost:%u", s.port);
+	snprintf(s.origin1, sizeof(s.origin1), "http://%s", s.host1);
+	snprintf(s.origin2, sizeof(s.origin2), "http://%s", s.host2);
+	snprintf(s.cookie, sizeof(s.cookie), "kutrace_%u", s.port);
+
+	char url[128];
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u/?t=%s", s.port, s.token);
+	printf("%s\n", url);
+	fflush(stdout);
+	fprintf(stderr, "kutrace_view: serving %s (Ctrl-C ends)\n", pos[0]);
+	if (!no_browser)
+		open_browser(url);
+	int sig = 0;
+
+	while (sigwait(&sigs, &sig) != 0)
+		;
+	MHD_stop_daemon(d);
+	kt_db_close(s.db);
+	free(s.page);
+	for (size_t i = 0; i < in.n; i++)
+		free(in.v[i]);
+	fprintf(stderr, "kutrace_view: stopped\n");
+	return 0;
+}

@@ -1,0 +1,217 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# kutrace_view (issue 31), the viewer's local server, with curl:
+# - the URL is the first line of output: 127.0.0.1, a port, a 32-hex token;
+# - every refusal with its status: no token, a wrong one, a foreign Host
+#   (DNS rebinding) or Origin, a path outside its own (../ too), a method
+#   other than GET, a connection to a non-loopback address; the token as cookie (set by the page, HttpOnly,
+#   SameSite=Strict) and as header are taken;
+# - the page's rows are kutrace_postproc's rows of the same trace (basic
+#   golden trace), the real trace's page holds every span;
+# - the data API against the store's own SQL: table counts, per-CPU tile
+#   sums and bucket counts, a window's rows;
+# - the store removed under it: one line in the terminal, errors to the
+#   page's requests, the server still answering;
+# - a page and a store as inputs; the browser started only without
+#   --no-browser ($BROWSER); SIGINT: exit 0, the temporary store removed.
+. "$(dirname "$0")/lib.sh"
+V=$KT_BIN/kutrace_view
+Q=$KT_BIN/kutrace_sql
+export LC_ALL=C
+if [ ! -x "$V" ]; then
+	nok "kutrace_view is built (make deps brings DuckDB; apt-get install libmicrohttpd-dev)"; exit 0
+fi
+if ! command -v curl >/dev/null; then skip "kutrace_view: no curl"; exit 0; fi
+REAL=$(real_trace)
+check "kutrace_view --help" sh -c "'$V' --help | grep -q '^usage: kutrace_view'"
+check "kutrace_view without input: usage, exit 2" sh -c "'$V' >/dev/null 2>&1; [ \$? = 2 ]"
+
+# start NAME INPUT [ARGS]: a server in the background, its URL in $URL,
+# port $PORT, token $TOK, base $B; its output in $TMP/NAME.{out,err}.
+start() {
+	local name=$1 i; shift
+	"$V" "$@" > "$TMP/$name.out" 2> "$TMP/$name.err" &
+	PID=$!
+	for i in $(seq 600); do
+		[ -s "$TMP/$name.out" ] && break
+		kill -0 $PID 2>/dev/null || break
+		sleep 0.1
+	done
+	URL=$(head -1 "$TMP/$name.out")
+	PORT=${URL#http://127.0.0.1:}; PORT=${PORT%%/*}
+	TOK=${URL##*\?t=}
+	B=http://127.0.0.1:$PORT
+}
+# code [CURL ARGS] URL: the status of one request
+code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
+get() { curl -s -f "$@"; }
+sql() { "$Q" "$STORE" --csv -c "$1" | tail -n +2; }
+
+mkdir -p "$TMP/tmpd"
+TMPDIR=$TMP/tmpd start real "$REAL" --no-browser
+if ! echo "$URL" | grep -Eq '^http://127\.0\.0\.1:[0-9]+/\?t=[0-9a-f]{32}$'; then
+	nok "first line is the URL with its token (got '$URL')"; cat "$TMP/real.err"; kill $PID; exit 0
+fi
+ok "first line is the URL with its token"
+STORE=$(ls -d "$TMP"/tmpd/kutrace_sql.*/0-*.tables 2>/dev/null | head -1)
+check "a JSON input gets a temporary store" test -f "$STORE/meta.json"
+
+# Refusals, each with its status.
+eq "no token: 403" 403 "$(code "$B/")"
+eq "a wrong token: 403" 403 "$(code "$B/?t=${TOK%?}0")"
+eq "a token one character short: 403" 403 "$(code "$B/?t=${TOK%?}")"
+eq "a foreign Host (DNS rebinding): 403" 403 "$(code -H "Host: evil.example:$PORT" "$URL")"
+eq "Host 127.0.0.1 on another port: 403" 403 "$(code -H "Host: 127.0.0.1:1" "$URL")"
+eq "Host localhost:PORT: 200" 200 "$(code -H "Host: localhost:$PORT" "$URL")"
+eq "a foreign Origin: 403" 403 "$(code -H "Origin: http://evil.example" "$URL")"
+eq "its own Origin: 200" 200 "$(code -H "Origin: http://127.0.0.1:$PORT" "$URL")"
+eq "a path outside its own (/../): 404" 404 "$(code --path-as-is "$B/../etc/passwd?t=$TOK")"
+eq "a path outside its own (%2e%2e): 404" 404 "$(code --path-as-is "$B/%2e%2e/%2e%2e/etc/passwd?t=$TOK")"
+eq "an unknown path: 404" 404 "$(code "$B/viewer.js?t=$TOK")"
+eq "an unknown API: 404" 404 "$(code "$B/api/sql?t=$TOK")"
+eq "an unknown path without the token: 403" 403 "$(code "$B/etc/passwd")"
+# Another address of this machine is not loopback: nothing listens there.
+IP=$(hostname -I 2>/dev/null | tr ' ' '\n' | grep -v '^127\.' | grep -m1 '\.')
+if [ -n "$IP" ]; then
+	eq "its port on a non-loopback address ($IP): no connection" 000 \
+		"$(code --connect-timeout 3 -H "Host: 127.0.0.1:$PORT" "http://$IP:$PORT/?t=$TOK")"
+else
+	skip "a non-loopback address: this machine has none"
+fi
+eq "POST: 405" 405 "$(code -X POST "$B/api/meta?t=$TOK")"
+eq "the token as header: 200" 200 "$(code -H "X-Kutrace-Token: $TOK" "$B/api/meta")"
+eq "the token as the page's cookie: 200" 200 "$(code -H "Cookie: kutrace_$PORT=$TOK" "$B/api/meta")"
+eq "a wrong cookie: 403" 403 "$(code -H "Cookie: kutrace_$PORT=x$TOK" "$B/api/meta")"
+eq "a bad window: 400" 400 "$(code "$B/api/tiles?t=$TOK&t0=5&t1=5&n=10")"
+eq "too many buckets: 400" 400 "$(code "$B/api/tiles?t=$TOK&t0=0&t1=5&n=100001")"
+curl -s -D "$TMP/hdr" -o "$TMP/real.html" "$URL"
+check "the page sets the token cookie, HttpOnly, SameSite=Strict" \
+	grep -qi "^set-cookie: kutrace_$PORT=$TOK; Path=/; HttpOnly; SameSite=Strict" "$TMP/hdr"
+check "the page is sent with no-referrer (the token is in its URL)" \
+	grep -qi '^referrer-policy: no-referrer' "$TMP/hdr"
+check "the page tells the viewer a server is there" grep -q 'id="ktserver"' "$TMP/real.html"
+"$KT_BIN/unmakeself" "$TMP/real.html" > "$TMP/real.page.json" 2>/dev/null
+N=$(sql "SELECT count(*) FROM span")
+eq "the page holds every span of the store" "$N" "$(grep -c '^\[ *[0-9]' "$TMP/real.page.json" | awk '{print $1 - 1}')"
+
+# The data API against the store's own SQL.
+get "$B/api/meta?t=$TOK" > "$TMP/meta.json"
+eq "meta: span count" "$N" "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["tables"]["span"])' "$TMP/meta.json")"
+eq "meta: sched_slice count" "$(sql "SELECT count(*) FROM sched_slice")" \
+	"$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["tables"]["sched_slice"])' "$TMP/meta.json")"
+EX="cpu >= 0 AND ((event BETWEEN 1024 AND 4095) OR event BETWEEN 65536 AND 131072)"
+read -r T0 T1 <<< "$(sql "SELECT min(ts), max(ts) + 1 FROM span WHERE $EX" | tr , ' ')"
+# A window inside the trace, so that clipping matters, and 700 buckets.
+W0=$((T0 + (T1 - T0) / 5)) W1=$((T1 - (T1 - T0) / 4)) NB=700
+get "$B/api/tiles?t=$TOK&t0=$W0&t1=$W1&n=$NB" > "$TMP/tiles.json"
+python3 - "$TMP/tiles.json" > "$TMP/tiles.sum" <<'EOF'
+import json, sys
+t = json.load(open(sys.argv[1]))
+for cpu, bs in sorted(t["cpus"].items(), key=lambda kv: int(kv[0])):
+    w = lambda b, k: b[3 + k] * (10 if k else 1)
+    dom = sum(1 for b in bs if all(w(b, b[1]) >= w(b, k) for k in range(3)))
+    print(cpu, len(bs), sum(b[2] for b in bs), sum(b[3] + b[4] + b[5] for b in bs), dom == len(bs))
+EOF
+sql "SELECT cpu, count(DISTINCT (ts - $W0) * $NB // ($W1 - $W0)), count(*), sum(dur), true
+     FROM span WHERE $EX AND ts >= $W0 AND ts < $W1 GROUP BY cpu ORDER BY cpu" |
+	tr , ' ' | sed 's/ true$/ True/' > "$TMP/tiles.sql"
+same_file "tiles: per CPU, the buckets, rows and time of the store's SQL, each kind the dominant one" "$TMP/tiles.sql" "$TMP/tiles.sum"
+check "tiles cover more than one CPU and a hundred buckets" \
+	awk '{ n++; b += $2 } END { exit !(n > 1 && b > 100) }' "$TMP/tiles.sum"
+# The kind of each bucket, from SQL alone: the largest of idle, 10 x user,
+# 10 x kernel time (docs/spec/VIEWER.md 3.4), ties to user, then kernel.
+sql "SELECT cpu, b, arg_max(k, CASE k WHEN 0 THEN ns ELSE 10 * ns END * 4 + CASE k WHEN 1 THEN 2 WHEN 2 THEN 1 ELSE 0 END) FROM (SELECT cpu, (ts - $W0) * $NB // ($W1 - $W0) AS b,
+       CASE WHEN event IN (65536, 131072) THEN 0 WHEN event > 65536 THEN 1 ELSE 2 END AS k, sum(dur) AS ns
+     FROM span WHERE $EX AND ts >= $W0 AND ts < $W1 GROUP BY ALL) GROUP BY cpu, b ORDER BY cpu, b" > "$TMP/dom.sql"
+python3 -c '
+import json, sys
+for cpu, bs in sorted(json.load(open(sys.argv[1]))["cpus"].items(), key=lambda kv: int(kv[0])):
+    for b in bs: print("%s,%d,%d" % (cpu, b[0], b[1]))' "$TMP/tiles.json" > "$TMP/dom.api"
+same_file "tiles: each bucket's kind is the one the store's SQL picks (VIEWER 3.4)" "$TMP/dom.sql" "$TMP/dom.api"
+# The last user and kernel event of each bucket (the colour), by rank.
+for k in 1 2; do
+	sql "SELECT cpu, b, event FROM (SELECT cpu, (ts - $W0) * $NB // ($W1 - $W0) AS b, event,
+	       row_number() OVER (PARTITION BY cpu, b ORDER BY ts DESC) AS rn
+	     FROM span WHERE $EX AND ts >= $W0 AND ts < $W1 AND
+	       $([ $k = 1 ] && echo 'event > 65536 AND event < 131072' || echo 'event < 65536'))
+	     WHERE rn = 1 ORDER BY cpu, b" > "$TMP/last$k.sql"
+	python3 -c '
+import json, sys
+k = int(sys.argv[2])
+for cpu, bs in sorted(json.load(open(sys.argv[1]))["cpus"].items(), key=lambda kv: int(kv[0])):
+    for b in bs:
+        if b[5 + k] >= 0: print("%s,%d,%d" % (cpu, b[0], b[5 + k]))' "$TMP/tiles.json" $k > "$TMP/last$k.api"
+	same_file "tiles: each bucket's last $([ $k = 1 ] && echo user || echo kernel) event is the store's" "$TMP/last$k.sql" "$TMP/last$k.api"
+done
+check "tiles: buckets of each kind" sh -c "cut -d, -f3 '$TMP/dom.api' | sort -u | tr -d '\n' | grep -qx 012"
+get "$B/api/rows?t=$TOK&cpu=0&t0=$W0&t1=$W1" > "$TMP/rows.json"
+eq "rows: a window of CPU 0 has the store's rows" \
+	"$(sql "SELECT count(*) FROM span WHERE cpu = 0 AND ts < $W1 AND ts + dur > $W0")" \
+	"$(python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); print(len(r["rows"]) if not r["more"] else -1)' "$TMP/rows.json")"
+eq "rows: a limit says there are more" "3 True" \
+	"$(get "$B/api/rows?t=$TOK&cpu=0&t0=$W0&t1=$W1&limit=3" | python3 -c 'import json,sys; r = json.load(sys.stdin); print(len(r["rows"]), r["more"])')"
+
+kill -INT $PID; wait $PID; eq "SIGINT: exit 0" 0 $?
+eq "SIGINT: the temporary store is removed" "" "$(ls "$TMP/tmpd")"
+check "SIGINT: the terminal says it stopped" grep -q '^kutrace_view: stopped$' "$TMP/real.err"
+
+# A trace: the page's rows are kutrace_postproc's rows.
+start trace tests/golden/basic.trace --no-browser
+curl -s -o "$TMP/basic.html" "$URL"
+"$KT_BIN/unmakeself" "$TMP/basic.html" 2>/dev/null | grep '^\[ *[0-9]' | grep -v '^\[ *999' > "$TMP/basic.view"
+"$KT_BIN/kutrace_postproc" tests/golden/basic.trace x --no-html -o "$TMP/basic.json" 2>/dev/null
+grep '^\[ *[0-9]' "$TMP/basic.json" | grep -v '^\[ *999' > "$TMP/basic.rows"
+same_file "a trace: the page's rows are kutrace_postproc's" "$TMP/basic.rows" "$TMP/basic.view"
+kill $PID; wait $PID; eq "SIGTERM: exit 0" 0 $?
+
+# A page as input: the same rows again.
+"$KT_BIN/makeself" - "$TMP/basic.json" "$TMP/basic.page.html" 2>/dev/null
+start page "$TMP/basic.page.html" --no-browser
+curl -s -o "$TMP/basic2.html" "$URL"
+"$KT_BIN/unmakeself" "$TMP/basic2.html" 2>/dev/null | grep '^\[ *[0-9]' | grep -v '^\[ *999' > "$TMP/basic2.view"
+same_file "a page as input: the same rows" "$TMP/basic.rows" "$TMP/basic2.view"
+kill $PID; wait $PID
+
+# A store removed under the server.
+"$Q" build tests/golden/basic.trace -o "$TMP/st.tables" >/dev/null 2>&1
+start store "$TMP/st.tables" --no-browser
+eq "a store: the page" 200 "$(code "$URL")"
+rm -rf "$TMP/st.tables"
+eq "store gone: meta answers 500" 500 "$(code "$B/api/meta?t=$TOK")"
+eq "store gone: tiles answer 500" 500 "$(code "$B/api/tiles?t=$TOK&t0=0&t1=10&n=1")"
+eq "store gone: the error says so" "$TMP/st.tables: the store is gone (No such file or directory)" \
+	"$(curl -s "$B/api/rows?t=$TOK&cpu=0&t0=0&t1=10")"
+eq "store gone: the page (already made) still answers" 200 "$(code "$URL")"
+check "store gone: the server is still running" kill -0 $PID
+eq "store gone: one line in the terminal" 1 "$(grep -c 'the store is gone' "$TMP/store.err")"
+kill -INT $PID; wait $PID; eq "store gone: SIGINT still exits 0" 0 $?
+
+# More spans than the page may hold: one line for the page, said once in
+# the terminal, not read again; the data still answers.
+start big tests/golden/basic.trace --no-browser --html-max-spans 10
+eq "too many spans for a page: 500" 500 "$(code "$URL")"
+eq "too many spans for a page: the line says so" "1" "$(curl -s "$URL" | grep -c 'more than 10 spans: too many for one page')"
+eq "too many spans for a page: the data answers" 200 "$(code "$B/api/meta?t=$TOK")"
+kill -INT $PID; wait $PID
+eq "too many spans for a page: one line in the terminal" 1 "$(grep -c 'too many for one page' "$TMP/big.err")"
+
+# The browser: started with the URL unless --no-browser.
+cat > "$TMP/browser" <<EOF
+#!/bin/sh
+echo "\$1" > "$TMP/opened"
+EOF
+chmod +x "$TMP/browser"
+BROWSER=$TMP/browser start nb tests/golden/basic.trace --no-browser
+sleep 0.5; kill $PID; wait $PID
+check "--no-browser opens nothing" test ! -e "$TMP/opened"
+BROWSER=$TMP/browser start br tests/golden/basic.trace
+for i in $(seq 50); do [ -s "$TMP/opened" ] && break; sleep 0.1; done
+kill $PID; wait $PID
+eq "without --no-browser, \$BROWSER gets the URL" "$URL" "$(cat "$TMP/opened" 2>/dev/null)"
+
+# Bad input: one line, exit 1, no server.
+"$V" "$TMP/none.trace" --no-browser > "$TMP/bad.out" 2> "$TMP/bad.err"
+eq "a missing input: exit 1" 1 $?
+eq "a missing input: one line" 1 "$(wc -l < "$TMP/bad.err")"
+eq "a missing input: no URL" 0 "$(wc -c < "$TMP/bad.out")"
+exit 0
