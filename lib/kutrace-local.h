@@ -73,6 +73,13 @@ void kt_exec_sibling(const char *name, char **args) __attribute__((noreturn));
  * Errors end the program naming what.
  */
 pid_t kt_spawn_fd3(const char *name, char **args, int child_writes, int *fd, const char *what);
+/*
+ * Runs the program name (found as kt_exec_sibling finds it) with args, its
+ * standard output into out; 0, or its exit status (128 + signal) with its
+ * last line of standard error in err, or -1 when it cannot run.
+ */
+struct kt_buf;
+int kt_run_sibling(const char *name, char **args, struct kt_buf *out, char *err, size_t errlen);
 
 /*
  * Command lines (tool_args.c): one table of options per program, parsed

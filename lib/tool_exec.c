@@ -2,7 +2,7 @@
 /*
  * tool_exec.c - one kutrace program running another: kutrace_postproc
  * --tables runs kutrace_sql, kutrace_sql build X.trace runs
- * kutrace_postproc.  The one next to this program comes first (the build
+ * kutrace_postproc, kutrace_view's /api/why runs kutrace_why.  The one next to this program comes first (the build
  * tree, an installed bin/), so a build never mixes with another install
  * on PATH; PATH after that.
  */
@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "kutrace-local.h"
@@ -63,4 +64,74 @@ pid_t kt_spawn_fd3(const char *name, char **args, int child_writes, int *fd, con
 	fcntl(mine, F_SETPIPE_SZ, 1 << 20);
 	*fd = mine;
 	return pid;
+}
+
+/* All of fd into b; -1 on a read error. */
+static int read_all(int fd, struct kt_buf *b)
+{
+	char chunk[65536];
+	ssize_t n;
+
+	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		kt_buf_add(b, chunk, (size_t)n);
+	}
+	return 0;
+}
+
+int kt_run_sibling(const char *name, char **args, struct kt_buf *out, char *err, size_t errlen)
+{
+	int o[2], e[2];
+
+	if (pipe2(o, O_CLOEXEC) < 0 || pipe2(e, O_CLOEXEC) < 0) {
+		snprintf(err, errlen, "%s: %s", name, strerror(errno));
+		return -1;
+	}
+	pid_t pid = fork();
+
+	if (pid < 0) {
+		snprintf(err, errlen, "%s: %s", name, strerror(errno));
+		close(o[0]), close(o[1]), close(e[0]), close(e[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		dup2(o[1], 1);
+		dup2(e[1], 2);
+		kt_exec_sibling(name, args);
+	}
+	close(o[1]);
+	close(e[1]);
+	struct kt_buf eb = { 0 };
+	/* Its errors are one line: they fit the pipe while we read its
+	 * output to the end. */
+	int rd = read_all(o[0], out);
+
+	rd |= read_all(e[0], &eb);
+	int st = 0;
+
+	close(o[0]);
+	close(e[0]);
+	pid_t w;
+
+	while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
+		;
+	int rc = rd < 0 || w < 0 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+
+	if (rc != 0) {
+		/* Its last line says why. */
+		while (eb.len && (eb.p[eb.len - 1] == '\n'))
+			eb.len--;
+		size_t b = eb.len;
+
+		while (b && eb.p[b - 1] != '\n')
+			b--;
+		snprintf(err, errlen, "%.*s", (int)(eb.len - b), eb.p ? eb.p + b : "");
+		if (!*err)
+			snprintf(err, errlen, "%s exited with status %d", name, rc);
+	}
+	kt_buf_free(&eb);
+	return rc;
 }

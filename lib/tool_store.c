@@ -65,6 +65,11 @@ static const char *tmp_dir(void)
 		atexit(rm_tmp);
 		signal(SIGINT, on_signal);
 		signal(SIGTERM, on_signal);
+		/* `kutrace_why X.trace ... | head` ends with SIGPIPE: the
+		 * temporary store goes with it too. */
+		signal(SIGHUP, on_signal);
+		if (signal(SIGPIPE, on_signal) == SIG_IGN)
+			signal(SIGPIPE, SIG_IGN);
 	}
 	return tmp_root;
 }

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <microhttpd.h>
@@ -300,6 +301,42 @@ static enum MHD_Result api(struct server *s, struct MHD_Connection *c, const cha
 	return reply(c, MHD_HTTP_OK, "application/json", b.p, b.len, MHD_RESPMEM_MUST_FREE, NULL);
 }
 
+/*
+ * /api/why?spec=rpc:ID|pid:P[:T1:T2]|mark:NAME: kutrace_why's answers
+ * (--json) for the viewer's why.js.  The spec is checked here, character
+ * by character, and goes to kutrace_why as arguments, never through a
+ * shell.
+ */
+static enum MHD_Result api_why(struct server *s, struct MHD_Connection *c)
+{
+	const char *spec = header(c, MHD_GET_ARGUMENT_KIND, "spec");
+	char kind[8] = "", a[40] = "", t1[40] = "", t2[40] = "", flag[16], err[512];
+	int n = 0;
+
+	if (!spec || strlen(spec) > 100 ||
+	    sscanf(spec, "%7[a-z]:%39[0-9A-Za-z_./-]%n", kind, a, &n) != 2 ||
+	    (spec[n] && sscanf(spec + n, ":%39[0-9.]:%39[0-9.]", t1, t2) != 2) ||
+	    (strcmp(kind, "rpc") && strcmp(kind, "pid") && strcmp(kind, "mark")) ||
+	    (strcmp(kind, "mark") && strspn(a, "0123456789") != strlen(a)) ||
+	    (*t1 && strcmp(kind, "pid")) || a[0] == '-')
+		return text(c, MHD_HTTP_BAD_REQUEST, "spec: rpc:ID, pid:P[:T1:T2] or mark:NAME");
+	snprintf(flag, sizeof(flag), "--%s", kind);
+	char *args[] = { "kutrace_why", (char *)s->store, flag, a, "--json",
+			 *t1 ? "--from" : NULL, t1, "--to", t2, NULL };
+	struct kt_buf out = { 0 };
+	int rc = kt_run_sibling("kutrace_why", args, &out, err, sizeof(err));
+
+	if (rc != 0) {
+		kt_buf_free(&out);
+		/* 2: no such target, which is an answer, not a failure. */
+		if (rc == 2)
+			return text(c, MHD_HTTP_NOT_FOUND, err);
+		return failure(s, c, err);
+	}
+	return reply(c, MHD_HTTP_OK, "application/json", out.p, out.len, MHD_RESPMEM_MUST_FREE,
+		     NULL);
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
 			      const char *method, const char *version, const char *upload,
 			      size_t *upload_size, void **state)
@@ -316,6 +353,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		return text(c, MHD_HTTP_METHOD_NOT_ALLOWED, "GET only");
 	if (*upload_size)
 		return text(c, MHD_HTTP_BAD_REQUEST, "no body expected");
+	if (strcmp(url, "/api/why") == 0)
+		return api_why(s, c);
 	if (strncmp(url, "/api/", 5) == 0 &&
 	    (strcmp(url + 5, "meta") == 0 || strcmp(url + 5, "tiles") == 0 ||
 	     strcmp(url + 5, "rows") == 0))
@@ -353,8 +392,13 @@ static void open_browser(const char *url)
 
 	if (!b || !*b)
 		b = "xdg-open";
+	/* Twice: the launcher's child is reaped at once, the launcher itself
+	 * by init, and no zombie is left (SIGCHLD stays as it is, so that
+	 * /api/why can wait for kutrace_why). */
 	pid = fork();
 	if (pid == 0) {
+		if (fork() != 0)
+			_exit(0);
 		/* The browser's own chatter is not ours. */
 		if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
 			_exit(127);
@@ -364,6 +408,9 @@ static void open_browser(const char *url)
 	if (pid < 0)
 		fprintf(stderr, "kutrace_view: cannot start %s (%s): open the URL yourself\n", b,
 			strerror(errno));
+	else
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
 }
 
 static void make_token(char *out)
@@ -416,7 +463,6 @@ int main(int argc, char **argv)
 	sigaddset(&sigs, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	signal(SIGCHLD, SIG_IGN);	/* the browser launcher is not waited for */
 
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
 				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };

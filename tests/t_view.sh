@@ -84,6 +84,22 @@ eq "the token as the page's cookie: 200" 200 "$(code -H "Cookie: kutrace_$PORT=$
 eq "a wrong cookie: 403" 403 "$(code -H "Cookie: kutrace_$PORT=x$TOK" "$B/api/meta")"
 eq "a bad window: 400" 400 "$(code "$B/api/tiles?t=$TOK&t0=5&t1=5&n=10")"
 eq "too many buckets: 400" 400 "$(code "$B/api/tiles?t=$TOK&t0=0&t1=5&n=100001")"
+# /api/why: kutrace_why's answer for the viewer (why.js), byte for byte;
+# a spec that is not one is refused before anything runs.
+W=$KT_BIN/kutrace_why
+for sp in pid:8292 mark:hello; do
+	"$W" "$STORE" --${sp%%:*} "${sp#*:}" --json > "$TMP/why.want" 2>/dev/null
+	get "$B/api/why?t=$TOK&spec=$sp" > "$TMP/why.got"
+	check "why $sp: kutrace_why's --json answer" sh -c "[ -s '$TMP/why.want' ] && cmp -s '$TMP/why.want' '$TMP/why.got'"
+done
+eq "why pid:P:T1:T2: that interval (clipped to the thread's life, 1700.3 us)" 1700300 \
+	"$(get "$B/api/why?t=$TOK&spec=pid:8292:0.0:99999.0" | python3 -c 'import json,sys; print(json.load(sys.stdin)["latency_ns"])' 2>&1)"
+eq "why of a target not in the trace: 404 and kutrace_why's line" "404 kutrace_why: --rpc 5: no such RPC in the trace" \
+	"$(curl -s -w '%{http_code}' -o "$TMP/why.404" "$B/api/why?t=$TOK&spec=rpc:5") $(cat "$TMP/why.404")"
+for bad in 'rpc:5;id' 'rpc:abc' 'pid:1:2' 'mark:a%20b' 'sql:1' 'mark:-x' ''; do
+	eq "why spec '$bad': 400" 400 "$(code "$B/api/why?t=$TOK&spec=$bad")"
+done
+eq "why without the token: 403" 403 "$(code "$B/api/why?spec=pid:8292")"
 curl -s -D "$TMP/hdr" -o "$TMP/real.html" "$URL"
 check "the page sets the token cookie, HttpOnly, SameSite=Strict" \
 	grep -qi "^set-cookie: kutrace_$PORT=$TOK; Path=/; HttpOnly; SameSite=Strict" "$TMP/hdr"

@@ -182,6 +182,12 @@ cp "$TMP/rpc.json" "$TMP/notpage.json"
 check "--html on a file that is not a timeline page: one line, exit 1, the file untouched" \
 	sh -c "[ $rc = 1 ] && [ \$(wc -l < '$TMP/e') = 1 ] && grep -q 'not a kutrace timeline page' '$TMP/e' && cmp -s '$TMP/rpc.json' '$TMP/notpage.json'"
 
+# A trace as input: its store is temporary, and goes also when the reader
+# of the output went first (SIGPIPE: `kutrace_why X.trace ... | head`).
+mkdir -p "$TMP/tw"
+TMPDIR=$TMP/tw "$W" tests/golden/rpc.trace --slowest 3 | true
+eq "a trace's temporary store is removed on SIGPIPE" "" "$(ls -A "$TMP/tw")"
+
 # The original KUtrace's trace of hello_world.
 if [ -f "$REAL" ]; then
 	cp "$REAL" "$TMP/hw.json"

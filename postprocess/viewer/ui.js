@@ -595,6 +595,9 @@ function watchServer() {
     .then(r => r.ok ? '' : r.text()).catch(e => 'kutrace_view: ' + e.message)
     .then(msg => { msg = msg.trim(); if (msg !== S.serverErr) { S.serverErr = msg; window.kutraceServerError = msg; updateStatus(); } });
   S.serverErr = ''; check(); setInterval(() => { if (!document.hidden) check(); }, 3000);
+  // The critical path of any target, walked by the server (why.js).
+  window.ktWhySource = spec => fetch(api + 'why?spec=' + encodeURIComponent(spec), { credentials: 'same-origin', cache: 'no-store' })
+    .then(r => r.ok ? r.json() : r.text().then(t => { throw new Error(t.trim()); }));
 }
 watchServer();
 load().catch(e => { document.getElementById('loading').textContent = 'Cannot load the trace: ' + e.message; window.kutraceError = String(e && e.stack || e); });

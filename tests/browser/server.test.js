@@ -45,6 +45,21 @@ const COLOURS = `(() => { const L = window.kutrace.layout(), d = window.devicePi
     check('no server error while the store is there', (await page.evaluate(() => window.kutraceServerError || '')) === '');
     const cookie = (await ctx.cookies(origin)).find(k => k.name.startsWith('kutrace_'));
     check('the token cookie is HttpOnly, SameSite=Strict', cookie && cookie.httpOnly && cookie.sameSite === 'Strict', cookie);
+    // The critical path of a target the page does not hold, walked by
+    // the server (/api/why) and drawn (why.js).
+    await page.evaluate(() => window.kutrace.why('pid:8292'));
+    let w = null;
+    try {
+      await page.waitForFunction(() => window.kutraceState().why.on !== null, null, { timeout: 30000 });
+      await page.evaluate(() => window.kutrace.render());
+      w = await page.evaluate(() => window.kutraceState().why);
+    } catch (e) { w = await page.evaluate(() => window.kutraceState().why); }
+    check('why pid:8292 through the server: the path drawn', w && w.on === 'pid 8292' && w.steps > 0, w);
+    const m = await page.evaluate(() => new Promise(r => { window.kutrace.why('rpc:5');
+      const t = setInterval(() => { const s = window.kutraceState().why; if (/rpc:5: /.test(s.msg) && !/asking/.test(s.msg)) { clearInterval(t); r(s.msg); } }, 100);
+      setTimeout(() => { clearInterval(t); r(window.kutraceState().why.msg); }, 20000); }));
+    check('why rpc:5 (not in the trace): the server\'s line in the panel', /no such RPC in the trace/.test(m), m);
+    await page.evaluate(() => window.kutrace.whyClear());
     await page.screenshot({ path: png });
     fs.rmSync(store, { recursive: true, force: true });
     let msg = '';
