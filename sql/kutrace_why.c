@@ -84,7 +84,7 @@ struct ctx {
 	duckdb_connection c;
 	const char *trace;	/* trace_id filter, SQL literal */
 	int64_t w0, w1;		/* the target window: what is loaded */
-	struct cache states, runs, irqs;
+	struct cache states, runs, irqs, holds;
 	int32_t rpc;		/* the target's RPC id, or 0 */
 	int32_t stack[MAX_DEPTH];	/* the threads being walked, by depth */
 	const char *blind;	/* what the trace cannot show, or NULL */
@@ -99,6 +99,7 @@ struct piece {
 	int64_t a, b;
 	int32_t pid, cpu;
 	const char *cause, *what;
+	const char *lock;	/* a traced lock pid held meanwhile, or NULL */
 	int depth;
 };
 
@@ -309,18 +310,54 @@ static const char *irq_at(struct ctx *x, int32_t cpu, int64_t t)
 	return NULL;
 }
 
+/* A traced lock's hold (lock table, kind held): an interval and a name. */
+static void add_hold(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
+{
+	struct irq *s = push(arg);
+
+	(void)x;
+	s->ts = duckdb_value_int64(r, 1, i);
+	s->end = s->ts + duckdb_value_int64(r, 2, i);
+	s->name = str(r, 3, i);
+}
+
+/* The traced lock pid held over most of [a, b), or NULL. */
+static const char *held_by(struct ctx *x, int32_t pid, int64_t a, int64_t b)
+{
+	const struct arr *h = cached(x, &x->holds, pid, sizeof(struct irq), add_hold,
+				     "SELECT pid, ts, dur, coalesce(name, 'lock ' || lock) FROM lock "
+				     "WHERE trace_id = %s AND kind = 'held' AND ts < %" PRId64
+				     " AND ts + dur > %" PRId64 " ORDER BY pid, ts",
+				     x->trace, x->w1, x->w0);
+	const struct irq *v = h->v;
+
+	for (size_t i = 0; i < h->n && v[i].ts < b; i++) {
+		int64_t s = v[i].ts > a ? v[i].ts : a, e = v[i].end < b ? v[i].end : b;
+
+		if (2 * (e - s) > b - a)
+			return v[i].name;
+	}
+	return NULL;
+}
+
 /* ---------------------------------------------------------------------- */
 /* The walk                                                                */
 /* ---------------------------------------------------------------------- */
+
+static const char *held_by(struct ctx *x, int32_t pid, int64_t a, int64_t b);
 
 static void add(struct ctx *x, int64_t a, int64_t b, int32_t pid, int32_t cpu,
 		const char *cause, const char *what, int depth)
 {
 	if (b <= a)
 		return;
+	/* A thread waited for holds a traced lock: the lock is named. */
+	const char *lock = depth > 0 && pid > 0 ? held_by(x, pid, a, b) : NULL;
+
 	if (x->np && x->p[x->np - 1].b == a && x->p[x->np - 1].pid == pid &&
 	    x->p[x->np - 1].cpu == cpu && x->p[x->np - 1].cause == cause &&
-	    x->p[x->np - 1].what == what && x->p[x->np - 1].depth == depth) {
+	    x->p[x->np - 1].what == what && x->p[x->np - 1].depth == depth &&
+	    x->p[x->np - 1].lock == lock) {
 		x->p[x->np - 1].b = b;	/* one step, not many */
 		return;
 	}
@@ -328,8 +365,8 @@ static void add(struct ctx *x, int64_t a, int64_t b, int32_t pid, int32_t cpu,
 		x->capp = x->capp ? 2 * x->capp : 256;
 		x->p = kt_xrealloc(x->p, x->capp * sizeof(*x->p));
 	}
-	x->p[x->np++] = (struct piece){ .a = a, .b = b, .pid = pid, .cpu = cpu,
-					.cause = cause, .what = what, .depth = depth };
+	x->p[x->np++] = (struct piece){ .a = a, .b = b, .pid = pid, .cpu = cpu, .cause = cause,
+					.what = what, .lock = lock, .depth = depth };
 }
 
 /* A sleep's reason (docs/TABLES.md, wait.reason) as a cause. */
@@ -689,6 +726,12 @@ static struct cause_sum *sums(const struct ctx *x, size_t *n)
 		int32_t pid = p->pid;
 		size_t j;
 
+		if (p->lock) {
+			char buf[256];
+
+			snprintf(buf, sizeof(buf), "%s holding %s", who, p->lock);
+			who = kt_intern(buf);
+		}
 		for (j = 0; j < k; j++)
 			if (s[j].cause == p->cause && s[j].pid == pid && strcmp(s[j].who, who) == 0)
 				break;
@@ -725,11 +768,14 @@ static json_t *to_json(const struct ctx *x, const struct target *t)
 	for (size_t i = 0; i < x->np; i++) {
 		const struct piece *p = &x->p[i];
 
-		json_array_append_new(path, json_pack("{s:I, s:I, s:i, s:i, s:s, s:s, s:i}",
-						      "start_ns", (json_int_t)p->a, "dur_ns",
-						      (json_int_t)(p->b - p->a), "pid", p->pid, "cpu",
-						      p->cpu, "what", p->what, "cause", p->cause,
-						      "depth", p->depth));
+		json_t *step = json_pack("{s:I, s:I, s:i, s:i, s:s, s:s, s:i}", "start_ns",
+					 (json_int_t)p->a, "dur_ns", (json_int_t)(p->b - p->a),
+					 "pid", p->pid, "cpu", p->cpu, "what", p->what, "cause",
+					 p->cause, "depth", p->depth);
+
+		if (p->lock)
+			json_object_set_new(step, "lock", json_string(p->lock));
+		json_array_append_new(path, step);
 	}
 	json_object_set_new(o, "by_cause", bc);
 	json_object_set_new(o, "path", path);
@@ -777,9 +823,10 @@ static void print_text(const struct ctx *x, const struct target *t, int max_step
 	for (size_t k = 0; k < m; k++) {
 		const struct piece *p = &x->p[idx[k]];
 
-		printf("  %14.8f %12.3f us %*s%s pid %d (%s) cpu %d: %s\n", (double)p->a / 1e9,
+		printf("  %14.8f %12.3f us %*s%s pid %d (%s) cpu %d: %s%s%s\n", (double)p->a / 1e9,
 		       (double)(p->b - p->a) / 1e3, 2 * p->depth, "", p->cause, p->pid,
-		       p->pid >= 0 ? name_of(p->pid) : "?", p->cpu, p->what);
+		       p->pid >= 0 ? name_of(p->pid) : "?", p->cpu, p->what,
+		       p->lock ? ", holding " : "", p->lock ? p->lock : "");
 	}
 	free(idx);
 	free(s);
@@ -1234,6 +1281,8 @@ int main(int argc, char **argv)
 	cache_clear(&x.states);
 	cache_clear(&x.runs);
 	cache_clear(&x.irqs);
+	cache_clear(&x.holds);
+	free(x.holds.a);
 	free(x.states.a);
 	free(x.runs.a);
 	free(x.irqs.a);
