@@ -62,6 +62,11 @@ const char *kt_out_tmpname(FILE *f);
 void kt_out_commit(FILE *f);
 
 /*
+ * The kutrace program name next to this one, else on PATH, into path:
+ * 0, or -1 when there is none (tool_exec.c).
+ */
+int kt_find_sibling(const char *name, char *path, size_t len);
+/*
  * In a child after fork: exec the kutrace program name found next to this
  * one, else on PATH, with args; if neither runs, one line and _exit(127)
  * (tool_exec.c).
