@@ -80,6 +80,22 @@ void kt_exec_sibling(const char *name, char **args) __attribute__((noreturn));
 pid_t kt_spawn_fd3(const char *name, char **args, int child_writes, int *fd, const char *what);
 
 /*
+ * Progress on long work (progress.c): one line on stderr redrawn in place,
+ * "PROG: rows 12.3 M  45 %  3.2 s", at most 10 times a second, by default
+ * only when stderr is a terminal (--quiet and --progress choose).
+ */
+enum kt_progress_mode { KT_PROGRESS_AUTO, KT_PROGRESS_OFF, KT_PROGRESS_ON };
+void kt_progress_mode(enum kt_progress_mode m);
+/* Whether lines are drawn: to hand the choice to a program this one runs. */
+int kt_progress_on(void);
+/* what and its count ("rows", 12345678; what NULL: none), done of total (0: unknown). */
+void kt_progress(const char *what, uint64_t count, uint64_t done, uint64_t total);
+/* A step of work with no count ("tables: slice done"). */
+void kt_progress_step(const char *what);
+/* Erase the line if one is drawn (before other output, and at the end). */
+void kt_progress_end(void);
+
+/*
  * Command lines (tool_args.c): one table of options per program, parsed
  * by getopt_long_only.  A name of one letter is the option -X; a longer
  * one is -NAME or --NAME (the original KUtrace's spelling is -maxblock,
