@@ -9,7 +9,7 @@ $(BIN)/kutrace_control: $(OBJ)/control/kutrace_control.o $(KT_TOOLS)
 # kutrace: the front door, one command whose subcommands run the programs
 # (control/kutrace.c); it knows the version for --version.
 PROGS += $(BIN)/kutrace
-$(OBJ)/control/kutrace.o: CFLAGS += -DKUTRACE_VERSION='"$(file <VERSION)"'
+$(OBJ)/control/kutrace.o: CFLAGS += -DKUTRACE_TOOL_VERSION='"$(file <VERSION)"'
 $(OBJ)/control/kutrace.o: VERSION
 
 $(BIN)/kutrace: $(OBJ)/control/kutrace.o $(KT_TOOLS)

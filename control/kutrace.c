@@ -24,10 +24,6 @@
 
 #include "kutrace-local.h"
 
-#ifndef KUTRACE_VERSION
-#define KUTRACE_VERSION "unknown"
-#endif
-
 static const struct command {
 	const char *name;	/* kutrace NAME */
 	const char *prog;	/* the program it runs */
@@ -162,7 +158,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(name, "--version") == 0) {
-		printf("kutrace %s\n", KUTRACE_VERSION);
+		printf("kutrace %s\n", KUTRACE_TOOL_VERSION);
 		return 0;
 	}
 	/* For completion scripts: the command names, one a line. */
