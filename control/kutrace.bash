@@ -95,8 +95,10 @@ _kutrace() {
 	export) _kutrace_files "$cur" json ;;
 	sql)
 		_kutrace_files "$cur" trace json
-		((COMP_CWORD == 2)) && COMPREPLY+=($(compgen -W build -- "$cur"))
-		COMPREPLY=($(printf '%s\n' "${COMPREPLY[@]}" | sort -u))
+		# build, unless a directory of that name is offered already
+		if ((COMP_CWORD == 2)) && [[ build == "$cur"* && ! -d build ]]; then
+			COMPREPLY+=(build)
+		fi
 		;;
 	why | view | align) _kutrace_files "$cur" trace json ;;
 	control)

@@ -79,7 +79,7 @@ door_ok() {
 		[ "$verb" = NULL ] && verb=
 		want=$(echo "$prog"; [ -n "$verb" ] && echo "[$verb]"; for a in "${ARGS[@]}"; do echo "[$a]"; done)
 		got=$("$door" "$name" "${ARGS[@]}" 2>&1)
-		if [ "$got" != "$want" ]; then echo "# $name: got $(echo $got)" >> "$TMP/why"; return 1; fi
+		if [ "$got" != "$want" ]; then echo "# $name: got $(echo "$got" | tr '\n' ' ')" >> "$TMP/why"; return 1; fi
 		for rc in 0 1 2 3 77; do
 			STUB_RC=$rc "$door" "$name" x > /dev/null 2>&1
 			got=$?
@@ -173,6 +173,8 @@ eq "kutrace <TAB>: every command, help, --help, --version" \
 eq "kutrace po<TAB>: postproc" "postproc" "$(comp "$TMP/c" kutrace po)"
 eq "kutrace help st<TAB>: status stop" "$(printf 'status\nstop')" "$(comp "$TMP/c" kutrace help st)"
 eq "kutrace check b<TAB>: traces and directories only" "$(printf 'basic.trace\nbdir')" "$(comp "$TMP/c" kutrace check b)"
+touch "$TMP/c/my run.trace"
+eq "kutrace dump my<TAB>: a name with a space is one name" "my run.trace" "$(comp "$TMP/c" kutrace dump my)"
 eq "kutrace export b<TAB>: JSON files and directories" "$(printf 'basic.json\nbdir')" "$(comp "$TMP/c" kutrace export b)"
 comp "$TMP/c" kutrace postproc -- > "$TMP/o"
 "$B/kutrace_postproc" --help | grep -o -- '--[a-z][-a-z]*' | grep -vx -- --help | sort -u > "$TMP/want"
