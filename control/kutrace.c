@@ -199,5 +199,8 @@ int main(int argc, char **argv)
 		args[n++] = (char *)c->verb;
 	for (int i = 2; i < argc; i++)
 		args[n++] = argv[i];
-	return run(c, args);
+	int rc = run(c, args);	/* only when the program could not be run */
+
+	free(args);
+	return rc;
 }
