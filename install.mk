@@ -5,7 +5,8 @@
 #                                  and shared), its three headers
 #                                  (control.h, format.h, counter.h),
 #                                  kutrace.pc, the viewer
-#                                  template, man pages, docs and examples;
+#                                  template, man pages, bash completion,
+#                                  docs and examples;
 #                                  kutrace_sql with its private libduckdb.so
 #                                  when it was built (sql/sql.mk)
 #   make uninstall                 removes exactly what install put there
@@ -38,6 +39,9 @@ INCLUDEDIR    ?= $(PREFIX)/include
 DATADIR       ?= $(PREFIX)/share
 MANDIR        ?= $(DATADIR)/man
 DOCDIR        ?= $(DATADIR)/doc/kutrace
+# Where bash-completion loads a command's completion from when it is first
+# completed (the front door's, control/kutrace.bash).
+BASHCOMPDIR   ?= $(DATADIR)/bash-completion/completions
 PKGCONFIGDIR  ?= $(LIBDIR)/pkgconfig
 # kutrace's private libraries (libduckdb.so), never on the linker's path:
 # kutrace_sql finds them through its RUNPATH $ORIGIN/../lib/kutrace, so
@@ -47,7 +51,7 @@ INSTALL       ?= install
 
 # User-facing programs (the test tools in tests/tools and the examples,
 # whose names are generic, are not installed as commands).
-INST_PROGS := kutrace_control kutrace_postproc rawtoevent \
+INST_PROGS := kutrace kutrace_control kutrace_postproc rawtoevent \
               eventtospan spantotrim spantospan spantoprof samptoname_k \
               samptoname_u makeself unmakeself checktrace kutrace_dump \
               kutrace_export
@@ -129,6 +133,8 @@ install: $(INST_PROGS:%=$(BIN)/%) $(LIBKT) $(LIBKT_SO) $(VIEWER_FILES) $(KT_SQL_
 	chmod 644 $(KT_D)$(PKGCONFIGDIR)/kutrace.pc
 	$(INSTALL) -m 644 $(INST_HDRS:%=include/kutrace/%) $(KT_D)$(INCLUDEDIR)/kutrace/
 	$(INSTALL) -m 644 $(VIEWER_FILES) $(KT_D)$(DATADIR)/kutrace/
+	$(INSTALL) -d $(KT_D)$(BASHCOMPDIR)
+	$(INSTALL) -m 644 control/kutrace.bash $(KT_D)$(BASHCOMPDIR)/kutrace
 	for m in $(INST_MAN); do \
 		s=$${m##*.}; d=$(KT_D)$(MANDIR)/man$$s/$$(basename $$m); \
 		$(INSTALL) -d $(KT_D)$(MANDIR)/man$$s && \
@@ -162,10 +168,12 @@ uninstall:
 		$(KT_D)$(PKGCONFIGDIR)/kutrace.pc
 	rm -f $(INST_HDRS:%=$(KT_D)$(INCLUDEDIR)/kutrace/%)
 	rm -f $(INST_VIEW:%=$(KT_D)$(DATADIR)/kutrace/%)
+	rm -f $(KT_D)$(BASHCOMPDIR)/kutrace
 	for m in $(INST_MAN); do rm -f $(KT_D)$(MANDIR)/man$${m##*.}/$$(basename $$m); done
 	rm -rf $(KT_D)$(DOCDIR)
 	-rmdir $(KT_D)$(INCLUDEDIR)/kutrace $(KT_D)$(DATADIR)/kutrace $(KT_D)$(PKGLIBDIR) 2>/dev/null
 	-for d in $(KT_D)$(MANDIR)/man* $(KT_D)$(MANDIR) $(KT_D)$(PKGCONFIGDIR) \
+		$(KT_D)$(BASHCOMPDIR) $(KT_D)$(DATADIR)/bash-completion \
 		$(KT_D)$(DATADIR)/doc $(KT_D)$(BINDIR) $(KT_D)$(LIBDIR) $(KT_D)$(PREFIX)/lib \
 		$(KT_D)$(INCLUDEDIR) $(KT_D)$(DATADIR) $(KT_D)$(PREFIX); do \
 		[ -d $$d ] && rmdir --ignore-fail-on-non-empty $$d; done; true

@@ -26,6 +26,7 @@
 static const char *usage_text =
 "usage: kutrace_control [--backend=module|bpf] [--tracemb=MB] [-force] [COMMAND ...]\n"
 "       kutrace_control [--backend=...] record [-o FILE] [--ipc] [--wrap] -- CMD [ARGS]\n"
+"       (record also takes --backend and --tracemb after it)\n"
 "       kutrace_control 1 | 0        (go and exit | stop and exit)\n"
 "\n"
 "Without COMMAND, reads commands at the \"control> \" prompt.\n"
@@ -426,6 +427,20 @@ static int open_or_die(int starting)
 	return 0;
 }
 
+/* --backend=... and --tracemb=N: 1 if arg is one (and taken), else 0. */
+static int global_option(const char *arg)
+{
+	if (!strcmp(arg, "--backend=module"))
+		backend = BACKEND_MODULE;
+	else if (!strcmp(arg, "--backend=bpf"))
+		backend = BACKEND_BPF;
+	else if (!strncmp(arg, "--tracemb=", 10) && atoi(arg + 10) > 0)
+		tracemb = (unsigned int)atoi(arg + 10);
+	else
+		return 0;
+	return 1;
+}
+
 static int record(int argc, char **argv)
 {
 	const char *out = NULL;
@@ -443,6 +458,8 @@ static int record(int argc, char **argv)
 			flags |= KUTRACE_RESET_IPC;
 		} else if (!strcmp(argv[i], "--wrap")) {
 			flags |= KUTRACE_RESET_WRAP;
+		} else if (global_option(argv[i])) {
+			/* also after record: kutrace record --backend=bpf -- CMD */
 		} else if (argv[i][0] == '-') {
 			fprintf(stderr, "%s: record: unknown option %s\n%s",
 				prog_name, argv[i], usage_text);
@@ -513,14 +530,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	while (argc > 1 && !strncmp(argv[1], "--", 2) && argv[1][2]) {
-		if (!strcmp(argv[1], "--backend=module")) {
-			backend = BACKEND_MODULE;
-		} else if (!strcmp(argv[1], "--backend=bpf")) {
-			backend = BACKEND_BPF;
-		} else if (!strncmp(argv[1], "--tracemb=", 10) &&
-			   atoi(argv[1] + 10) > 0) {
-			tracemb = (unsigned int)atoi(argv[1] + 10);
-		} else {
+		if (!global_option(argv[1])) {
 			fprintf(stderr, "%s: unknown option %s (try --help)\n",
 				prog_name, argv[1]);
 			return 2;

@@ -28,7 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -507,7 +506,7 @@ static int jr_next(struct kt_jreader *r, struct kt_jrow *row)
 	}
 	r->rows++;
 	if ((r->rows & 0xFFFF) == 0)
-		kt_progress(r->consumed, r->total);
+		kt_progress("rows", (uint64_t)r->rows, r->consumed, r->total);
 	if (last) {
 		/*
 		 * The final row was a real row (no sentinel): finish now so the
@@ -591,50 +590,6 @@ void kt_jw_row(FILE *out, const struct kt_jrow *w)
 void kt_jw_end(FILE *out, const struct kt_jreader *r)
 {
 	kt_json_footer_at(out, r && r->had_sentinel ? r->sentinel_start : 999.0);
-}
-
-/* ---------------------------------------------------------------------- */
-/* Progress                                                                */
-/* ---------------------------------------------------------------------- */
-
-static double prog_t0, prog_last;
-static int prog_drawn, prog_tty = -1;
-
-static double now_sec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-void kt_progress(uint64_t done, uint64_t total)
-{
-	if (prog_tty < 0) {
-		prog_tty = isatty(2);
-		prog_t0 = now_sec();
-	}
-	if (!prog_tty)
-		return;
-	double t = now_sec();
-
-	/* Silent for runs under a second; at most 10 redraws per second. */
-	if (t - prog_t0 < 1.0 || t - prog_last < 0.1)
-		return;
-	prog_last = t;
-	if (total)
-		fprintf(stderr, "\r%s: %3d%% (%" PRIu64 " of %" PRIu64 " MB)",
-			kt_progname(), (int)(done * 100 / total), done >> 20, total >> 20);
-	else
-		fprintf(stderr, "\r%s: %" PRIu64 " MB", kt_progname(), done >> 20);
-	prog_drawn = 1;
-}
-
-void kt_progress_end(void)
-{
-	if (prog_drawn)
-		fputs("\r\033[K", stderr);
-	prog_drawn = 0;
 }
 
 unsigned int kt_name_hash16(const char *s)

@@ -117,15 +117,6 @@ void kt_jw_row(FILE *out, const struct kt_jrow *row);
 /* The sentinel row and "]}". */
 void kt_jw_end(FILE *out, const struct kt_jreader *r);
 
-/* ---------------------------------------------------------------------- */
-/* Progress on stderr: only on a terminal and only after the first second. */
-/* ---------------------------------------------------------------------- */
-
-/* done/total in any unit; total 0 = unknown (shows done only, as MB). */
-void kt_progress(uint64_t done, uint64_t total);
-/* Erase the progress line if one was drawn. */
-void kt_progress_end(void);
-
 /* H(s) of samptoname_k/u (docs/spec/FORMATS.md 6.7): 16-bit colour hash of a name. */
 unsigned int kt_name_hash16(const char *s);
 /* A PC-sample row name "PC=<hex>" -> pc; 0 if the name is not of that form. */

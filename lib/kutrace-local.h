@@ -62,6 +62,11 @@ const char *kt_out_tmpname(FILE *f);
 void kt_out_commit(FILE *f);
 
 /*
+ * The kutrace program name next to this one, else on PATH, into path:
+ * 0, or -1 when there is none (tool_exec.c).
+ */
+int kt_find_sibling(const char *name, char *path, size_t len);
+/*
  * In a child after fork: exec the kutrace program name found next to this
  * one, else on PATH, with args; if neither runs, one line and _exit(127)
  * (tool_exec.c).
@@ -80,6 +85,22 @@ pid_t kt_spawn_fd3(const char *name, char **args, int child_writes, int *fd, con
  */
 struct kt_buf;
 int kt_run_sibling(const char *name, char **args, struct kt_buf *out, char *err, size_t errlen);
+
+/*
+ * Progress on long work (progress.c): one line on stderr redrawn in place,
+ * "PROG: rows 12.3 M  45 %  3.2 s", at most 10 times a second, by default
+ * only when stderr is a terminal (--quiet and --progress choose).
+ */
+enum kt_progress_mode { KT_PROGRESS_AUTO, KT_PROGRESS_OFF, KT_PROGRESS_ON };
+void kt_progress_mode(enum kt_progress_mode m);
+/* Whether lines are drawn: to hand the choice to a program this one runs. */
+int kt_progress_on(void);
+/* what and its count ("rows", 12345678; what NULL: none), done of total (0: unknown). */
+void kt_progress(const char *what, uint64_t count, uint64_t done, uint64_t total);
+/* A step of work with no count ("tables: slice done"). */
+void kt_progress_step(const char *what);
+/* Erase the line if one is drawn (before other output, and at the end). */
+void kt_progress_end(void);
 
 /*
  * Command lines (tool_args.c): one table of options per program, parsed

@@ -425,7 +425,7 @@ struct kt_store_w {
 	uint64_t rows;
 	int done;
 	FILE *stats;		/* kt_store_w_stats: each step's time */
-	FILE *progress;		/* kt_store_w_progress: the step now, on one line */
+	int progress;		/* kt_store_w_progress: each step on the progress line */
 	double t0;
 	char err[512];
 };
@@ -437,16 +437,18 @@ void kt_store_w_stats(struct kt_store_w *w, FILE *f)
 }
 
 /* One line per step: what, and the seconds since the last line. */
-void kt_store_w_progress(struct kt_store_w *w, FILE *f)
+void kt_store_w_progress(struct kt_store_w *w, int on)
 {
-	w->progress = f;
+	w->progress = on;
 }
 
 static void lap(struct kt_store_w *w, const char *what)
 {
 	if (w->progress) {
-		fprintf(w->progress, "\r\033[Kkutrace_sql: tables: %s done", what);
-		fflush(w->progress);
+		char line[96];
+
+		snprintf(line, sizeof(line), "tables: %s done", what);
+		kt_progress_step(line);
 	}
 	if (!w->stats)
 		return;
@@ -1099,7 +1101,7 @@ out:
 	snprintf(spill, sizeof(spill), "%s/.x_pts.parquet", w->tmp);
 	unlink(spill);
 	if (w->progress)
-		fputs("\r\033[K", w->progress);
+		kt_progress_end();
 	if (swap_in(w) < 0)
 		return -1;
 	w->done = 1;

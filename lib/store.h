@@ -45,8 +45,8 @@ int kt_store_w_finish(struct kt_store_w *w, const struct kt_store_meta *m);
 const char *kt_store_w_error(const struct kt_store_w *w);
 /* Print each step's time to f (kutrace_sql build --stats). */
 void kt_store_w_stats(struct kt_store_w *w, FILE *f);
-/* Show the step now on one line of the terminal f (progress on long work). */
-void kt_store_w_progress(struct kt_store_w *w, FILE *f);
+/* Show each step on the progress line (progress.c decides where it is drawn). */
+void kt_store_w_progress(struct kt_store_w *w, int on);
 void kt_store_w_free(struct kt_store_w *w);
 
 /*

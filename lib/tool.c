@@ -6,7 +6,9 @@
  * holds that); only kt_x*alloc() do, on out of memory (util.c).  So this
  * file is the bottom of lib/: it uses nothing else of it, and the
  * x-functions over other files live in tool_*.c (t_unit checks that lib/
- * has no dependency cycle).
+ * has no dependency cycle).  It erases a progress line first
+ * (progress.c, which uses nothing of lib/ either), so the message starts
+ * a line of its own.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -78,6 +80,7 @@ void kt_die(const char *fmt, ...)
 		if (die_unlink[i])
 			unlink(die_unlink[i]);
 	fflush(stdout);
+	kt_progress_end();
 	fprintf(stderr, "%s: ", progname);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

@@ -4,21 +4,23 @@
  * --tables runs kutrace_sql, kutrace_sql build X.trace runs
  * kutrace_postproc, kutrace_view's /api/why runs kutrace_why.  The one next to this program comes first (the build
  * tree, an installed bin/), so a build never mixes with another install
- * on PATH; PATH after that.
+ * on PATH; PATH after that.  The front door, kutrace, finds the programs
+ * it dispatches to the same way.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "kutrace-local.h"
 
-void kt_exec_sibling(const char *name, char **args)
+int kt_find_sibling(const char *name, char *path, size_t len)
 {
-	char self[PATH_MAX], path[PATH_MAX + 64];
+	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
 	if (n > 0) {
@@ -27,11 +29,31 @@ void kt_exec_sibling(const char *name, char **args)
 
 		if (slash) {
 			*slash = '\0';
-			snprintf(path, sizeof(path), "%s/%s", self, name);
-			execv(path, args);
+			if ((size_t)snprintf(path, len, "%s/%s", self, name) < len &&
+			    access(path, X_OK) == 0)
+				return 0;
 		}
 	}
-	execvp(name, args);
+	/* PATH as execvp walks it; an empty entry is the current directory. */
+	const char *p = getenv("PATH");
+
+	for (; p && *p; p += *p == ':') {
+		size_t dl = strcspn(p, ":");
+
+		if ((size_t)snprintf(path, len, "%.*s%s%s", (int)dl, p, dl ? "/" : "",
+				     name) < len && access(path, X_OK) == 0)
+			return 0;
+		p += dl;
+	}
+	return -1;
+}
+
+void kt_exec_sibling(const char *name, char **args)
+{
+	char path[PATH_MAX + 64];
+
+	if (kt_find_sibling(name, path, sizeof(path)) == 0)
+		execv(path, args);
 	fprintf(stderr, "%s: %s not found next to it or on PATH%s\n", kt_progname(), name,
 		strcmp(name, "kutrace_sql") == 0 ?
 		" (it is built where DuckDB is installed: make deps && make)" : "");

@@ -132,11 +132,8 @@ static void finish_store(struct kt_store_w *w, json_t *h, const char *backend,
 		.flags = json_is_integer(fl) ? (unsigned int)json_integer_value(fl) : 0,
 	};
 
-	if (kt_store_w_finish(w, &m) < 0) {
-		if (isatty(2))
-			fputs("\r\033[K", stderr);	/* the progress line */
+	if (kt_store_w_finish(w, &m) < 0)
 		kt_die("%s: %s", dir, kt_store_w_error(w));
-	}
 	free(id);
 }
 
@@ -177,7 +174,6 @@ static void build_json(struct kt_store_w *w, const struct kt_build *b, const cha
 
 		if (kt_store_w_row(w, &row) < 0)
 			kt_die("%s: %s", dir, kt_store_w_error(w));
-		kt_progress(r.consumed, r.total);
 	}
 	kt_progress_end();
 	if (rc < 0)
@@ -310,15 +306,16 @@ void kt_xbuild_store(const struct kt_build *b, const char *dir)
 	writing = w;
 	if (b->stats)
 		kt_store_w_stats(w, stderr);
-	else if (isatty(2))
-		kt_store_w_progress(w, stderr);
+	else
+		kt_store_w_progress(w, 1);
 	if (b->rows_fd != ~0ULL) {
 		build_pipe(w, (int)b->rows_fd, b, dir, 0);
 	} else if (is_json(b->source)) {
 		build_json(w, b, dir);
 	} else {
+		/* It draws its rows on the line this program then draws its steps on. */
 		char *args[] = { "kutrace_postproc", (char *)b->source, "--no-json", "--rows-fd",
-				 "3", NULL };
+				 "3", kt_progress_on() ? "--progress" : "--quiet", NULL };
 		int fd;
 		pid_t pid = kt_spawn_fd3("kutrace_postproc", args, 1, &fd, dir);
 

@@ -54,6 +54,9 @@ struct ctx {
 	int64_t lag;		/* the most the order bound fell behind (nsec10) */
 	FILE *out;
 	char tracebase[32];
+	/* For the progress line: rows made, blocks through each pass. */
+	uint64_t rows;
+	long checked, decoded;
 };
 
 /* Header facts: name records may come at any time, so read them late. */
@@ -94,7 +97,10 @@ static void on_event(void *p, const struct kt_event *e)
 
 static void on_row(void *p, const struct kt_row *r)
 {
-	kt_jsonout_row(((struct ctx *)p)->jo, r);
+	struct ctx *c = p;
+
+	c->rows++;
+	kt_jsonout_row(c->jo, r);
 }
 
 static void named(void *spans, uint32_t pid, int64_t until)
@@ -146,6 +152,9 @@ static int on_prescan(void *p, const struct kt_block *b)
 		free(c->vmsg[b->index]);
 		c->vmsg[b->index] = kt_xstrdup(c->err);
 	}
+	c->checked++;
+	kt_progress("blocks checked", (uint64_t)c->checked, (uint64_t)c->checked,
+		    (uint64_t)c->raw.nrefs);
 	if (rc < 0 && c->skip_damaged)
 		return 0;	/* reported by on_block */
 	kt_decoder_prescan(c->dec, b);
@@ -158,6 +167,9 @@ static int on_block(void *p, const struct kt_block *b)
 	int rc = b->index < c->nverdict ? c->verdict[b->index] : 0;
 
 	setup(c);
+	c->decoded++;
+	if (rc)
+		kt_progress_end();	/* the line below starts a line of its own */
 	if (rc > 0)
 		fprintf(stderr, "%s: %s: %s\n", kt_progname(), c->raw.path, c->vmsg[b->index]);
 	if (rc < 0) {
@@ -173,6 +185,7 @@ static int on_block(void *p, const struct kt_block *b)
 	int64_t t0 = kt_timebase_ns10(kt_decoder_timebase(c->dec), b->base);
 
 	kt_merge_release(c->merge, t0 - c->window, on_release, c);
+	kt_progress("rows", c->rows, (uint64_t)c->decoded, (uint64_t)c->raw.nrefs);
 	return 0;
 }
 
@@ -224,8 +237,10 @@ static void tables_start(struct tables *t, const char *dir, const char *source, 
 {
 	t->dir = dir;
 	if (fd < 0) {
+		/* It draws its steps on the line this program draws its rows on. */
 		char *args[] = { "kutrace_sql", "build", "--rows-fd", "3", "-o", (char *)dir,
-				 "--source", (char *)source, NULL };
+				 "--source", (char *)source,
+				 kt_progress_on() ? "--progress" : "--quiet", NULL };
 
 		t->child = kt_spawn_fd3("kutrace_sql", args, 0, &fd, dir);
 		/* A reader that stopped is reported by its exit status. */
@@ -287,6 +302,7 @@ static void write_page(struct kt_pagecols *cols, const char *tpl, const char *he
 	if (kt_html_write_rows(hout, tpl, cols, header, footer, err, sizeof(err)) != 0)
 		kt_die("%s: %s%s", hpath, err, note);
 	kt_out_commit(hout);
+	kt_progress_end();
 	fprintf(stderr, "kutrace_postproc: timeline -> %s\n", hpath);
 	free(footer);
 }
@@ -296,7 +312,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: kutrace_postproc FILE.trace [\"title\"] [-o OUT.json] [--no-html]\n"
 		"                        [--html-max-spans N] [--stats] [--skip-damaged]\n"
-		"                        [--tables] [--rows-fd FD --no-json]\n"
+		"                        [--tables] [--rows-fd FD --no-json] [--quiet | --progress]\n"
 		"Turns a raw kutrace/KUtrace trace into timespans: writes FILE.json (rows of\n"
 		"[start, dur, cpu, pid, rpc, event, arg, retval, ipc, name]) and, when the\n"
 		"viewer template is installed, the self-contained timeline FILE.html.\n"
@@ -308,7 +324,9 @@ static void usage(FILE *f)
 		"--skip-damaged skips such blocks instead (one line each) and counts them.\n"
 		"--tables also writes the trace's SQL tables to FILE.tables/ (kutrace_sql,\n"
 		"docs/TABLES.md).  --rows-fd hands the rows to descriptor FD (kutrace_sql\n"
-		"build does); --no-json then writes no JSON.\n");
+		"build does); --no-json then writes no JSON.\n"
+		"On a terminal a progress line shows the rows made so far; --quiet: never,\n"
+		"--progress: also when standard error is not a terminal.\n");
 }
 
 /* Refuse an output that is the input trace itself (x.json, -o x.trace). */
@@ -338,7 +356,7 @@ static char *replace_ext(const char *path, const char *ext)
 
 struct args {
 	const char *path, *title, *jpath;
-	int html, stats, tables, json;
+	int html, stats, tables, json, quiet, progress;
 	unsigned long long html_max, rows_fd;
 };
 
@@ -353,6 +371,8 @@ static void parse_args(int argc, char **argv, struct args *a, struct ctx *c)
 		{ "tables", KT_OPT_FLAG, &a->tables, 1 },
 		{ "rows-fd", KT_OPT_ULL, &a->rows_fd, 0 },
 		{ "no-json", KT_OPT_FLAG, &a->json, 0 },
+		{ "quiet", KT_OPT_FLAG, &a->quiet, 1 },
+		{ "progress", KT_OPT_FLAG, &a->progress, 1 },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct kt_argspec spec = { opts, usage, 1, 2, 0 };
@@ -371,6 +391,9 @@ static void parse_args(int argc, char **argv, struct args *a, struct ctx *c)
 		kt_die("--tables and --rows-fd: one destination for the rows");
 	if (!a->json)
 		a->html = 0;
+	if (a->quiet && a->progress)
+		kt_die("--quiet and --progress: one or the other");
+	kt_progress_mode(a->quiet ? KT_PROGRESS_OFF : a->progress ? KT_PROGRESS_ON : KT_PROGRESS_AUTO);
 }
 
 /* Bytes the kernel copies mostly: late rows or a changed header. */
@@ -467,6 +490,7 @@ int main(int argc, char **argv)
 	if (kt_raw_each(&c.raw, on_prescan, &c) < 0 ||
 	    kt_raw_each(&c.raw, on_block, &c) < 0)
 		kt_die("%s", c.raw.err);
+	kt_progress_end();
 	if (!c.dec)
 		kt_die("%s: no trace blocks", c.raw.path);
 	kt_merge_release(c.merge, INT64_MAX, on_release, &c);
@@ -508,8 +532,10 @@ int main(int argc, char **argv)
 	}
 	if (html && !tpl)
 		fprintf(stderr, "kutrace_postproc: viewer template not found; no HTML written\n");
-	if (html && tpl)
+	if (html && tpl) {
+		kt_progress_step("timeline page");
 		write_page(cols, tpl, header, hpath, json_path);
+	}
 	kt_pagecols_free(cols);
 	free(tpl);
 	free(header);

@@ -88,18 +88,21 @@ static void usage_build(FILE *f)
 {
 	fprintf(f,
 		"usage: kutrace_sql build X.trace|X.json [-o DIR] [--trace-id ID] [--machine NAME]\n"
-		"                         [--memory SIZE] [--stats]\n"
+		"                         [--memory SIZE] [--stats] [--quiet | --progress]\n"
 		"Writes the trace's table store (docs/TABLES.md): DIR (default X.tables) with\n"
 		"one Parquet file per table and meta.json, replacing a store already there.\n"
 		"The JSON may be kutrace's or the original KUtrace's.  --trace-id and --machine\n"
 		"set the columns that tell stores apart (default: the file name without its\n"
 		"extension; the trace's host name).  --memory caps DuckDB (default 1GB).\n"
-		"--stats prints the time each step took.\n");
+		"--stats prints the time each step took.  On a terminal a progress line\n"
+		"shows the rows and steps; --quiet: never, --progress: also when standard\n"
+		"error is not a terminal.\n");
 }
 
 static int cmd_build(int argc, char **argv)
 {
 	struct kt_build b = { .memory = KT_BUILD_MEMORY, .rows_fd = ~0ULL };
+	int quiet = 0, progress = 0;
 	const struct kt_opt opts[] = {
 		{ "o", KT_OPT_STR, &b.out, 0 },
 		{ "trace-id", KT_OPT_STR, &b.trace_id, 0 },
@@ -108,12 +111,17 @@ static int cmd_build(int argc, char **argv)
 		{ "source", KT_OPT_STR, &b.source, 0 },
 		{ "rows-fd", KT_OPT_ULL, &b.rows_fd, 0 },
 		{ "stats", KT_OPT_FLAG, &b.stats, 1 },
+		{ "quiet", KT_OPT_FLAG, &quiet, 1 },
+		{ "progress", KT_OPT_FLAG, &progress, 1 },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct kt_argspec spec = { opts, usage_build, 0, 1, 0 };
 	const char *pos[1] = { NULL };
 
 	kt_args(&spec, argc, argv, pos);
+	if (quiet && progress)
+		kt_die("--quiet and --progress: one or the other");
+	kt_progress_mode(quiet ? KT_PROGRESS_OFF : progress ? KT_PROGRESS_ON : KT_PROGRESS_AUTO);
 	if (b.rows_fd != ~0ULL) {
 		/* From kutrace_postproc --tables: the source names the trace. */
 		if (b.rows_fd < 3 || b.rows_fd > INT_MAX || !b.out || !b.source)

@@ -44,10 +44,11 @@ for f in $(make -s print-install-progs | tr ' ' '\n' | sed 's|^|/usr/bin/|') \
 	/usr/share/man/man1/kutrace_control.1.gz /usr/share/man/man1/kutrace_postproc.1.gz \
 	/usr/share/man/man3/libkutrace.3.gz /usr/share/man/man3/kutrace_go.3.gz \
 	/usr/share/man/man4/kutrace_mod.4.gz \
-	/usr/share/man/man7/kutrace.7.gz /usr/share/doc/kutrace/copyright; do
+	/usr/share/man/man7/kutrace.7.gz /usr/share/man/man1/kutrace.1.gz \
+	/usr/share/bash-completion/completions/kutrace /usr/share/doc/kutrace/copyright; do
 	grep -qx "$f" "$TMP/c" || missing="$missing $f"
 done
-check "kutrace: programs, library, headers, kutrace.pc, viewer, man pages ($(wc -l < "$TMP/c") entries)${missing:+; missing:$missing}" \
+check "kutrace: programs (the kutrace front door too), library, headers, kutrace.pc, viewer, man pages, bash completion ($(wc -l < "$TMP/c") entries)${missing:+; missing:$missing}" \
 	test -z "$missing"
 dpkg-deb -c "$dkms" | awk '{ print $6 }' | sed 's|^\./|/|' > "$TMP/d"
 missing=""

@@ -23,11 +23,12 @@ for f in lib/libkutrace.a lib/libkutrace.so lib/libkutrace.so.0 lib/pkgconfig/ku
 	include/kutrace/control.h include/kutrace/format.h include/kutrace/counter.h \
 	share/kutrace/viewer.html share/kutrace/viewer.js share/kutrace/viewer.css share/kutrace/pages.js share/kutrace/pages.css \
 	share/man/man7/kutrace.7 share/man/man4/kutrace_mod.4 share/man/man3/libkutrace.3 \
+	share/man/man1/kutrace.1 share/bash-completion/completions/kutrace \
 	share/doc/kutrace/README.md share/doc/kutrace/user-guide.md share/doc/kutrace/img/rpc.png \
 	share/doc/kutrace/examples/client_server.c share/doc/kutrace/examples/client_server.md; do
 	[ -e "$D/usr/$f" ] || missing="$missing $f"
 done
-eq "installed layout: library, header, pkg-config file, viewer, man pages, docs" "" "$missing"
+eq "installed layout: library, header, pkg-config file, viewer, man pages, bash completion, docs" "" "$missing"
 eq "the installed headers are control.h, counter.h and format.h, nothing private" "control.h counter.h format.h" \
 	"$(ls "$D/usr/include/kutrace" | tr '\n' ' ' | sed 's/ $//')"
 # The API: what libkutrace.so exports = what control.h declares = what
@@ -133,6 +134,8 @@ if [ -n "$sqlp" ]; then
 		nok "installed kutrace_postproc --tables (runs the installed kutrace_sql)"; sed 's/^/#   /' "$TMP/tb.log"
 	fi
 fi
+eq "installed kutrace check runs the installed checktrace (nothing on PATH)" "PASS $TMP/basic.trace" \
+	"$(env PATH="$TMP/nothing" "$P/bin/kutrace" check -q "$TMP/basic.trace" 2>&1)"
 check "installed makeself - finds the viewer too" sh -c "'$P/bin/makeself' - '$TMP/basic.json' > '$TMP/b2.html' && test -s '$TMP/b2.html'"
 check "installed makeself - makes an RPC page (pages.js inlined)" sh -c "'$P/bin/makeself' - '$KT_ROOT/tests/data/viewer/rpc_q.json' > '$TMP/q.html' && grep -q 'window.ktOtherPage' '$TMP/q.html'"
 check "man finds the installed pages (man -M ... kutrace_control)" \
