@@ -1,0 +1,884 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * kutrace_align - put the traces of several hosts on one timeline.
+ *
+ *   kutrace_align A B ... -o MERGED [--tables] [--buckets N]
+ *
+ * Inputs are raw traces (turned into JSON by kutrace_postproc first) or
+ * span JSON.  The first input is the reference host: every time of the
+ * output is in its clock.
+ *
+ * Messages seen on both sides are RPCs: the RPC marks 0x201 (request, "this
+ * thread now works for id") and 0x202 (response) carry the same 16-bit id
+ * on the client and on the server.  Per host and id, the earliest 0x201 and
+ * the latest 0x202 bracket the RPC: on the client from the send of the
+ * request to the receipt of the response (t1..t4), on the server from the
+ * receipt of the request to the send of the response (t2..t3).  The one
+ * with the longer bracket is the client.  Causality alone then bounds the
+ * clock offset theta = server clock - client clock:
+ *     t3 - t4  <=  theta  <=  t2 - t1
+ * (each message takes a time >= 0 on the wire).
+ *
+ * The method is the original KUtrace's timealign: the time range is cut
+ * into buckets (8), the RPC of least slack (hi - lo) is kept in each, and
+ * offset and drift are fitted to those intervals' midpoints by least
+ * squares.  Chosen over Trace Compass's convex hull because it is O(n),
+ * needs no geometry, and uses only the tightest message of each stretch of
+ * time, so queueing on a busy server (wide intervals) does not pull the
+ * estimate; its bound is still a real one (below).  The fitted line is
+ * then moved, if need be, into every interval, so that no receive comes
+ * before its send after alignment.
+ *
+ * The bound: the truth lies in every message's interval.  If the two clocks
+ * are linear in each other (offset + drift), the error of the fitted line is
+ * linear in time too, so over the span of the messages it is at most its
+ * larger value at the first and the last bucket's message, where it is at
+ * most the distance from the line to that interval's far end.
+ *
+ * A message that contradicts the others (its interval meets fewer than
+ * half of the intervals of its bucket, or misses the fitted line by more
+ * than the bound) is reported, left out and counted.  Hosts are chained:
+ * each host is aligned to a host already aligned with which it shares
+ * messages, starting from the reference.
+ *
+ * Errors (one line, exit 1, nothing written): the same host twice, a host
+ * with no RPC in common with the others, clocks whose rates must differ by
+ * more than 1000 ppm.
+ *
+ * Output: MERGED.json and MERGED.html, one group of CPUs per host: host k's
+ * CPU c is CPU cpu0_k + c, and the header's "machines" names each host
+ * with its first CPU, CPU count, offset, drift and bound; "messages" lists
+ * the matched messages as [send, send cpu, receive, receive cpu, rpc] in
+ * 10 ns units of the merged clock, for the viewer's arcs (machines.js).
+ * --tables: MERGED.tables/machine=H/trace=ID/, one store per host (kutrace_sql
+ * build) with its own CPU numbers, its times in the reference clock: the
+ * fleet layout of docs/TABLES.md, opened by `kutrace_sql 'MERGED.tables/x/x'`.
+ */
+#include <errno.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "html.h"
+#include "jsonrows.h"
+
+#define MAX_HOSTS 64
+#define NIDS 65536
+#define NO_T INT64_MIN
+#define MAX_PPM 1000.0
+
+/* One RPC id on one host: the bracket of its marks, in ns since the epoch. */
+struct ends {
+	int64_t req, resp;	/* earliest 0x201, latest 0x202 */
+	int req_cpu, resp_cpu;
+};
+
+/* A host's clock mapped onto the reference: ref = t - off(t). */
+struct clockmap {
+	int64_t c, x;		/* off(t) = c + (t - x) * d */
+	double d;
+};
+
+struct host {
+	const char *input;
+	char *json;		/* the JSON read (input, or kutrace_postproc's) */
+	char *name;		/* hostName, else the file's stem */
+	char *trace_id;
+	int64_t base;		/* tracebase, ns since the epoch (UTC) */
+	int ncpu, cpu0;
+	struct ends *rpc;
+	int aligned;
+	struct clockmap map;
+	double bound_us;	/* accumulated along the chain */
+};
+
+struct msg {
+	int64_t x;		/* the message's time in the new host's clock */
+	int64_t lo, hi;		/* theta = new host's clock - aligned host's */
+	int id, bad;
+};
+
+static struct host hosts[MAX_HOSTS];
+static int nhosts, nbuckets = 8;
+static char tmpdir[] = "/tmp/kutrace_align.XXXXXX";
+static int have_tmpdir;
+static char *tables_tmp;
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: kutrace_align A B ... -o MERGED [--tables] [--buckets N]\n"
+		"Aligns the traces of several hosts (raw traces or span JSON; the first is\n"
+		"the reference clock) from the RPCs seen on both sides, prints for each host\n"
+		"pair the offset, the drift (ppm), the bound (+- us), the messages used and a\n"
+		"quality word (accurate, approximate, incomplete), and writes MERGED.json and\n"
+		"MERGED.html: one CPU group per host, every time in the reference clock.\n"
+		"--tables also writes MERGED.tables/machine=H/trace=ID/ (kutrace_sql).\n"
+		"--buckets: time buckets of the least-slack fit (default 8).\n");
+}
+
+static char *stem(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	char *s = kt_xstrdup(b ? b + 1 : path);
+	char *dot = strrchr(s, '.');
+
+	if (dot && dot != s)
+		*dot = '\0';
+	return s;
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+
+	return a >= b && strcmp(s + a - b, suf) == 0;
+}
+
+/* A header string value (raw JSON text) decoded, or NULL. */
+static char *hdr_string(const struct kt_jreader *r, const char *key)
+{
+	const char *raw = kt_jr_header_value(r, key);
+	json_t *v = raw ? json_loads(raw, JSON_DECODE_ANY, NULL) : NULL;
+	char *s = json_is_string(v) ? kt_xstrdup(json_string_value(v)) : NULL;
+
+	json_decref(v);
+	return s;
+}
+
+static int64_t tracebase_ns(const char *tb, const char *path)
+{
+	struct tm tm = { 0 };
+
+	if (!tb || sscanf(tb, "%d-%d-%d_%d:%d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+			  &tm.tm_hour, &tm.tm_min) != 5)
+		kt_die("%s: no tracebase in the JSON header", path);
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	return (int64_t)timegm(&tm) * 1000000000;
+}
+
+/* Seconds of a row to 10 ns units, exactly as the JSON prints them. */
+static int64_t t10(double s)
+{
+	return llround(s * 1e8);
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+/* At exit, also after kt_die: our temporaries, and a tables directory half made. */
+static void cleanup_tmp(void)
+{
+	if (tables_tmp)
+		nftw(tables_tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	if (have_tmpdir)
+		nftw(tmpdir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void run(const char *prog, char **args, const char *what)
+{
+	struct kt_buf out = { 0 };
+	char err[512];
+
+	if (kt_run_sibling(prog, args, &out, err, sizeof(err)) != 0)
+		kt_die("%s: %s", what, err);
+	free(out.p);
+}
+
+/* A raw trace becomes JSON first, in our temporary directory. */
+static void to_json(struct host *h, int i)
+{
+	if (ends_with(h->input, ".json")) {
+		h->json = kt_xstrdup(h->input);
+		return;
+	}
+	if (asprintf(&h->json, "%s/in%d.json", tmpdir, i) < 0)
+		kt_die("out of memory");
+	char *args[] = { "kutrace_postproc", (char *)h->input, "-o", h->json,
+			 "--no-html", "--quiet", NULL };
+
+	run("kutrace_postproc", args, h->input);
+}
+
+/* Pass 1: the header, the CPU count and every RPC mark. */
+static void scan(struct host *h)
+{
+	struct kt_jreader r;
+	struct kt_jrow row;
+
+	kt_xjr_open(&r, h->json);
+	char *tb = hdr_string(&r, "tracebase");
+
+	h->name = hdr_string(&r, "hostName");
+	h->trace_id = stem(h->input);
+	if (!h->name || !*h->name) {
+		free(h->name);
+		h->name = kt_xstrdup(h->trace_id);
+	}
+	h->base = tracebase_ns(tb, h->json);
+	free(tb);
+	h->rpc = kt_xmalloc(NIDS * sizeof(*h->rpc));
+	for (int i = 0; i < NIDS; i++)
+		h->rpc[i] = (struct ends){ NO_T, NO_T, -1, -1 };
+	while (kt_xjr_next(&r, &row)) {
+		if (row.cpu >= h->ncpu && row.cpu < 4096)
+			h->ncpu = (int)row.cpu + 1;
+		if (row.event != KUTRACE_RPCIDREQ && row.event != KUTRACE_RPCIDRESP)
+			continue;
+		int id = (int)(row.arg & 0xFFFF);
+		int64_t t = h->base + t10(row.start) * 10;
+		struct ends *e = &h->rpc[id];
+
+		if (!id)
+			continue;
+		if (row.event == KUTRACE_RPCIDREQ && (e->req == NO_T || t < e->req)) {
+			e->req = t;
+			e->req_cpu = (int)row.cpu;
+		} else if (row.event == KUTRACE_RPCIDRESP && (e->resp == NO_T || t > e->resp)) {
+			e->resp = t;
+			e->resp_cpu = (int)row.cpu;
+		}
+	}
+	kt_jr_close(&r);
+}
+
+static int64_t off_at(const struct clockmap *m, int64_t t)
+{
+	return m->c + llround((double)(t - m->x) * m->d);
+}
+
+/* The time t of host h in the reference clock. */
+static int64_t to_ref(const struct host *h, int64_t t)
+{
+	return t - off_at(&h->map, t);
+}
+
+static int have(const struct ends *e)
+{
+	return e->req != NO_T && e->resp != NO_T && e->resp >= e->req;
+}
+
+/* The matched messages of aligned host p and new host q. */
+static size_t match(const struct host *p, const struct host *q, struct msg *m)
+{
+	size_t n = 0;
+
+	for (int id = 1; id < NIDS; id++) {
+		const struct ends *a = &p->rpc[id], *b = &q->rpc[id];
+
+		if (!have(a) || !have(b))
+			continue;
+		struct msg *g = &m[n++];
+
+		g->id = id;
+		g->bad = 0;
+		g->x = b->req + (b->resp - b->req) / 2;
+		if (b->resp - b->req >= a->resp - a->req) {
+			/* q the client: q sent before p received, p sent before q received */
+			g->lo = b->req - a->req;
+			g->hi = b->resp - a->resp;
+		} else {
+			g->lo = b->resp - a->resp;
+			g->hi = b->req - a->req;
+		}
+	}
+	return n;
+}
+
+static int bucket_of(int64_t x, int64_t x0, int64_t x1)
+{
+	if (x1 <= x0)
+		return 0;
+	int b = (int)((double)(x - x0) / (double)(x1 - x0) * nbuckets);
+
+	return b < 0 ? 0 : b >= nbuckets ? nbuckets - 1 : b;
+}
+
+static int cmp_i64(const void *x, const void *y)
+{
+	int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* How many of v[0..n) (sorted) are < k, and how many are > k. */
+static size_t count_lt(const int64_t *v, size_t n, int64_t k)
+{
+	size_t a = 0, b = n;
+
+	while (a < b) {
+		size_t mid = (a + b) / 2;
+
+		if (v[mid] < k)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	return a;
+}
+
+static size_t count_gt(const int64_t *v, size_t n, int64_t k)
+{
+	size_t a = 0, b = n;
+
+	while (a < b) {
+		size_t mid = (a + b) / 2;
+
+		if (v[mid] <= k)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	return n - a;
+}
+
+/*
+ * Within a bucket drift is negligible, so every sound interval holds the
+ * same true offset and meets every other; one that meets fewer than half
+ * of them contradicts the rest.
+ */
+static void mark_contradicting(struct msg *m, size_t n, int64_t x0, int64_t x1)
+{
+	int64_t *lo = kt_xmalloc((n + 1) * sizeof(*lo)), *hi = kt_xmalloc((n + 1) * sizeof(*hi));
+
+	for (int b = 0; b < nbuckets; b++) {
+		size_t k = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (bucket_of(m[i].x, x0, x1) == b) {
+				lo[k] = m[i].lo;
+				hi[k] = m[i].hi;
+				k++;
+			}
+		if (k < 3)
+			continue;
+		qsort(lo, k, sizeof(*lo), cmp_i64);
+		qsort(hi, k, sizeof(*hi), cmp_i64);
+		for (size_t i = 0; i < n; i++) {
+			if (bucket_of(m[i].x, x0, x1) != b)
+				continue;
+			/* the others that lie wholly above or wholly below it */
+			size_t miss = count_gt(lo, k, m[i].hi) + count_lt(hi, k, m[i].lo);
+
+			if (2 * (k - 1 - miss) < k - 1)
+				m[i].bad = 1;
+		}
+	}
+	free(lo);
+	free(hi);
+}
+
+struct fit {
+	struct clockmap pq;	/* off(t) = q's clock - p's clock at q's time t */
+	double bound_us;
+	size_t n, used, contradicting, shown;
+	const char *quality;
+};
+
+/* Distance from the line's value v to the interval's far end. */
+static double err_at(const struct msg *g, double v)
+{
+	double a = v - (double)g->lo, b = (double)g->hi - v;
+
+	return a > b ? a : b;
+}
+
+static void say_bad(const struct host *p, const struct host *q, struct fit *f,
+		    const struct msg *g)
+{
+	if (f->shown++ < 5)
+		fprintf(stderr, "%s: %s and %s: rpc %d contradicts the other messages, left out\n",
+			kt_progname(), p->name, q->name, g->id);
+}
+
+/*
+ * Least slack per bucket, least squares over those, the slope kept where
+ * the intervals allow it, the line moved into every interval (see the top).
+ */
+static void fit_pair(const struct host *p, const struct host *q, struct msg *m, size_t n,
+		     struct fit *f)
+{
+	int64_t x0 = m[0].x, x1 = m[0].x;
+	struct msg *pick[256];
+	int np = 0;
+
+	for (size_t i = 1; i < n; i++) {
+		x0 = m[i].x < x0 ? m[i].x : x0;
+		x1 = m[i].x > x1 ? m[i].x : x1;
+	}
+	mark_contradicting(m, n, x0, x1);
+	for (int b = 0; b < nbuckets; b++) {
+		struct msg *best = NULL;
+
+		for (size_t i = 0; i < n; i++)
+			if (!m[i].bad && bucket_of(m[i].x, x0, x1) == b &&
+			    (!best || m[i].hi - m[i].lo < best->hi - best->lo))
+				best = &m[i];
+		if (best)
+			pick[np++] = best;
+	}
+	if (np == 0)
+		kt_die("%s and %s: every common message contradicts another", p->name, q->name);
+	/* Doubles relative to the first pick: epoch nanoseconds lose bits. */
+	int64_t xr = pick[0]->x, th = pick[0]->lo;
+	double sx = 0, sy = 0, sxx = 0, sxy = 0;
+
+	for (int k = 0; k < np; k++) {
+		double x = (double)(pick[k]->x - xr);
+		double y = ((double)(pick[k]->lo - th) + (double)(pick[k]->hi - th)) / 2;
+
+		sx += x, sy += y, sxx += x * x, sxy += x * y;
+	}
+	double den = np * sxx - sx * sx;
+	double b = np > 1 && den > 0 ? (np * sxy - sx * sy) / den : 0;
+	/* Slopes every pair of picks allows (a line through all must obey them). */
+	double bmin = -INFINITY, bmax = INFINITY;
+
+	for (int j = 0; j < np; j++)
+		for (int k = j + 1; k < np; k++) {
+			double dx = (double)(pick[k]->x - pick[j]->x);
+
+			if (dx <= 0)
+				continue;
+			bmin = fmax(bmin, (double)(pick[k]->lo - pick[j]->hi) / dx);
+			bmax = fmin(bmax, (double)(pick[k]->hi - pick[j]->lo) / dx);
+		}
+	if (bmin > MAX_PPM * 1e-6 || bmax < -MAX_PPM * 1e-6)
+		kt_die("%s and %s: clocks run at absurdly different rates (at least %.0f ppm apart)",
+		       p->name, q->name, fabs(bmin > 0 ? bmin : bmax) * 1e6);
+	if (bmin <= bmax)
+		b = fmin(fmax(b, bmin), bmax);
+	double a = (sy - b * sx) / np;
+
+	/* Into every interval; what still misses by more than the bound contradicts. */
+	for (int round = 0; round < 3; round++) {
+		double alo = -INFINITY, ahi = INFINITY;
+
+		for (size_t i = 0; i < n; i++) {
+			if (m[i].bad)
+				continue;
+			double bx = b * (double)(m[i].x - xr);
+
+			alo = fmax(alo, (double)(m[i].lo - th) - bx);
+			ahi = fmin(ahi, (double)(m[i].hi - th) - bx);
+		}
+		if (alo <= ahi) {
+			a = fmin(fmax(a, alo), ahi);
+			break;
+		}
+		double e0 = err_at(pick[0], (double)(pick[0]->x - xr) * b + a + (double)th);
+		double e1 = err_at(pick[np - 1], (double)(pick[np - 1]->x - xr) * b + a + (double)th);
+		double bound = fmax(e0, e1);
+
+		for (size_t i = 0; i < n; i++) {
+			double v = a + b * (double)(m[i].x - xr) + (double)th;
+
+			if (!m[i].bad && (v < (double)m[i].lo - bound || v > (double)m[i].hi + bound))
+				m[i].bad = 1;
+		}
+	}
+	double e0 = err_at(pick[0], a + (double)th);
+	double e1 = err_at(pick[np - 1], a + b * (double)(pick[np - 1]->x - xr) + (double)th);
+
+	f->bound_us = fmax(e0, e1) / 1000;
+	f->n = n;
+	f->used = (size_t)np;
+	f->contradicting = 0;
+	f->shown = 0;
+	for (size_t i = 0; i < n; i++)
+		if (m[i].bad) {
+			f->contradicting++;
+			say_bad(p, q, f, &m[i]);
+		}
+	if (f->shown > 5)
+		fprintf(stderr, "%s: %s and %s: %zu more contradicting messages\n", kt_progname(),
+			p->name, q->name, f->shown - 5);
+	f->pq = (struct clockmap){ th + llround(a), xr, b };
+	f->quality = np == nbuckets && f->bound_us <= 100 ? "accurate" :
+		     np >= 2 ? "approximate" : "incomplete";
+}
+
+/* q's map onto the reference: through p's (off_q(t) = off_pq(t) + off_p(t - off_pq(t))). */
+static void chain(struct host *q, const struct host *p, const struct fit *f)
+{
+	int64_t x = f->pq.x, o = off_at(&f->pq, x);
+
+	q->map = (struct clockmap){ o + off_at(&p->map, x - o), x,
+				    f->pq.d + p->map.d * (1 - f->pq.d) };
+	q->bound_us = p->bound_us + f->bound_us;
+	q->aligned = 1;
+}
+
+static void align_all(void)
+{
+	struct msg *m = kt_xmalloc(NIDS * sizeof(*m));
+
+	hosts[0].aligned = 1;
+	for (int done = 1; done < nhosts; done++) {
+		int bp = -1, bq = -1;
+		size_t best = 0;
+
+		for (int q = 0; q < nhosts; q++)
+			for (int p = 0; p < nhosts && !hosts[q].aligned; p++) {
+				if (!hosts[p].aligned)
+					continue;
+				size_t k = match(&hosts[p], &hosts[q], m);
+
+				if (k > best)
+					best = k, bp = p, bq = q;
+			}
+		if (bq < 0) {
+			for (int q = 0; q < nhosts; q++)
+				if (!hosts[q].aligned)
+					kt_die("%s (%s): no RPC in common with %s%s", hosts[q].name,
+					       hosts[q].input, hosts[0].name,
+					       done > 1 ? " or the hosts aligned to it" : "");
+		}
+		struct host *p = &hosts[bp], *q = &hosts[bq];
+		struct fit f;
+
+		match(p, q, m);
+		fit_pair(p, q, m, best, &f);
+		chain(q, p, &f);
+		double off = (double)off_at(&f.pq, f.pq.x) / 1000;
+
+		printf("%s vs %s: offset %+.3f us, drift %+.3f ppm, bound +-%.1f us, "
+		       "%zu messages, %zu used, %zu contradicting: %s\n",
+		       q->name, p->name, off, f.pq.d * 1e6, f.bound_us, f.n, f.used,
+		       f.contradicting, f.quality);
+	}
+	free(m);
+}
+
+/* ------------------------------------------------------------ writing */
+
+struct cursor {
+	struct kt_jreader r;
+	struct kt_jrow row;	/* transformed */
+	int live;
+	struct host *h;
+	FILE *own;		/* the host's own aligned JSON (--tables) */
+};
+
+static int64_t out_base;
+
+static void shift_row(const struct host *h, struct kt_jrow *w, int merged_cpu)
+{
+	int64_t s = h->base + t10(w->start) * 10, e = s + t10(w->dur) * 10;
+	int64_t s2 = to_ref(h, s) - out_base, e2 = to_ref(h, e) - out_base;
+	/* Round to the JSON's 10 ns, half away from zero as llround does. */
+	int64_t s10 = llround((double)s2 / 10), e10 = llround((double)e2 / 10);
+
+	w->start = (double)s10 / 1e8;
+	w->dur = (double)(e10 - s10) / 1e8;
+	if (merged_cpu && w->cpu >= 0)
+		w->cpu += h->cpu0;
+}
+
+static int row_cmp(const struct kt_jrow *a, const struct kt_jrow *b)
+{
+	int64_t x[9] = { t10(a->start), t10(a->dur), a->cpu, a->pid, a->event, a->rpc,
+			 a->arg, a->retval, a->ipc };
+	int64_t y[9] = { t10(b->start), t10(b->dur), b->cpu, b->pid, b->event, b->rpc,
+			 b->arg, b->retval, b->ipc };
+
+	for (int i = 0; i < 9; i++)
+		if (x[i] != y[i])
+			return x[i] < y[i] ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+static void advance(struct cursor *c)
+{
+	c->live = kt_xjr_next(&c->r, &c->row);
+	if (!c->live)
+		return;
+	if (c->own) {
+		struct kt_jrow o = c->row;
+
+		shift_row(c->h, &o, 0);
+		kt_jw_row(c->own, &o);
+	}
+	shift_row(c->h, &c->row, 1);
+}
+
+static void base_string(char *buf, size_t len)
+{
+	time_t t = (time_t)(out_base / 1000000000);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%d_%H:%M:00", &tm);
+}
+
+/* The reader's header with some keys replaced or added (values as JSON text). */
+static void header(FILE *f, const struct kt_jreader *r, const char *const *kv)
+{
+	fputs("  {\n", f);
+	for (size_t i = 0; i < r->nhdr; i++) {
+		int skip = 0;
+
+		for (const char *const *p = kv; *p; p += 2)
+			skip |= strcmp(r->hdr[i].key, *p) == 0;
+		if (!skip)
+			fprintf(f, " %s : %s,\n", r->hdr[i].key_raw, r->hdr[i].value_raw);
+	}
+	for (const char *const *p = kv; *p; p += 2)
+		fprintf(f, " \"%s\" : %s,\n", p[0], p[1]);
+	fputs("\"events\" : [\n", f);
+}
+
+static char *json_text(json_t *v)
+{
+	char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+
+	if (!s)
+		kt_die("out of memory");
+	json_decref(v);
+	return s;
+}
+
+static char *machines_json(void)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < nhosts; i++) {
+		const struct host *h = &hosts[i];
+
+		json_array_append_new(a, json_pack("{s:s, s:s, s:i, s:i, s:f, s:f, s:f}",
+			"name", h->name, "trace_id", h->trace_id, "cpu0", h->cpu0, "cpus", h->ncpu,
+			"offset_us", (double)off_at(&h->map, h->map.x) / 1000,
+			"drift_ppm", h->map.d * 1e6, "bound_us", h->bound_us));
+	}
+	return json_text(a);
+}
+
+/* Both directions of every RPC two hosts share, in the merged clock. */
+static char *messages_json(size_t *violations)
+{
+	json_t *a = json_array();
+	size_t n = 0;
+
+	*violations = 0;
+	for (int i = 0; i < nhosts; i++)
+		for (int j = i + 1; j < nhosts; j++)
+			for (int id = 1; id < NIDS; id++) {
+				const struct host *c = &hosts[i], *s = &hosts[j];
+				const struct ends *ce = &c->rpc[id], *se = &s->rpc[id];
+
+				if (!have(ce) || !have(se))
+					continue;
+				if (se->resp - se->req > ce->resp - ce->req) {
+					const struct host *t = c;
+					const struct ends *te = ce;
+
+					c = s, s = t, ce = se, se = te;
+				}
+				int64_t t1 = to_ref(c, ce->req), t2 = to_ref(s, se->req);
+				int64_t t3 = to_ref(s, se->resp), t4 = to_ref(c, ce->resp);
+
+				*violations += (t2 < t1) + (t4 < t3);
+				if (n++ >= 100000)
+					continue;
+				json_array_append_new(a, json_pack("[I,i,I,i,i]",
+					(json_int_t)((t1 - out_base) / 10), c->cpu0 + ce->req_cpu,
+					(json_int_t)((t2 - out_base) / 10), s->cpu0 + se->req_cpu, id));
+				json_array_append_new(a, json_pack("[I,i,I,i,i]",
+					(json_int_t)((t3 - out_base) / 10), s->cpu0 + se->resp_cpu,
+					(json_int_t)((t4 - out_base) / 10), c->cpu0 + ce->resp_cpu, id));
+			}
+	return json_text(a);
+}
+
+static void tables(const char *outbase)
+{
+	char *dir, *tmp;
+
+	if (asprintf(&dir, "%s.tables", outbase) < 0 || asprintf(&tmp, "%s.tables.tmp", outbase) < 0)
+		kt_die("out of memory");
+	struct stat st;
+
+	if (stat(dir, &st) == 0)
+		kt_die("%s exists; remove it first", dir);
+	if (mkdir(tmp, 0777) < 0)
+		kt_die("cannot create %s: %s", tmp, strerror(errno));
+	tables_tmp = tmp;
+	for (int i = 0; i < nhosts; i++) {
+		char *m, *store, *json;
+
+		if (asprintf(&m, "%s/machine=%s", tmp, hosts[i].name) < 0 ||
+		    asprintf(&store, "%s/trace=%s", m, hosts[i].trace_id) < 0 ||
+		    asprintf(&json, "%s/h%d.json", tmpdir, i) < 0)
+			kt_die("out of memory");
+		if (mkdir(m, 0777) < 0)
+			kt_die("cannot create %s: %s", m, strerror(errno));
+		char *args[] = { "kutrace_sql", "build", json, "-o", store, "--machine",
+				 hosts[i].name, "--trace-id", hosts[i].trace_id, NULL };
+
+		run("kutrace_sql", args, hosts[i].input);
+		free(m), free(store), free(json);
+	}
+	if (rename(tmp, dir) < 0)
+		kt_die("cannot rename %s: %s", tmp, strerror(errno));
+	tables_tmp = NULL;
+	free(dir), free(tmp);
+}
+
+static void write_merged(const char *outbase, const char *argv0, int want_tables)
+{
+	struct cursor *c = kt_xcalloc((size_t)nhosts, sizeof(*c));
+	char tb[32], *path, *html, *names = NULL;
+	size_t viol;
+
+	/* A minute base at or before every host's first time. */
+	out_base = hosts[0].base;
+	for (int i = 0; i < nhosts; i++)
+		while (to_ref(&hosts[i], hosts[i].base) < out_base)
+			out_base -= 60 * 1000000000LL;
+	base_string(tb, sizeof(tb));
+	for (int i = 0, cpu = 0; i < nhosts; i++) {
+		hosts[i].cpu0 = cpu;
+		cpu += hosts[i].ncpu;
+		char *n2;
+
+		if (asprintf(&n2, "%s%s%s", names ? names : "", names ? "+" : "", hosts[i].name) < 0)
+			kt_die("out of memory");
+		free(names);
+		names = n2;
+	}
+	char *mach = machines_json(), *msgs = messages_json(&viol);
+	json_t *jtb = json_string(tb), *jn = json_string(names);
+	char *tbq = json_text(jtb), *nq = json_text(jn);
+	const char *kv[] = { "tracebase", tbq, "title", nq, "hostName", nq,
+			     "machines", mach, "messages", msgs, NULL };
+
+	if (asprintf(&path, "%s.json", outbase) < 0 || asprintf(&html, "%s.html", outbase) < 0)
+		kt_die("out of memory");
+	FILE *out = kt_out_open(path, NULL);
+
+	for (int i = 0; i < nhosts; i++) {
+		c[i].h = &hosts[i];
+		kt_xjr_open(&c[i].r, hosts[i].json);
+		if (want_tables) {
+			char *own;
+			json_t *jt = json_string(tb);
+			char *q = json_text(jt);
+			const char *kv2[] = { "tracebase", q, NULL };
+
+			if (asprintf(&own, "%s/h%d.json", tmpdir, i) < 0)
+				kt_die("out of memory");
+			c[i].own = fopen(own, "w");
+			if (!c[i].own)
+				kt_die("cannot create %s: %s", own, strerror(errno));
+			header(c[i].own, &c[i].r, kv2);
+			free(own);
+			free(q);
+		}
+		advance(&c[i]);
+	}
+	header(out, &c[0].r, kv);
+	for (;;) {
+		struct cursor *best = NULL;
+
+		for (int i = 0; i < nhosts; i++)
+			if (c[i].live && (!best || row_cmp(&c[i].row, &best->row) < 0))
+				best = &c[i];
+		if (!best)
+			break;
+		kt_jw_row(out, &best->row);
+		advance(best);
+	}
+	kt_jw_end(out, &c[0].r);
+	for (int i = 0; i < nhosts; i++) {
+		if (c[i].own) {
+			kt_jw_end(c[i].own, &c[i].r);
+			if (fclose(c[i].own) != 0)
+				kt_die("writing host %s's JSON: %s", hosts[i].name, strerror(errno));
+		}
+		kt_jr_close(&c[i].r);
+	}
+	if (fflush(out) != 0)
+		kt_die("%s: %s", path, strerror(errno));
+	char *tpl = kt_html_find_template(argv0);
+	FILE *page = NULL;
+
+	if (tpl) {
+		char err[512];
+
+		page = kt_out_open(html, NULL);
+		rewind(out);
+		if (kt_html_write(page, tpl, out, err, sizeof(err)) != 0)
+			kt_die("%s: %s", html, err);
+	} else {
+		fprintf(stderr, "%s: viewer.html not found, no page written\n", kt_progname());
+	}
+	if (want_tables)
+		tables(outbase);
+	kt_out_commit(out);
+	if (page)
+		kt_out_commit(page);
+	printf("causality: %zu of the messages' receives before their send\n", viol);
+	printf("wrote %s%s%s%s\n", path, page ? " " : "", page ? html : "",
+	       want_tables ? " and the tables" : "");
+	free(tpl), free(path), free(html), free(mach), free(msgs), free(tbq), free(nq);
+	free(names), free(c);
+}
+
+int main(int argc, char **argv)
+{
+	const char *outp = NULL;
+	int want_tables = 0;
+	long buckets = 8;
+	static const char *pos[MAX_HOSTS + 1];
+	const struct kt_opt opts[] = {
+		{ "o", KT_OPT_STR, &outp, 0 },
+		{ "tables", KT_OPT_FLAG, &want_tables, 1 },
+		{ "buckets", KT_OPT_POSLONG, &buckets, 0 },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct kt_argspec spec = { opts, usage, 2, MAX_HOSTS, 0 };
+
+	kt_set_progname(argv[0]);
+	nhosts = kt_args(&spec, argc, argv, pos);
+	if (!outp)
+		kt_die("-o MERGED is needed (see --help)");
+	if (buckets > 256)
+		kt_die("--buckets: at most 256");
+	nbuckets = (int)buckets;
+	char *outbase = kt_xstrdup(outp);
+
+	if (ends_with(outbase, ".json"))
+		outbase[strlen(outbase) - 5] = '\0';
+	if (!mkdtemp(tmpdir))
+		kt_die("cannot create %s: %s", tmpdir, strerror(errno));
+	have_tmpdir = 1;
+	atexit(cleanup_tmp);
+	for (int i = 0; i < nhosts; i++) {
+		hosts[i].input = pos[i];
+		to_json(&hosts[i], i);
+		scan(&hosts[i]);
+		for (int j = 0; j < i; j++)
+			if (strcmp(hosts[i].name, hosts[j].name) == 0)
+				kt_die("%s and %s are both host %s", hosts[j].input, hosts[i].input,
+				       hosts[i].name);
+	}
+	align_all();
+	write_merged(outbase, argv[0], want_tables);
+	for (int i = 0; i < nhosts; i++) {
+		free(hosts[i].json), free(hosts[i].name), free(hosts[i].trace_id);
+		free(hosts[i].rpc);
+	}
+	free(outbase);
+	return 0;
+}
