@@ -92,6 +92,7 @@ struct host {
 	char *name;		/* hostName, else the file's stem */
 	char *trace_id;
 	int64_t base;		/* tracebase, ns since the epoch (UTC) */
+	int64_t first;		/* the earliest row's start, the same */
 	int ncpu, cpu0;
 	struct ends *rpc;
 	int aligned;
@@ -231,7 +232,11 @@ static void scan(struct host *h)
 	h->rpc = kt_xmalloc(NIDS * sizeof(*h->rpc));
 	for (int i = 0; i < NIDS; i++)
 		h->rpc[i] = (struct ends){ NO_T, NO_T, -1, -1 };
+	h->first = INT64_MAX;
 	while (kt_xjr_next(&r, &row)) {
+		int64_t start = h->base + t10(row.start) * 10;
+
+		h->first = start < h->first ? start : h->first;
 		if (row.cpu >= h->ncpu && row.cpu < 4096)
 			h->ncpu = (int)row.cpu + 1;
 		if (row.event != KUTRACE_RPCIDREQ && row.event != KUTRACE_RPCIDRESP)
@@ -504,7 +509,8 @@ static void fit_pair(const struct host *p, const struct host *q, struct msg *m, 
 	if (f->shown > 5)
 		fprintf(stderr, "%s: %s and %s: %zu more contradicting messages\n", kt_progname(),
 			p->name, q->name, f->shown - 5);
-	f->pq = (struct clockmap){ th + llround(a), xr, b };
+	/* Said at the first message, whichever bucket's pick came first. */
+	f->pq = (struct clockmap){ th + llround(a + b * (double)(x0 - xr)), x0, b };
 	f->quality = np == nbuckets && f->bound_us <= 100 ? "accurate" :
 		     np >= 2 ? "approximate" : "incomplete";
 }
@@ -744,7 +750,7 @@ static void write_merged(const char *outbase, const char *argv0, int want_tables
 	/* A minute base at or before every host's first time. */
 	out_base = hosts[0].base;
 	for (int i = 0; i < nhosts; i++)
-		while (to_ref(&hosts[i], hosts[i].base) < out_base)
+		while (hosts[i].first != INT64_MAX && to_ref(&hosts[i], hosts[i].first) < out_base)
 			out_base -= 60 * 1000000000LL;
 	base_string(tb, sizeof(tb));
 	for (int i = 0, cpu = 0; i < nhosts; i++) {

@@ -1,0 +1,90 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# kutrace_align (issue 30): several hosts on one timeline, where the truth
+# is known.  tests/tools/mkrpcpair.py writes two hosts' JSON whose clocks
+# differ by a chosen offset and drift, with RPCs of random wire times
+# between them; tests/tools/aligncheck.py reads the merged JSON on its own.
+# - every mark of the second host within the reported bound of its true
+#   time, 0 receives before their send, the bound <= 50 us;
+# - the same traces with one shifted by 37 ms: the offset moves by
+#   37 ms +- 1 us;
+# - a pair that contradicts the others: reported, left out, counted;
+# - bad input (no common RPC, the same host twice, absurd rates): one line
+#   naming the hosts, exit 1, nothing written;
+# - the merged page and the fleet of table stores.
+# The real traces of two QEMU guests are tests/t_vm_align.sh.
+. "$(dirname "$0")/lib.sh"
+A=$KT_BIN/kutrace_align
+GEN="python3 $KT_ROOT/tests/tools/mkrpcpair.py"
+CHK="python3 $KT_ROOT/tests/tools/aligncheck.py"
+check "kutrace_align --help" sh -c "'$A' --help | grep -q '^usage: kutrace_align'"
+
+offset_us() { sed -n 's/^beta vs alpha: offset \([-+0-9.]*\) us.*/\1/p' "$1"; }
+mkdir -p "$TMP/a" "$TMP/b" "$TMP/c" "$TMP/d" "$TMP/e" "$TMP/f"
+$GEN "$TMP/a" --offset 123456789 --drift 3
+check "two hosts aligned" "$A" "$TMP/a/alpha.json" "$TMP/a/beta.json" -o "$TMP/m1" > "$TMP/o1"
+cat "$TMP/o1"
+$CHK "$TMP/m1.json" "$TMP/a/truth.json" > "$TMP/c1"
+cat "$TMP/c1"
+eq "0 receives before their send (an independent reading)" 0 "$(sed -n 's/.*violations //p' "$TMP/c1")"
+eq "the program counts 0 too" "causality: 0 of the messages' receives before their send" \
+	"$(grep causality "$TMP/o1")"
+read -r err bound < <(sed -n 's/maxerr_us \(.*\) bound_us \(.*\)/\1 \2/p' "$TMP/c1")
+check "every mark within the bound of its true time ($err <= $bound us)" \
+	awk -v e="$err" -v b="$bound" 'BEGIN { exit !(e <= b) }'
+check "the bound <= 50 us ($bound)" awk -v b="$bound" 'BEGIN { exit !(b <= 50) }'
+check "2000 messages, 8 used, accurate" grep -q '2000 messages, 8 used, 0 contradicting: accurate' "$TMP/o1"
+check "drift 3 ppm found within 1 ppm" sh -c "grep -Eq 'drift \\+(2|3)\\.[0-9]+ ppm' '$TMP/o1'"
+check "the page and one CPU group per host" sh -c "[ -s '$TMP/m1.html' ] &&
+	python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))[\"machines\"];
+sys.exit(not ([h[\"name\"] for h in m] == [\"alpha\",\"beta\"] and m[1][\"cpu0\"] == 1))' '$TMP/m1.json'"
+
+# The same traces, beta 37 ms later: the estimate moves by exactly that.
+$GEN "$TMP/b" --offset $((123456789 + 37000000)) --drift 3
+"$A" "$TMP/b/alpha.json" "$TMP/b/beta.json" -o "$TMP/m2" > "$TMP/o2"
+d=$(awk -v x="$(offset_us "$TMP/o1")" -v y="$(offset_us "$TMP/o2")" 'BEGIN { printf "%.3f", y - x }')
+check "shifted by 37 ms: the offset moves by 37000 +- 1 us ($d)" \
+	awk -v d="$d" 'BEGIN { exit !(d >= 36999 && d <= 37001) }'
+$CHK "$TMP/m2.json" "$TMP/b/truth.json" > "$TMP/c2"
+read -r err2 bound2 < <(sed -n 's/maxerr_us \(.*\) bound_us \(.*\)/\1 \2/p' "$TMP/c2")
+check "shifted: within the bound ($err2 <= $bound2 us)" \
+	awk -v e="$err2" -v b="$bound2" 'BEGIN { exit !(e <= b) }'
+
+# One RPC whose server marks are 5 ms late: it contradicts every other.
+$GEN "$TMP/c" --bogus 700
+"$A" "$TMP/c/alpha.json" "$TMP/c/beta.json" -o "$TMP/m3" > "$TMP/o3" 2> "$TMP/e3"
+eq "a contradicting pair reported, naming the hosts" \
+	"kutrace_align: alpha and beta: rpc 700 contradicts the other messages, left out" "$(cat "$TMP/e3")"
+check "and counted" grep -q '2000 messages, 8 used, 1 contradicting' "$TMP/o3"
+eq "and left out: the offset as without it" "$(offset_us "$TMP/o1")" "$(offset_us "$TMP/o3")"
+
+# Bad input: one line naming the hosts, exit 1, nothing written.
+bad() {
+	local what=$1 want=$2; shift 2
+	"$A" "$@" -o "$TMP/bad" > /dev/null 2> "$TMP/err"
+	local rc=$?
+	if [ $rc = 1 ] && [ "$(wc -l < "$TMP/err")" = 1 ] && grep -q -- "$want" "$TMP/err" &&
+	   ! ls "$TMP"/bad* > /dev/null 2>&1; then ok "$what: $(cat "$TMP/err")"
+	else nok "$what (exit $rc: $(cat "$TMP/err"); $(ls "$TMP"/bad* 2>/dev/null))"; fi
+}
+$GEN "$TMP/d" --ids-from 30000
+bad "no common RPC" "beta (.*): no RPC in common with alpha" "$TMP/a/alpha.json" "$TMP/d/beta.json"
+$GEN "$TMP/e" --server-name alpha
+bad "the same host twice" "are both host alpha" "$TMP/e/alpha.json" "$TMP/e/beta.json"
+$GEN "$TMP/f" --drift 5000
+bad "absurd rates" "alpha and beta: clocks run at absurdly different rates" "$TMP/f/alpha.json" "$TMP/f/beta.json"
+bad "a file that is not there" "nothere.json" "$TMP/a/alpha.json" "$TMP/nothere.json"
+
+# The tables: the fleet layout, times in the reference clock.
+if [ -x "$KT_BIN/kutrace_sql" ]; then
+	"$A" "$TMP/a/alpha.json" "$TMP/a/beta.json" -o "$TMP/m4" --tables > /dev/null
+	q=$("$KT_BIN/kutrace_sql" "$TMP/m4.tables/*/*" --csv -c "SELECT machine, count(*), min(ts) FROM span WHERE event = 513 AND arg = 1 GROUP BY ALL ORDER BY 1" 2>&1)
+	echo "$q"
+	check "fleet of two stores, machine column, rpc 1 on both" sh -c "echo '$q' | grep -q alpha && echo '$q' | grep -q beta"
+	a1=$(echo "$q" | sed -n 's/^alpha,1,//p')
+	b1=$(echo "$q" | sed -n 's/^beta,1,//p')
+	check "in the reference clock: rpc 1 received 20..400 us after it was sent ($a1, $b1)" \
+		sh -c "[ -n '$a1' ] && [ -n '$b1' ] && [ \$(( $b1 - $a1 )) -ge 20000 ] && [ \$(( $b1 - $a1 )) -le 400000 ]"
+else
+	skip "tables: kutrace_sql is not built"
+fi
