@@ -407,6 +407,113 @@ static void say_bad(const struct host *p, const struct host *q, struct fit *f,
 			kt_progname(), p->name, q->name, g->id);
 }
 
+
+/*
+ * The bound from every message, not only the picks: the lines L(x) =
+ * u + v * x that pass through every interval form a convex set (the
+ * region between the convex hulls of the intervals' ends, as Trace Compass
+ * draws it).  For a slope v, u lies between Lo(v) = max(lo - v x) and
+ * Up(v) = min(hi - v x); Up is concave and Lo convex in v, so each
+ * question below is a search over one concave (or convex) function.
+ */
+struct lines {
+	const struct msg *m;
+	size_t n;
+	int64_t xr, th;		/* x and theta origins, as in fit_pair */
+};
+
+static double up_at(const struct lines *l, double v)
+{
+	double u = INFINITY;
+
+	for (size_t i = 0; i < l->n; i++)
+		if (!l->m[i].bad)
+			u = fmin(u, (double)(l->m[i].hi - l->th) - v * (double)(l->m[i].x - l->xr));
+	return u;
+}
+
+static double lo_at(const struct lines *l, double v)
+{
+	double u = -INFINITY;
+
+	for (size_t i = 0; i < l->n; i++)
+		if (!l->m[i].bad)
+			u = fmax(u, (double)(l->m[i].lo - l->th) - v * (double)(l->m[i].x - l->xr));
+	return u;
+}
+
+/* sign +1: max over v in [a, b] of Up(v) + v t; -1: min of Lo(v) + v t. */
+static double extreme(const struct lines *l, double a, double b, double t, int sign)
+{
+	for (int k = 0; k < 200; k++) {
+		double p = a + (b - a) / 3, q = b - (b - a) / 3;
+		double fp = sign > 0 ? up_at(l, p) + p * t : -(lo_at(l, p) + p * t);
+		double fq = sign > 0 ? up_at(l, q) + q * t : -(lo_at(l, q) + q * t);
+
+		if (fp < fq)
+			a = p;
+		else
+			b = q;
+	}
+	double v = (a + b) / 2;
+
+	return sign > 0 ? up_at(l, v) + v * t : lo_at(l, v) + v * t;
+}
+
+/*
+ * The largest distance between the line a + b x and any line through every
+ * interval, at the messages' first and last x (in between it is no larger:
+ * the difference of two lines is linear).  -1 when no line passes through
+ * every interval (the clocks are not linear in each other).
+ */
+static double hull_bound(const struct lines *l, double a, double b, double x0, double x1)
+{
+	double lim = 2 * MAX_PPM * 1e-6, va = -lim, vb = lim;
+
+	/* the slope of the widest gap Up - Lo, concave */
+	for (int k = 0; k < 200; k++) {
+		double p = va + (vb - va) / 3, q = vb - (vb - va) / 3;
+
+		if (up_at(l, p) - lo_at(l, p) < up_at(l, q) - lo_at(l, q))
+			va = p;
+		else
+			vb = q;
+	}
+	double vs = (va + vb) / 2, lo = -lim, hi = lim;
+
+	if (up_at(l, vs) - lo_at(l, vs) < 0)
+		return -1;
+	/* the feasible slopes: where the gap is >= 0, either side of vs */
+	for (double a1 = -lim, b1 = vs, k = 0; k < 100; k++) {
+		double mid = (a1 + b1) / 2;
+
+		if (up_at(l, mid) - lo_at(l, mid) >= 0)
+			b1 = mid;
+		else
+			a1 = mid;
+		lo = b1;
+	}
+	for (double a1 = vs, b1 = lim, k = 0; k < 100; k++) {
+		double mid = (a1 + b1) / 2;
+
+		if (up_at(l, mid) - lo_at(l, mid) >= 0)
+			a1 = mid;
+		else
+			b1 = mid;
+		hi = a1;
+	}
+	double worst = 0;
+	const double xs[2] = { x0, x1 };
+
+	for (int k = 0; k < 2; k++) {
+		double f = a + b * xs[k];
+
+		worst = fmax(worst, extreme(l, lo, hi, xs[k], 1) - f);
+		worst = fmax(worst, f - extreme(l, lo, hi, xs[k], -1));
+	}
+	return worst;
+}
+
 /*
  * Least slack per bucket, least squares over those, the slope kept where
  * the intervals allow it, the line moved into every interval (see the top).
@@ -495,8 +602,11 @@ static void fit_pair(const struct host *p, const struct host *q, struct msg *m, 
 	}
 	double e0 = err_at(pick[0], a + (double)th);
 	double e1 = err_at(pick[np - 1], a + b * (double)(pick[np - 1]->x - xr) + (double)th);
+	const struct lines l = { m, n, xr, th };
+	double hb = hull_bound(&l, a, b, (double)(x0 - xr), (double)(x1 - xr));
 
-	f->bound_us = fmax(e0, e1) / 1000;
+	/* The picks' bound holds whatever; every message's is tighter. */
+	f->bound_us = (hb >= 0 ? fmin(hb, fmax(e0, e1)) : fmax(e0, e1)) / 1000;
 	f->n = n;
 	f->used = (size_t)np;
 	f->contradicting = 0;
