@@ -30,9 +30,13 @@ const ERRNO = ['eperm', 'enoent', 'esrch', 'eintr', 'eio', 'enxio', 'e2big', 'en
   'erange', 'edeadlk', 'enametoolong', 'enolck', 'enosys', 'enotempty', 'eloop'];
 const B40 = '_abcdefghijklmnopqrstuvwxyz0123456789-./';
 // ---------------------------------------------------------------- layout
+// What later modules add (machines.js), so that drawing never calls them
+// by name: a sub-header item before a row (its label drawn by subLabel),
+// drawings after the spans and arcs.
+const HOOK = { subHeader: () => null, subLabel: () => {}, afterSpans: [] };
 function rowTracks(r) {
   const g = r.group;
-  if (g.open === 'closed') return 0;
+  if (g.open === 'closed' || (r.host && r.host.closed)) return 0;
   if (!g.hasHL) return 20;
   if (r.hl) return 20;
   if (r.tmax < S.t0 || r.tmin > S.t1) return 0; // auto-prune
@@ -73,7 +77,7 @@ function layout() {
     for (const g of G) {
       if (!g.rows.length) continue;
       items.push({ header: g, y: tr, h: hh }); tr += hh;
-      for (const r of g.rows) { const h = rowTracks(r); r.y = tr; r.h = h; if (h) items.push({ row: r, y: tr, h }); tr += h; }
+      for (const r of g.rows) { const mh = g.open !== 'closed' && HOOK.subHeader(r); if (mh) { items.push({ host: mh, y: tr, h: hh }); tr += hh; } const h = rowTracks(r); r.y = tr; r.h = h; if (h) items.push({ row: r, y: tr, h }); tr += h; }
     }
     L.ppt = (L.ph - 10) / Math.max(tr, 1) * S.yk;
     const need = Math.min(60, Math.ceil((base + 6) / L.ppt));
@@ -1107,6 +1111,7 @@ function render() {
   drawCallouts();
   drawAnnotations();
   drawWhy();
+  for (const f of HOOK.afterSpans) f();
   ctx.restore();
   // grid + axis
   const tk = ticks();
@@ -1162,6 +1167,7 @@ function drawLabels() {
       ctx.fillText(tri + ' ' + g.name + ' (' + g.rows.length + ')', 4, y); it.labelY = y; ctx.textAlign = 'right'; font = '';
       lastY = y; afterHeader = true; continue;
     }
+    if (it.host) { HOOK.subLabel(it); font = ''; lastY = yOf(it.y) + it.h / 2 * L.ppt; afterHeader = true; continue; }
     const r = it.row; const y = yOf(r.y) + rowGeom(r).E / 2;
     if (y < L.top - 2 || y > L.bottom + 2) continue;
     if (afterHeader || y - lastY >= L.base) {
