@@ -161,6 +161,12 @@ static int64_t tracebase_ns(const char *tb, const char *path)
 	if (!tb || sscanf(tb, "%d-%d-%d_%d:%d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
 			  &tm.tm_hour, &tm.tm_min) != 5)
 		kt_die("%s: no tracebase in the JSON header", path);
+	/* Nanoseconds since 1970 in an int64 with room for any row (1e9 s) and
+	 * any offset between hosts: found by fuzz_align. */
+	if (tm.tm_year < 1970 || tm.tm_year > 2100 || tm.tm_mon < 1 || tm.tm_mon > 12 ||
+	    tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour < 0 || tm.tm_hour > 23 ||
+	    tm.tm_min < 0 || tm.tm_min > 59)
+		kt_die("%s: tracebase %s is not a time of 1970..2100", path, tb);
 	tm.tm_year -= 1900;
 	tm.tm_mon -= 1;
 	return (int64_t)timegm(&tm) * 1000000000;
@@ -212,16 +218,27 @@ static void to_json(struct host *h, int i)
 	run("kutrace_postproc", args, h->input);
 }
 
-/* Pass 1: the header, the CPU count and every RPC mark. */
+/*
+ * Pass 1: the header, the CPU count and every RPC mark.  The reader is
+ * file-wide and h's buffers are reused so that the fuzz target
+ * (tests/fuzz/fuzz_align.c), which runs this again after a kt_die, can
+ * close what was left open and does not grow.
+ */
+static struct kt_jreader scan_r;
+
 static void scan(struct host *h)
 {
-	struct kt_jreader r;
+	struct kt_jreader *rp = &scan_r;
 	struct kt_jrow row;
 
-	kt_xjr_open(&r, h->json);
-	char *tb = hdr_string(&r, "tracebase");
+	free(h->name), free(h->trace_id);
+	h->name = h->trace_id = NULL;
+	h->ncpu = 0;
+	memset(rp, 0, sizeof(*rp));
+	kt_xjr_open(rp, h->json);
+	char *tb = hdr_string(rp, "tracebase");
 
-	h->name = hdr_string(&r, "hostName");
+	h->name = hdr_string(rp, "hostName");
 	h->trace_id = stem(h->input);
 	if (!h->name || !*h->name) {
 		free(h->name);
@@ -229,11 +246,12 @@ static void scan(struct host *h)
 	}
 	h->base = tracebase_ns(tb, h->json);
 	free(tb);
-	h->rpc = kt_xmalloc(NIDS * sizeof(*h->rpc));
+	if (!h->rpc)
+		h->rpc = kt_xmalloc(NIDS * sizeof(*h->rpc));
 	for (int i = 0; i < NIDS; i++)
 		h->rpc[i] = (struct ends){ NO_T, NO_T, -1, -1 };
 	h->first = INT64_MAX;
-	while (kt_xjr_next(&r, &row)) {
+	while (kt_xjr_next(rp, &row)) {
 		int64_t start = h->base + t10(row.start) * 10;
 
 		h->first = start < h->first ? start : h->first;
@@ -255,7 +273,8 @@ static void scan(struct host *h)
 			e->resp_cpu = (int)row.cpu;
 		}
 	}
-	kt_jr_close(&r);
+	kt_jr_close(rp);
+	memset(rp, 0, sizeof(*rp));
 }
 
 static int64_t off_at(const struct clockmap *m, int64_t t)
@@ -571,6 +590,12 @@ static void fit_pair(const struct host *p, const struct host *q, struct msg *m, 
 		       p->name, q->name, fabs(bmin > 0 ? bmin : bmax) * 1e6);
 	if (bmin <= bmax)
 		b = fmin(fmax(b, bmin), bmax);
+	if (fabs(b) > MAX_PPM * 1e-6)
+		kt_die("%s and %s: clocks run at absurdly different rates (%.0f ppm)",
+		       p->name, q->name, fabs(b) * 1e6);
+	/* 2^63 ns is 292 years: offsets of more than 100 are no clocks' */
+	if (th > 3155760000000000000LL || th < -3155760000000000000LL)
+		kt_die("%s and %s: clocks more than 100 years apart", p->name, q->name);
 	double a = (sy - b * sx) / np;
 
 	/* Into every interval; what still misses by more than the bound contradicts. */
@@ -638,9 +663,15 @@ static void chain(struct host *q, const struct host *p, const struct fit *f)
 
 static void align_all(void)
 {
-	struct msg *m = kt_xmalloc(NIDS * sizeof(*m));
+	static struct msg *m;	/* kept: kt_die may leave this function (fuzz_align) */
 
+	if (!m)
+		m = kt_xmalloc(NIDS * sizeof(*m));
+	for (int i = 0; i < nhosts; i++)
+		hosts[i].aligned = 0;
 	hosts[0].aligned = 1;
+	hosts[0].map = (struct clockmap){ 0, 0, 0 };
+	hosts[0].bound_us = 0;
 	for (int done = 1; done < nhosts; done++) {
 		int bp = -1, bq = -1;
 		size_t best = 0;
@@ -674,7 +705,6 @@ static void align_all(void)
 		       q->name, p->name, off, f.pq.d * 1e6, f.bound_us, f.n, f.used,
 		       f.contradicting, f.quality);
 	}
-	free(m);
 }
 
 /* ------------------------------------------------------------ writing */

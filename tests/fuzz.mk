@@ -48,6 +48,9 @@ $(BUILD)/fuzz/fuzz_store: FUZZ_CFLAGS = -I$(DUCKDB_DIR)/include \
 $(BUILD)/fuzz/fuzz_store: FUZZ_LIBS = $(LIBKTSTORE)
 $(BUILD)/fuzz/fuzz_store: FUZZ_LDLIBS = $(DUCKDB_LDLIBS) -lreadline -lzstd -lpthread
 endif
+# kutrace_align's source is included; its reference host is a file.
+$(BUILD)/fuzz/fuzz_align: postprocess/kutrace_align.c
+$(BUILD)/fuzz/fuzz_align: FUZZ_CFLAGS = -DFZ_ALIGN_A='"$(CURDIR)/tests/fuzz/align/alpha.json"'
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(KT_TOOLS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Wl,--wrap=kt_die $(FUZZ_WRAP) -o $@ $< \
