@@ -115,14 +115,15 @@ static char *tables_tmp;
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: kutrace_align A B ... -o MERGED [--tables] [--buckets N]\n"
+		"usage: kutrace_align A B ... -o MERGED [--tables] [--buckets N] [--html-max-spans N]\n"
 		"Aligns the traces of several hosts (raw traces or span JSON; the first is\n"
 		"the reference clock) from the RPCs seen on both sides, prints for each host\n"
 		"pair the offset, the drift (ppm), the bound (+- us), the messages used and a\n"
 		"quality word (accurate, approximate, incomplete), and writes MERGED.json and\n"
 		"MERGED.html: one CPU group per host, every time in the reference clock.\n"
 		"--tables also writes MERGED.tables/machine=H/trace=ID/ (kutrace_sql).\n"
-		"--buckets: time buckets of the least-slack fit (default 8).\n");
+		"--buckets: time buckets of the least-slack fit (default 8).\n"
+		"--html-max-spans: no page for more spans than N (default 10000000, 0 = no limit).\n");
 }
 
 static char *stem(const char *path)
@@ -881,11 +882,12 @@ static void tables(const char *outbase)
 	free(dir), free(tmp);
 }
 
-static void write_merged(const char *outbase, const char *argv0, int want_tables)
+static void write_merged(const char *outbase, const char *argv0, int want_tables, long max_spans)
 {
 	struct cursor *c = kt_xcalloc((size_t)nhosts, sizeof(*c));
 	char tb[32], *path, *html, *names = NULL;
 	size_t viol;
+	long nrows;
 
 	/* A minute base at or before every host's first time. */
 	out_base = hosts[0].base;
@@ -946,6 +948,9 @@ static void write_merged(const char *outbase, const char *argv0, int want_tables
 		advance(best);
 	}
 	kt_jw_end(out, &c[0].r);
+	nrows = c[0].r.rows;
+	for (int i = 1; i < nhosts; i++)
+		nrows += c[i].r.rows;
 	for (int i = 0; i < nhosts; i++) {
 		if (c[i].own) {
 			kt_jw_end(c[i].own, &c[i].r);
@@ -956,10 +961,13 @@ static void write_merged(const char *outbase, const char *argv0, int want_tables
 	}
 	if (fflush(out) != 0)
 		kt_die("%s: %s", path, strerror(errno));
-	char *tpl = kt_html_find_template(argv0);
+	char *tpl = max_spans && nrows > max_spans ? NULL : kt_html_find_template(argv0);
 	FILE *page = NULL;
 
-	if (tpl) {
+	if (max_spans && nrows > max_spans) {
+		fprintf(stderr, "%s: no page: %ld spans, more than %ld (--html-max-spans): "
+			"a browser page cannot hold them well\n", kt_progname(), nrows, max_spans);
+	} else if (tpl) {
 		char err[512];
 
 		page = kt_out_open(html, NULL);
@@ -985,18 +993,22 @@ int main(int argc, char **argv)
 {
 	const char *outp = NULL;
 	int want_tables = 0;
-	long buckets = 8;
+	unsigned long long max_ull = ULLONG_MAX;
+	long buckets = 8, max_spans = 10000000;
 	static const char *pos[MAX_HOSTS + 1];
 	const struct kt_opt opts[] = {
 		{ "o", KT_OPT_STR, &outp, 0 },
 		{ "tables", KT_OPT_FLAG, &want_tables, 1 },
 		{ "buckets", KT_OPT_POSLONG, &buckets, 0 },
+		{ "html-max-spans", KT_OPT_ULL, &max_ull, 0 },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct kt_argspec spec = { opts, usage, 2, MAX_HOSTS, 0 };
 
 	kt_set_progname(argv[0]);
 	nhosts = kt_args(&spec, argc, argv, pos);
+	if (max_ull != ULLONG_MAX)
+		max_spans = max_ull > LONG_MAX ? LONG_MAX : (long)max_ull;
 	if (!outp)
 		kt_die("-o MERGED is needed (see --help)");
 	if (buckets > 256)
@@ -1020,7 +1032,7 @@ int main(int argc, char **argv)
 				       hosts[i].name);
 	}
 	align_all();
-	write_merged(outbase, argv[0], want_tables);
+	write_merged(outbase, argv[0], want_tables, max_spans);
 	for (int i = 0; i < nhosts; i++) {
 		free(hosts[i].json), free(hosts[i].name), free(hosts[i].trace_id);
 		free(hosts[i].rpc);
