@@ -462,6 +462,25 @@ static double lo_at(const struct lines *l, double v)
 	return u;
 }
 
+static double gap(const struct lines *l, double v)
+{
+	return up_at(l, v) - lo_at(l, v);
+}
+
+/* From a feasible slope in towards out: the last feasible one (the gap is concave). */
+static double feasible_end(const struct lines *l, double in, double out)
+{
+	for (int k = 0; k < 100; k++) {
+		double mid = (in + out) / 2;
+
+		if (gap(l, mid) >= 0)
+			in = mid;
+		else
+			out = mid;
+	}
+	return in;
+}
+
 /* sign +1: max over v in [a, b] of Up(v) + v t; -1: min of Lo(v) + v t. */
 static double extreme(const struct lines *l, double a, double b, double t, int sign)
 {
@@ -494,34 +513,17 @@ static double hull_bound(const struct lines *l, double a, double b, double x0, d
 	for (int k = 0; k < 200; k++) {
 		double p = va + (vb - va) / 3, q = vb - (vb - va) / 3;
 
-		if (up_at(l, p) - lo_at(l, p) < up_at(l, q) - lo_at(l, q))
+		if (gap(l, p) < gap(l, q))
 			va = p;
 		else
 			vb = q;
 	}
-	double vs = (va + vb) / 2, lo = -lim, hi = lim;
+	double vs = (va + vb) / 2;
 
-	if (up_at(l, vs) - lo_at(l, vs) < 0)
+	if (gap(l, vs) < 0)
 		return -1;
 	/* the feasible slopes: where the gap is >= 0, either side of vs */
-	for (double a1 = -lim, b1 = vs, k = 0; k < 100; k++) {
-		double mid = (a1 + b1) / 2;
-
-		if (up_at(l, mid) - lo_at(l, mid) >= 0)
-			b1 = mid;
-		else
-			a1 = mid;
-		lo = b1;
-	}
-	for (double a1 = vs, b1 = lim, k = 0; k < 100; k++) {
-		double mid = (a1 + b1) / 2;
-
-		if (up_at(l, mid) - lo_at(l, mid) >= 0)
-			a1 = mid;
-		else
-			b1 = mid;
-		hi = a1;
-	}
+	double lo = feasible_end(l, vs, -lim), hi = feasible_end(l, vs, lim);
 	double worst = 0;
 	const double xs[2] = { x0, x1 };
 
