@@ -20,7 +20,7 @@ CHK="python3 $KT_ROOT/tests/tools/aligncheck.py"
 check "kutrace_align --help" sh -c "'$A' --help | grep -q '^usage: kutrace_align'"
 
 offset_us() { sed -n 's/^beta vs alpha: offset \([-+0-9.]*\) us.*/\1/p' "$1"; }
-mkdir -p "$TMP/a" "$TMP/b" "$TMP/c" "$TMP/d" "$TMP/e" "$TMP/f"
+mkdir -p "$TMP/a" "$TMP/b" "$TMP/c" "$TMP/d" "$TMP/e" "$TMP/f" "$TMP/l"
 $GEN "$TMP/a" --offset 123456789 --drift 3
 check "two hosts aligned" "$A" "$TMP/a/alpha.json" "$TMP/a/beta.json" -o "$TMP/m1" > "$TMP/o1"
 cat "$TMP/o1"
@@ -38,6 +38,13 @@ check "drift 3 ppm found within 1 ppm" sh -c "grep -Eq 'drift \\+(2|3)\\.[0-9]+ 
 check "the page and one CPU group per host" sh -c "[ -s '$TMP/m1.html' ] &&
 	python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))[\"machines\"];
 sys.exit(not ([h[\"name\"] for h in m] == [\"alpha\",\"beta\"] and m[1][\"cpu0\"] == 1))' '$TMP/m1.json'"
+
+# kutrace's own row lines are read by a fast path; any other layout of
+# the same JSON (here all on one line) by the JSON reader: the same output.
+python3 -c 'import json,sys; json.dump(json.load(open(sys.argv[1])), open(sys.argv[2], "w"))' \
+	"$TMP/a/beta.json" "$TMP/l/beta.json"
+"$A" "$TMP/a/alpha.json" "$TMP/l/beta.json" -o "$TMP/m1b" > /dev/null
+check "the JSON in another layout: the same merged trace, byte for byte" cmp -s "$TMP/m1.json" "$TMP/m1b.json"
 
 # The same traces, beta 37 ms later: the estimate moves by exactly that.
 $GEN "$TMP/b" --offset $((123456789 + 37000000)) --drift 3
