@@ -258,15 +258,24 @@ static const char *fixed8(const char *p, int64_t *v)
 	return p;
 }
 
+/* ", [-]digits" (up to 18); NULL if not that.  strtoll was a fifth of the time. */
 static const char *int_field(const char *p, int64_t *v)
 {
-	char *end;
+	int neg = 0, n = 0;
+	int64_t x = 0;
 
-	if (*p != ',')
+	if (*p++ != ',')
 		return NULL;
-	errno = 0;
-	*v = strtoll(p + 1, &end, 10);
-	return end == p + 1 || errno ? NULL : end;
+	while (*p == ' ')
+		p++;
+	if (*p == '-')
+		neg = 1, p++;
+	for (; *p >= '0' && *p <= '9' && n < 19; p++, n++)
+		x = x * 10 + (*p - '0');
+	if (!n || n > 18)
+		return NULL;
+	*v = neg ? -x : x;
+	return p;
 }
 
 /* 1: a row line, 0: the sentinel, -1: not a line of ours. */
@@ -884,22 +893,49 @@ static void shift(const struct host *h, int64_t *start, int64_t *dur)
 	*dur = e10 - s10;
 }
 
-/* v (10 ns units) as printf's "%.8f" of v / 1e8 */
-static const char *fixed8_str(char *buf, size_t len, int64_t v)
+/*
+ * v (10 ns units) as printf's "%W.8f" of v / 1e8 would print it, ending
+ * at end (the buffer before it has room); returns the first byte.
+ * fprintf was a quarter of the time.
+ */
+static char *fixed8_put(char *end, int64_t v, int width)
 {
 	uint64_t a = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+	char *p = end;
 
-	snprintf(buf, len, "%s%" PRIu64 ".%08" PRIu64, v < 0 ? "-" : "", a / 100000000, a % 100000000);
-	return buf;
+	for (int i = 0; i < 8; i++, a /= 10)
+		*--p = (char)('0' + a % 10);
+	*--p = '.';
+	do
+		*--p = (char)('0' + a % 10);
+	while ((a /= 10) > 0);
+	if (v < 0)
+		*--p = '-';
+	while (end - p < width)
+		*--p = ' ';
+	return p;
 }
 
 /* "[%12.8f, %10.8f, %d," of json.c, then the rest of the line. */
 static void fast_write(FILE *f, int64_t start, int64_t dur, int64_t cpu, const char *rest)
 {
-	char a[32], b[32];
+	char buf[96], *e = buf + sizeof(buf), *p;
+	uint64_t c = cpu < 0 ? 0 - (uint64_t)cpu : (uint64_t)cpu;
 
-	fprintf(f, "[%12s, %10s, %" PRId64 ",%s", fixed8_str(a, sizeof(a), start),
-		fixed8_str(b, sizeof(b), dur), cpu, rest);
+	/* built backwards: "," CPU ", " duration ", " start "[" */
+	*--e = ',';
+	do
+		*--e = (char)('0' + c % 10);
+	while ((c /= 10) > 0);
+	if (cpu < 0)
+		*--e = '-';
+	*--e = ' ', *--e = ',';
+	e = fixed8_put(e, dur, 10);
+	*--e = ' ', *--e = ',';
+	p = fixed8_put(e, start, 12);
+	*--p = '[';
+	fwrite_unlocked(p, (size_t)(buf + sizeof(buf) - p), 1, f);
+	fputs_unlocked(rest, f);
 }
 
 /* kt_row_cmp's order: start, duration, CPU, then pid, event, rpc, arg, ... */
