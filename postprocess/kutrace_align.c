@@ -22,18 +22,21 @@
  * The method is the original KUtrace's timealign: the time range is cut
  * into buckets (8), the RPC of least slack (hi - lo) is kept in each, and
  * offset and drift are fitted to those intervals' midpoints by least
- * squares.  Chosen over Trace Compass's convex hull because it is O(n),
- * needs no geometry, and uses only the tightest message of each stretch of
- * time, so queueing on a busy server (wide intervals) does not pull the
- * estimate; its bound is still a real one (below).  The fitted line is
- * then moved, if need be, into every interval, so that no receive comes
- * before its send after alignment.
+ * squares.  Chosen over Trace Compass's convex hull as the estimate
+ * because it is simple, needs no geometry, and uses only the tightest
+ * message of each stretch of time, so queueing on a busy server (wide
+ * intervals) does not pull it.  The fitted line is then moved, if need be,
+ * into every interval, so that no receive comes before its send after
+ * alignment.
  *
  * The bound: the truth lies in every message's interval.  If the two clocks
- * are linear in each other (offset + drift), the error of the fitted line is
- * linear in time too, so over the span of the messages it is at most its
- * larger value at the first and the last bucket's message, where it is at
- * most the distance from the line to that interval's far end.
+ * are linear in each other (offset + drift), the true line is one of the
+ * lines through every interval (the band between the convex hulls of the
+ * intervals' ends, Trace Compass's picture), and the error of ours is
+ * linear in time, so over the span of the messages it is at most its
+ * largest distance to that band at the first and the last message.  When
+ * the line through the middle of the band at those two ends also passes
+ * through every interval, it has the least such bound and is taken.
  *
  * A message that contradicts the others (its interval meets fewer than
  * half of the intervals of its bucket, or misses the fitted line by more
@@ -661,7 +664,7 @@ static double extreme(const struct lines *l, double a, double b, double t, int s
  * the difference of two lines is linear).  -1 when no line passes through
  * every interval (the clocks are not linear in each other).
  */
-static double hull_bound(const struct lines *l, double a, double b, double x0, double x1)
+static int hull_band(const struct lines *l, double x0, double x1, double band[4])
 {
 	double lim = 2 * MAX_PPM * 1e-6, va = -lim, vb = lim;
 
@@ -680,16 +683,33 @@ static double hull_bound(const struct lines *l, double a, double b, double x0, d
 		return -1;
 	/* the feasible slopes: where the gap is >= 0, either side of vs */
 	double lo = feasible_end(l, vs, -lim), hi = feasible_end(l, vs, lim);
-	double worst = 0;
-	const double xs[2] = { x0, x1 };
 
-	for (int k = 0; k < 2; k++) {
-		double f = a + b * xs[k];
+	band[0] = extreme(l, lo, hi, x0, -1);
+	band[1] = extreme(l, lo, hi, x0, 1);
+	band[2] = extreme(l, lo, hi, x1, -1);
+	band[3] = extreme(l, lo, hi, x1, 1);
+	return 0;
+}
 
-		worst = fmax(worst, extreme(l, lo, hi, xs[k], 1) - f);
-		worst = fmax(worst, f - extreme(l, lo, hi, xs[k], -1));
+/* The largest distance from a + b x to the band's ends at x0 and x1. */
+static double band_err(const double band[4], double a, double b, double x0, double x1)
+{
+	double f0 = a + b * x0, f1 = a + b * x1;
+
+	return fmax(fmax(band[1] - f0, f0 - band[0]), fmax(band[3] - f1, f1 - band[2]));
+}
+
+/* Does a + b x pass through every interval? */
+static int through_all(const struct lines *l, double a, double b)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		const struct msg *g = &l->m[i];
+		double v = a + b * (double)(g->x - l->xr);
+
+		if (!g->bad && (v < (double)(g->lo - l->th) || v > (double)(g->hi - l->th)))
+			return 0;
 	}
-	return worst;
+	return 1;
 }
 
 /*
@@ -787,10 +807,23 @@ static void fit_pair(const struct host *p, const struct host *q, struct msg *m, 
 	double e0 = err_at(pick[0], a + (double)th);
 	double e1 = err_at(pick[np - 1], a + b * (double)(pick[np - 1]->x - xr) + (double)th);
 	const struct lines l = { m, n, xr, th };
-	double hb = hull_bound(&l, a, b, (double)(x0 - xr), (double)(x1 - xr));
+	double band[4], X0 = (double)(x0 - xr), X1 = (double)(x1 - xr), bound = fmax(e0, e1);
 
-	/* The picks' bound holds whatever; every message's is tighter. */
-	f->bound_us = (hb >= 0 ? fmin(hb, fmax(e0, e1)) : fmax(e0, e1)) / 1000;
+	/*
+	 * The picks' bound holds whatever; every message's is tighter.  And
+	 * where the line through the middle of the band at both ends passes
+	 * through every interval, it is the one with the least bound.
+	 */
+	if (hull_band(&l, X0, X1, band) == 0) {
+		bound = fmin(bound, band_err(band, a, b, X0, X1));
+		double c0 = (band[0] + band[1]) / 2, c1 = (band[2] + band[3]) / 2;
+		double cb = X1 > X0 ? (c1 - c0) / (X1 - X0) : 0, ca = c0 - cb * X0;
+		double cerr = band_err(band, ca, cb, X0, X1);
+
+		if (cerr < bound && fabs(cb) <= MAX_PPM * 1e-6 && through_all(&l, ca, cb))
+			a = ca, b = cb, bound = cerr;
+	}
+	f->bound_us = bound / 1000;
 	f->n = n;
 	f->used = (size_t)np;
 	f->contradicting = 0;
