@@ -237,20 +237,35 @@ struct fast_row {
 	const char *rest;	/* from the space after the CPU's comma */
 };
 
-/* "[-]D+.DDDDDDDD" after spaces, as 10 ns units; NULL if not that. */
-static const char *fixed8(const char *p, int64_t *v)
+/*
+ * Spaces, an optional "-", then digits into *x (its magnitude): how many
+ * digits (at most 19 read, so 19 means too many for a row's number).
+ * strtoll was a fifth of the time.
+ */
+static int lead_int(const char **pp, int64_t *x, int *neg)
 {
-	int neg = 0;
-	int64_t x = 0;
+	const char *p = *pp;
 	int n = 0;
 
+	*x = 0;
+	*neg = 0;
 	while (*p == ' ')
 		p++;
 	if (*p == '-')
-		neg = 1, p++;
-	for (; *p >= '0' && *p <= '9' && n < 12; p++, n++)
-		x = x * 10 + (*p - '0');
-	if (!n || n >= 12 || *p++ != '.')
+		*neg = 1, p++;
+	for (; *p >= '0' && *p <= '9' && n < 19; p++, n++)
+		*x = *x * 10 + (*p - '0');
+	*pp = p;
+	return n;
+}
+
+/* "[-]D+.DDDDDDDD" after spaces, as 10 ns units; NULL if not that. */
+static const char *fixed8(const char *p, int64_t *v)
+{
+	int64_t x;
+	int neg, n = lead_int(&p, &x, &neg);
+
+	if (!n || n > 11 || *p++ != '.')
 		return NULL;
 	for (n = 0; n < 8; n++, p++) {
 		if (*p < '0' || *p > '9')
@@ -261,20 +276,15 @@ static const char *fixed8(const char *p, int64_t *v)
 	return p;
 }
 
-/* ", [-]digits" (up to 18); NULL if not that.  strtoll was a fifth of the time. */
+/* ", [-]digits" (up to 18); NULL if not that. */
 static const char *int_field(const char *p, int64_t *v)
 {
-	int neg = 0, n = 0;
-	int64_t x = 0;
+	int64_t x;
+	int neg, n;
 
 	if (*p++ != ',')
 		return NULL;
-	while (*p == ' ')
-		p++;
-	if (*p == '-')
-		neg = 1, p++;
-	for (; *p >= '0' && *p <= '9' && n < 19; p++, n++)
-		x = x * 10 + (*p - '0');
+	n = lead_int(&p, &x, &neg);
 	if (!n || n > 18)
 		return NULL;
 	*v = neg ? -x : x;
