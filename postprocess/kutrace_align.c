@@ -2,7 +2,7 @@
 /*
  * kutrace_align - put the traces of several hosts on one timeline.
  *
- *   kutrace_align A B ... -o MERGED [--tables] [--buckets N]
+ *   kutrace_align A B ... -o MERGED [--tables] [--buckets N] [--html-max-spans N]
  *
  * Inputs are raw traces (turned into JSON by kutrace_postproc first) or
  * span JSON.  The first input is the reference host: every time of the
@@ -40,13 +40,16 @@
  *
  * A message that contradicts the others (its interval meets fewer than
  * half of the intervals of its bucket, or misses the fitted line by more
- * than the bound) is reported, left out and counted.  Hosts are chained:
+ * than the bound) is reported (one line naming the hosts and the id), left
+ * out and counted; the merge is still written, as one damaged message
+ * among thousands should not cost the timeline.  Hosts are chained:
  * each host is aligned to a host already aligned with which it shares
  * messages, starting from the reference.
  *
- * Errors (one line, exit 1, nothing written): the same host twice, a host
- * with no RPC in common with the others, clocks whose rates must differ by
- * more than 1000 ppm.
+ * Errors (one line naming the hosts, exit 1, nothing written): the same
+ * host twice, a host with no RPC in common with the others, clocks whose
+ * rates must differ by more than 1000 ppm (or 100 years apart), every
+ * common message contradicting another.
  *
  * Output: MERGED.json and MERGED.html, one group of CPUs per host: host k's
  * CPU c is CPU cpu0_k + c, and the header's "machines" names each host
@@ -55,7 +58,8 @@
  * 10 ns units of the merged clock, for the viewer's arcs (machines.js).
  * --tables: MERGED.tables/machine=H/trace=ID/, one store per host (kutrace_sql
  * build) with its own CPU numbers, its times in the reference clock: the
- * fleet layout of docs/TABLES.md, opened by `kutrace_sql 'MERGED.tables/x/x'`.
+ * fleet layout of docs/TABLES.md, which kutrace_sql opens as one set of
+ * tables (a quoted glob of its stores).
  */
 #include <errno.h>
 #include <ftw.h>
