@@ -1303,8 +1303,10 @@ int main(int argc, char **argv)
 	nhosts = kt_args(&spec, argc, argv, pos);
 	if (max_ull != ULLONG_MAX)
 		max_spans = max_ull > LONG_MAX ? LONG_MAX : (long)max_ull;
-	if (!outp)
-		kt_die("-o MERGED is needed (see --help)");
+	if (!outp) {
+		usage(stderr);	/* a wrong command line: 2, as kt_args says */
+		return 2;
+	}
 	if (buckets > 256)
 		kt_die("--buckets: at most 256");
 	nbuckets = (int)buckets;

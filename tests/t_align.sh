@@ -11,7 +11,9 @@
 # - a pair that contradicts the others: reported, left out, counted;
 # - bad input (no common RPC, the same host twice, absurd rates): one line
 #   naming the hosts, exit 1, nothing written;
-# - the merged page and the fleet of table stores.
+# - three hosts in a chain (one aligned through another);
+# - the merged page and the fleet of table stores;
+# - the fast reading of our own row lines against the JSON reader, speed.
 # The real traces of two QEMU guests are tests/t_vm_align.sh.
 . "$(dirname "$0")/lib.sh"
 A=$KT_BIN/kutrace_align
@@ -38,6 +40,34 @@ check "drift 3 ppm found within 1 ppm" sh -c "grep -Eq 'drift \\+(2|3)\\.[0-9]+ 
 check "the page and one CPU group per host" sh -c "[ -s '$TMP/m1.html' ] &&
 	python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))[\"machines\"];
 sys.exit(not ([h[\"name\"] for h in m] == [\"alpha\",\"beta\"] and m[1][\"cpu0\"] == 1))' '$TMP/m1.json'"
+
+# Three hosts in a chain: alpha calls beta, beta calls gamma; gamma shares
+# no RPC with alpha, so it is aligned through beta.  beta's one trace holds
+# both roles (the rows of two generated files merged in order); beta's
+# clock is alpha's + 123.456789 ms, gamma's is beta's - 45.678901 ms (no
+# drift), so gamma's offset to alpha is +77.777888 ms.
+mkdir -p "$TMP/g1" "$TMP/g2"
+$GEN "$TMP/g1" --offset 123456789 --drift 0 --rpcs 1000
+$GEN "$TMP/g2" --offset -45678901 --drift 0 --rpcs 1000 --ids-from 5000 --client-name beta --server-name gamma --seed 3
+python3 - "$TMP/g1/beta.json" "$TMP/g2/alpha.json" "$TMP/g2/beta.json" > "$TMP/g2/b.json" <<'PY'
+import sys
+def rows(p):
+    return [l for l in open(p) if l.startswith("[") and not l.startswith("[999.0")]
+head = [l for l in open(sys.argv[1]) if not l.startswith("[")][:-1]
+# both files are in beta's clock (g2's client is beta)
+sys.stdout.write("".join(head) + "".join(sorted(rows(sys.argv[1]) + rows(sys.argv[2]),
+    key=lambda l: float(l[1:l.index(",")]))) + '[999.0, 0.0, 0, 0, 0, 0, 0, 0, 0, ""]\n]}\n')
+PY
+mv "$TMP/g2/b.json" "$TMP/g2/beta_both.json"
+if "$A" "$TMP/g1/alpha.json" "$TMP/g2/beta_both.json" "$TMP/g2/beta.json" -o "$TMP/m5" > "$TMP/o5" 2> "$TMP/e5"; then
+	cat "$TMP/o5"
+	check "three hosts: gamma aligned through beta" grep -q '^gamma vs beta: ' "$TMP/o5"
+	g=$(python3 -c 'import json,sys; h=json.load(open(sys.argv[1]))["machines"][2]; print("%.3f %.3f" % (h["offset_us"], h["bound_us"]))' "$TMP/m5.json")
+	check "gamma's offset to alpha +77777.888 us within its chained bound ($g)" \
+		awk -v o="${g% *}" -v b="${g#* }" 'BEGIN { e = o - 77777.888; if (e < 0) e = -e; exit !(e <= b) }'
+else
+	nok "three hosts aligned: $(cat "$TMP/e5")"
+fi
 
 # kutrace's own row lines are read by a fast path; any other layout of
 # the same JSON (here all on one line) by the JSON reader: the same output.

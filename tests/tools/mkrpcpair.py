@@ -3,7 +3,7 @@
 """Two hosts' span JSON with RPCs between them and a known clock relation.
 
   mkrpcpair.py OUTDIR [--offset NS] [--drift PPM] [--rpcs N] [--seed S]
-               [--bogus ID] [--ids-from N] [--server-name NAME]
+               [--bogus ID] [--ids-from N] [--server-name NAME] [--client-name NAME]
 
 Host "alpha" (the clients, CPU 0) calls host "beta" (the servers, CPU 1).
 True time T is alpha's clock; beta's clock reads T + OFFSET + DRIFT * T.
@@ -25,6 +25,7 @@ p.add_argument("--seed", type=int, default=1)
 p.add_argument("--bogus", type=int, default=0)
 p.add_argument("--ids-from", type=int, default=1)
 p.add_argument("--server-name", default="beta")
+p.add_argument("--client-name", default="alpha")
 a = p.parse_args()
 rnd = random.Random(a.seed)
 T0 = 1_000_000_000                      # 1 s after the tracebase, ns
@@ -60,7 +61,7 @@ for host, cpu, pid, name in (("alpha", 0, 100, "client"), ("beta", 1, 200, "serv
         out.append([round(tt / 10), 1, c, pd, 0, ev, arg, 0, 0,
                     ("lookup.%d" % arg) if arg else ".0"])
     out.sort()
-    hn = a.server_name if host == "beta" else "alpha"
+    hn = a.server_name if host == "beta" else a.client_name
     with open("%s/%s.json" % (a.out, host), "w") as fh:
         fh.write('  {\n "Comment" : "V2 with IPC field",\n "flags" : 3,\n'
                  ' "hostName" : "%s",\n "mbit_sec" : 1000,\n "title" : "%s",\n'
