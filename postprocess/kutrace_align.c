@@ -215,6 +215,11 @@ static void run(const char *prog, char **args, const char *what)
 /* A raw trace becomes JSON first, in our temporary directory. */
 static void to_json(struct host *h, int i)
 {
+	struct stat st;
+
+	/* Stores hold no RPC marks kutrace_align could read without DuckDB. */
+	if (stat(h->input, &st) == 0 && S_ISDIR(st.st_mode))
+		kt_die("%s: a directory (a table store?): give its trace or JSON", h->input);
 	if (ends_with(h->input, ".json")) {
 		h->json = kt_xstrdup(h->input);
 		return;

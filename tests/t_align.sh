@@ -111,6 +111,7 @@ bad "the same host twice" "are both host alpha" "$TMP/e/alpha.json" "$TMP/e/beta
 $GEN "$TMP/f" --drift 5000
 bad "absurd rates" "alpha and beta: clocks run at absurdly different rates" "$TMP/f/alpha.json" "$TMP/f/beta.json"
 bad "a file that is not there" "nothere.json" "$TMP/a/alpha.json" "$TMP/nothere.json"
+bad "a directory (a store): not read" "a directory (a table store?): give its trace or JSON" "$TMP/a/alpha.json" "$TMP/d"
 sed 's/"tracebase" : "2026-/"tracebase" : "201-/' "$TMP/a/beta.json" > "$TMP/tb.json"
 bad "a tracebase no clock can have (fuzz_align's finding)" "tb.json: tracebase 201-11-28_10:00:00 is not a time of 1970..2100" \
 	"$TMP/a/alpha.json" "$TMP/tb.json"
