@@ -1057,6 +1057,8 @@ function higherUnit(ab, whole) { // digits of the next unit up at a roll-over ti
 }
 
 // ---------------------------------------------------------------- render
+// Drawn over the plot after everything else (why.js: a request's path).
+const LATE_OVERLAYS = [];
 let pending = false;
 function redraw() { if (!pending && !window.ktOtherPage) { pending = true; requestAnimationFrame(() => { if (pending) render(); }); } } // render() clears pending
 
@@ -1106,7 +1108,7 @@ function render() {
   if (!S.relative) drawLegacy();
   drawCallouts();
   drawAnnotations();
-  drawWhy();
+  for (const f of LATE_OVERLAYS) f();
   ctx.restore();
   // grid + axis
   const tk = ticks();
