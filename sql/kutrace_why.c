@@ -841,7 +841,7 @@ static const struct kt_pq_col cp_cols[] = {
 	{ "target_ts", KT_PQ_I64, 0, 0 }, { "latency_ns", KT_PQ_I64, 0, 0 },
 	{ "ts", KT_PQ_I64, 0, 0 }, { "dur", KT_PQ_I64, 0, 0 }, { "pid", KT_PQ_I32, 0, 0 },
 	{ "cpu", KT_PQ_I32, 0, 0 }, { "what", KT_PQ_STR, 0, 0 }, { "cause", KT_PQ_STR, 0, 0 },
-	{ "depth", KT_PQ_I32, 0, 0 }, { "trace_id", KT_PQ_STR, 0, 1 },
+	{ "depth", KT_PQ_I32, 0, 0 }, { "lock", KT_PQ_STR, 1, 0 }, { "trace_id", KT_PQ_STR, 0, 1 },
 	{ "machine", KT_PQ_STR, 0, 1 },
 };
 
@@ -861,6 +861,10 @@ static void save_rows(struct kt_pq *w, const struct ctx *x, const struct target 
 		kt_pq_str(w, 8, p->what, strlen(p->what));
 		kt_pq_str(w, 9, p->cause, strlen(p->cause));
 		kt_pq_i32(w, 10, p->depth);
+		if (p->lock)
+			kt_pq_str(w, 11, p->lock, strlen(p->lock));
+		else
+			kt_pq_null(w, 11);
 		if (kt_pq_row(w) < 0)
 			kt_die("%s", kt_pq_error(w));
 	}
@@ -1223,7 +1227,7 @@ int main(int argc, char **argv)
 			kt_die("--save: %s is not a table store (kutrace_sql build writes one)", pos[0]);
 		snprintf(cpfile, sizeof(cpfile), "%s/.critical_path.%d.parquet", pos[0], (int)getpid());
 		kt_unlink_on_die(cpfile);
-		cp = kt_pq_open(cpfile, cp_cols, 13, 256 * 1024, err, sizeof(err));
+		cp = kt_pq_open(cpfile, cp_cols, 14, 256 * 1024, err, sizeof(err));
 		if (!cp)
 			kt_die("%s", err);
 	}
@@ -1267,7 +1271,7 @@ int main(int argc, char **argv)
 		tid2 = duckdb_value_varchar(&mr, 0, 0);
 		mach = duckdb_value_varchar(&mr, 1, 0);
 		duckdb_destroy_result(&mr);
-		if (kt_pq_const(cp, 11, tid2) < 0 || kt_pq_const(cp, 12, mach) < 0 ||
+		if (kt_pq_const(cp, 12, tid2) < 0 || kt_pq_const(cp, 13, mach) < 0 ||
 		    kt_pq_close(cp, err, sizeof(err)) < 0)
 			kt_die("%s", err[0] ? err : "critical_path: cannot write");
 		duckdb_free(tid2);

@@ -30,10 +30,10 @@ const ERRNO = ['eperm', 'enoent', 'esrch', 'eintr', 'eio', 'enxio', 'e2big', 'en
   'erange', 'edeadlk', 'enametoolong', 'enolck', 'enosys', 'enotempty', 'eloop'];
 const B40 = '_abcdefghijklmnopqrstuvwxyz0123456789-./';
 // ---------------------------------------------------------------- layout
-// What later modules add (machines.js), so that drawing never calls them
-// by name: a sub-header item before a row (its label drawn by subLabel),
-// drawings after the spans and arcs.
-const HOOK = { subHeader: () => null, subLabel: () => {}, afterSpans: [] };
+// What later modules add to the layout (machines.js), so that drawing
+// never calls them by name: a sub-header item before a row, its label
+// drawn by subLabel.  (Their drawings go in LATE_OVERLAYS.)
+const HOOK = { subHeader: () => null, subLabel: () => {} };
 function rowTracks(r) {
   const g = r.group;
   if (g.open === 'closed' || (r.host && r.host.closed)) return 0;
@@ -1061,6 +1061,9 @@ function higherUnit(ab, whole) { // digits of the next unit up at a roll-over ti
 }
 
 // ---------------------------------------------------------------- render
+// Drawn over the plot after everything else (why.js: a request's path;
+// machines.js: the messages between hosts).
+const LATE_OVERLAYS = [];
 let pending = false;
 function redraw() { if (!pending && !window.ktOtherPage) { pending = true; requestAnimationFrame(() => { if (pending) render(); }); } } // render() clears pending
 
@@ -1110,8 +1113,7 @@ function render() {
   if (!S.relative) drawLegacy();
   drawCallouts();
   drawAnnotations();
-  drawWhy();
-  for (const f of HOOK.afterSpans) f();
+  for (const f of LATE_OVERLAYS) f();
   ctx.restore();
   // grid + axis
   const tk = ticks();

@@ -65,4 +65,4 @@ function drawMachines() {
 }
 function machState() { return { hosts: MACH.hosts.map(h => ({ name: h.name, cpus: h.n, closed: h.closed })), messages: MACH.msgs.length, arrows: MACH.arrows }; }
 function machToggle(name) { const h = MACH.hosts.find(q => q.name === name); if (h) h.closed = !h.closed; }
-HOOK.subHeader = machHeader; HOOK.subLabel = machLabel; HOOK.afterSpans.push(drawMachines);
+HOOK.subHeader = machHeader; HOOK.subLabel = machLabel; LATE_OVERLAYS.push(drawMachines);

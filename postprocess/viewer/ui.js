@@ -133,6 +133,7 @@ function nearestSpan(r, t, y) {
 
 // ---------------------------------------------------------------- interaction
 function setWindow(a, b) { if (!(b > a)) b = a + 1e-9; S.t0 = a; S.t1 = b; }
+WHY.goTo = (a, b) => { setWindow(a, b); onPanZoomDone(); }; // why.js opens a path's window
 let drag = null;
 function inPlot(x, y) { return x >= L.left && x <= L.right && y >= L.top && y <= L.bottom + L.base; }
 function onPanZoomDone() {
