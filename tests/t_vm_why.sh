@@ -10,7 +10,7 @@
 #   time as "pipe" and P2's sleep as "timer", each within 5 % of its delay.
 # - hog: a SCHED_FIFO thread spins on the victim's only CPU: the victim's
 #   cpu_wait behind the hog is within 5 % of the time the hog measured.
-# - disk: O_DIRECT reads of a disk QEMU throttles to 20 requests/s (a real
+# - disk: O_DIRECT reads of a disk QEMU throttles to 10 requests/s (a real
 #   disk's latency; TCG's emulated disk answers at once): each read QEMU
 #   held back is >= 95 % "disk", named by the disk's interrupt (patched
 #   kernels: "interrupt", unnamed: they record the vector only).
@@ -31,7 +31,7 @@ img=$TMP/slow.img
 truncate -s 16M "$img"
 for k in ${KT_VM_KERNELS:-6.1 p6.1}; do
 	out=$KT_ROOT/build/vm/why-$k
-	KT_VM_DRIVE="file=$img,format=raw,if=virtio,throttling.iops-total=20" \
+	KT_VM_DRIVE="file=$img,format=raw,if=virtio,throttling.iops-total=10" \
 		vm_run "$k: guest ran slow_cases" "$out" -k "$k" tests/vm/scenarios/why.sh || continue
 	ok "$k: guest ran slow_cases ($VM_AFTER)"
 	eq "$k: slow_cases exit status" "slow_cases=0" "$(grep '^slow_cases=' "$out/scenario.log")"
