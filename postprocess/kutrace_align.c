@@ -254,16 +254,17 @@ struct fast_row {
 static int lead_int(const char **pp, int64_t *x, int *neg)
 {
 	const char *p = *pp;
+	uint64_t u = 0;	/* 19 digits fit here, not always in an int64_t */
 	int n = 0;
 
-	*x = 0;
 	*neg = 0;
 	while (*p == ' ')
 		p++;
 	if (*p == '-')
 		*neg = 1, p++;
 	for (; *p >= '0' && *p <= '9' && n < 19; p++, n++)
-		*x = *x * 10 + (*p - '0');
+		u = u * 10 + (uint64_t)(*p - '0');
+	*x = n < 19 ? (int64_t)u : INT64_MAX;
 	*pp = p;
 	return n;
 }
@@ -274,7 +275,7 @@ static const char *fixed8(const char *p, int64_t *v)
 	int64_t x;
 	int neg, n = lead_int(&p, &x, &neg);
 
-	if (!n || n > 11 || *p++ != '.')
+	if (!n || n > 10 || *p++ != '.')
 		return NULL;
 	for (n = 0; n < 8; n++, p++) {
 		if (*p < '0' || *p > '9')

@@ -300,6 +300,13 @@ else
 	skip "9: full-disk cases: cannot mount a tmpfs here"
 fi
 
+# kutrace_align's fast row reader: a 19-digit number in a row overflowed
+# int64 (UBSan, found by the mutation run); the row is now read the slow
+# way, which refuses or takes it, never undefined behaviour.
+rm -rf "$w"/*; cp "$C/align_19_digits.json" "$w/a.json"; cp "$KT_ROOT/tests/golden/basic.json" "$w/b.json"
+run 20 "$B/kutrace_align" a.json b.json -o m
+check "kutrace_align: a 19-digit row number: no undefined behaviour (rc $rc)" sane
+
 # ---- the libFuzzer targets and the mutation run --------------------------
 # fuzz_events runs eventtospan with chunks of 64 rows between its threads
 # and a 4 KB text buffer (test knobs): the same JSON as with the defaults.
