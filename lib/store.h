@@ -102,9 +102,10 @@ int kt_duckdb_open(duckdb_database *db, const char *memory_limit, const char *te
 /* Is store still there (its meta.json)? */
 int kt_store_present(const char *store, char *err, size_t errlen);
 /* The timeline page of the store's spans (at most max; 0 no limit) to out,
- * from the viewer template tpl: kutrace_postproc's page of the same rows. */
+ * from the viewer template tpl: kutrace_postproc's page of the same rows;
+ * no_rows: the page without rows (the viewer draws from summaries). */
 int kt_store_page(duckdb_connection c, const char *store, const char *tpl, uint64_t max,
-		  FILE *out, char *err, size_t errlen);
+		  int no_rows, FILE *out, char *err, size_t errlen);
 /*
  * Per-CPU summaries of [t0, t1) ns in n buckets, as JSON into out:
  * {"t0","t1","n","cpus":{"CPU":[[bucket, kind, rows, idle_ns, user_ns,
@@ -115,9 +116,26 @@ int kt_store_page(duckdb_connection c, const char *store, const char *tpl, uint6
 struct kt_buf;
 int kt_store_tiles(duckdb_connection c, int64_t t0, int64_t t1, int n, struct kt_buf *out,
 		   char *err, size_t errlen);
-/* The rows of cpu that overlap [t0, t1) ns, at most limit, as JSON rows
- * (docs/spec/FORMATS.md 5.10.2): {"rows":[...],"more":false}. */
+/* The rows of cpu (every cpu if < 0) that overlap [t0, t1) ns, at most
+ * limit, as JSON rows (docs/spec/FORMATS.md 5.10.2):
+ * {"rows":[...],"more":false}. */
 int kt_store_rows(duckdb_connection c, int cpu, int64_t t0, int64_t t1, long limit,
 		  struct kt_buf *out, char *err, size_t errlen);
+
+/*
+ * The viewer's level of detail (docs/spec/VIEWER.md 3.4.1), times in ns
+ * in, 10 ns units out (the page's).  kt_store_lod_meta: {"n", "t0",
+ * "end":[ts, dur of the latest end], "cpus":[[cpu, execution spans, first
+ * execution start, first start, latest end's ts and dur], ...]} and the
+ * first start t0 in ns.  kt_store_lod: the execution spans of bins
+ * [a, b) of q ns from t0, per CPU {"q","a","b","cpus":{"CPU":[[bin,
+ * idle_ns, user_ns, kernel_ns, last_user_event, last_kernel_event, rows],
+ * ...]}, "long":[rows of 2q or longer overlapping the bins], "more"}.
+ */
+#define KT_ROWS_LONG_MAX 200000L
+int kt_store_lod_meta(duckdb_connection c, int64_t *t0, struct kt_buf *out, char *err,
+		      size_t errlen);
+int kt_store_lod(duckdb_connection c, int64_t t0, int64_t q, int64_t a, int64_t b,
+		 struct kt_buf *out, char *err, size_t errlen);
 
 #endif /* KUTRACE_STORE_H */

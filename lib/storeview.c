@@ -123,7 +123,7 @@ static const char *jstr(json_t *m, const char *k)
 }
 
 int kt_store_page(duckdb_connection c, const char *store, const char *tpl, uint64_t max,
-		  FILE *out, char *err, size_t errlen)
+		  int no_rows, FILE *out, char *err, size_t errlen)
 {
 	char path[4200], *header = NULL, *footer = NULL;
 	size_t hl = 0, fl = 0;
@@ -159,7 +159,8 @@ int kt_store_page(duckdb_connection c, const char *store, const char *tpl, uint6
 	fclose(fm);
 	hm = fm = NULL;
 	/* The store keeps span in the JSON's order: a scan gives it back so. */
-	if (run(c, "SELECT " ROW_COLS " FROM span", &res, err, errlen) < 0)
+	if (run(c, no_rows ? "SELECT " ROW_COLS " FROM span LIMIT 0" : "SELECT " ROW_COLS " FROM span",
+		&res, err, errlen) < 0)
 		goto out;
 	for (duckdb_data_chunk ch; (ch = next_chunk(res, &failed, err, errlen));) {
 		struct rowcols rc_;
@@ -288,22 +289,20 @@ int kt_store_tiles(duckdb_connection c, int64_t t0, int64_t t1, int n, struct kt
 	return 0;
 }
 
-int kt_store_rows(duckdb_connection c, int cpu, int64_t t0, int64_t t1, long limit,
-		  struct kt_buf *out, char *err, size_t errlen)
+/* The rows sql selects (ROW_COLS), at most limit, as JSON rows after
+ * pre: PRE[row,\nrow...],"more":BOOL}. */
+static int rows_json(duckdb_connection c, const char *sql, const char *pre, long limit,
+		     struct kt_buf *out, char *err, size_t errlen)
 {
-	char sql[1024];
 	duckdb_result res;
 	struct kt_buf name = { 0 }, line = { 0 };
 	int failed = 0;
 	long seen = 0;
 
-	snprintf(sql, sizeof(sql),
-		 "SELECT " ROW_COLS " FROM span WHERE cpu = %d AND ts < %" PRId64
-		 " AND ts + dur > %" PRId64 " ORDER BY ts LIMIT %ld", cpu, t1, t0, limit + 1);
 	if (run(c, sql, &res, err, errlen) < 0)
 		return -1;
-	out->len = 0;
-	kt_buf_puts(out, "{\"rows\":[");
+	kt_buf_puts(out, pre);
+	kt_buf_puts(out, "[");
 	for (duckdb_data_chunk ch; (ch = next_chunk(res, &failed, err, errlen));) {
 		struct rowcols rc_;
 		idx_t n = duckdb_data_chunk_get_size(ch);
@@ -312,7 +311,7 @@ int kt_store_rows(duckdb_connection c, int cpu, int64_t t0, int64_t t1, long lim
 		for (idx_t i = 0; i < n; i++, seen++) {
 			struct kt_row r;
 
-			if (seen == limit)
+			if (seen >= limit)
 				continue;	/* the one past the limit says there are more */
 			get_row(&rc_, i, &r, &name);
 			size_t cap = KT_JSON_HEAD_MAX + 6 * name.len + 4;
@@ -337,4 +336,160 @@ int kt_store_rows(duckdb_connection c, int cpu, int64_t t0, int64_t t1, long lim
 		return -1;
 	kt_buf_printf(out, "],\"more\":%s}", seen > limit ? "true" : "false");
 	return 0;
+}
+
+int kt_store_rows(duckdb_connection c, int cpu, int64_t t0, int64_t t1, long limit,
+		  struct kt_buf *out, char *err, size_t errlen)
+{
+	char sql[1024], where[64] = "";
+
+	if (cpu >= 0)
+		snprintf(where, sizeof(where), "cpu = %d AND ", cpu);
+	snprintf(sql, sizeof(sql),
+		 "SELECT " ROW_COLS " FROM span WHERE %sts < %" PRId64
+		 " AND ts + dur > %" PRId64 " ORDER BY ts LIMIT %ld", where, t1, t0, limit + 1);
+	out->len = 0;
+	return rows_json(c, sql, "{\"rows\":", limit, out, err, errlen);
+}
+
+/*
+ * The level of detail of the viewer's CPU rows (docs/spec/VIEWER.md 3.4.1):
+ * what a row's rowLod would compute from the page's rows, so that the
+ * summary draws what the rows would.  The viewer's rows (data.js
+ * buildRows): a CPU row for every cpu >= 0 of a row with event >= 0; its
+ * time extent over those rows but the RPC begin/end points; its execution
+ * spans (LOD_EXEC) by kind idle, user, kernel (LOD_KIND).
+ */
+#define LOD_EXEC "cpu >= 0 AND ((event >= 0 AND event < 512) OR (event >= 1024 AND event < 4096)" \
+		 " OR event >= 65536)"
+#define LOD_KIND "CASE WHEN event IN (65536, 131072) THEN 0 WHEN event > 65536 THEN 1 ELSE 2 END"
+
+int kt_store_lod_meta(duckdb_connection c, int64_t *t0, struct kt_buf *out, char *err,
+		      size_t errlen)
+{
+	duckdb_result res;
+	int failed = 0, first = 1;
+
+	/* Times in the page's 10 ns units, so that the viewer makes the same
+	 * doubles of them as of its own rows (ts * 1e-8). */
+	if (run(c, "SELECT count(*), min(ts), arg_max(ts, ts + dur) FILTER (WHERE ts + dur < 999000000000),"
+		" arg_max(dur, ts + dur) FILTER (WHERE ts + dur < 999000000000) FROM span",
+		&res, err, errlen) < 0)
+		return -1;
+	duckdb_data_chunk ch = next_chunk(res, &failed, err, errlen);
+
+	out->len = 0;
+	if (ch && duckdb_data_chunk_get_size(ch) == 1) {
+		int64_t *n = IN(ch, 0, int64_t), *a = IN(ch, 1, int64_t), *e = IN(ch, 2, int64_t),
+			*d = IN(ch, 3, int64_t);
+		uint64_t *va = duckdb_vector_get_validity(duckdb_data_chunk_get_vector(ch, 2));
+		int ok = !va || duckdb_validity_row_is_valid(va, 0);
+
+		*t0 = n[0] ? a[0] : 0;
+		kt_buf_printf(out, "{\"n\":%" PRId64 ",\"t0\":%" PRId64 ",\"end\":[%" PRId64 ",%" PRId64
+			      "],\"cpus\":[", n[0], *t0 / 10, ok ? e[0] / 10 : -1, ok ? d[0] / 10 : 0);
+	}
+	if (ch)
+		duckdb_destroy_data_chunk(&ch);
+	duckdb_destroy_result(&res);
+	if (failed || !out->len) {
+		if (!failed)
+			errf(err, errlen, "span: no answer");
+		return -1;
+	}
+	/* [cpu, execution spans, first execution start, first start, last end as start and duration] */
+	if (run(c, "SELECT cpu, count(*) FILTER (WHERE " LOD_EXEC "), min(ts) FILTER (WHERE " LOD_EXEC "),"
+		" min(ts) FILTER (WHERE event NOT IN (526, 527)),"
+		" arg_max(ts, ts + dur) FILTER (WHERE event NOT IN (526, 527)),"
+		" arg_max(dur, ts + dur) FILTER (WHERE event NOT IN (526, 527))"
+		" FROM span WHERE cpu >= 0 AND event >= 0 GROUP BY cpu ORDER BY cpu", &res, err,
+		errlen) < 0)
+		return -1;
+	for (duckdb_data_chunk ch2; (ch2 = next_chunk(res, &failed, err, errlen));) {
+		int32_t *cc = IN(ch2, 0, int32_t);
+		int64_t *v[5];
+		uint64_t *ok[5];
+		idx_t m = duckdb_data_chunk_get_size(ch2);
+
+		for (int k = 0; k < 5; k++) {
+			v[k] = IN(ch2, k + 1, int64_t);
+			ok[k] = duckdb_vector_get_validity(duckdb_data_chunk_get_vector(ch2, k + 1));
+		}
+		for (idx_t i = 0; i < m; i++) {
+			kt_buf_printf(out, "%s[%d", first ? "" : ",", cc[i]);
+			for (int k = 0; k < 5; k++) {
+				int valid = !ok[k] || duckdb_validity_row_is_valid(ok[k], i);
+
+				kt_buf_printf(out, ",%" PRId64, !valid ? -1 : k ? v[k][i] / 10 : v[k][i]);
+			}
+			kt_buf_puts(out, "]");
+			first = 0;
+		}
+		duckdb_destroy_data_chunk(&ch2);
+	}
+	duckdb_destroy_result(&res);
+	if (failed)
+		return -1;
+	kt_buf_puts(out, "]}");
+	return 0;
+}
+
+int kt_store_lod(duckdb_connection c, int64_t t0, int64_t q, int64_t a, int64_t b,
+		 struct kt_buf *out, char *err, size_t errlen)
+{
+	char sql[1024];
+	duckdb_result res;
+	int failed = 0, cpu = INT32_MIN, first = 1;
+	int64_t bin = INT64_MIN, cnt = 0, ns[3] = { 0 }, last[3] = { -1, -1, -1 };
+	int64_t lo = t0 + a * q, hi = t0 + b * q;
+
+	snprintf(sql, sizeof(sql),
+		 "SELECT cpu, (ts - %" PRId64 ") // %" PRId64 " AS b, " LOD_KIND " AS k, count(*),"
+		 " sum(dur)::BIGINT, arg_max(event, ts) FROM span WHERE " LOD_EXEC " AND ts >= %" PRId64
+		 " AND ts < %" PRId64 " GROUP BY ALL ORDER BY cpu, b, k", t0, q, lo, hi);
+	if (run(c, sql, &res, err, errlen) < 0)
+		return -1;
+	out->len = 0;
+	kt_buf_printf(out, "{\"q\":%" PRId64 ",\"a\":%" PRId64 ",\"b\":%" PRId64 ",\"cpus\":{", q, a, b);
+	/* [bin, idle ns, user ns, kernel ns, last user event, last kernel event, rows] */
+#define FLUSH() do { if (bin != INT64_MIN) { \
+	kt_buf_printf(out, "%s[%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 \
+		      ",%" PRId64 "]", first ? "" : ",", bin, ns[0], ns[1], ns[2], last[1], last[2], cnt); \
+	first = 0; } } while (0)
+	for (duckdb_data_chunk ch; (ch = next_chunk(res, &failed, err, errlen));) {
+		int32_t *cc = IN(ch, 0, int32_t), *kk = IN(ch, 2, int32_t), *ev = IN(ch, 5, int32_t);
+		int64_t *bb = IN(ch, 1, int64_t), *nn = IN(ch, 3, int64_t), *dd = IN(ch, 4, int64_t);
+		idx_t m = duckdb_data_chunk_get_size(ch);
+
+		for (idx_t i = 0; i < m; i++) {
+			if (cc[i] != cpu || bb[i] != bin) {
+				FLUSH();
+				if (cc[i] != cpu) {
+					kt_buf_printf(out, "%s\"%d\":[", cpu == INT32_MIN ? "" : "],", cc[i]);
+					first = 1;
+				}
+				cpu = cc[i];
+				bin = bb[i];
+				cnt = 0;
+				ns[0] = ns[1] = ns[2] = 0;
+				last[0] = last[1] = last[2] = -1;
+			}
+			cnt += nn[i];
+			ns[kk[i]] += dd[i];
+			last[kk[i]] = ev[i];
+		}
+		duckdb_destroy_data_chunk(&ch);
+	}
+	FLUSH();
+#undef FLUSH
+	duckdb_destroy_result(&res);
+	if (failed)
+		return -1;
+	kt_buf_puts(out, cpu == INT32_MIN ? "}," : "]},");
+	/* The spans a pixel or longer are drawn in full over the bins: those
+	 * of 2 bins or longer (a pixel is 4 to 8) that overlap the tile. */
+	snprintf(sql, sizeof(sql),
+		 "SELECT " ROW_COLS " FROM span WHERE " LOD_EXEC " AND dur >= %" PRId64 " AND ts < %" PRId64
+		 " AND ts + dur > %" PRId64 " ORDER BY cpu, ts", 2 * q, hi, lo);
+	return rows_json(c, sql, "\"long\":", KT_ROWS_LONG_MAX, out, err, errlen);
 }
