@@ -345,9 +345,12 @@ int kt_store_rows(duckdb_connection c, int cpu, int64_t t0, int64_t t1, long lim
 
 	if (cpu >= 0)
 		snprintf(where, sizeof(where), "cpu = %d AND ", cpu);
+	/* In the store's order, which is the page's (by ts, ties as the JSON
+	 * has them): a sort by ts could reorder ties, and with them what is
+	 * drawn over what.  DuckDB keeps a scan's order (preserve_insertion_order). */
 	snprintf(sql, sizeof(sql),
 		 "SELECT " ROW_COLS " FROM span WHERE %sts < %" PRId64
-		 " AND ts + dur > %" PRId64 " ORDER BY ts LIMIT %ld", where, t1, t0, limit + 1);
+		 " AND ts + dur > %" PRId64 " LIMIT %ld", where, t1, t0, limit + 1);
 	out->len = 0;
 	return rows_json(c, sql, "{\"rows\":", limit, out, err, errlen);
 }
