@@ -79,6 +79,8 @@ struct kt_build {
 void kt_xbuild_store(const struct kt_build *b, const char *dir);
 /* A file name without its directory and extension (the default trace id). */
 char *kt_store_stem(const char *path);
+/* Remove dir and everything under it; 0 also when it is not there. */
+int kt_rmtree(const char *dir);
 /* path with its extension replaced by ext. */
 char *kt_with_ext(const char *path, const char *ext);
 
@@ -127,15 +129,24 @@ int kt_store_rows(duckdb_connection c, int cpu, int64_t t0, int64_t t1, long lim
  * in, 10 ns units out (the page's).  kt_store_lod_meta: {"n", "t0",
  * "end":[ts, dur of the latest end], "cpus":[[cpu, execution spans, first
  * execution start, first start, latest end's ts and dur], ...]} and the
- * first start t0 in ns.  kt_store_lod: the execution spans of bins
+ * first start t0 and latest end t1 in ns.  kt_store_lod: the execution spans of bins
  * [a, b) of q ns from t0, per CPU {"q","a","b","cpus":{"CPU":[[bin,
  * idle_ns, user_ns, kernel_ns, last_user_event, last_kernel_event, rows],
  * ...]}, "long":[rows of 2q or longer overlapping the bins], "more"}.
  */
 #define KT_ROWS_LONG_MAX 200000L
-int kt_store_lod_meta(duckdb_connection c, int64_t *t0, struct kt_buf *out, char *err,
-		      size_t errlen);
-int kt_store_lod(duckdb_connection c, int64_t t0, int64_t q, int64_t a, int64_t b,
-		 struct kt_buf *out, char *err, size_t errlen);
+int kt_store_lod_meta(duckdb_connection c, int64_t *t0, int64_t *t1, struct kt_buf *out,
+		      char *err, size_t errlen);
+/* The precomputed bins (STORE/lod/, made if missing): levels from q0 ns. */
+struct kt_lodpyr {
+	char dir[4200];
+	int64_t q0;
+	int levels;
+};
+int kt_store_lod_pyramid(duckdb_connection c, const char *store, int64_t t0, int64_t t1,
+			 struct kt_lodpyr *py, char *err, size_t errlen);
+/* py: the pyramid, or NULL (every tile from span). */
+int kt_store_lod(duckdb_connection c, const struct kt_lodpyr *py, int64_t t0, int64_t q, int64_t a,
+		 int64_t b, struct kt_buf *out, char *err, size_t errlen);
 
 #endif /* KUTRACE_STORE_H */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "html.h"
 #include "store.h"
@@ -367,8 +368,8 @@ int kt_store_rows(duckdb_connection c, int cpu, int64_t t0, int64_t t1, long lim
 		 " OR event >= 65536)"
 #define LOD_KIND "CASE WHEN event IN (65536, 131072) THEN 0 WHEN event > 65536 THEN 1 ELSE 2 END"
 
-int kt_store_lod_meta(duckdb_connection c, int64_t *t0, struct kt_buf *out, char *err,
-		      size_t errlen)
+int kt_store_lod_meta(duckdb_connection c, int64_t *t0, int64_t *t1, struct kt_buf *out,
+		      char *err, size_t errlen)
 {
 	duckdb_result res;
 	int failed = 0, first = 1;
@@ -389,6 +390,7 @@ int kt_store_lod_meta(duckdb_connection c, int64_t *t0, struct kt_buf *out, char
 		int ok = !va || duckdb_validity_row_is_valid(va, 0);
 
 		*t0 = n[0] ? a[0] : 0;
+		*t1 = ok ? e[0] + d[0] : *t0 + 1;
 		kt_buf_printf(out, "{\"n\":%" PRId64 ",\"t0\":%" PRId64 ",\"end\":[%" PRId64 ",%" PRId64
 			      "],\"cpus\":[", n[0], *t0 / 10, ok ? e[0] / 10 : -1, ok ? d[0] / 10 : 0);
 	}
@@ -437,19 +439,139 @@ int kt_store_lod_meta(duckdb_connection c, int64_t *t0, struct kt_buf *out, char
 	return 0;
 }
 
-int kt_store_lod(duckdb_connection c, int64_t t0, int64_t q, int64_t a, int64_t b,
-		 struct kt_buf *out, char *err, size_t errlen)
+/*
+ * The pyramid (STORE/lod/): the bins of every level from q0 up, each
+ * level one Parquet file ordered by bin, so that a tile reads only its
+ * row groups instead of every span in its time.  Level L + 1 is made from
+ * level L (the later child's last events win: their ts are kept); the
+ * spans of 2 q0 or longer go apart (long.parquet).  Written once, into
+ * lod.tmp and renamed, so that a half-made pyramid is never read; the
+ * store is rebuilt whole (a new directory), which takes its pyramid away.
+ */
+#define LOD_BIN_COLS "coalesce(sum(dur) FILTER (WHERE k = 0), 0)::BIGINT AS i," \
+	" coalesce(sum(dur) FILTER (WHERE k = 1), 0)::BIGINT AS u, coalesce(sum(dur) FILTER (WHERE k = 2), 0)::BIGINT AS kn," \
+	" arg_max(event, ts) FILTER (WHERE k = 1) AS eu, max(ts) FILTER (WHERE k = 1) AS tu," \
+	" arg_max(event, ts) FILTER (WHERE k = 2) AS ek, max(ts) FILTER (WHERE k = 2) AS tk, count(*) AS c"
+#define LOD_UP_COLS "sum(i)::BIGINT AS i, sum(u)::BIGINT AS u, sum(kn)::BIGINT AS kn, arg_max(eu, tu) AS eu," \
+	" max(tu) AS tu, arg_max(ek, tk) AS ek, max(tk) AS tk, sum(c)::BIGINT AS c"
+
+static int exec_sql(duckdb_connection c, const char *sql, char *err, size_t errlen)
 {
-	char sql[1024];
+	duckdb_result res;
+
+	if (duckdb_query(c, sql, &res) == DuckDBError) {
+		errf(err, errlen, "%s", duckdb_result_error(&res));
+		duckdb_destroy_result(&res);
+		return -1;
+	}
+	duckdb_destroy_result(&res);
+	return 0;
+}
+
+int kt_store_lod_pyramid(duckdb_connection c, const char *store, int64_t t0, int64_t t1,
+			 struct kt_lodpyr *py, char *err, size_t errlen)
+{
+	char dir[4200], tmp[4300], sql[4096 + 8600];
+	FILE *f;
+	int levels = 0;
+	int64_t q0 = 1;
+
+	/* Level 0 has at most 2^20 bins per CPU: finer tiles come straight
+	 * from span, whose row groups a tile's time range picks. */
+	while (q0 < (int64_t)1 << 40 && (t1 - t0) / q0 > (1 << 20))
+		q0 *= 2;
+	snprintf(dir, sizeof(dir), "%s/lod", store);
+	snprintf(py->dir, sizeof(py->dir), "%s", dir);
+	snprintf(tmp, sizeof(tmp), "%s/levels", dir);
+	if ((f = fopen(tmp, "r"))) {
+		long long a = 0, b = 0;
+		int ok = fscanf(f, "%lld %lld", &a, &b) == 2 && a == q0 && b > 0 && b < 64;
+
+		fclose(f);
+		if (ok) {
+			py->q0 = q0;
+			py->levels = (int)b;
+			return 0;
+		}
+	}
+	snprintf(tmp, sizeof(tmp), "%s/lod.tmp.%d", store, (int)getpid());
+	if (kt_rmtree(tmp) < 0 || mkdir(tmp, 0777) < 0) {
+		errf(err, errlen, "%s: %s", tmp, strerror(errno));
+		return -1;
+	}
+	kt_progress_step("level of detail: level 0");
+	snprintf(sql, sizeof(sql),
+		 "COPY (SELECT cpu, (ts - %" PRId64 ") // %" PRId64 " AS b, " LOD_BIN_COLS " FROM"
+		 " (SELECT cpu, ts, dur, event, " LOD_KIND " AS k FROM span WHERE " LOD_EXEC ")"
+		 " GROUP BY ALL ORDER BY b, cpu) TO '%s/0.parquet' (FORMAT parquet)", t0, q0, tmp);
+	if (exec_sql(c, sql, err, errlen) < 0)
+		goto fail;
+	snprintf(sql, sizeof(sql),
+		 "COPY (SELECT " ROW_COLS " FROM span WHERE " LOD_EXEC " AND dur >= %" PRId64 ") TO"
+		 " '%s/long.parquet' (FORMAT parquet)", 2 * q0, tmp);
+	if (exec_sql(c, sql, err, errlen) < 0)
+		goto fail;
+	for (int64_t q = q0; levels < 63; q *= 2) {
+		levels++;
+		if ((t1 - t0) / q < 2)
+			break;
+		kt_progress_step("level of detail: one level up");
+		snprintf(sql, sizeof(sql),
+			 "COPY (SELECT cpu, b // 2 AS b, " LOD_UP_COLS " FROM read_parquet('%s/%d.parquet')"
+			 " GROUP BY ALL ORDER BY b, cpu) TO '%s/%d.parquet' (FORMAT parquet)", tmp,
+			 levels - 1, tmp, levels);
+		if (exec_sql(c, sql, err, errlen) < 0)
+			goto fail;
+	}
+	snprintf(sql, sizeof(sql), "%s/levels", tmp);
+	if (!(f = fopen(sql, "w")) || fprintf(f, "%" PRId64 " %d\n", q0, levels) < 0 || fclose(f) != 0) {
+		errf(err, errlen, "%s: %s", sql, strerror(errno));
+		goto fail;
+	}
+	if (kt_rmtree(dir) < 0 || rename(tmp, dir) < 0) {
+		errf(err, errlen, "%s: %s", dir, strerror(errno));
+		goto fail;
+	}
+	kt_progress_end();
+	py->q0 = q0;
+	py->levels = levels;
+	return 0;
+fail:
+	kt_progress_end();
+	kt_rmtree(tmp);
+	return -1;
+}
+
+int kt_store_lod(duckdb_connection c, const struct kt_lodpyr *py, int64_t t0, int64_t q, int64_t a,
+		 int64_t b, struct kt_buf *out, char *err, size_t errlen)
+{
+	char sql[1024 + 3 * sizeof(py->dir)];
+	int level = -1;
+
+	/* A level of the pyramid, else straight from span. */
+	for (int l = 0; py && l < py->levels; l++)
+		if (py->q0 << l == q)
+			level = l;
 	duckdb_result res;
 	int failed = 0, cpu = INT32_MIN, first = 1;
 	int64_t bin = INT64_MIN, cnt = 0, ns[3] = { 0 }, last[3] = { -1, -1, -1 };
 	int64_t lo = t0 + a * q, hi = t0 + b * q;
 
-	snprintf(sql, sizeof(sql),
-		 "SELECT cpu, (ts - %" PRId64 ") // %" PRId64 " AS b, " LOD_KIND " AS k, count(*),"
-		 " sum(dur)::BIGINT, arg_max(event, ts) FROM span WHERE " LOD_EXEC " AND ts >= %" PRId64
-		 " AND ts < %" PRId64 " GROUP BY ALL ORDER BY cpu, b, k", t0, q, lo, hi);
+	/* One row per CPU, bin and kind: rows, ns, last event. */
+	if (level >= 0)
+		snprintf(sql, sizeof(sql),
+			 "SELECT cpu, b, k, c, n, e FROM (SELECT cpu, b, 0 AS k, c, i AS n, -1 AS e FROM"
+			 " read_parquet('%s/%d.parquet') WHERE b >= %" PRId64 " AND b < %" PRId64 " UNION ALL"
+			 " SELECT cpu, b, 1, 0, u, coalesce(eu, -1) FROM read_parquet('%s/%d.parquet') WHERE b >= %" PRId64
+			 " AND b < %" PRId64 " AND eu IS NOT NULL UNION ALL SELECT cpu, b, 2, 0, kn, coalesce(ek, -1) FROM"
+			 " read_parquet('%s/%d.parquet') WHERE b >= %" PRId64 " AND b < %" PRId64
+			 " AND ek IS NOT NULL) ORDER BY cpu, b, k", py->dir, level, a, b, py->dir, level, a, b,
+			 py->dir, level, a, b);
+	else
+		snprintf(sql, sizeof(sql),
+			 "SELECT cpu, (ts - %" PRId64 ") // %" PRId64 " AS b, " LOD_KIND " AS k, count(*),"
+			 " sum(dur)::BIGINT, arg_max(event, ts) FROM span WHERE " LOD_EXEC " AND ts >= %" PRId64
+			 " AND ts < %" PRId64 " GROUP BY ALL ORDER BY cpu, b, k", t0, q, lo, hi);
 	if (run(c, sql, &res, err, errlen) < 0)
 		return -1;
 	out->len = 0;
@@ -491,8 +613,14 @@ int kt_store_lod(duckdb_connection c, int64_t t0, int64_t q, int64_t a, int64_t 
 	kt_buf_puts(out, cpu == INT32_MIN ? "}," : "]},");
 	/* The spans a pixel or longer are drawn in full over the bins: those
 	 * of 2 bins or longer (a pixel is 4 to 8) that overlap the tile. */
-	snprintf(sql, sizeof(sql),
-		 "SELECT " ROW_COLS " FROM span WHERE " LOD_EXEC " AND dur >= %" PRId64 " AND ts < %" PRId64
-		 " AND ts + dur > %" PRId64 " ORDER BY cpu, ts", 2 * q, hi, lo);
+	if (level >= 0)
+		snprintf(sql, sizeof(sql),
+			 "SELECT " ROW_COLS " FROM read_parquet('%s/long.parquet') WHERE dur >= %" PRId64
+			 " AND ts < %" PRId64 " AND ts + dur > %" PRId64 " ORDER BY cpu, ts", py->dir, 2 * q,
+			 hi, lo);
+	else
+		snprintf(sql, sizeof(sql),
+			 "SELECT " ROW_COLS " FROM span WHERE " LOD_EXEC " AND dur >= %" PRId64 " AND ts < %" PRId64
+			 " AND ts + dur > %" PRId64 " ORDER BY cpu, ts", 2 * q, hi, lo);
 	return rows_json(c, sql, "\"long\":", KT_ROWS_LONG_MAX, out, err, errlen);
 }

@@ -39,6 +39,9 @@
  * and the page served carries none: the viewer draws from summaries and
  * loads the rows of the window it shows (docs/spec/VIEWER.md 3.4.1). */
 #define KT_PAGE_MAX 10000000ULL
+/* Stores of this many spans or more get the level of detail precomputed
+ * (STORE/lod/): below it a whole trace's bins come from span fast enough. */
+#define KT_PYRAMID_MIN 1000000ULL
 /* Rows of one window at most (/api/rows). */
 #define KT_ROWS_MAX 1000000L
 
@@ -53,7 +56,8 @@ struct server {
 	char *page[2];		/* built on the first request, then kept: with rows, without */
 	size_t page_len[2];
 	struct kt_buf lodmeta;	/* /api/lodmeta, made once */
-	int64_t t0;		/* the first start (ns), the origin of the bins of /api/lod */
+	int64_t t0, t1;		/* the first start (ns), the origin of the bins of /api/lod; the end */
+	struct kt_lodpyr pyr;	/* the precomputed bins, when levels > 0 */
 	char page_err[512];	/* why the page cannot be made (said once) */
 	int gone;		/* the store's absence was reported */
 };
@@ -62,7 +66,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: kutrace_view TRACE|JSON|STORE|HTML [--no-browser] [--port N] [--memory SIZE]\n"
-		"                    [--html-max-spans N]\n"
+		"                    [--html-max-spans N] [--pyramid-min N] [--prepare]\n"
 		"Serves the trace's timeline on http://127.0.0.1:PORT/ (a random port unless\n"
 		"--port) and opens it in the browser ($BROWSER, else xdg-open).  The URL holds\n"
 		"a random token; requests without it are refused.  A trace, a JSON file or a\n"
@@ -71,7 +75,11 @@ static void usage(FILE *f)
 		"nothing.  Ctrl-C ends the server.  From another machine:\n"
 		"  ssh -L 8080:127.0.0.1:8080 HOST kutrace_view X.trace --port 8080 --no-browser\n"
 		"then open the printed URL here.  --memory caps DuckDB (default 1500MB).\n"
-		"The page holds at most N spans (default 10000000), as kutrace_postproc's.\n");
+		"The page holds at most N spans (default 10000000), as kutrace_postproc's;\n"
+		"a bigger trace's page holds none, and the viewer draws it from summaries,\n"
+		"loading the rows of the window it shows.  Stores of --pyramid-min spans\n"
+		"(default 1000000; 0: all) get the summaries precomputed once, in STORE/lod/;\n"
+		"--prepare makes them and exits.\n");
 }
 
 /* ---------------------------------------------------------------------- */
@@ -206,7 +214,7 @@ static int lod_meta(struct server *s, char *err, size_t errlen)
 {
 	if (s->lodmeta.len)
 		return 0;
-	return kt_store_lod_meta(kt_db_conn(s->db), &s->t0, &s->lodmeta, err, errlen);
+	return kt_store_lod_meta(kt_db_conn(s->db), &s->t0, &s->t1, &s->lodmeta, err, errlen);
 }
 
 /* The page, with a marker telling the viewer that a server is there (and
@@ -312,7 +320,8 @@ static enum MHD_Result api(struct server *s, struct MHD_Connection *c, const cha
 		    a > INT64_MAX / 4 / q || b2 > INT64_MAX / 4 / q)
 			return text(c, MHD_HTTP_BAD_REQUEST, "give q ns and bins a < b, at most 65536 of them");
 		if (lod_meta(s, err, sizeof(err)) < 0 ||
-		    kt_store_lod(kt_db_conn(s->db), s->t0, q, a, b2, &b, err, sizeof(err)) < 0) {
+		    kt_store_lod(kt_db_conn(s->db), s->pyr.levels ? &s->pyr : NULL, s->t0, q, a, b2, &b,
+				 err, sizeof(err)) < 0) {
 			kt_buf_free(&b);
 			return failure(s, c, err);
 		}
@@ -481,13 +490,15 @@ static void make_token(char *out)
 int main(int argc, char **argv)
 {
 	const char *memory = KT_MEMORY;
-	unsigned long long port = 0, page_max = KT_PAGE_MAX;
-	int no_browser = 0;
+	unsigned long long port = 0, page_max = KT_PAGE_MAX, pyr_min = KT_PYRAMID_MIN;
+	int no_browser = 0, prepare = 0;
 	const struct kt_opt opts[] = {
 		{ "no-browser", KT_OPT_FLAG, &no_browser, 1 },
 		{ "port", KT_OPT_ULL, &port, 0 },
 		{ "memory", KT_OPT_STR, &memory, 0 },
 		{ "html-max-spans", KT_OPT_ULL, &page_max, 0 },
+		{ "pyramid-min", KT_OPT_ULL, &pyr_min, 0 },
+		{ "prepare", KT_OPT_FLAG, &prepare, 1 },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct kt_argspec spec = { opts, usage, 1, 1, 0 };
@@ -518,6 +529,30 @@ int main(int argc, char **argv)
 	sigaddset(&sigs, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
+
+	/* After the mask: DuckDB's threads, started by the first query, inherit
+	 * it, and a SIGINT is then left to sigwait.  The pyramid of the level
+	 * of detail is made once next to the store
+	 * (a store that cannot take it is served without: tiles from span). */
+	if (lod_meta(&s, err, sizeof(err)) < 0) {
+		if (prepare)
+			kt_die("%s", err);
+		fprintf(stderr, "kutrace_view: %s\n", err);
+	} else {
+		if ((unsigned long long)lod_rows(&s.lodmeta) >= pyr_min &&
+		    kt_store_lod_pyramid(kt_db_conn(s.db), s.store, s.t0, s.t1, &s.pyr, err,
+					 sizeof(err)) < 0) {
+			if (prepare)
+				kt_die("%s", err);
+			fprintf(stderr, "kutrace_view: %s (served without the precomputed level of detail)\n", err);
+		}
+	}
+	if (prepare) {
+		kt_db_close(s.db);
+		fprintf(stderr, "kutrace_view: %s: level of detail ready (%d levels from %" PRId64 " ns)\n",
+			s.store, s.pyr.levels, s.pyr.q0);
+		return 0;
+	}
 
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
 				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };

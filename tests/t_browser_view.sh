@@ -30,7 +30,8 @@ kill -INT $PID; wait $PID; eq "SIGINT: exit 0" 0 $?
 # 0.25); a synthetic trace of 400 K spans uses the default.
 view_fidelity() { # NAME STORE [LOD_SUB,...]
 	local out=$TMP/$1.out
-	"$V" "$2" --no-browser > "$out" 2> "$TMP/$1.err" &
+	# the level of detail precomputed (STORE/lod/) however small the store
+	"$V" "$2" --no-browser --pyramid-min 0 > "$out" 2> "$TMP/$1.err" &
 	local pid=$! i
 	for i in $(seq 300); do [ -s "$out" ] && break; sleep 0.1; done
 	KT_LOD_SUB=${3:-} suite "lod.test.js-$1" timeout 600 node tests/browser/lod.test.js "$1" "$(head -1 "$out")"

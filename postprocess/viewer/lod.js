@@ -141,14 +141,16 @@ function lodRow(tiles, cpu, q, key) {
 }
 
 // After a frame: the rows of the window once it holds at most LOAD_MAX
-// spans (a window three times as wide, so that panning finds them here).
+// spans (a window three times as wide when that is not too many, so that
+// panning finds them here).
 function lodWindow() {
   LOD.check = false;
   const v = SUM.viewCount; SUM.viewCount = 0;
   const w = S.t1 - S.t0, here = SUM.win && SUM.win[0] <= S.t0 && S.t1 <= SUM.win[1];
   const est = LOD.sumExec ? v * LOD.spans / LOD.sumExec : 0;
   if (!here && !LOD.winAsk && LOD.pending === 0 && (est <= LOAD_MAX || SUM.note === 'loading')) {
-    const a = Math.max(D.t0, S.t0 - w), b = S.t1 + w, ns = x => Math.round(x * 1e9);
+    const m = est * 3 <= LOAD_MAX ? w : w / 20; // a window three times as wide when that is not too many rows
+    const a = Math.max(D.t0, S.t0 - m), b = S.t1 + m, ns = x => Math.round(x * 1e9);
     LOD.winAsk = [a, b];
     lodGet('window?t0=' + ns(a) + '&t1=' + ns(b) + '&limit=' + LOAD_MAX).then(j => {
       if (j.more) { SUM.note = 'summaries only: more than ' + LOAD_MAX + ' spans in view'; return; }
