@@ -135,16 +135,17 @@ int kt_store_rows(duckdb_connection c, int cpu, int64_t t0, int64_t t1, long lim
  * ...]}, "long":[rows of 2q or longer overlapping the bins], "more"}.
  */
 #define KT_ROWS_LONG_MAX 200000L
-int kt_store_lod_meta(duckdb_connection c, int64_t *t0, int64_t *t1, struct kt_buf *out,
-		      char *err, size_t errlen);
-/* The precomputed bins (STORE/lod/, made if missing): levels from q0 ns. */
+int kt_store_lod_meta(duckdb_connection c, const char *store, int64_t *t0, int64_t *t1,
+		      struct kt_buf *out, char *err, size_t errlen);
+/* The precomputed bins (STORE/lod/, made if missing): levels from q0 ns;
+ * kt_store_lod_meta's answer (meta) is kept there too, and read back. */
 struct kt_lodpyr {
 	char dir[4200];
 	int64_t q0;
 	int levels;
 };
 int kt_store_lod_pyramid(duckdb_connection c, const char *store, int64_t t0, int64_t t1,
-			 struct kt_lodpyr *py, char *err, size_t errlen);
+			 const struct kt_buf *meta, struct kt_lodpyr *py, char *err, size_t errlen);
 /* py: the pyramid, or NULL (every tile from span). */
 int kt_store_lod(duckdb_connection c, const struct kt_lodpyr *py, int64_t t0, int64_t q, int64_t a,
 		 int64_t b, struct kt_buf *out, char *err, size_t errlen);

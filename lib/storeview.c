@@ -229,44 +229,39 @@ static int pick(const int64_t ns[3], const int64_t last[3])
 	return best;
 }
 
-int kt_store_tiles(duckdb_connection c, int64_t t0, int64_t t1, int n, struct kt_buf *out,
-		   char *err, size_t errlen)
+/*
+ * The rows of res (cpu, bin, kind, rows, ns, last event; ordered by cpu,
+ * bin, kind) as {"CPU":[bin, ...], ...}: per bin, for /api/tiles
+ * (tiles) [bin, the viewer's kind, rows, idle, user and kernel ns, last
+ * user and kernel event or -1], for /api/lod [bin, idle, user and kernel
+ * ns, last user and kernel event, rows].
+ */
+static int bins_json(duckdb_result res, int tiles, struct kt_buf *out, char *err, size_t errlen)
 {
-	char sql[1024];
-	duckdb_result res;
 	int failed = 0, cpu = INT32_MIN, first = 1;
-	int64_t b = -1, cnt = 0, ns[3] = { 0 }, last[3] = { -1, -1, -1 };
+	int64_t b = INT64_MIN, cnt = 0, ns[3] = { 0 }, last[3] = { -1, -1, -1 };
 
-	if (t1 <= t0 || n < 1 || n > 100000) {
-		errf(err, errlen, "tiles: need t0 < t1 and 1 <= n <= 100000");
-		return -1;
-	}
-	snprintf(sql, sizeof(sql),
-		 "SELECT cpu, (ts - %" PRId64 ") * %d // %" PRId64 " AS b, " EXEC_KIND " AS k,"
-		 " count(*), sum(dur)::BIGINT, arg_max(event, ts) FROM span WHERE " EXEC_ROWS " AND ts >= %" PRId64
-		 " AND ts < %" PRId64 " GROUP BY ALL ORDER BY cpu, b, k",
-		 t0, n, t1 - t0, t0, t1);
-	if (run(c, sql, &res, err, errlen) < 0)
-		return -1;
-	out->len = 0;
-	kt_buf_printf(out, "{\"t0\":%" PRId64 ",\"t1\":%" PRId64 ",\"n\":%d,\"cpus\":{", t0, t1, n);
-	/* [b, kind, rows, ns of each kind, last user and kernel event or -1] */
-#define FLUSH() do { if (b >= 0) { int k = pick(ns, last); \
-	kt_buf_printf(out, "%s[%" PRId64 ",%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 \
-		      ",%" PRId64 ",%" PRId64 "]", first ? "" : ",", b, k, cnt, ns[0], ns[1], \
-		      ns[2], last[1], last[2]); first = 0; } } while (0)
+	kt_buf_puts(out, "{");
+#define FLUSH() do { if (b != INT64_MIN) { \
+	if (tiles) \
+		kt_buf_printf(out, "%s[%" PRId64 ",%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 \
+			      ",%" PRId64 ",%" PRId64 "]", first ? "" : ",", b, pick(ns, last), cnt, \
+			      ns[0], ns[1], ns[2], last[1], last[2]); \
+	else \
+		kt_buf_printf(out, "%s[%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 \
+			      ",%" PRId64 ",%" PRId64 "]", first ? "" : ",", b, ns[0], ns[1], ns[2], \
+			      last[1], last[2], cnt); \
+	first = 0; } } while (0)
 	for (duckdb_data_chunk ch; (ch = next_chunk(res, &failed, err, errlen));) {
-		int32_t *cc = IN(ch, 0, int32_t), *kk = IN(ch, 2, int32_t);
+		int32_t *cc = IN(ch, 0, int32_t), *kk = IN(ch, 2, int32_t), *ev = IN(ch, 5, int32_t);
 		int64_t *bb = IN(ch, 1, int64_t), *nn = IN(ch, 3, int64_t), *dd = IN(ch, 4, int64_t);
-		int32_t *ev = IN(ch, 5, int32_t);
 		idx_t m = duckdb_data_chunk_get_size(ch);
 
 		for (idx_t i = 0; i < m; i++) {
 			if (cc[i] != cpu || bb[i] != b) {
 				FLUSH();
 				if (cc[i] != cpu) {
-					kt_buf_printf(out, "%s\"%d\":[", cpu == INT32_MIN ? "" : "],",
-						      cc[i]);
+					kt_buf_printf(out, "%s\"%d\":[", cpu == INT32_MIN ? "" : "],", cc[i]);
 					first = 1;
 				}
 				cpu = cc[i];
@@ -286,7 +281,32 @@ int kt_store_tiles(duckdb_connection c, int64_t t0, int64_t t1, int n, struct kt
 	duckdb_destroy_result(&res);
 	if (failed)
 		return -1;
-	kt_buf_puts(out, cpu == INT32_MIN ? "}}" : "]}}");
+	kt_buf_puts(out, cpu == INT32_MIN ? "}" : "]}");
+	return 0;
+}
+
+int kt_store_tiles(duckdb_connection c, int64_t t0, int64_t t1, int n, struct kt_buf *out,
+		   char *err, size_t errlen)
+{
+	char sql[1024];
+	duckdb_result res;
+
+	if (t1 <= t0 || n < 1 || n > 100000) {
+		errf(err, errlen, "tiles: need t0 < t1 and 1 <= n <= 100000");
+		return -1;
+	}
+	snprintf(sql, sizeof(sql),
+		 "SELECT cpu, (ts - %" PRId64 ") * %d // %" PRId64 " AS b, " EXEC_KIND " AS k,"
+		 " count(*), sum(dur)::BIGINT, arg_max(event, ts) FROM span WHERE " EXEC_ROWS " AND ts >= %" PRId64
+		 " AND ts < %" PRId64 " GROUP BY ALL ORDER BY cpu, b, k",
+		 t0, n, t1 - t0, t0, t1);
+	if (run(c, sql, &res, err, errlen) < 0)
+		return -1;
+	out->len = 0;
+	kt_buf_printf(out, "{\"t0\":%" PRId64 ",\"t1\":%" PRId64 ",\"n\":%d,\"cpus\":", t0, t1, n);
+	if (bins_json(res, 1, out, err, errlen) < 0)
+		return -1;
+	kt_buf_puts(out, "}");
 	return 0;
 }
 
@@ -368,11 +388,40 @@ int kt_store_rows(duckdb_connection c, int cpu, int64_t t0, int64_t t1, long lim
 		 " OR event >= 65536)"
 #define LOD_KIND "CASE WHEN event IN (65536, 131072) THEN 0 WHEN event > 65536 THEN 1 ELSE 2 END"
 
-int kt_store_lod_meta(duckdb_connection c, int64_t *t0, int64_t *t1, struct kt_buf *out,
-		      char *err, size_t errlen)
+/* STORE/lod/meta: "t0 t1" and the answer, kept with the pyramid. */
+static int lod_meta_kept(const char *store, int64_t *t0, int64_t *t1, struct kt_buf *out)
+{
+	char path[4200];
+	long long a, b;
+	size_t len = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/lod/meta", store);
+	if (!(f = fopen(path, "r")))
+		return -1;
+	char *m = fscanf(f, "%lld %lld\n", &a, &b) == 2 ? kt_html_slurp(f, &len) : NULL;
+
+	fclose(f);
+	if (!m || len < 8 || strncmp(m, "{\"n\":", 5) != 0) {
+		free(m);
+		return -1;
+	}
+	*t0 = a;
+	*t1 = b;
+	out->len = 0;
+	kt_buf_add(out, m, len);
+	free(m);
+	return 0;
+}
+
+int kt_store_lod_meta(duckdb_connection c, const char *store, int64_t *t0, int64_t *t1,
+		      struct kt_buf *out, char *err, size_t errlen)
 {
 	duckdb_result res;
 	int failed = 0, first = 1;
+
+	if (lod_meta_kept(store, t0, t1, out) == 0)
+		return 0;
 
 	/* Times in the page's 10 ns units, so that the viewer makes the same
 	 * doubles of them as of its own rows (ts * 1e-8). */
@@ -469,16 +518,17 @@ static int exec_sql(duckdb_connection c, const char *sql, char *err, size_t errl
 }
 
 int kt_store_lod_pyramid(duckdb_connection c, const char *store, int64_t t0, int64_t t1,
-			 struct kt_lodpyr *py, char *err, size_t errlen)
+			 const struct kt_buf *meta, struct kt_lodpyr *py, char *err, size_t errlen)
 {
 	char dir[4200], tmp[4300], sql[4096 + 8600];
 	FILE *f;
 	int levels = 0;
 	int64_t q0 = 1;
 
-	/* Level 0 has at most 2^20 bins per CPU: finer tiles come straight
-	 * from span, whose row groups a tile's time range picks. */
-	while (q0 < (int64_t)1 << 40 && (t1 - t0) / q0 > (1 << 20))
+	/* Level 0 has at most 2^18 bins per CPU: finer tiles (a 64th of the
+	 * trace or less) come straight from span, whose row groups a tile's
+	 * time range picks. */
+	while (q0 < (int64_t)1 << 40 && (t1 - t0) / q0 > (1 << 18))
 		q0 *= 2;
 	snprintf(dir, sizeof(dir), "%s/lod", store);
 	snprintf(py->dir, sizeof(py->dir), "%s", dir);
@@ -523,6 +573,13 @@ int kt_store_lod_pyramid(duckdb_connection c, const char *store, int64_t t0, int
 		if (exec_sql(c, sql, err, errlen) < 0)
 			goto fail;
 	}
+	/* levels last: its presence says the rest is complete */
+	snprintf(sql, sizeof(sql), "%s/meta", tmp);
+	if (!(f = fopen(sql, "w")) || fprintf(f, "%" PRId64 " %" PRId64 "\n", t0, t1) < 0 ||
+	    fwrite(meta->p, 1, meta->len, f) != meta->len || fclose(f) != 0) {
+		errf(err, errlen, "%s: %s", sql, strerror(errno));
+		goto fail;
+	}
 	snprintf(sql, sizeof(sql), "%s/levels", tmp);
 	if (!(f = fopen(sql, "w")) || fprintf(f, "%" PRId64 " %d\n", q0, levels) < 0 || fclose(f) != 0) {
 		errf(err, errlen, "%s: %s", sql, strerror(errno));
@@ -553,8 +610,6 @@ int kt_store_lod(duckdb_connection c, const struct kt_lodpyr *py, int64_t t0, in
 		if (py->q0 << l == q)
 			level = l;
 	duckdb_result res;
-	int failed = 0, cpu = INT32_MIN, first = 1;
-	int64_t bin = INT64_MIN, cnt = 0, ns[3] = { 0 }, last[3] = { -1, -1, -1 };
 	int64_t lo = t0 + a * q, hi = t0 + b * q;
 
 	/* One row per CPU, bin and kind: rows, ns, last event. */
@@ -575,42 +630,10 @@ int kt_store_lod(duckdb_connection c, const struct kt_lodpyr *py, int64_t t0, in
 	if (run(c, sql, &res, err, errlen) < 0)
 		return -1;
 	out->len = 0;
-	kt_buf_printf(out, "{\"q\":%" PRId64 ",\"a\":%" PRId64 ",\"b\":%" PRId64 ",\"cpus\":{", q, a, b);
-	/* [bin, idle ns, user ns, kernel ns, last user event, last kernel event, rows] */
-#define FLUSH() do { if (bin != INT64_MIN) { \
-	kt_buf_printf(out, "%s[%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 \
-		      ",%" PRId64 "]", first ? "" : ",", bin, ns[0], ns[1], ns[2], last[1], last[2], cnt); \
-	first = 0; } } while (0)
-	for (duckdb_data_chunk ch; (ch = next_chunk(res, &failed, err, errlen));) {
-		int32_t *cc = IN(ch, 0, int32_t), *kk = IN(ch, 2, int32_t), *ev = IN(ch, 5, int32_t);
-		int64_t *bb = IN(ch, 1, int64_t), *nn = IN(ch, 3, int64_t), *dd = IN(ch, 4, int64_t);
-		idx_t m = duckdb_data_chunk_get_size(ch);
-
-		for (idx_t i = 0; i < m; i++) {
-			if (cc[i] != cpu || bb[i] != bin) {
-				FLUSH();
-				if (cc[i] != cpu) {
-					kt_buf_printf(out, "%s\"%d\":[", cpu == INT32_MIN ? "" : "],", cc[i]);
-					first = 1;
-				}
-				cpu = cc[i];
-				bin = bb[i];
-				cnt = 0;
-				ns[0] = ns[1] = ns[2] = 0;
-				last[0] = last[1] = last[2] = -1;
-			}
-			cnt += nn[i];
-			ns[kk[i]] += dd[i];
-			last[kk[i]] = ev[i];
-		}
-		duckdb_destroy_data_chunk(&ch);
-	}
-	FLUSH();
-#undef FLUSH
-	duckdb_destroy_result(&res);
-	if (failed)
+	kt_buf_printf(out, "{\"q\":%" PRId64 ",\"a\":%" PRId64 ",\"b\":%" PRId64 ",\"cpus\":", q, a, b);
+	if (bins_json(res, 0, out, err, errlen) < 0)
 		return -1;
-	kt_buf_puts(out, cpu == INT32_MIN ? "}," : "]},");
+	kt_buf_puts(out, ",");
 	/* The spans a pixel or longer are drawn in full over the bins: those
 	 * of 2 bins or longer (a pixel is 4 to 8) that overlap the tile. */
 	if (level >= 0)
@@ -618,6 +641,13 @@ int kt_store_lod(duckdb_connection c, const struct kt_lodpyr *py, int64_t t0, in
 			 "SELECT " ROW_COLS " FROM read_parquet('%s/long.parquet') WHERE dur >= %" PRId64
 			 " AND ts < %" PRId64 " AND ts + dur > %" PRId64 " ORDER BY cpu, ts", py->dir, 2 * q,
 			 hi, lo);
+	else if (py)	/* those shorter than 2 q0 start after lo - 2 q0: only those row groups */
+		snprintf(sql, sizeof(sql),
+			 "SELECT * FROM (SELECT " ROW_COLS " FROM span WHERE " LOD_EXEC " AND dur >= %" PRId64
+			 " AND dur < %" PRId64 " AND ts < %" PRId64 " AND ts > %" PRId64 " AND ts + dur > %" PRId64
+			 " UNION ALL SELECT " ROW_COLS " FROM read_parquet('%s/long.parquet') WHERE ts < %" PRId64
+			 " AND ts + dur > %" PRId64 ") ORDER BY cpu, ts", 2 * q, 2 * py->q0, hi, lo - 2 * py->q0,
+			 lo, py->dir, hi, lo);
 	else
 		snprintf(sql, sizeof(sql),
 			 "SELECT " ROW_COLS " FROM span WHERE " LOD_EXEC " AND dur >= %" PRId64 " AND ts < %" PRId64

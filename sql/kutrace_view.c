@@ -214,7 +214,7 @@ static int lod_meta(struct server *s, char *err, size_t errlen)
 {
 	if (s->lodmeta.len)
 		return 0;
-	return kt_store_lod_meta(kt_db_conn(s->db), &s->t0, &s->t1, &s->lodmeta, err, errlen);
+	return kt_store_lod_meta(kt_db_conn(s->db), s->store, &s->t0, &s->t1, &s->lodmeta, err, errlen);
 }
 
 /* The page, with a marker telling the viewer that a server is there (and
@@ -540,8 +540,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kutrace_view: %s\n", err);
 	} else {
 		if ((unsigned long long)lod_rows(&s.lodmeta) >= pyr_min &&
-		    kt_store_lod_pyramid(kt_db_conn(s.db), s.store, s.t0, s.t1, &s.pyr, err,
-					 sizeof(err)) < 0) {
+		    kt_store_lod_pyramid(kt_db_conn(s.db), s.store, s.t0, s.t1, &s.lodmeta, &s.pyr,
+					 err, sizeof(err)) < 0) {
 			if (prepare)
 				kt_die("%s", err);
 			fprintf(stderr, "kutrace_view: %s (served without the precomputed level of detail)\n", err);

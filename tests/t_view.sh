@@ -222,18 +222,19 @@ same_file "a page as input: the same rows" "$TMP/basic.rows" "$TMP/basic2.view"
 kill $PID; wait $PID
 
 # A store removed under the server.
-"$Q" build tests/golden/basic.trace -o "$TMP/st.tables" >/dev/null 2>&1
+"$Q" build "$REAL" -o "$TMP/st.tables" >/dev/null 2>&1
 # The precomputed level of detail (STORE/lod/): made once (--prepare), and
 # its tiles are those made from span, at a level of it and at one finer.
 "$V" "$TMP/st.tables" --prepare --pyramid-min 0 2> "$TMP/prep.err"
 eq "--prepare: exit 0, the levels said" "0 1" "$? $(grep -c 'level of detail ready' "$TMP/prep.err")"
 check "--prepare: STORE/lod/ with its levels, no temporary left" sh -c "test -s '$TMP/st.tables/lod/levels' && ! ls -d '$TMP/st.tables'/lod.tmp.* 2>/dev/null"
 start store "$TMP/st.tables" --no-browser
-# widths whose 4096 bins hold the whole trace, and a quarter and 4 times that
+# widths whose 4096 bins hold the whole trace, 4 times that, and one
+# below the pyramid's finest (its long spans partly from span)
 QP=$(cut -d' ' -f1 "$TMP/st.tables/lod/levels") Q1=$(cut -d' ' -f1 "$TMP/st.tables/lod/levels")
 DUR=$(get "$B/api/lodmeta?t=$TOK" | python3 -c 'import json,sys; m = json.load(sys.stdin); print((m["end"][0] + m["end"][1] - m["t0"]) * 10)')
 while [ $((Q1 * 4096)) -lt "$DUR" ]; do Q1=$((Q1 * 2)); done
-QS="$Q1 $((Q1 * 4)) $((Q1 / 4 > QP ? Q1 / 4 : QP))"
+QS="$Q1 $((Q1 * 4)) $((QP / 4))"
 for q in $QS; do
 	get "$B/api/lod?t=$TOK&q=$q&a=0&b=4096" > "$TMP/lod.pyr.$q"
 done
