@@ -118,11 +118,7 @@ int kt_store_page(duckdb_connection c, const char *store, const char *tpl, uint6
 struct kt_buf;
 int kt_store_tiles(duckdb_connection c, int64_t t0, int64_t t1, int n, struct kt_buf *out,
 		   char *err, size_t errlen);
-/* The rows of cpu (every cpu if < 0) that overlap [t0, t1) ns, at most
- * limit, as JSON rows (docs/spec/FORMATS.md 5.10.2):
- * {"rows":[...],"more":false}. */
-int kt_store_rows(duckdb_connection c, int cpu, int64_t t0, int64_t t1, long limit,
-		  struct kt_buf *out, char *err, size_t errlen);
+
 
 /*
  * The viewer's level of detail (docs/spec/VIEWER.md 3.4.1), times in ns
@@ -149,5 +145,12 @@ int kt_store_lod_pyramid(duckdb_connection c, const char *store, int64_t t0, int
 /* py: the pyramid, or NULL (every tile from span). */
 int kt_store_lod(duckdb_connection c, const struct kt_lodpyr *py, int64_t t0, int64_t q, int64_t a,
 		 int64_t b, struct kt_buf *out, char *err, size_t errlen);
+
+/* The rows of cpu (every cpu if < 0) that overlap [t0, t1) ns, at most
+ * limit, in the store's order, as JSON rows (docs/spec/FORMATS.md
+ * 5.10.2): {"rows":[...],"more":false}; py: the pyramid (its long rows),
+ * or NULL. */
+int kt_store_rows(duckdb_connection c, const struct kt_lodpyr *py, int cpu, int64_t t0,
+		  int64_t t1, long limit, struct kt_buf *out, char *err, size_t errlen);
 
 #endif /* KUTRACE_STORE_H */

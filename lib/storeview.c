@@ -359,20 +359,35 @@ static int rows_json(duckdb_connection c, const char *sql, const char *pre, long
 	return 0;
 }
 
-int kt_store_rows(duckdb_connection c, int cpu, int64_t t0, int64_t t1, long limit,
-		  struct kt_buf *out, char *err, size_t errlen)
+int kt_store_rows(duckdb_connection c, const struct kt_lodpyr *py, int cpu, int64_t t0,
+		  int64_t t1, long limit, struct kt_buf *out, char *err, size_t errlen)
 {
-	char sql[1024], where[64] = "";
+	char sql[1024 + 2 * sizeof(py->dir)], where[64] = "";
 
 	if (cpu >= 0)
 		snprintf(where, sizeof(where), "cpu = %d AND ", cpu);
+	out->len = 0;
+	/* With the pyramid: the rows shorter than 2 q0 start after t0 - 2 q0,
+	 * so only those row groups are read, and the longer ones are kept
+	 * apart (longrows.parquet); both with their row number in span, whose
+	 * order they are given back in.  Without it, ts + dur > t0 reads span
+	 * from its start. */
+	if (py) {
+		snprintf(sql, sizeof(sql),
+			 "SELECT " ROW_COLS " FROM (SELECT file_row_number AS rn, " ROW_COLS " FROM"
+			 " read_parquet('%s/../span.parquet', file_row_number = true) WHERE %sts < %" PRId64
+			 " AND ts > %" PRId64 " AND dur < %" PRId64 " AND ts + dur > %" PRId64 " UNION ALL"
+			 " SELECT * FROM read_parquet('%s/longrows.parquet') WHERE %sts < %" PRId64
+			 " AND ts + dur > %" PRId64 ") ORDER BY rn LIMIT %ld", py->dir, where, t1,
+			 t0 - 2 * py->q0, 2 * py->q0, t0, py->dir, where, t1, t0, limit + 1);
+		return rows_json(c, sql, "{\"rows\":", limit, out, err, errlen);
+	}
 	/* In the store's order, which is the page's (by ts, ties as the JSON
 	 * has them): a sort by ts could reorder ties, and with them what is
 	 * drawn over what.  DuckDB keeps a scan's order (preserve_insertion_order). */
 	snprintf(sql, sizeof(sql),
 		 "SELECT " ROW_COLS " FROM span WHERE %sts < %" PRId64
 		 " AND ts + dur > %" PRId64 " LIMIT %ld", where, t1, t0, limit + 1);
-	out->len = 0;
 	return rows_json(c, sql, "{\"rows\":", limit, out, err, errlen);
 }
 
@@ -504,6 +519,9 @@ int kt_store_lod_meta(duckdb_connection c, const char *store, int64_t *t0, int64
 #define LOD_UP_COLS "sum(i)::BIGINT AS i, sum(u)::BIGINT AS u, sum(kn)::BIGINT AS kn, arg_max(eu, tu) AS eu," \
 	" max(tu) AS tu, arg_max(ek, tk) AS ek, max(tk) AS tk, sum(c)::BIGINT AS c"
 
+/* What STORE/lod/ holds; another version is made again. */
+#define LOD_VERSION 2
+
 static int exec_sql(duckdb_connection c, const char *sql, char *err, size_t errlen)
 {
 	duckdb_result res;
@@ -535,7 +553,8 @@ int kt_store_lod_pyramid(duckdb_connection c, const char *store, int64_t t0, int
 	snprintf(tmp, sizeof(tmp), "%s/levels", dir);
 	if ((f = fopen(tmp, "r"))) {
 		long long a = 0, b = 0;
-		int ok = fscanf(f, "%lld %lld", &a, &b) == 2 && a == q0 && b > 0 && b < 64;
+		int v = 0, ok = fscanf(f, "%lld %lld %d", &a, &b, &v) == 3 && a == q0 && b > 0 &&
+				b < 64 && v == LOD_VERSION;
 
 		fclose(f);
 		if (ok) {
@@ -561,6 +580,12 @@ int kt_store_lod_pyramid(duckdb_connection c, const char *store, int64_t t0, int
 		 " '%s/long.parquet' (FORMAT parquet)", 2 * q0, tmp);
 	if (exec_sql(c, sql, err, errlen) < 0)
 		goto fail;
+	snprintf(sql, sizeof(sql),
+		 "COPY (SELECT file_row_number AS rn, " ROW_COLS " FROM read_parquet('%s/span.parquet',"
+		 " file_row_number = true) WHERE dur >= %" PRId64 ") TO '%s/longrows.parquet' (FORMAT parquet)",
+		 store, 2 * q0, tmp);
+	if (exec_sql(c, sql, err, errlen) < 0)
+		goto fail;
 	for (int64_t q = q0; levels < 63; q *= 2) {
 		levels++;
 		if ((t1 - t0) / q < 2)
@@ -581,7 +606,8 @@ int kt_store_lod_pyramid(duckdb_connection c, const char *store, int64_t t0, int
 		goto fail;
 	}
 	snprintf(sql, sizeof(sql), "%s/levels", tmp);
-	if (!(f = fopen(sql, "w")) || fprintf(f, "%" PRId64 " %d\n", q0, levels) < 0 || fclose(f) != 0) {
+	if (!(f = fopen(sql, "w")) || fprintf(f, "%" PRId64 " %d %d\n", q0, levels, LOD_VERSION) < 0 ||
+	    fclose(f) != 0) {
 		errf(err, errlen, "%s: %s", sql, strerror(errno));
 		goto fail;
 	}

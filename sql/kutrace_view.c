@@ -344,8 +344,8 @@ static enum MHD_Result api(struct server *s, struct MHD_Connection *c, const cha
 		if (header(c, MHD_GET_ARGUMENT_KIND, "limit") &&
 		    arg_i64(c, "limit", 1, KT_ROWS_MAX, &limit) < 0)
 			return text(c, MHD_HTTP_BAD_REQUEST, "limit: 1..1000000");
-		rc = kt_store_rows(kt_db_conn(s->db), (int)cpu, t0, t1, (long)limit, &b, err,
-				   sizeof(err));
+		rc = kt_store_rows(kt_db_conn(s->db), s->pyr.levels ? &s->pyr : NULL, (int)cpu, t0, t1,
+				   (long)limit, &b, err, sizeof(err));
 	}
 	if (rc < 0) {
 		kt_buf_free(&b);

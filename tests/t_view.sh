@@ -238,6 +238,8 @@ QS="$Q1 $((Q1 * 4)) $((QP / 4))"
 for q in $QS; do
 	get "$B/api/lod?t=$TOK&q=$q&a=0&b=4096" > "$TMP/lod.pyr.$q"
 done
+read -r LT0 LT1 <<< "$(get "$B/api/lodmeta?t=$TOK" | python3 -c 'import json,sys; m = json.load(sys.stdin); a = m["t0"] * 10; d = (m["end"][0] + m["end"][1]) * 10 - a; print(a + d // 3, a + d // 3 + d // 50)')"
+get "$B/api/window?t=$TOK&t0=$LT0&t1=$LT1" > "$TMP/win.pyr"
 kill -INT $PID; wait $PID
 mv "$TMP/st.tables/lod" "$TMP/lod.saved"
 start store "$TMP/st.tables" --no-browser --pyramid-min 1000000000
@@ -245,6 +247,8 @@ for q in $QS; do
 	get "$B/api/lod?t=$TOK&q=$q&a=0&b=4096" > "$TMP/lod.span.$q"
 	check "lod, q $q ns: the pyramid's tile is the one made from span" sh -c "grep -q '\"cpus\":{\"' '$TMP/lod.span.$q' && cmp -s '$TMP/lod.span.$q' '$TMP/lod.pyr.$q'"
 done
+get "$B/api/window?t=$TOK&t0=$LT0&t1=$LT1" > "$TMP/win.span"
+check "window: with the pyramid (its long rows apart), the same rows in the same order" sh -c "[ \$(wc -l < '$TMP/win.span') -gt 100 ] && cmp -s '$TMP/win.span' '$TMP/win.pyr'"
 kill -INT $PID; wait $PID
 start store "$TMP/st.tables" --no-browser
 eq "a store: the page" 200 "$(code "$URL")"
