@@ -8,11 +8,13 @@
 // locks, the frequency overlay) works on those.  Uses data.js and draw.js.
 const TILE = 4096, LOAD_MAX = 300000;
 const LOD = { api: '', tiles: new Map(), asked: new Map(), pending: 0, err: '', winAsk: null, spans: 0, sumExec: 0,
-  check: false, onLoad: null, loads: 0 };
+  check: false, onLoad: null, loads: 0, slow: [] };
 
 function lodGet(what) {
+  const t = performance.now();
   return fetch(LOD.api + what, { credentials: 'same-origin', cache: 'no-store' })
-    .then(r => r.ok ? r.json() : r.text().then(t => { throw new Error(t.trim()); }));
+    .then(r => r.ok ? r.json() : r.text().then(t => { throw new Error(t.trim()); }))
+    .finally(() => { const ms = performance.now() - t; if (ms > 500 && LOD.slow.length < 50) LOD.slow.push([what.replace(/&limit=.*/, ''), Math.round(ms)]); });
 }
 // Times of the server's rows as the page's are (whole 10 ns times 1e-8),
 // not as the JSON's decimals parse: the same doubles, the same pixels.

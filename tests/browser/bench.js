@@ -81,7 +81,8 @@ const f = x => x.toFixed(1);
         }
       }
       const u = stats(full), l = await page.evaluate(() => window.kutrace.lodState());
-      console.log(`  summary mode: pan/zoom to the complete picture (tiles and window rows from the server): median ${f(u.median)} ms, p95 ${f(u.p95)} ms, max ${f(u.max)} ms; ${l.tiles} tiles kept, ${l.loads} windows of rows loaded`);
+      console.log(`  summary mode: pan/zoom to the complete picture (tiles and window rows from the server): median ${f(u.median)} ms, p95 ${f(u.p95)} ms, max ${f(u.max)} ms; ${l.tiles} tiles kept, ${l.loads} windows of rows loaded` +
+        (l.slow.length ? `; requests over 0.5 s: ${l.slow.map(x => x[0].replace(/^(\w+)\?/, '$1 ') + ' ' + x[1] + ' ms').join(', ')}` : ''));
     }
     console.log(`  redraw after pan/zoom (CPU rows): script median ${f(j.median)} ms, max ${f(j.max)} ms; frame (script + paint) median ${f(w.median)} ms, max ${f(w.max)} ms; to painted frame median ${f(q.median)} ms, p95 ${f(q.p95)} ms, max ${f(q.max)} ms`);
     await page.evaluate(([a, b]) => window.kutrace.setWindow(a, b), [t0, t1]);
