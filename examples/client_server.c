@@ -30,8 +30,15 @@
  * A single process because /dev/kutrace is opened exclusively: every
  * thread marks through the one file descriptor of its process.
  *
+ * Over TCP, the two sides run on two hosts, each tracing itself:
+ * --listen PORT runs only the servers (one per accepted connection, until
+ * CLIENTS connections have ended), --connect ADDR:PORT only the clients.
+ * Both traces then hold the same RPC ids, which kutrace_align matches to
+ * line the two hosts' clocks up.
+ *
  *   client_server [-n REQUESTS] [-c CLIENTS] [-s SLOW] [-l HOLD]
  *                 [-o FILE.trace] [--no-trace]
+ *                 [--listen PORT | --connect ADDR:PORT]
  *
  * Prints per-method latency (median, 99th percentile, max) and the id of
  * the slowest request of each method, to look up in the timeline.  Needs the kutrace
@@ -46,6 +53,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <arpa/inet.h>
 
 #include "kutrace/control.h"
 
@@ -238,6 +248,72 @@ static void *client(void *p)
 	return NULL;
 }
 
+/* "ADDR:PORT", an IPv4 address: all the two-host test needs. */
+static int parse_peer(const char *s, struct sockaddr_in *sin)
+{
+	char addr[64];
+	const char *colon = strrchr(s, ':');
+	int port = colon ? atoi(colon + 1) : 0;
+
+	if (!colon || (size_t)(colon - s) >= sizeof(addr) || port < 1 || port > 65535) {
+		fprintf(stderr, "client_server: --connect: ADDR:PORT, not %s\n", s);
+		return -1;
+	}
+	memcpy(addr, s, (size_t)(colon - s));
+	addr[colon - s] = '\0';
+	if (inet_pton(AF_INET, addr, &sin->sin_addr) != 1) {
+		fprintf(stderr, "client_server: --connect: %s is not an IPv4 address\n", addr);
+		return -1;
+	}
+	sin->sin_port = htons((uint16_t)port);
+	return 0;
+}
+
+/*
+ * One client-server connection: sv[1] the client's end, sv[0] the
+ * server's.  In one process a socketpair; over TCP only the local side's
+ * end is real (the other is -1).  TCP_NODELAY: each small request goes out
+ * at once, not after the previous one's ACK, so the RPC marks bracket the
+ * wire closely.
+ */
+static int connect_pair(int lfd, const struct sockaddr_in *peer, int sv[2])
+{
+	int one = 1, fd;
+
+	if (lfd < 0 && !peer) {
+		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) {
+			perror("client_server: socketpair");
+			return -1;
+		}
+		return 0;
+	}
+	if (peer) {
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		/* The server may still be starting: try for 30 s. */
+		for (int tries = 0; fd >= 0 && connect(fd, (const struct sockaddr *)peer,
+						       sizeof(*peer)); tries++) {
+			if (tries == 300) {
+				perror("client_server: connect");
+				close(fd);
+				return -1;
+			}
+			close(fd);
+			usleep(100000);
+			fd = socket(AF_INET, SOCK_STREAM, 0);
+		}
+	} else {
+		fd = accept(lfd, NULL, NULL);
+	}
+	if (fd < 0) {
+		perror(peer ? "client_server: socket" : "client_server: accept");
+		return -1;
+	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	sv[0] = peer ? -1 : fd;
+	sv[1] = peer ? fd : -1;
+	return 0;
+}
+
 static int cmp_double(const void *x, const void *y)
 {
 	double a = *(const double *)x, b = *(const double *)y;
@@ -265,13 +341,17 @@ static void usage(FILE *f)
 		"holding it on every SLOW-th update (default 25, 0 = never).  Traces\n"
 		"the run into FILE.trace (default client_server.trace) with RPC and\n"
 		"lock marks, and prints the latencies and the slowest RPC ids.\n"
-		"--no-trace: run without kutrace.\n");
+		"--no-trace: run without kutrace.\n"
+		"--listen PORT: only the servers, on TCP port PORT (all addresses), one per\n"
+		"connection, until CLIENTS connections have ended.  --connect ADDR:PORT:\n"
+		"only the clients, to that server (an IPv4 address).  Each side traces\n"
+		"itself; kutrace_align lines the two traces up from their RPC ids.\n");
 }
 
 int main(int argc, char **argv)
 {
-	int n = 200, nc = 3, rc = 0;
-	const char *out = "client_server.trace";
+	int n = 200, nc = 3, rc = 0, port = 0;
+	const char *out = "client_server.trace", *peer = NULL;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -287,6 +367,14 @@ int main(int argc, char **argv)
 			hold_ms = atoi(argv[++i]);
 		} else if (!strcmp(argv[i], "-o") && i + 1 < argc) {
 			out = argv[++i];
+		} else if (!strcmp(argv[i], "--listen") && i + 1 < argc) {
+			port = atoi(argv[++i]);
+			if (port < 1 || port > 65535) {
+				fprintf(stderr, "client_server: --listen: a port 1..65535\n");
+				return 2;
+			}
+		} else if (!strcmp(argv[i], "--connect") && i + 1 < argc) {
+			peer = argv[++i];
 		} else if (!strcmp(argv[i], "--no-trace")) {
 			tracing = 0;
 		} else {
@@ -302,6 +390,26 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	if (port && peer) {
+		fprintf(stderr, "client_server: --listen or --connect, not both\n");
+		return 2;
+	}
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	int lfd = -1;
+
+	if (peer && parse_peer(peer, &sin))
+		return 2;
+	if (port) {
+		int one = 1;
+
+		sin.sin_port = htons((uint16_t)port);
+		lfd = socket(AF_INET, SOCK_STREAM, 0);
+		if (lfd < 0 || setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+		    bind(lfd, (struct sockaddr *)&sin, sizeof(sin)) || listen(lfd, 64)) {
+			perror("client_server: listen");
+			return 1;
+		}
+	}
 	pthread_t st[64], ct[64];
 	struct server_arg sa[64];
 	struct client_arg ca[64];
@@ -320,10 +428,8 @@ int main(int argc, char **argv)
 	for (int i = 0; i < nc; i++) {
 		int sv[2];
 
-		if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv)) {
-			perror("client_server: socketpair");
+		if (connect_pair(lfd, peer ? &sin : NULL, sv))
 			return 1;
-		}
 		sa[i] = (struct server_arg){ .fd = sv[0], .index = i };
 		ca[i] = (struct client_arg){
 			.fd = sv[1], .index = i, .requests = n,
@@ -335,12 +441,16 @@ int main(int argc, char **argv)
 			fprintf(stderr, "client_server: out of memory\n");
 			return 1;
 		}
-		pthread_create(&st[i], NULL, server, &sa[i]);
-		pthread_create(&ct[i], NULL, client, &ca[i]);
+		if (!peer)
+			pthread_create(&st[i], NULL, server, &sa[i]);
+		if (!port)
+			pthread_create(&ct[i], NULL, client, &ca[i]);
 	}
 	for (int i = 0; i < nc; i++) {
-		pthread_join(ct[i], NULL);
-		pthread_join(st[i], NULL);
+		if (!port)
+			pthread_join(ct[i], NULL);
+		if (!peer)
+			pthread_join(st[i], NULL);
 	}
 	if (tracing) {
 		kutrace_mark_a("/run");
@@ -371,6 +481,10 @@ int main(int argc, char **argv)
 				worst_id[m] = ca[i].first_id + (uint32_t)j;
 			}
 		}
+	if (port) {
+		printf("served %d connections\n", nc);
+		return rc;
+	}
 	report("lookup", lk, nl);
 	report("update", up, nu);
 	for (int m = 0; m < 2; m++)

@@ -54,6 +54,7 @@ struct state {
 struct run {
 	int64_t ts, end;
 	int32_t pid;
+	int32_t ti;		/* rpc rows: the host */
 };
 
 struct irq {
@@ -80,13 +81,25 @@ struct cache {
 	int loaded;
 };
 
+/*
+ * One host's trace among the stores given (kutrace_align --tables writes
+ * one store per host, every time on one clock): a thread is a pid on a
+ * host, a CPU a number on a host.
+ */
+#define MAX_HOSTS 64
+struct host {
+	char *id, *lit;		/* its trace_id, and as an SQL literal */
+	char *machine;
+	struct cache states, runs, irqs, holds;
+};
+
 struct ctx {
 	duckdb_connection c;
-	const char *trace;	/* trace_id filter, SQL literal */
+	struct host h[MAX_HOSTS];
+	int nh, ti;		/* the hosts; the one the walk is on */
 	int64_t w0, w1;		/* the target window: what is loaded */
-	struct cache states, runs, irqs, holds;
 	int32_t rpc;		/* the target's RPC id, or 0 */
-	int32_t stack[MAX_DEPTH];	/* the threads being walked, by depth */
+	int64_t stack[MAX_DEPTH];	/* the threads being walked (host << 32 | pid) */
 	const char *blind;	/* what the trace cannot show, or NULL */
 	struct arr rpc_rows;	/* other threads' rows of that RPC (struct run) */
 	struct arr exe;		/* the targets' execution rows (struct exe, load_exe) */
@@ -95,8 +108,13 @@ struct ctx {
 	char err[512];
 };
 
+/* The trace_id literal of the host the walk is on. */
+#define TRACE(x) ((x)->h[(x)->ti].lit)
+#define HERE(x, what) (&(x)->h[(x)->ti].what)
+
 struct piece {
 	int64_t a, b;
+	int32_t ti;		/* the host */
 	int32_t pid, cpu;
 	const char *cause, *what;
 	const char *lock;	/* a traced lock pid held meanwhile, or NULL */
@@ -209,6 +227,19 @@ static struct arr *cached(struct ctx *x, struct cache *c, int32_t key, size_t si
 	return find(c, key, size, &fresh);
 }
 
+/* The host of a trace_id in column col of r (0 if unknown: one host). */
+static int host_of(const struct ctx *x, duckdb_result *r, idx_t col, idx_t row)
+{
+	char *v = duckdb_value_varchar(r, col, row);
+	int ti = 0;
+
+	for (int i = 0; v && i < x->nh; i++)
+		if (strcmp(x->h[i].id, v) == 0)
+			ti = i;
+	duckdb_free(v);
+	return ti;
+}
+
 static const char *str(duckdb_result *r, idx_t col, idx_t row)
 {
 	if (duckdb_value_is_null(r, col, row))
@@ -241,13 +272,13 @@ static struct arr *states_of(struct ctx *x, int32_t pid)
 {
 	/* And each thread's first running state after the window: where a
 	 * wait at the window's end was going to run, and who woke it. */
-	return cached(x, &x->states, pid, sizeof(struct state), add_state,
+	return cached(x, HERE(x, states), pid, sizeof(struct state), add_state,
 		      "WITH nx AS (SELECT pid, min(ts) AS t FROM thread_state WHERE trace_id = %s AND "
 		      "state = 'running' AND ts >= %" PRId64 " GROUP BY pid) "
 		      "SELECT s.pid, s.ts, s.dur, s.cpu, s.state, s.reason, s.waker_pid, s.waker_cpu "
 		      "FROM thread_state s LEFT JOIN nx ON s.pid = nx.pid WHERE s.trace_id = %s AND "
 		      "s.ts + s.dur > %" PRId64 " AND s.ts <= coalesce(nx.t, %" PRId64 ") "
-		      "ORDER BY s.pid, s.ts", x->trace, x->w1, x->trace, x->w0, x->w1);
+		      "ORDER BY s.pid, s.ts", TRACE(x), x->w1, TRACE(x), x->w0, x->w1);
 }
 
 static void add_run(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
@@ -263,10 +294,10 @@ static void add_run(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
 /* Who ran on a CPU over the window. */
 static struct arr *runs_of(struct ctx *x, int32_t cpu)
 {
-	return cached(x, &x->runs, cpu, sizeof(struct run), add_run,
+	return cached(x, HERE(x, runs), cpu, sizeof(struct run), add_run,
 		      "SELECT cpu, ts, dur, pid FROM sched_slice WHERE trace_id = %s AND "
 		      "ts < %" PRId64 " AND ts + dur > %" PRId64 " ORDER BY cpu, ts",
-		      x->trace, x->w1, x->w0);
+		      TRACE(x), x->w1, x->w0);
 }
 
 static void add_irq(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
@@ -282,11 +313,11 @@ static void add_irq(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
 /* The interrupt running on cpu at time t (a wakeup's source), or NULL. */
 static const char *irq_at(struct ctx *x, int32_t cpu, int64_t t)
 {
-	struct arr *a = cached(x, &x->irqs, cpu, sizeof(struct irq), add_irq,
+	struct arr *a = cached(x, HERE(x, irqs), cpu, sizeof(struct irq), add_irq,
 				     "SELECT cpu, ts, dur, name FROM slice WHERE trace_id = %s "
 				     "AND kind IN ('interrupt', 'softirq') AND ts <= %" PRId64
 				     " AND ts + dur >= %" PRId64 " ORDER BY cpu, ts, depth",
-				     x->trace, x->w1, x->w0);
+				     TRACE(x), x->w1, x->w0);
 	const struct irq *v = a->v;
 	size_t lo = 0, hi = a->n;
 
@@ -324,11 +355,11 @@ static void add_hold(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
 /* The traced lock pid held over most of [a, b), or NULL. */
 static const char *held_by(struct ctx *x, int32_t pid, int64_t a, int64_t b)
 {
-	const struct arr *h = cached(x, &x->holds, pid, sizeof(struct irq), add_hold,
+	const struct arr *h = cached(x, HERE(x, holds), pid, sizeof(struct irq), add_hold,
 				     "SELECT pid, ts, dur, coalesce(name, 'lock ' || lock) FROM lock "
 				     "WHERE trace_id = %s AND kind = 'held' AND ts < %" PRId64
 				     " AND ts + dur > %" PRId64 " ORDER BY pid, ts",
-				     x->trace, x->w1, x->w0);
+				     TRACE(x), x->w1, x->w0);
 	const struct irq *v = h->v;
 
 	for (size_t i = 0; i < h->n && v[i].ts < b; i++) {
@@ -346,6 +377,16 @@ static const char *held_by(struct ctx *x, int32_t pid, int64_t a, int64_t b)
 
 static const char *held_by(struct ctx *x, int32_t pid, int64_t a, int64_t b);
 
+/* p at the end of the path, as it is. */
+static void put(struct ctx *x, const struct piece *p)
+{
+	if (x->np == x->capp) {
+		x->capp = x->capp ? 2 * x->capp : 256;
+		x->p = kt_xrealloc(x->p, x->capp * sizeof(*x->p));
+	}
+	x->p[x->np++] = *p;
+}
+
 static void add(struct ctx *x, int64_t a, int64_t b, int32_t pid, int32_t cpu,
 		const char *cause, const char *what, int depth)
 {
@@ -355,18 +396,15 @@ static void add(struct ctx *x, int64_t a, int64_t b, int32_t pid, int32_t cpu,
 	const char *lock = depth > 0 && pid > 0 ? held_by(x, pid, a, b) : NULL;
 
 	if (x->np && x->p[x->np - 1].b == a && x->p[x->np - 1].pid == pid &&
+	    x->p[x->np - 1].ti == x->ti &&
 	    x->p[x->np - 1].cpu == cpu && x->p[x->np - 1].cause == cause &&
 	    x->p[x->np - 1].what == what && x->p[x->np - 1].depth == depth &&
 	    x->p[x->np - 1].lock == lock) {
 		x->p[x->np - 1].b = b;	/* one step, not many */
 		return;
 	}
-	if (x->np == x->capp) {
-		x->capp = x->capp ? 2 * x->capp : 256;
-		x->p = kt_xrealloc(x->p, x->capp * sizeof(*x->p));
-	}
-	x->p[x->np++] = (struct piece){ .a = a, .b = b, .pid = pid, .cpu = cpu, .cause = cause,
-					.what = what, .lock = lock, .depth = depth };
+	put(x, &(struct piece){ .a = a, .b = b, .ti = x->ti, .pid = pid, .cpu = cpu,
+				.cause = cause, .what = what, .lock = lock, .depth = depth });
 }
 
 /* A sleep's reason (docs/TABLES.md, wait.reason) as a cause. */
@@ -455,15 +493,16 @@ static void walk(struct ctx *x, int32_t pid, int64_t a0, int64_t b0, int depth, 
 /*
  * A sleep [a, b) of pid whose wakeup leads to no thread (an interrupt, a
  * timer, none seen): when the target is an RPC and other threads worked
- * on it meanwhile (a server behind a network card, a worker that took the
- * request from a queue), the sleep waited for their work: each is walked
- * over its part of [a, b); the rest stays what the wakeup says.
+ * on it meanwhile (a server behind a network card, on this host or
+ * another one of the stores given, a worker that took the request from a
+ * queue), the sleep waited for their work: each is walked over its part
+ * of [a, b); the rest stays what the wakeup says.
  */
 /* Is pid one of the threads the walk is in (it waits for us)? */
-static int on_stack(const struct ctx *x, int32_t pid, int depth)
+static int on_stack(const struct ctx *x, int ti, int32_t pid, int depth)
 {
 	for (int d = 0; d <= depth; d++)
-		if (x->stack[d] == pid)
+		if (x->stack[d] == ((int64_t)ti << 32 | (uint32_t)pid))
 			return 1;
 	return 0;
 }
@@ -477,12 +516,16 @@ static void follow_rpc(struct ctx *x, int32_t pid, int64_t a, int64_t b, int32_t
 	/* A timer ends a sleep that waited for time, not for the work. */
 	for (size_t i = 0; x->rpc && depth + 1 < MAX_DEPTH && strcmp(cause, "timer") != 0 &&
 	     i < x->rpc_rows.n && t < b; i++) {
-		if (r[i].end <= t || r[i].ts >= b || on_stack(x, r[i].pid, depth))
+		if (r[i].end <= t || r[i].ts >= b || on_stack(x, r[i].ti, r[i].pid, depth))
 			continue;
 		int64_t s = r[i].ts > t ? r[i].ts : t, e = r[i].end < b ? r[i].end : b;
+		int here = x->ti;
 
 		add(x, t, s, pid, cpu, cause, what, depth);
+		/* On its own host: a server behind the network is on another. */
+		x->ti = r[i].ti;
 		walk(x, r[i].pid, s, e, depth + 1, cause);
+		x->ti = here;
 		t = e;
 	}
 	add(x, t, b, pid, cpu, cause, what, depth);
@@ -525,7 +568,7 @@ static void walk(struct ctx *x, int32_t pid, int64_t a0, int64_t b0, int depth, 
 	const struct state *v = s->v;
 	int64_t t = a0;
 
-	x->stack[depth] = pid;
+	x->stack[depth] = (int64_t)x->ti << 32 | (uint32_t)pid;
 
 	for (size_t i = first_after(s, t); i < s->n && t < b0; i++) {
 		if (v[i].ts >= b0)
@@ -559,27 +602,27 @@ static void walk(struct ctx *x, int32_t pid, int64_t a0, int64_t b0, int depth, 
 
 struct target {
 	char label[128];
-	int32_t pid, rpc;
+	int32_t ti, pid, rpc;
 	int64_t a, b;
 };
 
 struct exe {
 	int64_t ts, end;
-	int32_t pid, cpu;
+	int32_t ti, pid, cpu;
 	const char *what;
 };
 
 static void add_exe(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
 {
 	struct exe *e = push(arg);
-	int32_t ev = duckdb_value_int32(r, 4, i);
+	int32_t ev = duckdb_value_int32(r, 5, i);
 
-	(void)x;
-	e->pid = duckdb_value_int32(r, 0, i);
-	e->ts = duckdb_value_int64(r, 1, i);
-	e->end = e->ts + duckdb_value_int64(r, 2, i);
-	e->cpu = duckdb_value_int32(r, 3, i);
-	e->what = ev >= 65536 ? kt_intern("user code") : str(r, 5, i);
+	e->ti = host_of(x, r, 0, i);
+	e->pid = duckdb_value_int32(r, 1, i);
+	e->ts = duckdb_value_int64(r, 2, i);
+	e->end = e->ts + duckdb_value_int64(r, 3, i);
+	e->cpu = duckdb_value_int32(r, 4, i);
+	e->what = ev >= 65536 ? kt_intern("user code") : str(r, 6, i);
 }
 
 /*
@@ -589,21 +632,23 @@ static void add_exe(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
  */
 static void load_exe(struct ctx *x, const struct target *t, size_t n)
 {
-	size_t cap = 512 + 96 * n, len;
+	size_t cap = 512 + 200 * n, len;
 	char *sql = kt_xmalloc(cap);
 
-	len = (size_t)snprintf(sql, cap, "SELECT pid, ts, dur, cpu, event, name FROM span WHERE "
-			       "trace_id = %s AND cpu >= 0 AND ((event BETWEEN 1024 AND 4095) OR "
-			       "event > 65536) AND (false", x->trace);
+	len = (size_t)snprintf(sql, cap, "SELECT trace_id, pid, ts, dur, cpu, event, name FROM span "
+			       "WHERE cpu >= 0 AND ((event BETWEEN 1024 AND 4095) OR "
+			       "event > 65536) AND (false");
 	for (size_t i = 0; i < n; i++)
-		len += (size_t)snprintf(sql + len, cap - len, " OR (pid = %d AND ts < %" PRId64
-					" AND ts + dur > %" PRId64 ")", t[i].pid, t[i].b, t[i].a);
-	snprintf(sql + len, cap - len, ") ORDER BY pid, cpu, ts");
+		len += (size_t)snprintf(sql + len, cap - len, " OR (trace_id = %s AND pid = %d AND "
+					"ts < %" PRId64 " AND ts + dur > %" PRId64 ")",
+					x->h[t[i].ti].lit, t[i].pid, t[i].b, t[i].a);
+	/* trace_id order is the hosts' order (main) */
+	snprintf(sql + len, cap - len, ") ORDER BY trace_id, pid, cpu, ts");
 	query(x, sql, add_exe, &x->exe);
 	free(sql);
 }
 
-/* The first row of pid on cpu ending after t, in x->exe. */
+/* The first row of pid on cpu (of the host x->ti) ending after t, in x->exe. */
 static size_t exe_after(const struct ctx *x, int32_t pid, int32_t cpu, int64_t t)
 {
 	const struct exe *e = x->exe.v;
@@ -611,8 +656,8 @@ static size_t exe_after(const struct ctx *x, int32_t pid, int32_t cpu, int64_t t
 
 	while (lo < hi) {
 		size_t m = lo + (hi - lo) / 2;
-		int before = e[m].pid != pid ? e[m].pid < pid : e[m].cpu != cpu ? e[m].cpu < cpu :
-			     e[m].end <= t;
+		int before = e[m].ti != x->ti ? e[m].ti < x->ti : e[m].pid != pid ? e[m].pid < pid :
+			     e[m].cpu != cpu ? e[m].cpu < cpu : e[m].end <= t;
 
 		if (before)
 			lo = m + 1;
@@ -636,7 +681,7 @@ static void split_running(struct ctx *x, int32_t pid, size_t from)
 		const struct piece *p = &keep[k];
 
 		if (p->depth || strcmp(p->cause, "running") != 0) {
-			add(x, p->a, p->b, p->pid, p->cpu, p->cause, p->what, p->depth);
+			put(x, p);	/* as it is: its host and lock are its own */
 			continue;
 		}
 		/* The rows of that CPU under [a, b); a gap (a 10 ns point row)
@@ -645,7 +690,8 @@ static void split_running(struct ctx *x, int32_t pid, size_t from)
 		const char *last = kt_intern("running");
 
 		for (size_t i = exe_after(x, pid, p->cpu, t); i < x->exe.n && t < p->b; i++) {
-			if (e[i].pid != pid || e[i].cpu != p->cpu || e[i].ts >= p->b)
+			if (e[i].ti != x->ti || e[i].pid != pid || e[i].cpu != p->cpu ||
+			    e[i].ts >= p->b)
 				break;
 			int64_t s = e[i].ts > t ? e[i].ts : t, f = e[i].end < p->b ? e[i].end : p->b;
 
@@ -665,7 +711,7 @@ static void split_running(struct ctx *x, int32_t pid, size_t from)
 
 
 struct names {
-	int32_t *pid;
+	int32_t *pid, *ti;
 	const char **name;
 	size_t n;
 };
@@ -674,22 +720,32 @@ static struct names names;
 
 static void add_name(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
 {
-	(void)x;
 	(void)arg;
 	names.pid = kt_xrealloc(names.pid, (names.n + 1) * sizeof(*names.pid));
+	names.ti = kt_xrealloc(names.ti, (names.n + 1) * sizeof(*names.ti));
 	names.name = kt_xrealloc(names.name, (names.n + 1) * sizeof(*names.name));
-	names.pid[names.n] = duckdb_value_int32(r, 0, i);
-	names.name[names.n++] = str(r, 1, i);
+	names.ti[names.n] = host_of(x, r, 0, i);
+	names.pid[names.n] = duckdb_value_int32(r, 1, i);
+	names.name[names.n++] = str(r, 2, i);
 }
 
-static const char *name_of(int32_t pid)
+/* Thread pid of host ti's name; with several hosts, "host:name". */
+static const char *name_of(const struct ctx *x, int ti, int32_t pid)
 {
+	const char *n = "?";
+
 	if (pid == 0)
 		return "-idle-";
 	for (size_t i = 0; i < names.n; i++)
-		if (names.pid[i] == pid)
-			return names.name[i] ? names.name[i] : "?";
-	return "?";
+		if (names.pid[i] == pid && names.ti[i] == ti)
+			n = names.name[i] ? names.name[i] : "?";
+	if (x->nh > 1) {
+		char buf[300];
+
+		snprintf(buf, sizeof(buf), "%s:%s", x->h[ti].machine, n);
+		n = kt_intern(buf);
+	}
+	return n;
 }
 
 struct cause_sum {
@@ -721,7 +777,7 @@ static struct cause_sum *sums(const struct ctx *x, size_t *n)
 				   strcmp(p->cause, "network") == 0 ||
 				   strcmp(p->cause, "interrupt") == 0);
 		/* A device's wait is named by the device's interrupt. */
-		const char *who = run || dev ? p->what : p->pid > 0 ? name_of(p->pid) :
+		const char *who = run || dev ? p->what : p->pid > 0 ? name_of(x, p->ti, p->pid) :
 				  p->pid == 0 ? "-idle-" : p->what;
 		int32_t pid = p->pid;
 		size_t j;
@@ -753,6 +809,8 @@ static json_t *to_json(const struct ctx *x, const struct target *t)
 	struct cause_sum *s = sums(x, &n);
 
 	json_object_set_new(o, "target", json_string(t->label));
+	if (x->nh > 1)
+		json_object_set_new(o, "machine", json_string(x->h[t->ti].machine));
 	if (x->blind)
 		json_object_set_new(o, "unseen", json_string(x->blind));
 	json_object_set_new(o, "pid", json_integer(t->pid));
@@ -775,6 +833,8 @@ static json_t *to_json(const struct ctx *x, const struct target *t)
 
 		if (p->lock)
 			json_object_set_new(step, "lock", json_string(p->lock));
+		if (x->nh > 1)
+			json_object_set_new(step, "machine", json_string(x->h[p->ti].machine));
 		json_array_append_new(path, step);
 	}
 	json_object_set_new(o, "by_cause", bc);
@@ -789,7 +849,8 @@ static void print_text(const struct ctx *x, const struct target *t, int max_step
 	struct cause_sum *s = sums(x, &n);
 	double lat = (double)(t->b - t->a);
 
-	printf("%s: pid %d (%s), %.8f to %.8f s: %.3f us\n", t->label, t->pid, name_of(t->pid),
+	printf("%s: pid %d (%s), %.8f to %.8f s: %.3f us\n", t->label, t->pid,
+	       name_of(x, t->ti, t->pid),
 	       (double)t->a / 1e9, (double)t->b / 1e9, lat / 1e3);
 	printf("  %-10s %14s %7s  %s\n", "cause", "us", "%", "who / what");
 	for (size_t i = 0; i < n; i++)
@@ -825,7 +886,7 @@ static void print_text(const struct ctx *x, const struct target *t, int max_step
 
 		printf("  %14.8f %12.3f us %*s%s pid %d (%s) cpu %d: %s%s%s\n", (double)p->a / 1e9,
 		       (double)(p->b - p->a) / 1e3, 2 * p->depth, "", p->cause, p->pid,
-		       p->pid >= 0 ? name_of(p->pid) : "?", p->cpu, p->what,
+		       p->pid >= 0 ? name_of(x, p->ti, p->pid) : "?", p->cpu, p->what,
 		       p->lock ? ", holding " : "", p->lock ? p->lock : "");
 	}
 	free(idx);
@@ -841,7 +902,7 @@ static const struct kt_pq_col cp_cols[] = {
 	{ "target_ts", KT_PQ_I64, 0, 0 }, { "latency_ns", KT_PQ_I64, 0, 0 },
 	{ "ts", KT_PQ_I64, 0, 0 }, { "dur", KT_PQ_I64, 0, 0 }, { "pid", KT_PQ_I32, 0, 0 },
 	{ "cpu", KT_PQ_I32, 0, 0 }, { "what", KT_PQ_STR, 0, 0 }, { "cause", KT_PQ_STR, 0, 0 },
-	{ "depth", KT_PQ_I32, 0, 0 }, { "trace_id", KT_PQ_STR, 0, 1 },
+	{ "depth", KT_PQ_I32, 0, 0 }, { "lock", KT_PQ_STR, 1, 0 }, { "trace_id", KT_PQ_STR, 0, 1 },
 	{ "machine", KT_PQ_STR, 0, 1 },
 };
 
@@ -861,6 +922,10 @@ static void save_rows(struct kt_pq *w, const struct ctx *x, const struct target 
 		kt_pq_str(w, 8, p->what, strlen(p->what));
 		kt_pq_str(w, 9, p->cause, strlen(p->cause));
 		kt_pq_i32(w, 10, p->depth);
+		if (p->lock)
+			kt_pq_str(w, 11, p->lock, strlen(p->lock));
+		else
+			kt_pq_null(w, 11);
 		if (kt_pq_row(w) < 0)
 			kt_die("%s", kt_pq_error(w));
 	}
@@ -870,10 +935,10 @@ static void add_rpc_run(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
 {
 	struct run *s = push(arg);
 
-	(void)x;
-	s->pid = duckdb_value_int32(r, 0, i);
-	s->ts = duckdb_value_int64(r, 1, i);
-	s->end = duckdb_value_int64(r, 2, i);
+	s->ti = host_of(x, r, 0, i);
+	s->pid = duckdb_value_int32(r, 1, i);
+	s->ts = duckdb_value_int64(r, 2, i);
+	s->end = duckdb_value_int64(r, 3, i);
 }
 
 /* x->w0..w1, what the caches load, covers every target (main). */
@@ -882,11 +947,13 @@ static void explain(struct ctx *x, const struct target *t)
 	x->np = 0;
 	x->rpc = t->rpc;
 	x->rpc_rows.n = 0;
+	x->ti = t->ti;
 	if (t->rpc) {
 		char sql[256];
 
-		snprintf(sql, sizeof(sql), "SELECT pid, begin_ts, end_ts FROM rpc WHERE trace_id = %s "
-			 "AND rpc = %d ORDER BY begin_ts, pid", x->trace, t->rpc);
+		/* Every host's rows of the RPC: its servers may be elsewhere. */
+		snprintf(sql, sizeof(sql), "SELECT trace_id, pid, begin_ts, end_ts FROM rpc WHERE "
+			 "rpc = %d ORDER BY begin_ts, trace_id, pid", t->rpc);
 		query(x, sql, add_rpc_run, &x->rpc_rows);
 	}
 	walk(x, t->pid, t->a, t->b, 0, NULL);
@@ -989,13 +1056,14 @@ struct targets {
 	size_t n;
 };
 
-static void add_target(struct targets *ts, const char *label, int32_t pid, int32_t rpc, int64_t a,
-		       int64_t b)
+static void add_target(struct targets *ts, const char *label, int ti, int32_t pid, int32_t rpc,
+		       int64_t a, int64_t b)
 {
 	ts->t = kt_xrealloc(ts->t, (ts->n + 1) * sizeof(*ts->t));
 	struct target *t = &ts->t[ts->n++];
 
 	snprintf(t->label, sizeof(t->label), "%s", label);
+	t->ti = ti;
 	t->pid = pid;
 	t->rpc = rpc;
 	t->a = a;
@@ -1008,26 +1076,28 @@ static void add_rpc_row(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
 
 	const char *m = str(r, 4, i);
 
-	(void)x;
 	snprintf(label, sizeof(label), "rpc %d%s%s", duckdb_value_int32(r, 0, i), m ? " " : "",
 		 m ? m : "");
-	add_target(arg, label, duckdb_value_int32(r, 1, i), duckdb_value_int32(r, 0, i),
-		   duckdb_value_int64(r, 2, i), duckdb_value_int64(r, 3, i));
+	add_target(arg, label, host_of(x, r, 5, i), duckdb_value_int32(r, 1, i),
+		   duckdb_value_int32(r, 0, i), duckdb_value_int64(r, 2, i),
+		   duckdb_value_int64(r, 3, i));
 }
 
 /*
- * An RPC from its first row on any thread to its last, walked on the
- * thread that began it (the client): its wait for the answer leads to
- * the server through the wakeup.
+ * An RPC from its first row on any thread (of any host) to its last,
+ * walked on the thread that began it (the client): its wait for the
+ * answer leads to the server through the wakeup, or through the RPC's
+ * rows on the server's thread.
  */
 static void rpc_targets(struct ctx *x, struct targets *ts, const char *where, long limit)
 {
 	char sql[1024];
 
-	snprintf(sql, sizeof(sql), "WITH r AS (SELECT rpc, arg_min(pid, begin_ts) AS pid, "
-		 "min(begin_ts) AS a, max(end_ts) AS b, min(method) AS method FROM rpc "
-		 "WHERE trace_id = %s AND rpc > 0 GROUP BY rpc) SELECT rpc, pid, a, b, method FROM r "
-		 "%s ORDER BY b - a DESC, rpc LIMIT %ld", x->trace, where, limit);
+	snprintf(sql, sizeof(sql), "WITH r AS (SELECT rpc, arg_min(pid, (begin_ts, trace_id)) AS pid, "
+		 "arg_min(trace_id, (begin_ts, trace_id)) AS tr, min(begin_ts) AS a, "
+		 "max(end_ts) AS b, min(method) AS method FROM rpc WHERE rpc > 0 GROUP BY rpc) "
+		 "SELECT rpc, pid, a, b, method, tr FROM r %s ORDER BY b - a DESC, rpc LIMIT %ld",
+		 where, limit);
 	query(x, sql, add_rpc_row, ts);
 }
 
@@ -1035,10 +1105,9 @@ static void add_mark_row(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
 {
 	char label[128];
 
-	(void)x;
 	snprintf(label, sizeof(label), "mark %s", str(r, 3, i));
-	add_target(arg, label, duckdb_value_int32(r, 0, i), 0, duckdb_value_int64(r, 1, i),
-		   duckdb_value_int64(r, 2, i));
+	add_target(arg, label, host_of(x, r, 4, i), duckdb_value_int32(r, 0, i), 0,
+		   duckdb_value_int64(r, 1, i), duckdb_value_int64(r, 2, i));
 }
 
 /* A target that does not exist: one line, exit 2 (the temporary store,
@@ -1117,17 +1186,30 @@ int main(int argc, char **argv)
 			 .exe = { .size = sizeof(struct exe) } };
 	duckdb_result r;
 
-	if (duckdb_query(x.c, "SELECT trace_id FROM machine LIMIT 1", &r) == DuckDBError ||
-	    !duckdb_row_count(&r))
+	/* The hosts, in trace_id order (load_exe's rows come in it too). */
+	if (duckdb_query(x.c, "SELECT trace_id, any_value(machine) FROM machine GROUP BY trace_id "
+			 "ORDER BY trace_id", &r) == DuckDBError || !duckdb_row_count(&r))
 		kt_die("%s: no machine row", pos[0]);
-	char *tid = duckdb_value_varchar(&r, 0, 0), *lit = NULL;
+	if (duckdb_row_count(&r) > MAX_HOSTS)
+		kt_die("%llu traces: at most %d at once", (unsigned long long)duckdb_row_count(&r),
+		       MAX_HOSTS);
+	for (idx_t i = 0; i < duckdb_row_count(&r); i++) {
+		struct host *h = &x.h[x.nh++];
+		char *tid = duckdb_value_varchar(&r, 0, i), *m = duckdb_value_varchar(&r, 1, i);
 
+		if (strchr(tid, '\''))
+			kt_die("a trace id with a quote");
+		h->id = kt_xstrdup(tid);
+		h->machine = kt_xstrdup(m ? m : "?");
+		if (asprintf(&h->lit, "'%s'", tid) < 0)
+			kt_die("out of memory");
+		duckdb_free(tid);
+		duckdb_free(m);
+	}
 	duckdb_destroy_result(&r);
-	if (asprintf(&lit, "'%s'", tid) < 0 || strchr(tid, '\''))
-		kt_die("a trace id with a quote");
-	duckdb_free(tid);
-	x.trace = lit;
-	query(&x, "SELECT pid, name FROM thread", add_name, NULL);
+	if (save && x.nh > 1)
+		kt_die("--save: %d traces given; critical_path goes into one store at a time", x.nh);
+	query(&x, "SELECT trace_id, pid, name FROM thread", add_name, NULL);
 
 	struct targets ts = { 0 };
 	int64_t lo = one_int(&x, "SELECT min(start_ts) FROM cpu");
@@ -1140,10 +1222,21 @@ int main(int argc, char **argv)
 
 		if (*end || pid <= 0 || pid > INT32_MAX)
 			kt_die("--pid %s: a thread id", pid_s);
-		snprintf(sql, sizeof(sql), "SELECT min(start_ts) FROM thread WHERE pid = %ld", pid);
+		/* Several hosts: the first (in trace_id order) with that pid. */
+		int ti = 0;
+
+		for (ti = 0; ti < x.nh - 1; ti++) {
+			snprintf(sql, sizeof(sql), "SELECT count(*) FROM thread WHERE pid = %ld AND "
+				 "trace_id = %s", pid, x.h[ti].lit);
+			if (one_int(&x, sql) > 0)
+				break;
+		}
+		snprintf(sql, sizeof(sql), "SELECT min(start_ts) FROM thread WHERE pid = %ld AND "
+			 "trace_id = %s", pid, x.h[ti].lit);
 		int64_t life0 = one_int(&x, sql);
 
-		snprintf(sql, sizeof(sql), "SELECT max(end_ts) FROM thread WHERE pid = %ld", pid);
+		snprintf(sql, sizeof(sql), "SELECT max(end_ts) FROM thread WHERE pid = %ld AND "
+			 "trace_id = %s", pid, x.h[ti].lit);
 		int64_t life1 = one_int(&x, sql);
 
 		if (life0 < 0)
@@ -1171,7 +1264,7 @@ int main(int argc, char **argv)
 				     pid, from, to, (double)life0 / 1e9, (double)life1 / 1e9);
 		}
 		snprintf(label, sizeof(label), "pid %ld", pid);
-		add_target(&ts, label, (int32_t)pid, 0, a_ns, b_ns);
+		add_target(&ts, label, ti, (int32_t)pid, 0, a_ns, b_ns);
 	} else if (mark) {
 		char sql[1024];
 
@@ -1179,8 +1272,8 @@ int main(int argc, char **argv)
 			kt_die("--mark %s: a quote", mark);
 		snprintf(sql, sizeof(sql), "SELECT o.pid, o.ts, (SELECT min(c.ts) FROM mark c WHERE "
 			 "c.pid = o.pid AND c.label = '/%s' AND c.ts > o.ts AND c.trace_id = o.trace_id) "
-			 "AS e, o.label FROM mark o WHERE o.label = '%s' AND o.trace_id = %s AND e IS "
-			 "NOT NULL ORDER BY o.ts", mark, mark, x.trace);
+			 "AS e, o.label, o.trace_id FROM mark o WHERE o.label = '%s' AND e IS "
+			 "NOT NULL ORDER BY o.ts, o.trace_id", mark, mark);
 		query(&x, sql, add_mark_row, &ts);
 		if (!ts.n)
 			none("--mark %s: no interval from a mark %s to a mark /%s on the same thread",
@@ -1223,7 +1316,7 @@ int main(int argc, char **argv)
 			kt_die("--save: %s is not a table store (kutrace_sql build writes one)", pos[0]);
 		snprintf(cpfile, sizeof(cpfile), "%s/.critical_path.%d.parquet", pos[0], (int)getpid());
 		kt_unlink_on_die(cpfile);
-		cp = kt_pq_open(cpfile, cp_cols, 13, 256 * 1024, err, sizeof(err));
+		cp = kt_pq_open(cpfile, cp_cols, 14, 256 * 1024, err, sizeof(err));
 		if (!cp)
 			kt_die("%s", err);
 	}
@@ -1267,7 +1360,7 @@ int main(int argc, char **argv)
 		tid2 = duckdb_value_varchar(&mr, 0, 0);
 		mach = duckdb_value_varchar(&mr, 1, 0);
 		duckdb_destroy_result(&mr);
-		if (kt_pq_const(cp, 11, tid2) < 0 || kt_pq_const(cp, 12, mach) < 0 ||
+		if (kt_pq_const(cp, 12, tid2) < 0 || kt_pq_const(cp, 13, mach) < 0 ||
 		    kt_pq_close(cp, err, sizeof(err)) < 0)
 			kt_die("%s", err[0] ? err : "critical_path: cannot write");
 		duckdb_free(tid2);
@@ -1278,21 +1371,25 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kutrace_why: %" PRIu64 " steps -> %s/critical_path.parquet\n", nrows,
 			pos[0]);
 	}
-	cache_clear(&x.states);
-	cache_clear(&x.runs);
-	cache_clear(&x.irqs);
-	cache_clear(&x.holds);
-	free(x.holds.a);
-	free(x.states.a);
-	free(x.runs.a);
-	free(x.irqs.a);
+	for (int i = 0; i < x.nh; i++) {
+		struct host *h = &x.h[i];
+		struct cache *c[] = { &h->states, &h->runs, &h->irqs, &h->holds };
+
+		for (size_t k = 0; k < sizeof(c) / sizeof(c[0]); k++) {
+			cache_clear(c[k]);
+			free(c[k]->a);
+		}
+		free(h->id);
+		free(h->lit);
+		free(h->machine);
+	}
 	free(x.p);
 	free(x.rpc_rows.v);
 	free(x.exe.v);
 	free(ts.t);
 	free(names.pid);
+	free(names.ti);
 	free(names.name);
-	free(lit);
 	for (size_t i = 0; i < in.n; i++)
 		free(in.v[i]);
 	kt_db_close(db);

@@ -6,16 +6,17 @@
 # sanitizer build for N seconds each (tests/fuzz/mutate.py); t_fuzz runs
 # each target 5 s after replaying every corpus file (run.sh --short) and
 # the mutation run 2 s per program.
-# fuzz_store links the table store and DuckDB (sql/sql.mk): it is built
-# only where DuckDB is (KT_HAVE_DUCKDB), and t_fuzz says when it is not.
+# fuzz_store and fuzz_view link the table store and DuckDB (sql/sql.mk):
+# they are built only where DuckDB is (KT_HAVE_DUCKDB; fuzz_view also
+# needs libmicrohttpd), and t_fuzz says when they are not.
 FUZZ_B       := build-fuzz
-FUZZ_NAMES    = $(filter-out $(if $(KT_HAVE_DUCKDB),,fuzz_store),\
+FUZZ_NAMES    = $(filter-out $(if $(KT_HAVE_DUCKDB),,fuzz_store fuzz_view) $(if $(KT_HAVE_MHD),,fuzz_view),\
 		$(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c)))
 FUZZ_SECONDS ?= 60
 
 .PHONY: fuzz fuzz-build
 fuzz-build:
-	$(if $(KT_HAVE_DUCKDB),,rm -f $(FUZZ_B)/fuzz/fuzz_store)
+	$(if $(KT_HAVE_DUCKDB),,rm -f $(FUZZ_B)/fuzz/fuzz_store $(FUZZ_B)/fuzz/fuzz_view)
 	$(MAKE) CC=clang BUILD=$(FUZZ_B) SAN=1 OPT="-O1 -g -fsanitize=fuzzer-no-link" \
 		$(FUZZ_NAMES:%=$(FUZZ_B)/fuzz/%)
 
@@ -47,7 +48,18 @@ $(BUILD)/fuzz/fuzz_store: FUZZ_CFLAGS = -I$(DUCKDB_DIR)/include \
 	-DFZ_STORE='"$(CURDIR)/tests/fuzz/store/rpc.tables"'
 $(BUILD)/fuzz/fuzz_store: FUZZ_LIBS = $(LIBKTSTORE)
 $(BUILD)/fuzz/fuzz_store: FUZZ_LDLIBS = $(DUCKDB_LDLIBS) -lreadline -lzstd -lpthread
+# The local server's requests: kutrace_view.c's handler over the same
+# sound store, libmicrohttpd (not instrumented) doing HTTP.
+$(BUILD)/fuzz/fuzz_view: sql/kutrace_view.c $(LIBKTSTORE)
+$(BUILD)/fuzz/fuzz_view: FUZZ_CFLAGS = -I$(DUCKDB_DIR)/include \
+	-DFZ_STORE='"$(CURDIR)/tests/fuzz/store/rpc.tables"' \
+	-DFZ_TPL='"$(CURDIR)/build/share/kutrace/viewer.html"'
+$(BUILD)/fuzz/fuzz_view: FUZZ_LIBS = $(LIBKTSTORE)
+$(BUILD)/fuzz/fuzz_view: FUZZ_LDLIBS = $(DUCKDB_LDLIBS) -lmicrohttpd -lzstd -lpthread
 endif
+# kutrace_align's source is included; its reference host is a file.
+$(BUILD)/fuzz/fuzz_align: postprocess/kutrace_align.c
+$(BUILD)/fuzz/fuzz_align: FUZZ_CFLAGS = -DFZ_ALIGN_A='"$(CURDIR)/tests/fuzz/align/alpha.json"'
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(KT_TOOLS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Wl,--wrap=kt_die $(FUZZ_WRAP) -o $@ $< \

@@ -318,6 +318,8 @@ case $B in
 		# the table store's reader links DuckDB: no DuckDB, no target
 		[ -x "$KT_ROOT/build-fuzz/fuzz/fuzz_store" ] ||
 			skip "libFuzzer fuzz_store: DuckDB is not in /var/cache/kutrace/duckdb (make deps)"
+		[ -x "$KT_ROOT/build-fuzz/fuzz/fuzz_view" ] ||
+			skip "libFuzzer fuzz_view: no DuckDB or no libmicrohttpd-dev (make deps)"
 	else
 		nok "libFuzzer targets build (make fuzz-build; clang and libclang-rt-14-dev from tests/deps/fuzz.apt)"
 	fi

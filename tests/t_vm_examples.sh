@@ -74,6 +74,13 @@ PY
 	else
 		nok "$k: kutrace_why --rpc $slow: $(tail -1 "$TMP/why.err")"
 	fi
+	# The issue's question in SQL: which lock costs the slow lookups?
+	if "$W" "$TMP/cs.tables" --slowest 10 --method lookup --save > /dev/null 2>"$TMP/why.err"; then
+		eq "$k: why --save: the lock that costs the 10 slowest lookups most, in SQL" "tablelock" \
+			"$("$S" "$TMP/cs.tables" --csv -c "select lock from critical_path where lock is not null group by lock order by sum(dur) desc limit 1" | tail -1)"
+	else
+		nok "$k: kutrace_why --slowest 10 --save: $(tail -1 "$TMP/why.err")"
+	fi
 }
 
 shots() {

@@ -17,9 +17,10 @@
 # - every answer's pieces add up to its latency exactly; no oops.
 # - the answers written into the trace's timeline page are drawn there
 #   (#why=mark:lock, "why mark:pipe" in the search box; Chromium).
-# The delays run 4x longer than on a real CPU (slow_cases -s 4): under TCG
+# The delays run 10x longer than on a real CPU (slow_cases -s 10): under TCG
 # a system call costs ~100x, and the unlock or pipe write around each wait
-# would otherwise be more than the 5 % the checks allow.
+# (0.5 ms, and up to 2.6 ms more when the host is busy and wakes a vCPU
+# late) would otherwise be more than the 5 % the checks allow.
 # Guest side: tests/vm/scenarios/why.sh.  KT_VM_KERNELS selects kernels.
 . tests/lib.sh
 . tests/vm/lib.sh

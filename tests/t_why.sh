@@ -25,10 +25,8 @@ check "kutrace_why --help" sh -c "'$W' --help | grep -q '^usage: kutrace_why'"
 # the sleeper's wait row from its last event to the wakeup.
 python3 - "$TMP/lock.json" <<'EOF'
 import sys
-rows = []
-def row(t0, t1, cpu, pid, ev, name, arg=0, ret=0):
-    rows.append((1.0 + t0 / 1e8, (t1 - t0) / 1e8, cpu, pid, 0, ev, arg, ret, 0, name))
-MS = 100000                     # 1 ms in 10 ns units
+sys.path.insert(0, "tests/tools")
+from jsonrows import MS, row, write
 # B (pid 200) on CPU 1 takes the lock, then sleeps 5 ms holding it.
 row(-10 * MS, -100, 1, 200, 0x10000 + 200, "holder.200")
 row(-100, 0, 1, 200, 0x800 + 230, "clock_nanosleep")
@@ -55,13 +53,7 @@ row(301, 5 * MS + 1050, -1, 100, 0x30B, "wait_lock")
 row(5 * MS + 1051, 5 * MS + 1300, -1, 100, 0x302, "wait_cpu")
 row(5 * MS + 1200, 5 * MS + 1300, 0, 0, 0xDFF, "-sched-")
 row(5 * MS + 1300, 6 * MS, 0, 100, 0x10000 + 100, "waiter.100")
-rows.sort(key=lambda r: (round(r[0] * 1e8), r))
-with open(sys.argv[1], "w") as f:
-    f.write('  {\n "Comment" : "V2 with IPC field",\n "tracebase" : "2026-11-28_10:00:00",\n'
-            ' "version" : 3,\n"events" : [\n')
-    for r in rows:
-        f.write('[%12.8f, %10.8f, %d, %d, %d, %d, %d, %d, %d, "%s"],\n' % r)
-    f.write('[999.0, 0.0, 0, 0, 0, 0, 0, 0, 0, ""]\n]}\n')
+write(sys.argv[1])
 EOF
 # A's interval: from its futex call (1.000001 s) to when it runs again.
 "$W" "$TMP/lock.json" --pid 100 --from 1.000001 --to 1.005013 --json > "$TMP/lock.out" 2>"$TMP/e"
@@ -98,10 +90,8 @@ check "lock chain: the text names the cause and B" grep -q 'timer .*holder (200)
 # same interval has no RPC to follow: all network.
 python3 - "$TMP/rpc.json" <<'EOF'
 import sys
-rows = []
-def row(t0, t1, cpu, pid, ev, name, arg=0, ret=0, rpc=0):
-    rows.append((1.0 + t0 / 1e8, (t1 - t0) / 1e8, cpu, pid, rpc, ev, arg, ret, 0, name))
-MS = 100000
+sys.path.insert(0, "tests/tools")
+from jsonrows import MS, row, write
 # The client (pid 300, CPU 0) sends RPC 77 and sleeps in read until the
 # network card's interrupt wakes it 5 ms later.
 row(-MS, 0, 0, 300, 0x10000 + 300, "client.300")
@@ -135,13 +125,7 @@ row(4 * MS + 110, 4 * MS + 50000, 1, 400, 0x10000 + 400, "server.400", rpc=77)
 row(4 * MS + 50000, 4 * MS + 50100, 1, 400, 0x800 + 44, "sendto", rpc=77)
 row(4 * MS + 50100, 4 * MS + 50101, 1, 400, 0x202, "lookup.77", 77, rpc=77)
 row(4 * MS + 50101, 7 * MS, 1, 400, 0x10000 + 400, "server.400")
-rows.sort(key=lambda r: (round(r[0] * 1e8), r))
-with open(sys.argv[1], "w") as f:
-    f.write('  {\n "Comment" : "V2 with IPC field",\n "tracebase" : "2026-11-28_10:00:00",\n'
-            ' "version" : 3,\n"events" : [\n')
-    for r in rows:
-        f.write('[%12.8f, %10.8f, %d, %d, %d, %d, %d, %d, %d, "%s"],\n' % r)
-    f.write('[999.0, 0.0, 0, 0, 0, 0, 0, 0, 0, ""]\n]}\n')
+write(sys.argv[1])
 EOF
 "$W" "$TMP/rpc.json" --rpc 77 --json > "$TMP/rpc.out" 2>"$TMP/e"
 "$W" "$TMP/rpc.json" --pid 300 --from 1.0 --to 1.00600001 --json > "$TMP/rpcpid.out" 2>>"$TMP/e"

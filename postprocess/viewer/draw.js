@@ -30,9 +30,13 @@ const ERRNO = ['eperm', 'enoent', 'esrch', 'eintr', 'eio', 'enxio', 'e2big', 'en
   'erange', 'edeadlk', 'enametoolong', 'enolck', 'enosys', 'enotempty', 'eloop'];
 const B40 = '_abcdefghijklmnopqrstuvwxyz0123456789-./';
 // ---------------------------------------------------------------- layout
+// What later modules add to the layout (machines.js), so that drawing
+// never calls them by name: a sub-header item before a row, its label
+// drawn by subLabel.  (Their drawings go in LATE_OVERLAYS.)
+const HOOK = { subHeader: () => null, subLabel: () => {} };
 function rowTracks(r) {
   const g = r.group;
-  if (g.open === 'closed') return 0;
+  if (g.open === 'closed' || (r.host && r.host.closed)) return 0;
   if (!g.hasHL) return 20;
   if (r.hl) return 20;
   if (r.tmax < S.t0 || r.tmin > S.t1) return 0; // auto-prune
@@ -73,7 +77,7 @@ function layout() {
     for (const g of G) {
       if (!g.rows.length) continue;
       items.push({ header: g, y: tr, h: hh }); tr += hh;
-      for (const r of g.rows) { const h = rowTracks(r); r.y = tr; r.h = h; if (h) items.push({ row: r, y: tr, h }); tr += h; }
+      for (const r of g.rows) { const mh = g.open !== 'closed' && HOOK.subHeader(r); if (mh) { items.push({ host: mh, y: tr, h: hh }); tr += hh; } const h = rowTracks(r); r.y = tr; r.h = h; if (h) items.push({ row: r, y: tr, h }); tr += h; }
     }
     L.ppt = (L.ph - 10) / Math.max(tr, 1) * S.yk;
     const need = Math.min(60, Math.ceil((base + 6) / L.ppt));
@@ -1058,6 +1062,9 @@ function higherUnit(ab, whole) { // digits of the next unit up at a roll-over ti
 }
 
 // ---------------------------------------------------------------- render
+// Drawn over the plot after everything else (why.js: a request's path;
+// machines.js: the messages between hosts).
+const LATE_OVERLAYS = [];
 let pending = false;
 function redraw() { if (!pending && !window.ktOtherPage) { pending = true; requestAnimationFrame(() => { if (pending) render(); }); } } // render() clears pending
 
@@ -1109,7 +1116,7 @@ function render() {
   if (!S.relative) drawLegacy();
   drawCallouts();
   drawAnnotations();
-  drawWhy();
+  for (const f of LATE_OVERLAYS) f();
   ctx.restore();
   // grid + axis
   const tk = ticks();
@@ -1165,6 +1172,7 @@ function drawLabels() {
       ctx.fillText(tri + ' ' + g.name + ' (' + g.rows.length + ')', 4, y); it.labelY = y; ctx.textAlign = 'right'; font = '';
       lastY = y; afterHeader = true; continue;
     }
+    if (it.host) { HOOK.subLabel(it); font = ''; lastY = yOf(it.y) + it.h / 2 * L.ppt; afterHeader = true; continue; }
     const r = it.row; const y = yOf(r.y) + rowGeom(r).E / 2;
     if (y < L.top - 2 || y > L.bottom + 2) continue;
     if (afterHeader || y - lastY >= L.base) {

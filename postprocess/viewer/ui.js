@@ -133,6 +133,7 @@ function nearestSpan(r, t, y) {
 
 // ---------------------------------------------------------------- interaction
 function setWindow(a, b) { if (!(b > a)) b = a + 1e-9; S.t0 = a; S.t1 = b; }
+WHY.goTo = (a, b) => { setWindow(a, b); onPanZoomDone(); }; // why.js opens a path's window
 let drag = null;
 function inPlot(x, y) { return x >= L.left && x <= L.right && y >= L.top && y <= L.bottom + L.base; }
 function onPanZoomDone() {
@@ -171,6 +172,7 @@ cv.addEventListener('mousedown', ev => {
     return;
   }
   if (x < L.left) { // labels
+    if (machClick(x, y)) { redraw(); return; }
     for (const it of L.items) if (it.header && Math.abs(y - (yOf(it.y) + it.h / 2 * L.ppt)) < L.base / 2 + 2 && x < L.left * 0.75) { toggleGroup(it.header); return; }
     const row = rowAtY(y);
     if (ev.shiftKey && row && x > L.left / 4) {
@@ -517,13 +519,14 @@ function state() {
     markCount: MB.length, triPos: (perf.triPos || []).slice(), waits: perf.waits, queues: perf.queues,
     markList: MB.slice(0, 5000).map(m => ({ k: m[3], row: ROWS[m[0] >> 6].label, line: m[0] & 63, text: m[4], a: m[1], b: m[2] })),
     perf: { lodDrawn: perf.lodDrawn, lastDraw: perf.lastDraw, phase: Object.assign({}, perf.phase), rest: perf.rest || 0, restDone: REST.done && !!perf.idleDone, draws: perf.draws, prims: perf.prims, tri: perf.tri, msgs: perf.msgs, arcs: perf.arcs, ticks: perf.ticks, load: perf.load, ready: perf.ready, decode: perf.decode, rows: perf.rows, script: perf.script, b64: perf.b64, inflate: perf.inflate, first: perf.first },
-    names: null, why: whyState(),
+    names: null, why: whyState(), machines: machState(),
   };
 }
 window.kutraceState = state;
 window.kutrace = {
   state, setWindow: (a, b) => { setWindow(a, b); onPanZoomDone(); redraw(); }, redraw, render: () => { render(); return perf.lastDraw; },
   toggleGroup: name => { const g = G.find(q => q.name === name); if (g) toggleGroup(g); render(); },
+  toggleHost: name => { machToggle(name); render(); },
   highlight: (label, on) => { const r = ROWS.find(q => q.label === label); if (r) { r.hl = on === undefined ? !r.hl : !!on; recomputeHL(); render(); } },
   prefixHighlight: label => { const r = ROWS.find(q => q.label === label); if (r) { prefixHighlight(r); render(); } },
   exportText, names: () => D.names.slice(), search: text => { document.getElementById('search').value = text; doSearch(true); render(); return S.summary; },
@@ -563,7 +566,7 @@ async function load() {
 }
 function start(meta, n, cols, names, t0) {
   D.meta = meta || {}; setColumns(n, cols, names); ensureSorted();
-  const tr = performance.now(); buildRows(); perf.rows = performance.now() - tr;
+  const tr = performance.now(); buildRows(); machInit(); perf.rows = performance.now() - tr;
   document.title = 'KUtrace ' + (D.meta.title || '');
   views.length = 0;
   const sv = Array.isArray(D.meta.savedview) && D.meta.savedview.length ? D.meta.savedview : [['⇐', null], ['①', null], ['②', null], ['③', null], ['④', null]];

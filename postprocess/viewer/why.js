@@ -9,7 +9,7 @@
 // Opened by the URL fragment #why=rpc:ID, #why=pid:P:T1:T2 (seconds),
 // #why=mark:NAME, or "why rpc:ID" (...) in the search box; one click on
 // the panel's x clears it.
-const WHY = { on: null, answers: null, msg: '', steps: 0 };
+const WHY = { on: null, answers: null, msg: '', steps: 0, goTo: null }; // goTo(a, b): set by ui.js
 const WHY_COL = { running: '#0060FF', cpu_wait: '#FFC000', idle_exit: '#A0A0A0', lock: '#FF4040', pipe: '#555555', timer: '#C09000',
   disk: '#55AA55', network: '#8080FF', memory: '#AA5500', ipi: '#C000C0', interrupt: '#C000C0', unknown: '#000000' };
 function whyAnswers() {
@@ -56,7 +56,8 @@ function whyOpen(spec) {
 function whyShow(spec, o) {
   WHY.on = o; WHY.msg = ''; WHY.spec = spec;
   const a = o.start_ns / 1e9, b = (o.end_ns !== undefined ? o.end_ns : o.start_ns + o.latency_ns) / 1e9, m = Math.max((b - a) * 0.05, 1e-7);
-  setWindow(a - m, b + m); onPanZoomDone(); whyPanel(); redraw();
+  if (WHY.goTo) WHY.goTo(a - m, b + m);
+  whyPanel(); redraw();
   return '';
 }
 function whyClear() { WHY.on = null; WHY.msg = ''; whyPanel(); if (location.hash.startsWith('#why=')) history.replaceState(null, '', location.pathname + location.search); redraw(); }
@@ -103,6 +104,7 @@ function drawWhy() {
   }
   ctx.restore();
 }
+LATE_OVERLAYS.push(drawWhy);
 function whyFromHash() { const m = /^#why=(.+)$/.exec(location.hash); if (m) whyOpen(decodeURIComponent(m[1])); }
 function whyAtStart() { if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', whyFromHash); else whyFromHash(); }
 window.addEventListener('hashchange', () => { if (D.n) whyFromHash(); });

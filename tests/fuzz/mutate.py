@@ -166,6 +166,10 @@ TOOLS = [
     ('kutrace_sql', jsons, 'in.json', ['build', 'in.json', '-o', 'in.tables'], False, None, ['in.tables']),
     ('kutrace_sql', traces, 'in.trace', ['build', 'in.trace', '-o', 'in.tables'], False, None, ['in.tables']),
     ('kutrace_why', jsons, 'in.json', ['in.json', '--pid', '1234'], False, None, []),
+    # Two hosts (issue 30): a sound reference and a damaged second host.
+    ('kutrace_align', jsons + [rd(os.path.join(CORP, 'fuzz_align', 'beta.json'))], 'in.json',
+     [os.path.abspath(os.path.join(ROOT, 'tests', 'fuzz', 'align', 'alpha.json')), 'in.json', '-o', 'm'],
+     False, 'm.json', ['m.json', 'm.html', 'm.json.tmp', 'm.html.tmp', 'm.tables']),
 ]
 
 bad_total = 0

@@ -60,12 +60,14 @@ for a in $(/bin/busybox --list); do
 done
 cp "$ko" "$W/root/lib/modules/kutrace_mod.ko"
 cp $SB/bin/kutrace_control $EX $SB/vm/* tests/vm/ktquiet tests/vm/ktreload tests/vm/ktbench "$W/root/bin/"
-# virtio drivers for the output disk (modules in the cloud kernel; a
-# patched test kernel has them built in)
+# virtio drivers for the output disk and the network of the two-guest
+# tests (modules in the cloud kernel; a patched test kernel has them
+# built in)
 md=$kdir/lib/modules/$rel/kernel
 n=0
 [ -d "$md" ] || md=""
-for m in virtio virtio_ring virtio_mmio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk; do
+for m in virtio virtio_ring virtio_mmio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk \
+	failover net_failover virtio_net; do
 	[ -n "$md" ] || break
 	f=$(find "$md" -name "$m.ko" -o -name "$m.ko.xz" | head -1)
 	[ -n "$f" ] || continue
