@@ -73,7 +73,7 @@ function lodDraw(r, g, P) {
   const rowsHere = SUM.win && SUM.win[0] <= S.t0 && S.t1 <= SUM.win[1];
   const eligible = LOD_ON && P >= 2e-6 && c.m >= 256 && P >= LOD_SUB * c.q0;
   if (!eligible && rowsHere) return false; // the rows would be walked span by span: they are here
-  if (!eligible) SUM.note = 'loading';
+  if (!eligible) SUM.note = 'rows to load';
   const q = lodQ(P, eligible ? c.q0 : Infinity), qn = Math.round(q * 1e9), O = D.t0;
   const ta = Math.floor(Math.max(0, Math.floor((S.t0 - O) / q)) / TILE), tb = Math.floor(Math.max(0, Math.floor((S.t1 - O) / q) + 1) / TILE);
   const key = qn + ':' + ta + ':' + tb;
@@ -150,12 +150,16 @@ function lodWindow() {
   const v = SUM.viewCount; SUM.viewCount = 0;
   const w = S.t1 - S.t0, here = SUM.win && SUM.win[0] <= S.t0 && S.t1 <= SUM.win[1];
   const est = LOD.sumExec ? v * LOD.spans / LOD.sumExec : 0;
-  if (!here && !LOD.winAsk && LOD.pending === 0 && (est <= LOAD_MAX || SUM.note === 'loading')) {
+  // (a row left to its rows because its bins would not be used is below
+  // 16 spans a pixel in view: such a window is small unless other rows are
+  // dense, and then that row stays drawn from bins, the note says so)
+  if (!here && !LOD.winAsk && LOD.pending === 0 && est <= LOAD_MAX) {
     const m = est * 3 <= LOAD_MAX ? w : w / 20; // a window three times as wide when that is not too many rows
     const a = Math.max(D.t0, S.t0 - m), b = S.t1 + m, ns = x => Math.round(x * 1e9);
     LOD.winAsk = [a, b];
     lodGet('window?t0=' + ns(a) + '&t1=' + ns(b) + '&limit=' + LOAD_MAX).then(j => {
       if (j.more) { SUM.note = 'summaries only: more than ' + LOAD_MAX + ' spans in view'; return; }
+      if (S.t1 < a || S.t0 > b) return; // the view moved away meanwhile
       const o = fromJSON({ events: j.rows });
       for (let i = 0; i < o.n; i++) { o.cols[0][i] = fix10(o.cols[0][i]); o.cols[1][i] = fix10(o.cols[1][i]); }
       setColumns(o.n, o.cols, o.names); ensureSorted(); buildRows(); S.anns = []; recomputeHL();
