@@ -81,7 +81,7 @@ function lodDraw(r, g, P) {
   if (!pr || pr.key !== key) {
     const tiles = [];
     for (let ti = ta; ti <= tb; ti++) { const t = lodTile(qn, ti); if (t) tiles.push(t); }
-    if (tiles.length < tb - ta + 1) return true; // drawn when the tiles are here
+    if (tiles.length < tb - ta + 1) { SUM.viewCount = NaN; return true; } // drawn when the tiles are here; nothing known of the view yet
     pr = r.sumRow = lodRow(tiles, r.id, q, key);
   }
   SUM.viewCount += lodCount(pr, q, O);
@@ -147,13 +147,13 @@ function lodRow(tiles, cpu, q, key) {
 // panning finds them here).
 function lodWindow() {
   LOD.check = false;
-  const v = SUM.viewCount; SUM.viewCount = 0;
+  const v = SUM.viewCount; SUM.viewCount = 0; // NaN: a row's tiles were missing, the count is not known
   const w = S.t1 - S.t0, here = SUM.win && SUM.win[0] <= S.t0 && S.t1 <= SUM.win[1];
   const est = LOD.sumExec ? v * LOD.spans / LOD.sumExec : 0;
   // (a row left to its rows because its bins would not be used is below
   // 16 spans a pixel in view: such a window is small unless other rows are
   // dense, and then that row stays drawn from bins, the note says so)
-  if (!here && !LOD.winAsk && LOD.pending === 0 && est <= LOAD_MAX) {
+  if (!here && !LOD.winAsk && LOD.pending === 0 && est <= LOAD_MAX) { // (false for NaN)
     const m = est * 3 <= LOAD_MAX ? w : w / 20; // a window three times as wide when that is not too many rows
     const a = Math.max(D.t0, S.t0 - m), b = S.t1 + m, ns = x => Math.round(x * 1e9);
     LOD.winAsk = [a, b];
