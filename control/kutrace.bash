@@ -82,7 +82,7 @@ _kutrace() {
 		return
 	fi
 	case $prev in
-	-o | --rows-fd | --html-max-spans | --memory | --trace-id | --machine | -c | --report | --pid | --from | --to | --mark | --rpc)
+	-o | --rows-fd | --html-max-spans | --pyramid-min | --memory | --trace-id | --machine | -c | --report | --pid | --from | --to | --mark | --rpc)
 		[[ $prev == -o ]] && _kutrace_files "$cur"
 		# The report names, as kutrace_sql --help lists them.
 		[[ $prev == --report ]] && COMPREPLY=($(compgen -W "$("$door" help "$cmd" 2>/dev/null |

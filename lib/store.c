@@ -257,9 +257,9 @@ static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW 
 	return remove(path);
 }
 
-static void rm_tree(const char *dir)
+int kt_rmtree(const char *dir)
 {
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS) < 0 && errno != ENOENT ? -1 : 0;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -661,7 +661,7 @@ struct kt_store_w *kt_store_w_new(const char *dir, const char *memory_limit,
 	}
 	w->dir = strdup(dir);
 	w->memory = memory_limit ? strdup(memory_limit) : NULL;
-	rm_tree(w->tmp);
+	kt_rmtree(w->tmp);
 	if (!w->dir || mkdir(w->tmp, 0777) < 0) {
 		errf(err, errlen, "%s: %s", w->tmp, strerror(errno));
 		free(w->dir);
@@ -873,7 +873,7 @@ static int swap_in(struct kt_store_w *w)
 	if (stat(w->dir, &st) == 0) {
 		if (asprintf(&old, "%s.old.%d", w->dir, (int)getpid()) < 0)
 			return errf(w->err, sizeof(w->err), "%s: out of memory", w->dir);
-		rm_tree(old);
+		kt_rmtree(old);
 		if (rename(w->dir, old) < 0) {
 			free(old);
 			return errf(w->err, sizeof(w->err), "%s: %s", w->dir, strerror(errno));
@@ -888,7 +888,7 @@ static int swap_in(struct kt_store_w *w)
 		return errf(w->err, sizeof(w->err), "%s: %s", w->dir, strerror(e));
 	}
 	if (old)
-		rm_tree(old);
+		kt_rmtree(old);
 	free(old);
 	return 0;
 }
@@ -1095,7 +1095,7 @@ out:
 	if (rc < 0)
 		return -1;
 	/* DuckDB's spill directory and the scaffolding go before the rename. */
-	rm_tree(spill);
+	kt_rmtree(spill);
 	snprintf(spill, sizeof(spill), "%s/.x_slice.parquet", w->tmp);
 	unlink(spill);
 	snprintf(spill, sizeof(spill), "%s/.x_pts.parquet", w->tmp);
@@ -1117,7 +1117,7 @@ void kt_store_w_free(struct kt_store_w *w)
 	slicer_free(&w->sl);
 	imap_free(&w->rpcs);
 	if (!w->done)
-		rm_tree(w->tmp);
+		kt_rmtree(w->tmp);
 	free(w->tmp);
 	free(w->dir);
 	free(w->memory);

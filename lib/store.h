@@ -79,6 +79,8 @@ struct kt_build {
 void kt_xbuild_store(const struct kt_build *b, const char *dir);
 /* A file name without its directory and extension (the default trace id). */
 char *kt_store_stem(const char *path);
+/* Remove dir and everything under it; 0 also when it is not there. */
+int kt_rmtree(const char *dir);
 /* path with its extension replaced by ext. */
 char *kt_with_ext(const char *path, const char *ext);
 
@@ -102,9 +104,10 @@ int kt_duckdb_open(duckdb_database *db, const char *memory_limit, const char *te
 /* Is store still there (its meta.json)? */
 int kt_store_present(const char *store, char *err, size_t errlen);
 /* The timeline page of the store's spans (at most max; 0 no limit) to out,
- * from the viewer template tpl: kutrace_postproc's page of the same rows. */
+ * from the viewer template tpl: kutrace_postproc's page of the same rows;
+ * no_rows: the page without rows (the viewer draws from summaries). */
 int kt_store_page(duckdb_connection c, const char *store, const char *tpl, uint64_t max,
-		  FILE *out, char *err, size_t errlen);
+		  int no_rows, FILE *out, char *err, size_t errlen);
 /*
  * Per-CPU summaries of [t0, t1) ns in n buckets, as JSON into out:
  * {"t0","t1","n","cpus":{"CPU":[[bucket, kind, rows, idle_ns, user_ns,
@@ -115,9 +118,39 @@ int kt_store_page(duckdb_connection c, const char *store, const char *tpl, uint6
 struct kt_buf;
 int kt_store_tiles(duckdb_connection c, int64_t t0, int64_t t1, int n, struct kt_buf *out,
 		   char *err, size_t errlen);
-/* The rows of cpu that overlap [t0, t1) ns, at most limit, as JSON rows
- * (docs/spec/FORMATS.md 5.10.2): {"rows":[...],"more":false}. */
-int kt_store_rows(duckdb_connection c, int cpu, int64_t t0, int64_t t1, long limit,
-		  struct kt_buf *out, char *err, size_t errlen);
+
+
+/*
+ * The viewer's level of detail (docs/spec/VIEWER.md 3.4.1), times in ns
+ * in, 10 ns units out (the page's).  kt_store_lod_meta: {"n", "t0",
+ * "end":[ts, dur of the latest end], "cpus":[[cpu, execution spans, first
+ * execution start, first start, latest end's ts and dur], ...]} and the
+ * first start t0 and latest end t1 in ns.  kt_store_lod: the execution spans of bins
+ * [a, b) of q ns from t0, per CPU {"q","a","b","cpus":{"CPU":[[bin,
+ * idle_ns, user_ns, kernel_ns, last_user_event, last_kernel_event, rows],
+ * ...]}, "long":[rows of 2q or longer overlapping the bins], "more"}.
+ */
+#define KT_ROWS_LONG_MAX 200000L
+int kt_store_lod_meta(duckdb_connection c, const char *store, int64_t *t0, int64_t *t1,
+		      struct kt_buf *out, char *err, size_t errlen);
+/* The precomputed bins (STORE/lod/, made if missing): levels from q0 ns;
+ * kt_store_lod_meta's answer (meta) is kept there too, and read back. */
+struct kt_lodpyr {
+	char dir[4200];
+	int64_t q0;
+	int levels;
+};
+int kt_store_lod_pyramid(duckdb_connection c, const char *store, int64_t t0, int64_t t1,
+			 const struct kt_buf *meta, struct kt_lodpyr *py, char *err, size_t errlen);
+/* py: the pyramid, or NULL (every tile from span). */
+int kt_store_lod(duckdb_connection c, const struct kt_lodpyr *py, int64_t t0, int64_t q, int64_t a,
+		 int64_t b, struct kt_buf *out, char *err, size_t errlen);
+
+/* The rows of cpu (every cpu if < 0) that overlap [t0, t1) ns, at most
+ * limit, in the store's order, as JSON rows (docs/spec/FORMATS.md
+ * 5.10.2): {"rows":[...],"more":false}; py: the pyramid (its long rows),
+ * or NULL. */
+int kt_store_rows(duckdb_connection c, const struct kt_lodpyr *py, int cpu, int64_t t0,
+		  int64_t t1, long limit, struct kt_buf *out, char *err, size_t errlen);
 
 #endif /* KUTRACE_STORE_H */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "html.h"
 #include "store.h"
@@ -123,7 +124,7 @@ static const char *jstr(json_t *m, const char *k)
 }
 
 int kt_store_page(duckdb_connection c, const char *store, const char *tpl, uint64_t max,
-		  FILE *out, char *err, size_t errlen)
+		  int no_rows, FILE *out, char *err, size_t errlen)
 {
 	char path[4200], *header = NULL, *footer = NULL;
 	size_t hl = 0, fl = 0;
@@ -159,7 +160,8 @@ int kt_store_page(duckdb_connection c, const char *store, const char *tpl, uint6
 	fclose(fm);
 	hm = fm = NULL;
 	/* The store keeps span in the JSON's order: a scan gives it back so. */
-	if (run(c, "SELECT " ROW_COLS " FROM span", &res, err, errlen) < 0)
+	if (run(c, no_rows ? "SELECT " ROW_COLS " FROM span LIMIT 0" : "SELECT " ROW_COLS " FROM span",
+		&res, err, errlen) < 0)
 		goto out;
 	for (duckdb_data_chunk ch; (ch = next_chunk(res, &failed, err, errlen));) {
 		struct rowcols rc_;
@@ -227,44 +229,39 @@ static int pick(const int64_t ns[3], const int64_t last[3])
 	return best;
 }
 
-int kt_store_tiles(duckdb_connection c, int64_t t0, int64_t t1, int n, struct kt_buf *out,
-		   char *err, size_t errlen)
+/*
+ * The rows of res (cpu, bin, kind, rows, ns, last event; ordered by cpu,
+ * bin, kind) as {"CPU":[bin, ...], ...}: per bin, for /api/tiles
+ * (tiles) [bin, the viewer's kind, rows, idle, user and kernel ns, last
+ * user and kernel event or -1], for /api/lod [bin, idle, user and kernel
+ * ns, last user and kernel event, rows].
+ */
+static int bins_json(duckdb_result res, int tiles, struct kt_buf *out, char *err, size_t errlen)
 {
-	char sql[1024];
-	duckdb_result res;
 	int failed = 0, cpu = INT32_MIN, first = 1;
-	int64_t b = -1, cnt = 0, ns[3] = { 0 }, last[3] = { -1, -1, -1 };
+	int64_t b = INT64_MIN, cnt = 0, ns[3] = { 0 }, last[3] = { -1, -1, -1 };
 
-	if (t1 <= t0 || n < 1 || n > 100000) {
-		errf(err, errlen, "tiles: need t0 < t1 and 1 <= n <= 100000");
-		return -1;
-	}
-	snprintf(sql, sizeof(sql),
-		 "SELECT cpu, (ts - %" PRId64 ") * %d // %" PRId64 " AS b, " EXEC_KIND " AS k,"
-		 " count(*), sum(dur)::BIGINT, arg_max(event, ts) FROM span WHERE " EXEC_ROWS " AND ts >= %" PRId64
-		 " AND ts < %" PRId64 " GROUP BY ALL ORDER BY cpu, b, k",
-		 t0, n, t1 - t0, t0, t1);
-	if (run(c, sql, &res, err, errlen) < 0)
-		return -1;
-	out->len = 0;
-	kt_buf_printf(out, "{\"t0\":%" PRId64 ",\"t1\":%" PRId64 ",\"n\":%d,\"cpus\":{", t0, t1, n);
-	/* [b, kind, rows, ns of each kind, last user and kernel event or -1] */
-#define FLUSH() do { if (b >= 0) { int k = pick(ns, last); \
-	kt_buf_printf(out, "%s[%" PRId64 ",%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 \
-		      ",%" PRId64 ",%" PRId64 "]", first ? "" : ",", b, k, cnt, ns[0], ns[1], \
-		      ns[2], last[1], last[2]); first = 0; } } while (0)
+	kt_buf_puts(out, "{");
+#define FLUSH() do { if (b != INT64_MIN) { \
+	if (tiles) \
+		kt_buf_printf(out, "%s[%" PRId64 ",%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 \
+			      ",%" PRId64 ",%" PRId64 "]", first ? "" : ",", b, pick(ns, last), cnt, \
+			      ns[0], ns[1], ns[2], last[1], last[2]); \
+	else \
+		kt_buf_printf(out, "%s[%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 \
+			      ",%" PRId64 ",%" PRId64 "]", first ? "" : ",", b, ns[0], ns[1], ns[2], \
+			      last[1], last[2], cnt); \
+	first = 0; } } while (0)
 	for (duckdb_data_chunk ch; (ch = next_chunk(res, &failed, err, errlen));) {
-		int32_t *cc = IN(ch, 0, int32_t), *kk = IN(ch, 2, int32_t);
+		int32_t *cc = IN(ch, 0, int32_t), *kk = IN(ch, 2, int32_t), *ev = IN(ch, 5, int32_t);
 		int64_t *bb = IN(ch, 1, int64_t), *nn = IN(ch, 3, int64_t), *dd = IN(ch, 4, int64_t);
-		int32_t *ev = IN(ch, 5, int32_t);
 		idx_t m = duckdb_data_chunk_get_size(ch);
 
 		for (idx_t i = 0; i < m; i++) {
 			if (cc[i] != cpu || bb[i] != b) {
 				FLUSH();
 				if (cc[i] != cpu) {
-					kt_buf_printf(out, "%s\"%d\":[", cpu == INT32_MIN ? "" : "],",
-						      cc[i]);
+					kt_buf_printf(out, "%s\"%d\":[", cpu == INT32_MIN ? "" : "],", cc[i]);
 					first = 1;
 				}
 				cpu = cc[i];
@@ -284,26 +281,49 @@ int kt_store_tiles(duckdb_connection c, int64_t t0, int64_t t1, int n, struct kt
 	duckdb_destroy_result(&res);
 	if (failed)
 		return -1;
-	kt_buf_puts(out, cpu == INT32_MIN ? "}}" : "]}}");
+	kt_buf_puts(out, cpu == INT32_MIN ? "}" : "]}");
 	return 0;
 }
 
-int kt_store_rows(duckdb_connection c, int cpu, int64_t t0, int64_t t1, long limit,
-		  struct kt_buf *out, char *err, size_t errlen)
+int kt_store_tiles(duckdb_connection c, int64_t t0, int64_t t1, int n, struct kt_buf *out,
+		   char *err, size_t errlen)
 {
 	char sql[1024];
+	duckdb_result res;
+
+	if (t1 <= t0 || n < 1 || n > 100000) {
+		errf(err, errlen, "tiles: need t0 < t1 and 1 <= n <= 100000");
+		return -1;
+	}
+	snprintf(sql, sizeof(sql),
+		 "SELECT cpu, (ts - %" PRId64 ") * %d // %" PRId64 " AS b, " EXEC_KIND " AS k,"
+		 " count(*), sum(dur)::BIGINT, arg_max(event, ts) FROM span WHERE " EXEC_ROWS " AND ts >= %" PRId64
+		 " AND ts < %" PRId64 " GROUP BY ALL ORDER BY cpu, b, k",
+		 t0, n, t1 - t0, t0, t1);
+	if (run(c, sql, &res, err, errlen) < 0)
+		return -1;
+	out->len = 0;
+	kt_buf_printf(out, "{\"t0\":%" PRId64 ",\"t1\":%" PRId64 ",\"n\":%d,\"cpus\":", t0, t1, n);
+	if (bins_json(res, 1, out, err, errlen) < 0)
+		return -1;
+	kt_buf_puts(out, "}");
+	return 0;
+}
+
+/* The rows sql selects (ROW_COLS), at most limit, as JSON rows after
+ * pre: PRE[row,\nrow...],"more":BOOL}. */
+static int rows_json(duckdb_connection c, const char *sql, const char *pre, long limit,
+		     struct kt_buf *out, char *err, size_t errlen)
+{
 	duckdb_result res;
 	struct kt_buf name = { 0 }, line = { 0 };
 	int failed = 0;
 	long seen = 0;
 
-	snprintf(sql, sizeof(sql),
-		 "SELECT " ROW_COLS " FROM span WHERE cpu = %d AND ts < %" PRId64
-		 " AND ts + dur > %" PRId64 " ORDER BY ts LIMIT %ld", cpu, t1, t0, limit + 1);
 	if (run(c, sql, &res, err, errlen) < 0)
 		return -1;
-	out->len = 0;
-	kt_buf_puts(out, "{\"rows\":[");
+	kt_buf_puts(out, pre);
+	kt_buf_puts(out, "[");
 	for (duckdb_data_chunk ch; (ch = next_chunk(res, &failed, err, errlen));) {
 		struct rowcols rc_;
 		idx_t n = duckdb_data_chunk_get_size(ch);
@@ -312,7 +332,7 @@ int kt_store_rows(duckdb_connection c, int cpu, int64_t t0, int64_t t1, long lim
 		for (idx_t i = 0; i < n; i++, seen++) {
 			struct kt_row r;
 
-			if (seen == limit)
+			if (seen >= limit)
 				continue;	/* the one past the limit says there are more */
 			get_row(&rc_, i, &r, &name);
 			size_t cap = KT_JSON_HEAD_MAX + 6 * name.len + 4;
@@ -337,4 +357,326 @@ int kt_store_rows(duckdb_connection c, int cpu, int64_t t0, int64_t t1, long lim
 		return -1;
 	kt_buf_printf(out, "],\"more\":%s}", seen > limit ? "true" : "false");
 	return 0;
+}
+
+int kt_store_rows(duckdb_connection c, const struct kt_lodpyr *py, int cpu, int64_t t0,
+		  int64_t t1, long limit, struct kt_buf *out, char *err, size_t errlen)
+{
+	char sql[1024 + 2 * sizeof(py->dir)], where[64] = "";
+
+	if (cpu >= 0)
+		snprintf(where, sizeof(where), "cpu = %d AND ", cpu);
+	out->len = 0;
+	/* With the pyramid: the rows shorter than 2 q0 start after t0 - 2 q0,
+	 * so only those row groups are read, and the longer ones are kept
+	 * apart (longrows.parquet); both with their row number in span, whose
+	 * order they are given back in.  Without it, ts + dur > t0 reads span
+	 * from its start. */
+	if (py) {
+		snprintf(sql, sizeof(sql),
+			 "SELECT " ROW_COLS " FROM (SELECT file_row_number AS rn, " ROW_COLS " FROM"
+			 " read_parquet('%s/../span.parquet', file_row_number = true) WHERE %sts < %" PRId64
+			 " AND ts > %" PRId64 " AND dur < %" PRId64 " AND ts + dur > %" PRId64 " UNION ALL"
+			 " SELECT * FROM read_parquet('%s/longrows.parquet') WHERE %sts < %" PRId64
+			 " AND ts + dur > %" PRId64 ") ORDER BY rn LIMIT %ld", py->dir, where, t1,
+			 t0 - 2 * py->q0, 2 * py->q0, t0, py->dir, where, t1, t0, limit + 1);
+		return rows_json(c, sql, "{\"rows\":", limit, out, err, errlen);
+	}
+	/* In the store's order, which is the page's (by ts, ties as the JSON
+	 * has them): a sort by ts could reorder ties, and with them what is
+	 * drawn over what.  DuckDB keeps a scan's order (preserve_insertion_order). */
+	snprintf(sql, sizeof(sql),
+		 "SELECT " ROW_COLS " FROM span WHERE %sts < %" PRId64
+		 " AND ts + dur > %" PRId64 " LIMIT %ld", where, t1, t0, limit + 1);
+	return rows_json(c, sql, "{\"rows\":", limit, out, err, errlen);
+}
+
+/*
+ * The level of detail of the viewer's CPU rows (docs/spec/VIEWER.md 3.4.1):
+ * what a row's rowLod would compute from the page's rows, so that the
+ * summary draws what the rows would.  The viewer's rows (data.js
+ * buildRows): a CPU row for every cpu >= 0 of a row with event >= 0; its
+ * time extent over those rows but the RPC begin/end points; its execution
+ * spans (LOD_EXEC) by kind idle, user, kernel (LOD_KIND).
+ */
+#define LOD_EXEC "cpu >= 0 AND ((event >= 0 AND event < 512) OR (event >= 1024 AND event < 4096)" \
+		 " OR event >= 65536)"
+#define LOD_KIND "CASE WHEN event IN (65536, 131072) THEN 0 WHEN event > 65536 THEN 1 ELSE 2 END"
+
+/* STORE/lod/meta: "t0 t1" and the answer, kept with the pyramid. */
+static int lod_meta_kept(const char *store, int64_t *t0, int64_t *t1, struct kt_buf *out)
+{
+	char path[4200];
+	long long a, b;
+	size_t len = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/lod/meta", store);
+	if (!(f = fopen(path, "r")))
+		return -1;
+	char *m = fscanf(f, "%lld %lld\n", &a, &b) == 2 ? kt_html_slurp(f, &len) : NULL;
+
+	fclose(f);
+	if (!m || len < 8 || strncmp(m, "{\"n\":", 5) != 0) {
+		free(m);
+		return -1;
+	}
+	*t0 = a;
+	*t1 = b;
+	out->len = 0;
+	kt_buf_add(out, m, len);
+	free(m);
+	return 0;
+}
+
+int kt_store_lod_meta(duckdb_connection c, const char *store, int64_t *t0, int64_t *t1,
+		      struct kt_buf *out, char *err, size_t errlen)
+{
+	duckdb_result res;
+	int failed = 0, first = 1;
+
+	if (lod_meta_kept(store, t0, t1, out) == 0)
+		return 0;
+
+	/* Times in the page's 10 ns units, so that the viewer makes the same
+	 * doubles of them as of its own rows (ts * 1e-8). */
+	if (run(c, "SELECT count(*), min(ts), arg_max(ts, ts + dur) FILTER (WHERE ts + dur < 999000000000),"
+		" arg_max(dur, ts + dur) FILTER (WHERE ts + dur < 999000000000) FROM span",
+		&res, err, errlen) < 0)
+		return -1;
+	duckdb_data_chunk ch = next_chunk(res, &failed, err, errlen);
+
+	out->len = 0;
+	if (ch && duckdb_data_chunk_get_size(ch) == 1) {
+		int64_t *n = IN(ch, 0, int64_t), *a = IN(ch, 1, int64_t), *e = IN(ch, 2, int64_t),
+			*d = IN(ch, 3, int64_t);
+		uint64_t *va = duckdb_vector_get_validity(duckdb_data_chunk_get_vector(ch, 2));
+		int ok = !va || duckdb_validity_row_is_valid(va, 0);
+
+		*t0 = n[0] ? a[0] : 0;
+		*t1 = ok ? e[0] + d[0] : *t0 + 1;
+		kt_buf_printf(out, "{\"n\":%" PRId64 ",\"t0\":%" PRId64 ",\"end\":[%" PRId64 ",%" PRId64
+			      "],\"cpus\":[", n[0], *t0 / 10, ok ? e[0] / 10 : -1, ok ? d[0] / 10 : 0);
+	}
+	if (ch)
+		duckdb_destroy_data_chunk(&ch);
+	duckdb_destroy_result(&res);
+	if (failed || !out->len) {
+		if (!failed)
+			errf(err, errlen, "span: no answer");
+		return -1;
+	}
+	/* [cpu, execution spans, first execution start, first start, last end as start and duration] */
+	if (run(c, "SELECT cpu, count(*) FILTER (WHERE " LOD_EXEC "), min(ts) FILTER (WHERE " LOD_EXEC "),"
+		" min(ts) FILTER (WHERE event NOT IN (526, 527)),"
+		" arg_max(ts, ts + dur) FILTER (WHERE event NOT IN (526, 527)),"
+		" arg_max(dur, ts + dur) FILTER (WHERE event NOT IN (526, 527))"
+		" FROM span WHERE cpu >= 0 AND event >= 0 GROUP BY cpu ORDER BY cpu", &res, err,
+		errlen) < 0)
+		return -1;
+	for (duckdb_data_chunk ch2; (ch2 = next_chunk(res, &failed, err, errlen));) {
+		int32_t *cc = IN(ch2, 0, int32_t);
+		int64_t *v[5];
+		uint64_t *ok[5];
+		idx_t m = duckdb_data_chunk_get_size(ch2);
+
+		for (int k = 0; k < 5; k++) {
+			v[k] = IN(ch2, k + 1, int64_t);
+			ok[k] = duckdb_vector_get_validity(duckdb_data_chunk_get_vector(ch2, k + 1));
+		}
+		for (idx_t i = 0; i < m; i++) {
+			kt_buf_printf(out, "%s[%d", first ? "" : ",", cc[i]);
+			for (int k = 0; k < 5; k++) {
+				int valid = !ok[k] || duckdb_validity_row_is_valid(ok[k], i);
+
+				kt_buf_printf(out, ",%" PRId64, !valid ? -1 : k ? v[k][i] / 10 : v[k][i]);
+			}
+			kt_buf_puts(out, "]");
+			first = 0;
+		}
+		duckdb_destroy_data_chunk(&ch2);
+	}
+	duckdb_destroy_result(&res);
+	if (failed)
+		return -1;
+	kt_buf_puts(out, "]}");
+	return 0;
+}
+
+/*
+ * The pyramid (STORE/lod/): the bins of every level from q0 up, each
+ * level one Parquet file ordered by bin, so that a tile reads only its
+ * row groups instead of every span in its time.  Level L + 1 is made from
+ * level L (the later child's last events win: their ts are kept); the
+ * spans of 2 q0 or longer go apart (long.parquet).  Written once, into
+ * lod.tmp and renamed, so that a half-made pyramid is never read; the
+ * store is rebuilt whole (a new directory), which takes its pyramid away.
+ */
+#define LOD_BIN_COLS "coalesce(sum(dur) FILTER (WHERE k = 0), 0)::BIGINT AS i," \
+	" coalesce(sum(dur) FILTER (WHERE k = 1), 0)::BIGINT AS u, coalesce(sum(dur) FILTER (WHERE k = 2), 0)::BIGINT AS kn," \
+	" arg_max(event, ts) FILTER (WHERE k = 1) AS eu, max(ts) FILTER (WHERE k = 1) AS tu," \
+	" arg_max(event, ts) FILTER (WHERE k = 2) AS ek, max(ts) FILTER (WHERE k = 2) AS tk, count(*) AS c"
+#define LOD_UP_COLS "sum(i)::BIGINT AS i, sum(u)::BIGINT AS u, sum(kn)::BIGINT AS kn, arg_max(eu, tu) AS eu," \
+	" max(tu) AS tu, arg_max(ek, tk) AS ek, max(tk) AS tk, sum(c)::BIGINT AS c"
+
+/* What STORE/lod/ holds; another version is made again. */
+#define LOD_VERSION 2
+
+static int exec_sql(duckdb_connection c, const char *sql, char *err, size_t errlen)
+{
+	duckdb_result res;
+
+	if (duckdb_query(c, sql, &res) == DuckDBError) {
+		errf(err, errlen, "%s", duckdb_result_error(&res));
+		duckdb_destroy_result(&res);
+		return -1;
+	}
+	duckdb_destroy_result(&res);
+	return 0;
+}
+
+int kt_store_lod_pyramid(duckdb_connection c, const char *store, int64_t t0, int64_t t1,
+			 const struct kt_buf *meta, struct kt_lodpyr *py, char *err, size_t errlen)
+{
+	char dir[4200], tmp[4300], sql[4096 + 8600];
+	FILE *f;
+	int levels = 0;
+	int64_t q0 = 1;
+
+	/* Level 0 has at most 2^18 bins per CPU: finer tiles (a 64th of the
+	 * trace or less) come straight from span, whose row groups a tile's
+	 * time range picks. */
+	while (q0 < (int64_t)1 << 40 && (t1 - t0) / q0 > (1 << 18))
+		q0 *= 2;
+	snprintf(dir, sizeof(dir), "%s/lod", store);
+	snprintf(py->dir, sizeof(py->dir), "%s", dir);
+	snprintf(tmp, sizeof(tmp), "%s/levels", dir);
+	if ((f = fopen(tmp, "r"))) {
+		long long a = 0, b = 0;
+		int v = 0, ok = fscanf(f, "%lld %lld %d", &a, &b, &v) == 3 && a == q0 && b > 0 &&
+				b < 64 && v == LOD_VERSION;
+
+		fclose(f);
+		if (ok) {
+			py->q0 = q0;
+			py->levels = (int)b;
+			return 0;
+		}
+	}
+	snprintf(tmp, sizeof(tmp), "%s/lod.tmp.%d", store, (int)getpid());
+	if (kt_rmtree(tmp) < 0 || mkdir(tmp, 0777) < 0) {
+		errf(err, errlen, "%s: %s", tmp, strerror(errno));
+		return -1;
+	}
+	kt_progress_step("level of detail: level 0");
+	snprintf(sql, sizeof(sql),
+		 "COPY (SELECT cpu, (ts - %" PRId64 ") // %" PRId64 " AS b, " LOD_BIN_COLS " FROM"
+		 " (SELECT cpu, ts, dur, event, " LOD_KIND " AS k FROM span WHERE " LOD_EXEC ")"
+		 " GROUP BY ALL ORDER BY b, cpu) TO '%s/0.parquet' (FORMAT parquet)", t0, q0, tmp);
+	if (exec_sql(c, sql, err, errlen) < 0)
+		goto fail;
+	snprintf(sql, sizeof(sql),
+		 "COPY (SELECT " ROW_COLS " FROM span WHERE " LOD_EXEC " AND dur >= %" PRId64 ") TO"
+		 " '%s/long.parquet' (FORMAT parquet)", 2 * q0, tmp);
+	if (exec_sql(c, sql, err, errlen) < 0)
+		goto fail;
+	snprintf(sql, sizeof(sql),
+		 "COPY (SELECT file_row_number AS rn, " ROW_COLS " FROM read_parquet('%s/span.parquet',"
+		 " file_row_number = true) WHERE dur >= %" PRId64 ") TO '%s/longrows.parquet' (FORMAT parquet)",
+		 store, 2 * q0, tmp);
+	if (exec_sql(c, sql, err, errlen) < 0)
+		goto fail;
+	for (int64_t q = q0; levels < 63; q *= 2) {
+		levels++;
+		if ((t1 - t0) / q < 2)
+			break;
+		kt_progress_step("level of detail: one level up");
+		snprintf(sql, sizeof(sql),
+			 "COPY (SELECT cpu, b // 2 AS b, " LOD_UP_COLS " FROM read_parquet('%s/%d.parquet')"
+			 " GROUP BY ALL ORDER BY b, cpu) TO '%s/%d.parquet' (FORMAT parquet)", tmp,
+			 levels - 1, tmp, levels);
+		if (exec_sql(c, sql, err, errlen) < 0)
+			goto fail;
+	}
+	/* levels last: its presence says the rest is complete */
+	snprintf(sql, sizeof(sql), "%s/meta", tmp);
+	if (!(f = fopen(sql, "w")) || fprintf(f, "%" PRId64 " %" PRId64 "\n", t0, t1) < 0 ||
+	    fwrite(meta->p, 1, meta->len, f) != meta->len || fclose(f) != 0) {
+		errf(err, errlen, "%s: %s", sql, strerror(errno));
+		goto fail;
+	}
+	snprintf(sql, sizeof(sql), "%s/levels", tmp);
+	if (!(f = fopen(sql, "w")) || fprintf(f, "%" PRId64 " %d %d\n", q0, levels, LOD_VERSION) < 0 ||
+	    fclose(f) != 0) {
+		errf(err, errlen, "%s: %s", sql, strerror(errno));
+		goto fail;
+	}
+	if (kt_rmtree(dir) < 0 || rename(tmp, dir) < 0) {
+		errf(err, errlen, "%s: %s", dir, strerror(errno));
+		goto fail;
+	}
+	kt_progress_end();
+	py->q0 = q0;
+	py->levels = levels;
+	return 0;
+fail:
+	kt_progress_end();
+	kt_rmtree(tmp);
+	return -1;
+}
+
+int kt_store_lod(duckdb_connection c, const struct kt_lodpyr *py, int64_t t0, int64_t q, int64_t a,
+		 int64_t b, struct kt_buf *out, char *err, size_t errlen)
+{
+	char sql[1024 + 3 * sizeof(py->dir)];
+	int level = -1;
+
+	/* A level of the pyramid, else straight from span. */
+	for (int l = 0; py && l < py->levels; l++)
+		if (py->q0 << l == q)
+			level = l;
+	duckdb_result res;
+	int64_t lo = t0 + a * q, hi = t0 + b * q;
+
+	/* One row per CPU, bin and kind: rows, ns, last event. */
+	if (level >= 0)
+		snprintf(sql, sizeof(sql),
+			 "SELECT cpu, b, k, c, n, e FROM (SELECT cpu, b, 0 AS k, c, i AS n, -1 AS e FROM"
+			 " read_parquet('%s/%d.parquet') WHERE b >= %" PRId64 " AND b < %" PRId64 " UNION ALL"
+			 " SELECT cpu, b, 1, 0, u, coalesce(eu, -1) FROM read_parquet('%s/%d.parquet') WHERE b >= %" PRId64
+			 " AND b < %" PRId64 " AND eu IS NOT NULL UNION ALL SELECT cpu, b, 2, 0, kn, coalesce(ek, -1) FROM"
+			 " read_parquet('%s/%d.parquet') WHERE b >= %" PRId64 " AND b < %" PRId64
+			 " AND ek IS NOT NULL) ORDER BY cpu, b, k", py->dir, level, a, b, py->dir, level, a, b,
+			 py->dir, level, a, b);
+	else
+		snprintf(sql, sizeof(sql),
+			 "SELECT cpu, (ts - %" PRId64 ") // %" PRId64 " AS b, " LOD_KIND " AS k, count(*),"
+			 " sum(dur)::BIGINT, arg_max(event, ts) FROM span WHERE " LOD_EXEC " AND ts >= %" PRId64
+			 " AND ts < %" PRId64 " GROUP BY ALL ORDER BY cpu, b, k", t0, q, lo, hi);
+	if (run(c, sql, &res, err, errlen) < 0)
+		return -1;
+	out->len = 0;
+	kt_buf_printf(out, "{\"q\":%" PRId64 ",\"a\":%" PRId64 ",\"b\":%" PRId64 ",\"cpus\":", q, a, b);
+	if (bins_json(res, 0, out, err, errlen) < 0)
+		return -1;
+	kt_buf_puts(out, ",");
+	/* The spans a pixel or longer are drawn in full over the bins: those
+	 * of 2 bins or longer (a pixel is 4 to 8) that overlap the tile. */
+	if (level >= 0)
+		snprintf(sql, sizeof(sql),
+			 "SELECT " ROW_COLS " FROM read_parquet('%s/long.parquet') WHERE dur >= %" PRId64
+			 " AND ts < %" PRId64 " AND ts + dur > %" PRId64 " ORDER BY cpu, ts", py->dir, 2 * q,
+			 hi, lo);
+	else if (py)	/* those shorter than 2 q0 start after lo - 2 q0: only those row groups */
+		snprintf(sql, sizeof(sql),
+			 "SELECT * FROM (SELECT " ROW_COLS " FROM span WHERE " LOD_EXEC " AND dur >= %" PRId64
+			 " AND dur < %" PRId64 " AND ts < %" PRId64 " AND ts > %" PRId64 " AND ts + dur > %" PRId64
+			 " UNION ALL SELECT " ROW_COLS " FROM read_parquet('%s/long.parquet') WHERE ts < %" PRId64
+			 " AND ts + dur > %" PRId64 ") ORDER BY cpu, ts", 2 * q, 2 * py->q0, hi, lo - 2 * py->q0,
+			 lo, py->dir, hi, lo);
+	else
+		snprintf(sql, sizeof(sql),
+			 "SELECT " ROW_COLS " FROM span WHERE " LOD_EXEC " AND dur >= %" PRId64 " AND ts < %" PRId64
+			 " AND ts + dur > %" PRId64 " ORDER BY cpu, ts", 2 * q, hi, lo);
+	return rows_json(c, sql, "\"long\":", KT_ROWS_LONG_MAX, out, err, errlen);
 }

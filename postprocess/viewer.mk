@@ -5,12 +5,12 @@
 # $(BUILD)/share/kutrace/ holds viewer.html, viewer.css, pages.js,
 # pages.css and viewer.js, which assemble.sh makes from the event constants
 # generated from format.h (gen_format.sh) and the modules data.js, draw.js,
-# why.js, machines.js and ui.js.  makeself and kutrace_postproc in $(BIN) find it next to
+# lod.js, why.js, machines.js and ui.js.  makeself and kutrace_postproc in $(BIN) find it next to
 # themselves (../share/kutrace/viewer.html, lib/html.c); the tests, bench,
 # make install and the .deb take it from there.
 
 VIEWER_DIR   := $(BUILD)/share/kutrace
-VIEWER_PARTS := $(addprefix postprocess/viewer/,data.js draw.js why.js machines.js ui.js)
+VIEWER_PARTS := $(addprefix postprocess/viewer/,data.js draw.js lod.js why.js machines.js ui.js)
 VIEWER_COPY  := viewer.html viewer.css pages.js pages.css
 VIEWER_FILES := $(VIEWER_COPY:%=$(VIEWER_DIR)/%) $(VIEWER_DIR)/viewer.js
 

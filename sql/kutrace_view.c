@@ -34,9 +34,14 @@
 #include "store.h"
 
 #define KT_MEMORY "1500MB"
-/* The page carries every span; past this many the page would not hold
- * them well (kutrace_postproc's --html-max-spans, docs/PERFORMANCE.md). */
+/* A page that carries every span; past this many the page would not hold
+ * them well (kutrace_postproc's --html-max-spans, docs/PERFORMANCE.md),
+ * and the page served carries none: the viewer draws from summaries and
+ * loads the rows of the window it shows (docs/spec/VIEWER.md 3.4.1). */
 #define KT_PAGE_MAX 10000000ULL
+/* Stores of this many spans or more get the level of detail precomputed
+ * (STORE/lod/): below it a whole trace's bins come from span fast enough. */
+#define KT_PYRAMID_MIN 1000000ULL
 /* Rows of one window at most (/api/rows). */
 #define KT_ROWS_MAX 1000000L
 
@@ -48,8 +53,11 @@ struct server {
 	char cookie[32];	/* the cookie's name: ports share cookies, names do not */
 	char host1[32], host2[32], origin1[48], origin2[48];
 	unsigned short port;
-	char *page;		/* built on the first request, then kept */
-	size_t page_len;
+	char *page[2];		/* built on the first request, then kept: with rows, without */
+	size_t page_len[2];
+	struct kt_buf lodmeta;	/* /api/lodmeta, made once */
+	int64_t t0, t1;		/* the first start (ns), the origin of the bins of /api/lod; the end */
+	struct kt_lodpyr pyr;	/* the precomputed bins, when levels > 0 */
 	char page_err[512];	/* why the page cannot be made (said once) */
 	int gone;		/* the store's absence was reported */
 };
@@ -58,7 +66,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: kutrace_view TRACE|JSON|STORE|HTML [--no-browser] [--port N] [--memory SIZE]\n"
-		"                    [--html-max-spans N]\n"
+		"                    [--html-max-spans N] [--pyramid-min N] [--prepare]\n"
 		"Serves the trace's timeline on http://127.0.0.1:PORT/ (a random port unless\n"
 		"--port) and opens it in the browser ($BROWSER, else xdg-open).  The URL holds\n"
 		"a random token; requests without it are refused.  A trace, a JSON file or a\n"
@@ -67,7 +75,11 @@ static void usage(FILE *f)
 		"nothing.  Ctrl-C ends the server.  From another machine:\n"
 		"  ssh -L 8080:127.0.0.1:8080 HOST kutrace_view X.trace --port 8080 --no-browser\n"
 		"then open the printed URL here.  --memory caps DuckDB (default 1500MB).\n"
-		"The page holds at most N spans (default 10000000), as kutrace_postproc's.\n");
+		"The page holds at most N spans (default 10000000), as kutrace_postproc's;\n"
+		"a bigger trace's page holds none, and the viewer draws it from summaries,\n"
+		"loading the rows of the window it shows.  Stores of --pyramid-min spans\n"
+		"(default 1000000; 0: all) get the summaries precomputed once, in STORE/lod/;\n"
+		"--prepare makes them and exits.\n");
 }
 
 /* ---------------------------------------------------------------------- */
@@ -191,8 +203,23 @@ static enum MHD_Result failure(struct server *s, struct MHD_Connection *c, const
 	return text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, err);
 }
 
-/* The page, with a marker telling the viewer that a server is there. */
-static int build_page(struct server *s, char *err, size_t errlen)
+/* The trace's rows, from /api/lodmeta's {"n":N,... */
+static long long lod_rows(const struct kt_buf *m)
+{
+	return m->len > 5 ? strtoll(m->p + 5, NULL, 10) : 0;
+}
+
+/* /api/lodmeta, made once: also the trace's size and first start. */
+static int lod_meta(struct server *s, char *err, size_t errlen)
+{
+	if (s->lodmeta.len)
+		return 0;
+	return kt_store_lod_meta(kt_db_conn(s->db), s->store, &s->t0, &s->t1, &s->lodmeta, err, errlen);
+}
+
+/* The page, with a marker telling the viewer that a server is there (and
+ * whether the page carries the rows or the viewer asks for summaries). */
+static int build_page(struct server *s, int summary, char *err, size_t errlen)
 {
 	char *p = NULL;
 	size_t n = 0;
@@ -202,7 +229,7 @@ static int build_page(struct server *s, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	int rc = kt_store_page(kt_db_conn(s->db), s->store, s->tpl, s->page_max, f, err,
+	int rc = kt_store_page(kt_db_conn(s->db), s->store, s->tpl, s->page_max, summary, f, err,
 			       errlen);
 
 	if (fclose(f) != 0 && rc == 0) {
@@ -219,15 +246,17 @@ static int build_page(struct server *s, char *err, size_t errlen)
 		free(p);
 		return -1;
 	}
-	static const char mark[] = "<script type=\"application/json\" id=\"ktserver\">"
-				   "{\"api\":\"api/\"}</script>\n";
+	char mark[128];
+	int ml = snprintf(mark, sizeof(mark), "<script type=\"application/json\" id=\"ktserver\">"
+			  "{\"api\":\"api/\",\"summary\":%s}</script>\n", summary ? "true" : "false");
 	size_t head = (size_t)(body - p) + 7;
+	char *page = kt_xmalloc(n + (size_t)ml);
 
-	s->page = kt_xmalloc(n + sizeof(mark));
-	memcpy(s->page, p, head);
-	memcpy(s->page + head, mark, sizeof(mark) - 1);
-	memcpy(s->page + head + sizeof(mark) - 1, p + head, n - head);
-	s->page_len = n + sizeof(mark) - 1;
+	memcpy(page, p, head);
+	memcpy(page + head, mark, (size_t)ml);
+	memcpy(page + head + ml, p + head, n - head);
+	s->page[summary] = page;
+	s->page_len[summary] = n + (size_t)ml;
 	free(p);
 	return 0;
 }
@@ -277,6 +306,28 @@ static enum MHD_Result api(struct server *s, struct MHD_Connection *c, const cha
 		return reply(c, MHD_HTTP_OK, "application/json", m, len,
 			     MHD_RESPMEM_MUST_FREE, NULL);
 	}
+	if (strcmp(what, "lodmeta") == 0) {
+		if (lod_meta(s, err, sizeof(err)) < 0)
+			return failure(s, c, err);
+		return reply(c, MHD_HTTP_OK, "application/json", s->lodmeta.p, s->lodmeta.len,
+			     MHD_RESPMEM_MUST_COPY, NULL);
+	}
+	if (strcmp(what, "lod") == 0) {
+		int64_t q, a, b2;
+
+		if (arg_i64(c, "q", 1, INT64_MAX / 4, &q) < 0 || arg_i64(c, "a", 0, INT64_MAX / 4, &a) < 0 ||
+		    arg_i64(c, "b", 1, INT64_MAX / 4, &b2) < 0 || b2 <= a || b2 - a > 65536 ||
+		    a > INT64_MAX / 4 / q || b2 > INT64_MAX / 4 / q)
+			return text(c, MHD_HTTP_BAD_REQUEST, "give q ns and bins a < b, at most 65536 of them");
+		if (lod_meta(s, err, sizeof(err)) < 0 ||
+		    kt_store_lod(kt_db_conn(s->db), s->pyr.levels ? &s->pyr : NULL, s->t0, q, a, b2, &b,
+				 err, sizeof(err)) < 0) {
+			kt_buf_free(&b);
+			return failure(s, c, err);
+		}
+		s->gone = 0;
+		return reply(c, MHD_HTTP_OK, "application/json", b.p, b.len, MHD_RESPMEM_MUST_FREE, NULL);
+	}
 	if (arg_i64(c, "t0", INT64_MIN / 4, INT64_MAX / 4, &t0) < 0 ||
 	    arg_i64(c, "t1", INT64_MIN / 4, INT64_MAX / 4, &t1) < 0 || t1 <= t0)
 		return text(c, MHD_HTTP_BAD_REQUEST, "give t0 < t1 in ns");
@@ -285,13 +336,16 @@ static enum MHD_Result api(struct server *s, struct MHD_Connection *c, const cha
 			return text(c, MHD_HTTP_BAD_REQUEST, "give n buckets, 1..100000");
 		rc = kt_store_tiles(kt_db_conn(s->db), t0, t1, (int)n, &b, err, sizeof(err));
 	} else {
-		if (arg_i64(c, "cpu", 0, INT32_MAX, &cpu) < 0)
+		/* /api/window: the rows of every CPU */
+		if (strcmp(what, "window") == 0)
+			cpu = -1;
+		else if (arg_i64(c, "cpu", 0, INT32_MAX, &cpu) < 0)
 			return text(c, MHD_HTTP_BAD_REQUEST, "give a cpu");
 		if (header(c, MHD_GET_ARGUMENT_KIND, "limit") &&
 		    arg_i64(c, "limit", 1, KT_ROWS_MAX, &limit) < 0)
 			return text(c, MHD_HTTP_BAD_REQUEST, "limit: 1..1000000");
-		rc = kt_store_rows(kt_db_conn(s->db), (int)cpu, t0, t1, (long)limit, &b, err,
-				   sizeof(err));
+		rc = kt_store_rows(kt_db_conn(s->db), s->pyr.levels ? &s->pyr : NULL, (int)cpu, t0, t1,
+				   (long)limit, &b, err, sizeof(err));
 	}
 	if (rc < 0) {
 		kt_buf_free(&b);
@@ -357,19 +411,29 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 		return api_why(s, c);
 	if (strncmp(url, "/api/", 5) == 0 &&
 	    (strcmp(url + 5, "meta") == 0 || strcmp(url + 5, "tiles") == 0 ||
-	     strcmp(url + 5, "rows") == 0))
+	     strcmp(url + 5, "rows") == 0 || strcmp(url + 5, "window") == 0 ||
+	     strcmp(url + 5, "lodmeta") == 0 || strcmp(url + 5, "lod") == 0))
 		return api(s, c, url + 5);
 	if (strcmp(url, "/") != 0)
 		return text(c, MHD_HTTP_NOT_FOUND, "no such path");
-	if (!s->page && *s->page_err)
-		return text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, s->page_err);
-	if (!s->page) {
-		char err[512];
+	/* ?summary=1, or a trace of more spans than a page holds: the page
+	 * without rows. */
+	const char *sum = header(c, MHD_GET_ARGUMENT_KIND, "summary");
+	int summary = sum && strcmp(sum, "0") != 0;
+	char err[512];
 
+	if (!summary && !s->page[0]) {
+		if (kt_store_present(s->store, err, sizeof(err)) < 0 || lod_meta(s, err, sizeof(err)) < 0)
+			return failure(s, c, err);
+		summary = s->page_max && (unsigned long long)lod_rows(&s->lodmeta) > s->page_max;
+	}
+	if (!s->page[summary] && *s->page_err)
+		return text(c, MHD_HTTP_INTERNAL_SERVER_ERROR, s->page_err);
+	if (!s->page[summary]) {
 		if (kt_store_present(s->store, err, sizeof(err)) < 0)
 			return failure(s, c, err);
-		if (build_page(s, err, sizeof(err)) < 0) {
-			/* A store too big for a page stays so: not read again. */
+		if (build_page(s, summary, err, sizeof(err)) < 0) {
+			/* A page that cannot be made stays so: not read again. */
 			if (kt_store_present(s->store, s->page_err, sizeof(s->page_err)) == 0)
 				snprintf(s->page_err, sizeof(s->page_err), "%s", err);
 			return failure(s, c, err);
@@ -379,8 +443,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 
 	snprintf(cookie, sizeof(cookie), "%s=%s; Path=/; HttpOnly; SameSite=Strict", s->cookie,
 		 s->token);
-	return reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", s->page, s->page_len,
-		     MHD_RESPMEM_PERSISTENT, cookie);
+	return reply(c, MHD_HTTP_OK, "text/html; charset=utf-8", s->page[summary],
+		     s->page_len[summary], MHD_RESPMEM_PERSISTENT, cookie);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -426,13 +490,15 @@ static void make_token(char *out)
 int main(int argc, char **argv)
 {
 	const char *memory = KT_MEMORY;
-	unsigned long long port = 0, page_max = KT_PAGE_MAX;
-	int no_browser = 0;
+	unsigned long long port = 0, page_max = KT_PAGE_MAX, pyr_min = KT_PYRAMID_MIN;
+	int no_browser = 0, prepare = 0;
 	const struct kt_opt opts[] = {
 		{ "no-browser", KT_OPT_FLAG, &no_browser, 1 },
 		{ "port", KT_OPT_ULL, &port, 0 },
 		{ "memory", KT_OPT_STR, &memory, 0 },
 		{ "html-max-spans", KT_OPT_ULL, &page_max, 0 },
+		{ "pyramid-min", KT_OPT_ULL, &pyr_min, 0 },
+		{ "prepare", KT_OPT_FLAG, &prepare, 1 },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct kt_argspec spec = { opts, usage, 1, 1, 0 };
@@ -463,6 +529,30 @@ int main(int argc, char **argv)
 	sigaddset(&sigs, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
+
+	/* After the mask: DuckDB's threads, started by the first query, inherit
+	 * it, and a SIGINT is then left to sigwait.  The pyramid of the level
+	 * of detail is made once next to the store
+	 * (a store that cannot take it is served without: tiles from span). */
+	if (lod_meta(&s, err, sizeof(err)) < 0) {
+		if (prepare)
+			kt_die("%s", err);
+		fprintf(stderr, "kutrace_view: %s\n", err);
+	} else {
+		if ((unsigned long long)lod_rows(&s.lodmeta) >= pyr_min &&
+		    kt_store_lod_pyramid(kt_db_conn(s.db), s.store, s.t0, s.t1, &s.lodmeta, &s.pyr,
+					 err, sizeof(err)) < 0) {
+			if (prepare)
+				kt_die("%s", err);
+			fprintf(stderr, "kutrace_view: %s (served without the precomputed level of detail)\n", err);
+		}
+	}
+	if (prepare) {
+		kt_db_close(s.db);
+		fprintf(stderr, "kutrace_view: %s: level of detail ready (%d levels from %" PRId64 " ns)\n",
+			s.store, s.pyr.levels, s.pyr.q0);
+		return 0;
+	}
 
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
 				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
@@ -498,7 +588,9 @@ int main(int argc, char **argv)
 		;
 	MHD_stop_daemon(d);
 	kt_db_close(s.db);
-	free(s.page);
+	free(s.page[0]);
+	free(s.page[1]);
+	kt_buf_free(&s.lodmeta);
 	for (size_t i = 0; i < in.n; i++)
 		free(in.v[i]);
 	fprintf(stderr, "kutrace_view: stopped\n");

@@ -16,6 +16,13 @@ const D = { n: 0, ts: null, dur: null, cpu: null, pid: null, rpc: null, ev: null
   nm: null, names: [], meta: {}, t0: 0, t1: 1, fmin: 0, fmax: 0, hasLock: false, hasSamp: false, hasFreq: false,
   hasMark: false, arcs: null, ipis: null, extra: [] };
 
+// Summary mode (a page served by kutrace_view without rows, VIEWER 3.4.1):
+// the CPU rows as the whole trace has them (cpus: Map cpu -> {m execution
+// spans, first execution start, tmin, tmax, q0}), D holding only the rows
+// of the window loaded (win: [a, b) seconds, or null), and the hook that
+// draws a CPU row from the summaries (set by lod.js).
+const SUM = { on: false, cpus: null, win: null, draw: null, status: null, note: '', viewCount: 0, t0: 0, t1: 1 };
+
 function isKernel(e) { return e >= 0 && e < 0x1000 && !(e >= 0x200 && e < 0x400); }
 function isSyscall(e) { return (e >= 0x800 && e < 0xA00) || (e >= 0xC00 && e < 0xE00); }
 function isUser(e) { return e > EV_IDLE && e < 0x20000; }
@@ -209,6 +216,7 @@ function buildRows() {
     }
     G.push(g); return g;
   };
+  if (SUM.on) for (const c of SUM.cpus.keys()) cpuMap.set(c, null); // every CPU, not only those of the window
   const cpus = [...cpuMap.keys()].sort((a, b) => a - b);
   mk('CPU', cpus.map(c => [c, String(c)]));
   const pids = [...pidLabel.keys()].sort((a, b) => a - b);
@@ -237,6 +245,7 @@ function buildRows() {
     a = rpc[k] > 0 ? rL(rpc[k]) : -1; rr[k] = a; if (a >= 0) { cnt[a]++; if (s < tmin[a]) tmin[a] = s; if (end > tmax[a]) tmax[a] = end; }
   }
   for (let i = 0; i < nR; i++) { const r = ROWS[i]; r.tmin = tmin[i]; r.tmax = tmax[i]; r.nEx = cEx[i]; r.nOv = cOv[i]; r.ready = false; }
+  if (SUM.on) for (const r of G[0].rows) { const c = SUM.cpus.get(r.id); if (c) { r.tmin = c.tmin; r.tmax = c.tmax; } }
   D.cpuRow = cr; D.pidRow = pr; D.rpcRow = rr; D.exf = exf;
   // The CPU rows now (the first view shows them); the PID and RPC rows in
   // the background after the first draw, or at once when needed (ensureRows).
@@ -246,6 +255,7 @@ function buildRows() {
   D.arcLv = levelSet(D.arcs); D.ipiLv = levelSet(D.ipis);
   D.legacy = Int32Array.from(legacy); D.legLv = levelSet(D.legacy);
   D.t0 = n ? ts[0] : 0; D.t1 = t1;
+  if (SUM.on) { D.t0 = SUM.t0; D.t1 = SUM.t1; }
   D.extra = (D.meta.extra || []).filter(r => Array.isArray(r) && r[5] === EV_CALLOUT);
 }
 
@@ -391,27 +401,36 @@ function rowArrays(r) {
 // Level of detail for zoomed-out views (a pixel wider than the finest bin
 // of the row): the execution spans of a row summed into time bins on a
 // power-of-two grid anchored at the trace start (idle, user and kernel
-// time and the last user and kernel span of each bin), the finest bin
-// about 4 spans wide on average, each coarser level twice as wide.  A
+// time in ns and the last user and kernel span of each bin), the finest
+// bin about 4 spans wide on average, each coarser level twice as wide.  A
 // redraw picks the level whose bins are between half a pixel and a pixel
 // wide and applies the aggregation rule of 3.4 per pixel to the 1-2 bins
 // starting in it: O(pixels) per row however many spans are in view.
 // Spans a pixel or longer are drawn in full on top, from a per-duration
 // index of the row's long spans.  Built on the first such redraw.
+// The finest bin of a row: a power of two ns about 4 spans wide on
+// average (ext: the row's extent, s; m: its execution spans).
+// The duration level of a span a pixel or longer (2^L ns .. 2^(L+1)).
+function lodLevel(d) { return Math.min(40, Math.max(0, Math.floor(Math.log2(d * 1e9)))); }
+function lodQ0(ext, m) { return Math.pow(2, Math.max(0, Math.ceil(Math.log2(4 * ext / m * 1e9)))) * 1e-9; }
+// Bins and times in whole ns (times are whole 10 ns on a page), so that the
+// bins and their sums are exactly those kutrace_view's /api/lod makes of
+// the same rows: the summary draws what the rows would.
 function rowLod(r) {
   if (r.lod !== undefined) return r.lod;
-  const m = r.ex.length; r.lod = null; if (m < 256) return null;
-  const rts = r.ts, rdu = r.du, rev = r.ev, O = D.t0;
-  const ext = Math.max(1e-9, r.tmax - rts[0]);
-  const q0 = Math.pow(2, Math.max(0, Math.ceil(Math.log2(4 * ext / m * 1e9)))) * 1e-9;
+  const sc = SUM.on && r.group === G[0] ? SUM.cpus.get(r.id) : null; // the whole row's, not the window's
+  const m = r.ex.length; r.lod = null; if (m < 256 || (sc && sc.m < 256)) return null;
+  const rts = r.ts, rdu = r.du, rev = r.ev, dts = D.ts, ddu = D.dur, ex = r.ex, O = Math.round(D.t0 * 1e9);
+  const q0 = sc ? sc.q0 : lodQ0(Math.max(1e-9, r.tmax - rts[0]), m), q0n = Math.round(q0 * 1e9);
+  const binOf = i => Math.floor((Math.round(dts[ex[i]] * 1e9) - O) / q0n);
   // Levels are sparse: only bins with spans, by bin number relative to base.
-  const levels = [], base0 = Math.floor((rts[0] - O) / q0);
+  const levels = [], base0 = binOf(0);
   let nb = 0, last = -1;
-  for (let i = 0; i < m; i++) { const b = Math.floor((rts[i] - O) / q0) - base0; if (b !== last) { nb++; last = b; } }
-  let J = new Int32Array(nb), I = new Float32Array(nb), U = new Float32Array(nb), K = new Float32Array(nb), LU = new Int32Array(nb).fill(-1), LK = new Int32Array(nb).fill(-1);
+  for (let i = 0; i < m; i++) { const b = binOf(i) - base0; if (b !== last) { nb++; last = b; } }
+  let J = new Int32Array(nb), I = new Float64Array(nb), U = new Float64Array(nb), K = new Float64Array(nb), LU = new Int32Array(nb).fill(-1), LK = new Int32Array(nb).fill(-1);
   let p = -1; last = -1;
   for (let i = 0; i < m; i++) {
-    const b = Math.floor((rts[i] - O) / q0) - base0, e = rev[i], d = rdu[i];
+    const b = binOf(i) - base0, e = rev[i], d = Math.round(ddu[ex[i]] * 1e9);
     if (b !== last) { J[++p] = b; last = b; }
     if (e === EV_IDLE || e === EV_CEXIT) I[p] += d; else if (e > EV_IDLE) { U[p] += d; LU[p] = i; } else { K[p] += d; LK[p] = i; }
   }
@@ -421,7 +440,7 @@ function rowLod(r) {
     if (nb <= 2 || levels.length > 40) break;
     const pb = Math.floor(base / 2); let pn = 0; last = -1;
     for (let j = 0; j < nb; j++) { const c = Math.floor((base + J[j]) / 2) - pb; if (c !== last) { pn++; last = c; } }
-    const J2 = new Int32Array(pn), I2 = new Float32Array(pn), U2 = new Float32Array(pn), K2 = new Float32Array(pn), LU2 = new Int32Array(pn).fill(-1), LK2 = new Int32Array(pn).fill(-1);
+    const J2 = new Int32Array(pn), I2 = new Float64Array(pn), U2 = new Float64Array(pn), K2 = new Float64Array(pn), LU2 = new Int32Array(pn).fill(-1), LK2 = new Int32Array(pn).fill(-1);
     p = -1; last = -1;
     for (let j = 0; j < nb; j++) { // children in order: the later one's last spans win
       const c = Math.floor((base + J[j]) / 2) - pb; if (c !== last) { J2[++p] = c; last = c; }
@@ -430,7 +449,7 @@ function rowLod(r) {
     base = pb; nb = pn; J = J2; I = I2; U = U2; K = K2; LU = LU2; LK = LK2; q *= 2;
   }
   // spans of q0 or longer by duration level (row-local indices, running max end)
-  const cnt = new Int32Array(41), lvOf = L => Math.min(40, Math.max(0, Math.floor(Math.log2(L * 1e9))));
+  const cnt = new Int32Array(41), lvOf = lodLevel;
   for (let i = 0; i < m; i++) if (rdu[i] >= q0) cnt[lvOf(rdu[i])]++;
   const lidx = [], lend = [], fill = new Int32Array(41);
   for (let L = 0; L <= 40; L++) { lidx.push(cnt[L] ? new Int32Array(cnt[L]) : null); lend.push(cnt[L] ? new Float64Array(cnt[L]) : null); }

@@ -327,6 +327,7 @@ function drawIpc(x, yc, size, v, fill) {
 // 10 x user, 10 x kernel) and the winner's colour is drawn; whole blocks of
 // BLK entries that fall inside the pixel are added from their summaries.
 function drawExec(r, g) {
+  if (SUM.draw && PB.on && r.group === G[0] && SUM.draw(r, g, (S.t1 - S.t0) / L.pw)) return; // from the summaries (lod.js)
   const n = r.ex.length; if (!n) return;
   const rts = r.ts, rdu = r.du, rev = r.ev, list = r.ex, t0 = S.t0, t1 = S.t1;
   const P = (t1 - t0) / L.pw, E = g.E, yc = g.yc;
@@ -405,10 +406,10 @@ function drawExecLod(r, g, lod, P) {
       px = Math.floor((O + (base + J[j]) * q - t0) / P); if (px < 0) px = 0;
       if (px === cur) { tI += I[j]; tU += U[j]; tK += K[j]; if (LU[j] >= 0) lU = LU[j]; if (LK[j] >= 0) lK = LK[j]; continue; }
     }
-    if (cur >= 0) {
+    if (cur >= 0) { // times in whole ns: sums and ties exact
       const busy = tU + tK; tU *= 10; tK *= 10; let pick;
       if (tU >= tI && tU >= tK && lU >= 0) pick = lU; else if (tK > tU && tK >= tI && lK >= 0) pick = lK; else pick = tI > 0 ? -2 : -1;
-      if (pick !== -1) { cov[nc >> 1] = busy / P; idl[nc >> 1] = tI > 0 ? 1 : 0; cols[nc++] = cur; cols[nc++] = pick; }
+      if (pick !== -1) { cov[nc >> 1] = busy * 1e-9 / P; idl[nc >> 1] = tI > 0 ? 1 : 0; cols[nc++] = cur; cols[nc++] = pick; }
     }
     if (j === jEnd) break;
     cur = px; tI = I[j]; tU = U[j]; tK = K[j]; lU = LU[j]; lK = LK[j];
@@ -1078,6 +1079,8 @@ function render() {
   // title
   ctx.fillStyle = '#0000AA'; ctx.font = 'bold ' + 2 * L.base + 'px serif'; ctx.textAlign = 'center'; ctx.textBaseline = 'middle';
   ctx.fillText(String(D.meta.title || ''), (L.left + L.right) / 2, L.top / 2);
+  if (SUM.status) { // what is drawn from summaries (lod.js): on the canvas, so that the layout stays
+    ctx.font = '12px sans-serif'; ctx.fillStyle = '#A00000'; ctx.textAlign = 'right'; ctx.fillText(SUM.status(), L.W - 4, 9); }
   ctx.textAlign = 'left';
   // region 4 (IPC legend)
   const over = S.btn.ipc ? 4 : L.legW / 2; // spans may run into region 4 unless its legend is shown

@@ -536,6 +536,8 @@ window.kutrace = {
   setButtons: o => { Object.assign(S.btn, o); syncButtons(); render(); }, // e.g. {arc: 0, freq: 2}
   setLod: (on, sub) => { LOD_ON = !!on; if (sub) LOD_SUB = sub; render(); },
   setCover: on => { COVER_ON = !!on; render(); },
+  // summary mode: tiles and windows asked and kept (lod.js)
+  lodState: () => ({ on: SUM.on, pending: LOD.pending, loading: !!LOD.winAsk, loads: LOD.loads, win: SUM.win, note: SUM.note, err: LOD.err, tiles: LOD.tiles.size, spans: LOD.spans, slow: LOD.slow.slice() }),
   why: spec => { const m = whyOpen(spec); render(); return m; }, whyClear: () => { whyClear(); render(); },
   findSpan: name => { for (let k = 0; k < D.n; k++) if (D.names[D.nm[k]] === name) return k; return -1; },
 };
@@ -543,6 +545,11 @@ window.kutrace = {
 // ---------------------------------------------------------------- start
 async function load() {
   const t0 = performance.now();
+  const srv = document.getElementById('ktserver'), sj = srv ? JSON.parse(srv.textContent) : null;
+  if (sj && sj.summary) { // kutrace_view's page without rows (lod.js)
+    await lodStart(sj.api);
+    LOD.onLoad = () => { if (S.search.text) doSearch(false); };
+  }
   const metaEl = document.getElementById('ktmeta'), dataEl = document.getElementById('ktdata');
   if (!dataEl) { showOpener(); return; }
   const meta = JSON.parse(metaEl.textContent);

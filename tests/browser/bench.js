@@ -27,6 +27,13 @@ async function work(page, fn) { // ms of the frame that draws the change: script
 async function script(page, fn) { // ms of script for a change that renders synchronously
   return page.evaluate(fn => { const t = performance.now(); eval(fn); return performance.now() - t; }, fn); // eslint-disable-line no-eval
 }
+// Summary mode: until every tile and window asked for is here, then the
+// frame drawn with them (window.ktBenchDone: its end, ms since navigation).
+async function complete(page) {
+  await page.waitForFunction(() => { const l = window.kutrace.lodState(); return l.pending === 0 && !l.loading; }, null, { timeout: 300000, polling: 5 });
+  await page.evaluate(() => { window.kutrace.render(); window.ktBenchDone = performance.now(); });
+  return page.evaluate(() => window.ktBenchDone);
+}
 const stats = a => { const s = a.slice().sort((x, y) => x - y); return { median: s[s.length >> 1], p95: s[Math.min(s.length - 1, Math.ceil(s.length * 0.95) - 1)], max: s[s.length - 1] }; };
 const f = x => x.toFixed(1);
 
@@ -37,10 +44,15 @@ const f = x => x.toFixed(1);
     const t = Date.now();
     const { page, errors } = await open(ctx, file, { timeout: 300000 });
     const wall = Date.now() - t;
+    // A page without rows (summary mode, VIEWER 3.4.1) is fully drawn once
+    // the tiles it asked for are here and drawn: then perf.ready is that time.
+    const lod = await page.evaluate(() => window.kutrace.lodState && window.kutrace.lodState().on);
+    if (lod) await complete(page);
     const s = await page.evaluate(() => window.kutraceState());
+    if (lod) s.perf.ready = await page.evaluate(() => window.ktBenchDone);
     const heap = await page.evaluate(() => performance.memory ? performance.memory.usedJSHeapSize / 1e6 : 0);
     const origin = await page.evaluate(() => performance.timeOrigin); // the drawing's epoch ms: origin + perf.ready
-    if (url) console.log(`${spans} spans from kutrace_view` + (process.env.KT_BENCH_T0 ? `: server start to first full draw ${f(origin + s.perf.ready - +process.env.KT_BENCH_T0)} ms` : ''));
+    if (url) console.log(`${spans} spans from kutrace_view${lod ? ' (summary mode: no rows in the page)' : ''}` + (process.env.KT_BENCH_T0 ? `: server start to first full draw ${f(origin + s.perf.ready - +process.env.KT_BENCH_T0)} ms` : ''));
     else console.log(`${spans} spans: HTML ${(bytes / 1e6).toFixed(1)} MB = ${(bytes / spans).toFixed(2)} bytes/span`);
     console.log(`  load to first full draw: ${f(s.perf.ready)} ms (navigation start -> drawn; script starts ${f(s.perf.script)}, base64 ${f(s.perf.b64)}, inflate ${f(s.perf.inflate)}, columns ${f(s.perf.decode)}, rows ${f(s.perf.rows)}, first draw ${f(s.perf.first)} ms; wall ${wall} ms; JS heap ${heap.toFixed(0)} MB)`);
     if (s.perf.restDone !== undefined) { // (pages made before this background build had none)
@@ -59,6 +71,19 @@ const f = x => x.toFixed(1);
       }
     }
     let j = stats(js), q = stats(fr), w = stats(wk);
+    if (lod) { // the same steps again, each to its complete picture (tiles and rows fetched from the server)
+      const full = [];
+      for (const z of [1, 2, 10, 30, 100, 1000, 10000]) {
+        for (let p = 0; p < 3; p++) {
+          const a = c - W / z / 2 + p * W / z / 10 + W / z / 60;
+          const t = await page.evaluate(([a, b]) => { window.kutrace.setWindow(a, b); window.kutrace.render(); return performance.now(); }, [a, a + W / z]);
+          full.push(await complete(page) - t);
+        }
+      }
+      const u = stats(full), l = await page.evaluate(() => window.kutrace.lodState());
+      console.log(`  summary mode: pan/zoom to the complete picture (tiles and window rows from the server): median ${f(u.median)} ms, p95 ${f(u.p95)} ms, max ${f(u.max)} ms; ${l.tiles} tiles kept, ${l.loads} windows of rows loaded` +
+        (l.slow.length ? `; requests over 0.5 s: ${l.slow.map(x => x[0].replace(/^(\w+)\?/, '$1 ') + ' ' + x[1] + ' ms').join(', ')}` : ''));
+    }
     console.log(`  redraw after pan/zoom (CPU rows): script median ${f(j.median)} ms, max ${f(j.max)} ms; frame (script + paint) median ${f(w.median)} ms, max ${f(w.max)} ms; to painted frame median ${f(q.median)} ms, p95 ${f(q.p95)} ms, max ${f(q.max)} ms`);
     await page.evaluate(([a, b]) => window.kutrace.setWindow(a, b), [t0, t1]);
     const opens = [], openJs = [];

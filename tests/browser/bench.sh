@@ -9,7 +9,8 @@
 # the same trace, alternately (old, new, new, old ...; KT_BENCH_RUNS pairs,
 # default 5): on a shared machine only figures measured side by side mean
 # anything.  Each run's load average is printed with it.  Then the same
-# trace through kutrace_view (serve below).
+# trace through kutrace_view (serve below), with every row in the page and
+# without rows (summary mode); KT_BENCH_BIG sizes only through the server.
 set -eu
 cd "$(dirname "$0")/../.."
 BIN=${KT_BIN:-build/bin}
@@ -22,21 +23,45 @@ gen=${KT_BENCH_GEN:-synth}
 # full draw, the same pans and zooms, and the server's peak RSS.
 serve() {
 	[ -x $BIN/kutrace_view ] && [ "${KT_BENCH_SERVER:-1}" != 0 ] || return 0
-	local store=${1%.json}.tables s e pid url
+	local store=${1%.json}.tables s e
 	s=$(date +%s.%N)
 	$BIN/kutrace_sql build $1 -o $store >/dev/null
 	e=$(date +%s.%N)
 	echo "kutrace_view: the store of $2 rows built in $(echo "$e - $s" | bc) s (kutrace_sql build, before the server)"
+	view $store $2
+	# the page without rows (summary mode, VIEWER 3.4.1) of the same store
+	KT_BENCH_QUERY='&summary=1' view $store $2
+}
+# view STORE ROWS: kutrace_view of STORE, from its start to the first full
+# draw, the pans and zooms, the server's peak RSS.
+view() {
+	local pid url
 	: > $out/view.out	# empty before the server starts: its first line is awaited
 	t0=$(date +%s%3N)
-	$BIN/kutrace_view $store --no-browser > $out/view.out 2> $out/view.err &
+	$BIN/kutrace_view $1 --no-browser > $out/view.out 2> $out/view.err &
 	pid=$!
 	while [ ! -s $out/view.out ] && kill -0 $pid 2>/dev/null; do sleep 0.05; done
-	url=$(head -1 $out/view.out)
+	url=$(head -1 $out/view.out)${KT_BENCH_QUERY:-}
 	KT_BENCH_T0=$t0 node tests/browser/bench.js "$url" $2
 	echo "  kutrace_view peak RSS: $(awk '/^VmHWM/ { printf "%.0f MB", $2 / 1024 }' /proc/$pid/status)"
 	kill -INT $pid; wait $pid || true
 }
+# The traces no page holds (KT_BENCH_BIG="50000000 150000000"): kutrace_synth
+# straight into a store (kutrace_sql build, timed apart), then kutrace_view,
+# which serves them in summary mode.
+for n in ${KT_BENCH_BIG:-}; do
+	[ -x $BIN/kutrace_view ] && [ -x $BIN/kutrace_synth ] || break
+	trace=$out/synth$n.trace store=$out/synth$n.tables
+	mb=$(echo "scale=1; $n * 7.2 / 1000000" | bc)
+	[ -s $trace ] || $BIN/kutrace_synth -s 7 -c 8 -t 200 -d 1000 -m $mb --ipc -o $trace >/dev/null
+	if [ ! -d $store ]; then
+		s=$(date +%s.%N)
+		$BIN/kutrace_sql build $trace -o $store >/dev/null
+		e=$(date +%s.%N)
+		echo "kutrace_view: the store of $trace built in $(echo "$e - $s" | bc) s (kutrace_sql build, before the server)"
+	fi
+	view $store $($BIN/kutrace_sql $store --csv -c "SELECT count(*) FROM span" | tail -1)
+done
 for n in ${KT_BENCH_SPANS:-1000000 10000000}; do
 	if [ $gen = synth ]; then
 		json=$out/synth$n.json

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Summary mode (docs/spec/VIEWER.md 3.4.1): a page served by kutrace_view
+// without rows.  The CPU rows are drawn from the server's bins (/api/lod),
+// the very bins rowLod would make of the rows, fetched in tiles of TILE
+// bins and kept; the rows themselves (/api/window) are loaded for the
+// window on screen once it holds at most LOAD_MAX spans, and then
+// everything that works on rows (search, PID and RPC rows, marks, arcs,
+// locks, the frequency overlay) works on those.  Uses data.js and draw.js.
+const TILE = 4096, LOAD_MAX = 300000;
+const LOD = { api: '', tiles: new Map(), asked: new Map(), pending: 0, err: '', winAsk: null, spans: 0, sumExec: 0,
+  check: false, onLoad: null, loads: 0, slow: [] };
+
+function lodGet(what) {
+  const t = performance.now();
+  return fetch(LOD.api + what, { credentials: 'same-origin', cache: 'no-store' })
+    .then(r => r.ok ? r.json() : r.text().then(t => { throw new Error(t.trim()); }))
+    .finally(() => { const ms = performance.now() - t; if (ms > 500 && LOD.slow.length < 50) LOD.slow.push([what.replace(/&limit=.*/, ''), Math.round(ms)]); });
+}
+// Times of the server's rows as the page's are (whole 10 ns times 1e-8),
+// not as the JSON's decimals parse: the same doubles, the same pixels.
+function fix10(x) { return Math.round(x * 1e8) * 1e-8; }
+
+// /api/lodmeta: the CPU rows of the whole trace and each one's finest bin,
+// computed as rowLod computes it from the page's rows.
+async function lodStart(api) {
+  LOD.api = api;
+  const m = await lodGet('lodmeta');
+  SUM.on = true; SUM.cpus = new Map(); LOD.spans = m.n;
+  SUM.t0 = m.t0 * 1e-8;
+  SUM.t1 = SUM.t0 + 1e-6; if (m.end[0] >= 0) { const e = m.end[0] * 1e-8 + m.end[1] * 1e-8; if (e > SUM.t1) SUM.t1 = e; }
+  for (const [cpu, n, first, tmin, tts, tdu] of m.cpus) {
+    const tmax = tts >= 0 ? tts * 1e-8 + tdu * 1e-8 : -Infinity;
+    LOD.sumExec += n;
+    SUM.cpus.set(cpu, { m: n, tmin: tmin >= 0 ? tmin * 1e-8 : Infinity, tmax,
+      q0: n >= 256 ? lodQ0(Math.max(1e-9, tmax - first * 1e-8), n) : Infinity });
+  }
+  SUM.draw = lodDraw; SUM.status = lodStatus;
+}
+
+// One tile: per CPU the bins (absolute numbers from the trace start),
+// their idle, user and kernel ns, last user and kernel events and rows;
+// the long spans (two bins or longer) as columns D can be swapped for.
+function lodTile(qn, ti) {
+  const key = qn + ':' + ti; const t = LOD.tiles.get(key); if (t) return t;
+  if (!LOD.asked.has(key)) {
+    LOD.pending++;
+    LOD.asked.set(key, lodGet('lod?q=' + qn + '&a=' + ti * TILE + '&b=' + (ti + 1) * TILE).then(j => {
+      const cpus = new Map();
+      for (const c of Object.keys(j.cpus)) {
+        const a = j.cpus[c], n = a.length, o = { J: new Float64Array(n), I: new Float64Array(n), U: new Float64Array(n), K: new Float64Array(n),
+          EU: new Int32Array(n), EK: new Int32Array(n), C: new Float64Array(n) };
+        for (let i = 0; i < n; i++) { const b = a[i]; o.J[i] = b[0]; o.I[i] = b[1]; o.U[i] = b[2]; o.K[i] = b[3]; o.EU[i] = b[4]; o.EK[i] = b[5]; o.C[i] = b[6]; }
+        cpus.set(+c, o);
+      }
+      LOD.tiles.set(key, { cpus, long: j.long });
+    }).catch(e => { LOD.err = 'kutrace_view: ' + e.message; }).finally(() => { LOD.pending--; LOD.asked.delete(key); redraw(); }));
+  }
+  return null;
+}
+
+// The bin width for pixel P of a row with finest bin q0: the level
+// drawExecLod would pick (a quarter to an eighth of a pixel).
+function lodQ(P, q0) {
+  if (q0 === Infinity) q0 = 1e-9;
+  let l = Math.floor(Math.log2(P / q0 / LOD_SUB) + 1e-9); if (l < 0) l = 0;
+  return q0 * Math.pow(2, l);
+}
+
+// A CPU row from the summaries; false: draw it from the rows in D.
+function lodDraw(r, g, P) {
+  const c = SUM.cpus.get(r.id); if (!c) return false;
+  if (!LOD.check) { LOD.check = true; setTimeout(lodWindow, 0); }
+  const rowsHere = SUM.win && SUM.win[0] <= S.t0 && S.t1 <= SUM.win[1];
+  const eligible = LOD_ON && P >= 2e-6 && c.m >= 256 && P >= LOD_SUB * c.q0;
+  if (!eligible && rowsHere) return false; // the rows would be walked span by span: they are here
+  if (!eligible) SUM.note = 'rows to load';
+  const q = lodQ(P, eligible ? c.q0 : Infinity), qn = Math.round(q * 1e9), O = D.t0;
+  const ta = Math.floor(Math.max(0, Math.floor((S.t0 - O) / q)) / TILE), tb = Math.floor(Math.max(0, Math.floor((S.t1 - O) / q) + 1) / TILE);
+  const key = qn + ':' + ta + ':' + tb;
+  let pr = r.sumRow;
+  if (!pr || pr.key !== key) {
+    const tiles = [];
+    for (let ti = ta; ti <= tb; ti++) { const t = lodTile(qn, ti); if (t) tiles.push(t); }
+    if (tiles.length < tb - ta + 1) { SUM.viewCount = NaN; return true; } // drawn when the tiles are here; nothing known of the view yet
+    pr = r.sumRow = lodRow(tiles, r.id, q, key);
+  }
+  SUM.viewCount += lodCount(pr, q, O);
+  // drawExecLod over the tiles' bins; its long spans drawn by drawSpan
+  // from the tile's rows, swapped in for D's columns for the while.
+  const keep = [D.ts, D.dur, D.cpu, D.pid, D.rpc, D.ev, D.arg, D.ret, D.ipc, D.nm, D.names, hlSpan];
+  [D.ts, D.dur, D.cpu, D.pid, D.rpc, D.ev, D.arg, D.ret, D.ipc, D.nm] = pr.cols; D.names = pr.names;
+  hlSpan = anyHL ? Uint8Array.from(pr.ev, e => (r.hl || S.hlEv.includes(e) ? 1 : 0)) : pr.hlA; pr.hl = r.hl;
+  try { perf.lodDrawn++; drawExecLod(pr, g, pr.lod, P); } finally {
+    [D.ts, D.dur, D.cpu, D.pid, D.rpc, D.ev, D.arg, D.ret, D.ipc, D.nm, D.names, hlSpan] = keep;
+  }
+  return true;
+}
+// The execution spans in view, from the bins (decides when rows are loaded).
+function lodCount(pr, q, O) {
+  const lv = pr.lod.levels[0], a = Math.floor((S.t0 - O) / q), b = Math.floor((S.t1 - O) / q); let n = 0;
+  for (let j = firstAtLeast(lv.J, 0, lv.J.length, a); j < lv.J.length && lv.J[j] <= b; j++) n += pr.C[j];
+  return n;
+}
+// One row's pseudo row for drawExecLod: entries 0..nl-1 the long spans,
+// then two per bin (its last user and last kernel event).
+function lodRow(tiles, cpu, q, key) {
+  const seen = new Set(), long = [];
+  for (const t of tiles) for (const x of t.long) if (x[2] === cpu) { const k = x[0] + ':' + x[1]; if (!seen.has(k)) { seen.add(k); long.push(x); } }
+  long.sort((x, y) => x[0] - y[0]);
+  let nb = 0; for (const t of tiles) { const o = t.cpus.get(cpu); if (o) nb += o.J.length; }
+  const nl = long.length, n = nl + 2 * nb;
+  const cols = [new Float64Array(n), new Float64Array(n), new Int32Array(n), new Int32Array(n), new Int32Array(n), new Int32Array(n),
+    new Float64Array(n), new Int32Array(n), new Uint8Array(n), new Uint32Array(n)];
+  const names = [], nix = new Map();
+  for (let i = 0; i < nl; i++) {
+    const x = long[i]; cols[0][i] = fix10(x[0]); cols[1][i] = fix10(x[1]);
+    for (let c = 2; c < 9; c++) cols[c][i] = x[c];
+    let k = nix.get(x[9]); if (k === undefined) { k = names.length; names.push(x[9]); nix.set(x[9], k); } cols[9][i] = k;
+  }
+  const J = new Float64Array(nb), I = new Float64Array(nb), U = new Float64Array(nb), K = new Float64Array(nb), C = new Float64Array(nb),
+    LU = new Int32Array(nb).fill(-1), LK = new Int32Array(nb).fill(-1), ev = cols[5];
+  let j = 0;
+  for (const t of tiles) {
+    const o = t.cpus.get(cpu); if (!o) continue;
+    for (let i = 0; i < o.J.length; i++, j++) {
+      J[j] = o.J[i]; I[j] = o.I[i]; U[j] = o.U[i]; K[j] = o.K[i]; C[j] = o.C[i];
+      if (o.EU[i] >= 0) { LU[j] = nl + 2 * j; ev[nl + 2 * j] = o.EU[i]; }
+      if (o.EK[i] >= 0) { LK[j] = nl + 2 * j + 1; ev[nl + 2 * j + 1] = o.EK[i]; }
+    }
+  }
+  // the long spans by duration level with their running maximum end, as rowLod's
+  const ts = cols[0].slice(0, nl), du = Float32Array.from(cols[1].subarray(0, nl)), lidx = [], lend = [];
+  for (let L = 0; L <= 40; L++) { lidx.push(null); lend.push(null); }
+  const by = new Map();
+  for (let i = 0; i < nl; i++) { const L = lodLevel(du[i]); if (!by.has(L)) by.set(L, []); by.get(L).push(i); }
+  for (const [L, a] of by) {
+    lidx[L] = Int32Array.from(a); const e = lend[L] = new Float64Array(a.length);
+    a.forEach((i, p) => { const x = ts[i] + du[i]; e[p] = p && e[p - 1] > x ? e[p - 1] : x; });
+  }
+  const ex = new Int32Array(n); for (let i = 0; i < n; i++) ex[i] = i;
+  return { key, cols, names, ev, ts, du, ex, hlA: new Uint8Array(n).fill(1), hl: false, C,
+    lod: { q0: q, levels: [{ q, base: 0, J, I, U, K, LU, LK }], lidx, lend } };
+}
+
+// After a frame: the rows of the window once it holds at most LOAD_MAX
+// spans (a window three times as wide when that is not too many, so that
+// panning finds them here).
+function lodWindow() {
+  LOD.check = false;
+  const v = SUM.viewCount; SUM.viewCount = 0; // NaN: a row's tiles were missing, the count is not known
+  const w = S.t1 - S.t0, here = SUM.win && SUM.win[0] <= S.t0 && S.t1 <= SUM.win[1];
+  const est = LOD.sumExec ? v * LOD.spans / LOD.sumExec : 0;
+  // (a row left to its rows because its bins would not be used is below
+  // 16 spans a pixel in view: such a window is small unless other rows are
+  // dense, and then that row stays drawn from bins, the note says so)
+  if (!here && !LOD.winAsk && LOD.pending === 0 && est <= LOAD_MAX) { // (false for NaN)
+    const m = est * 3 <= LOAD_MAX ? w : w / 20; // a window three times as wide when that is not too many rows
+    const a = Math.max(D.t0, S.t0 - m), b = S.t1 + m, ns = x => Math.round(x * 1e9);
+    LOD.winAsk = [a, b];
+    lodGet('window?t0=' + ns(a) + '&t1=' + ns(b) + '&limit=' + LOAD_MAX).then(j => {
+      if (j.more) { SUM.note = 'summaries only: more than ' + LOAD_MAX + ' spans in view'; return; }
+      if (S.t1 < a || S.t0 > b) return; // the view moved away meanwhile
+      const o = fromJSON({ events: j.rows });
+      for (let i = 0; i < o.n; i++) { o.cols[0][i] = fix10(o.cols[0][i]); o.cols[1][i] = fix10(o.cols[1][i]); }
+      setColumns(o.n, o.cols, o.names); ensureSorted(); buildRows(); S.anns = []; recomputeHL();
+      SUM.win = [a, b]; SUM.note = ''; LOD.loads++;
+      idleArr = 0; perf.idleDone = false; setTimeout(idleRows, 0);
+      if (LOD.onLoad) LOD.onLoad();
+    }).catch(e => { LOD.err = 'kutrace_view: ' + e.message; }).finally(() => { LOD.winAsk = null; redraw(); });
+  }
+}
+// The status line's account of what is summarised.
+function lodStatus() {
+  if (!SUM.on) return '';
+  const f = x => x.toFixed(6);
+  const rows = SUM.win ? 'rows of ' + f(SUM.win[0]) + '..' + f(SUM.win[1]) + ' s loaded (' + D.n + ' of ' + LOD.spans + ')' : 'no rows loaded';
+  return '[CPU rows drawn from summaries; ' + rows + (SUM.note ? '; ' + SUM.note : '') + (LOD.err ? '; ' + LOD.err : '') + ']';
+}

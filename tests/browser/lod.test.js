@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// node lod.test.js NAME URL: the fidelity rule of issue 31 (VIEWER 3.4.1)
+// in headless Chromium.  kutrace_view at URL serves the page with every
+// row (URL) and the page without rows (URL&summary=1) of one trace; the
+// same windows, at several zooms, are drawn by both, and in each CPU row
+// every pixel column must show the same dominant kind's colour: the
+// colour at the row's centre line, where idle, user and kernel glyphs all
+// pass.  The overlays that may cross that line (marks, arcs, locks,
+// frequency) are off.  Once with the coverage shading off
+// (kutrace.setCover), so that a column is its winner's colour, and once
+// with it on: the same mixed colour.  KT_LOD_SUB=a,b,... also draws
+// with those bin widths (LOD_SUB; a small trace reaches its bins only so).
+'use strict';
+const { launch, open, check, failed } = require('./lib');
+
+const settle = page => page.evaluate(() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r))));
+// Per CPU row, the colour of each pixel column at its centre line.
+const CENTRES = `(() => { const L = window.kutrace.layout(), d = window.devicePixelRatio || 1, c = document.getElementById('cv').getContext('2d');
+  const s = window.kutraceState(), out = {};
+  for (const r of s.rows) if (r.group === 'CPU' && r.visible) { const g = window.kutrace.rowY(r.label); if (!g) continue;
+    const y = Math.round(g.yc * d), x0 = Math.round(L.left * d), w = Math.round((L.right - L.left) * d);
+    out[r.label] = Array.from(new Uint32Array(c.getImageData(x0, y, w, 1).data.buffer)); }
+  return out; })()`;
+
+// The window drawn and settled: in the page without rows, once every tile
+// and window asked for is here (then one more frame).
+async function draw(page, a, b, sum) {
+  await page.evaluate(([a, b]) => window.kutrace.setWindow(a, b), [a, b]);
+  await settle(page);
+  if (sum) {
+    for (let i = 0; i < 600; i++) {
+      const l = await page.evaluate(() => window.kutrace.lodState());
+      if (l.pending === 0 && !l.loading) break;
+      await new Promise(r => setTimeout(r, 50));
+    }
+    await settle(page);
+  }
+  await page.evaluate(() => window.kutrace.render());
+  return page.evaluate(CENTRES);
+}
+
+(async () => {
+  const [name, url] = process.argv.slice(2);
+  const subs = (process.env.KT_LOD_SUB || '').split(',').filter(Boolean).map(Number);
+  const { ctx, cleanup } = await launch();
+  try {
+    const full = await open(ctx, url);
+    const pf = full.page;
+    await pf.waitForFunction(() => window.kutraceState().perf.restDone, null, { timeout: 120000 });
+    const ctx2 = await launch();
+    try {
+      const sum = await open(ctx2.ctx, url + '&summary=1');
+      const ps = sum.page;
+      const ls = await ps.evaluate(() => window.kutrace.lodState());
+      check(name + ': the page without rows is in summary mode (' + ls.spans + ' spans in the store)', ls.on && ls.spans > 1000, ls);
+      const s = await pf.evaluate(() => window.kutraceState());
+      // The same layout in both: the footer (whose status line says more in
+      // summary mode, and may wrap) of one fixed height.
+      for (const p of [pf, ps]) await p.evaluate(() => { const f = document.getElementById('foot'); f.style.height = '60px'; f.style.overflow = 'hidden';
+        window.dispatchEvent(new Event('resize')); window.kutrace.setButtons({ mark: 0, arc: 0, lock: 0, freq: 0 }); });
+      const T0 = s.t0, W = s.t1 - s.t0;
+      // zooms: the whole trace, then narrower windows around a third of it
+      const wins = [[T0, T0 + W], [T0 + W * 0.2, T0 + W * 0.7], [T0 + W * 0.3, T0 + W * 0.425], [T0 + W * 0.33, T0 + W * 0.33 + W / 64],
+        [T0 + W * 0.34, T0 + W * 0.34 + W / 1024]];
+      for (const [sub, cover] of [[4, false], [4, true]].concat(subs.map(x => [x, false]))) {
+        for (const p of [pf, ps]) await p.evaluate(([x, c]) => { window.kutrace.setLod(true, x); window.kutrace.setCover(c); }, [sub, cover]);
+        for (const [a, b] of wins) {
+          const A = await draw(pf, a, b, false), B = await draw(ps, a, b, true);
+          const st = await ps.evaluate(() => window.kutraceState().perf.lodDrawn);
+          let cols = 0, bad = [], painted = 0;
+          for (const row of Object.keys(A)) {
+            const x = A[row], y = B[row] || [];
+            for (let i = 0; i < x.length; i++) { cols++; if (x[i] !== 0xFFFFFFFF) painted++; if (x[i] !== y[i]) bad.push(row + '@' + i + ':' + (x[i] >>> 0).toString(16) + '/' + ((y[i] || 0) >>> 0).toString(16)); }
+          }
+          check(name + ', LOD_SUB ' + sub + (cover ? ', shaded by coverage' : '') + ', window ' + (W / (b - a)).toFixed(0) + 'x: every CPU pixel column the same colour from ' +
+            (st ? st + ' rows of summaries' : 'the window\'s rows') + ' as from all rows (' + cols + ' columns, ' + painted + ' painted)',
+          bad.length === 0 && painted > cols / 4, { bad: bad.length, first: bad.slice(0, 6) });
+        }
+      }
+      // What works on rows works on the window's rows: the PID rows, search.
+      const w = wins[3]; await draw(ps, w[0], w[1], true);
+      const z = await ps.evaluate(() => ({ l: window.kutrace.lodState(), s: window.kutraceState() }));
+      const nm = await ps.evaluate(() => { const s = window.kutraceState(); for (let k = 0; k < s.spans; k++) { const x = window.kutrace.spanAt(k); if (x.ev >= 0x800 && x.ev < 0xA00) return x.name; } return ''; });
+      const found = nm ? await ps.evaluate(n => window.kutrace.search(n), nm) : '';
+      check(name + ': zoomed in, the window\'s rows are loaded (' + z.s.spans + ' of ' + z.l.spans + ' spans): PID rows, and search finds ' + JSON.stringify(nm) + ' (' + found + ')',
+        z.l.win && z.s.spans > 0 && z.s.groups[1].count > 0 && /\d/.test(found) && !z.s.searchError, { win: z.l.win, groups: z.s.groups, found, err: z.s.searchError });
+      check(name + ': no page errors', full.errors.length === 0 && sum.errors.length === 0, full.errors.concat(sum.errors));
+    } finally { await ctx2.cleanup(); }
+  } finally {
+    await cleanup();
+  }
+  process.exit(failed() ? 1 : 0);
+})().catch(e => { console.log('not ok - lod.test.js: ' + e); process.exit(1); });
