@@ -51,3 +51,8 @@ bench-tables: $(BIN)/kutrace_postproc $(BIN)/kutrace_synth
 .PHONY: bench-why
 bench-why: $(BIN)/kutrace_synth
 	bench/run.sh why
+
+# kutrace_align against postprocessing (issue 30), two 10 M-span traces.
+.PHONY: bench-align
+bench-align: $(BIN)/kutrace_synth
+	bench/run.sh align

@@ -362,6 +362,12 @@ def main():
                  f"(`kutrace_synth --rpc`; store built in {t['build_s']} s), median of 3 | {t['rpc_s']} s | ≤ 1 s: {met(float(t['rpc_s']) <= 1)} |")
         L.append(f"| &nbsp;&nbsp;`kutrace_why --slowest 100` over it | {t['slowest100_s']} s, peak RSS {t['slowest100_rss_mb']} MB | "
                  f"≤ 10 s: {met(float(t['slowest100_s']) <= 10)} |")
+    al = kv_lines(os.path.join(out, "align.txt"), "align64")
+    if al:
+        t = al[0]
+        L.append(f"| `kutrace_align` of two 64 MB synthetic traces' JSON (`kutrace_synth --rpc`), median of 3 | "
+                 f"{t['align_s']} s against 2 x {t['postproc_s']} s to postprocess them: {t['ratio']}x | "
+                 f"≤ 2x: {met(float(t['ratio']) <= 2)} |")
     vp = os.path.join(out, "viewer.txt")
     if os.path.exists(vp) and "spans:" in open(vp).read():
         for line in open(vp):

@@ -14,6 +14,7 @@
 #   postproc  kutrace_postproc on a synthetic trace (entries/s, MB/s, RSS)
 #   tables    the table store: what --tables costs, reports over 100 M spans
 #   why       kutrace_why on a 64 MB trace with RPCs: one RPC, the slowest 100
+#   align     kutrace_align of two 64 MB traces against postprocessing them
 #   viewer    make bench-viewer (headless Chromium), if it can run
 #   report    bench/report.py: the table into docs/PERFORMANCE.md
 # BENCH_QUICK=1: smaller sizes and fewer repeats (minutes, not 15).
@@ -24,7 +25,7 @@ BIN=${KT_BIN:-build/bin}
 OUT=${BENCH_OUT:-build/bench}
 Q=${BENCH_QUICK:-0}
 case ${1:-} in -h|--help) sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
-sections=${*:-fastpath extract vm postproc tables why viewer report}
+sections=${*:-fastpath extract vm postproc tables why align viewer report}
 mkdir -p "$OUT"
 log() { echo "bench: $*" >&2; }
 
@@ -221,6 +222,20 @@ why() {
 	rm -rf "$st"
 	echo "why64 spans=$spans rpcs=$rpcs build_s=$build rpc_s=$one slowest100_s=$slow slowest100_rss_mb=$rss" | tee "$OUT/why.txt"
 }
+# Several hosts (issue 30: aligning and merging two traces within 2x the
+# time of postprocessing them): two 64 MB synthetic traces with RPC marks
+# (10.7 M spans each; host b is host a's JSON under another name),
+# postprocessed, then aligned and merged; median of 3 each.
+align() {
+	local tr=$OUT/bench_align.trace a=$OUT/bench_align_a.json b=$OUT/bench_align_b.json i pp al
+	[ -s "$tr" ] || "$BIN/kutrace_synth" --rpc -s 3 -c 4 -m $([ "$Q" = 1 ] && echo 16 || echo 64) -o "$tr" >/dev/null 2>&1
+	log "align: kutrace_postproc of one trace, then kutrace_align of two"
+	pp=$(for i in 1 2 3; do secs "$BIN/kutrace_postproc" "$tr" -o "$a" --no-html; done | sort -n | sed -n 2p)
+	sed 's/"hostName" : "synth-host"/"hostName" : "synth-b"/' "$a" > "$b"
+	al=$(for i in 1 2 3; do secs "$BIN/kutrace_align" "$a" "$b" -o "$OUT/bench_align_m" --html-max-spans 1; done | sort -n | sed -n 2p)
+	rm -f "$a" "$b" "$OUT"/bench_align_m.*
+	awk -v p="$pp" -v a="$al" 'BEGIN { printf "align64 postproc_s=%.2f align_s=%.2f ratio=%.2f\n", p, a, a / (2 * p) }' | tee "$OUT/align.txt"
+}
 # secs CMD...: CMD's wall seconds (its output dropped), or failure.
 secs() {
 	python3 -c 'import subprocess, sys, time
@@ -248,7 +263,7 @@ report() {
 rc=0
 for s in $sections; do
 	case $s in
-	fastpath|extract|vm|postproc|tables|why|viewer|report) $s || { log "$s failed"; rc=1; } ;;
+	fastpath|extract|vm|postproc|tables|why|align|viewer|report) $s || { log "$s failed"; rc=1; } ;;
 	*) log "unknown section $s"; exit 2 ;;
 	esac
 done
