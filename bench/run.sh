@@ -24,7 +24,8 @@ cd "$(dirname "$0")/.."
 BIN=${KT_BIN:-build/bin}
 OUT=${BENCH_OUT:-build/bench}
 Q=${BENCH_QUICK:-0}
-case ${1:-} in -h|--help) sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+# --help: the comment above, to the first line that is not one.
+case ${1:-} in -h|--help) sed -n '3,/^[^#]/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac
 sections=${*:-fastpath extract vm postproc tables why align viewer report}
 mkdir -p "$OUT"
 log() { echo "bench: $*" >&2; }
