@@ -300,6 +300,7 @@ static struct arr *runs_of(struct ctx *x, int32_t cpu)
 		      TRACE(x), x->w1, x->w0);
 }
 
+/* A named interval (an interrupt, a traced lock's hold): key, ts, dur, name. */
 static void add_irq(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
 {
 	struct irq *s = push(arg);
@@ -341,21 +342,10 @@ static const char *irq_at(struct ctx *x, int32_t cpu, int64_t t)
 	return NULL;
 }
 
-/* A traced lock's hold (lock table, kind held): an interval and a name. */
-static void add_hold(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
-{
-	struct irq *s = push(arg);
-
-	(void)x;
-	s->ts = duckdb_value_int64(r, 1, i);
-	s->end = s->ts + duckdb_value_int64(r, 2, i);
-	s->name = str(r, 3, i);
-}
-
 /* The traced lock pid held over most of [a, b), or NULL. */
 static const char *held_by(struct ctx *x, int32_t pid, int64_t a, int64_t b)
 {
-	const struct arr *h = cached(x, HERE(x, holds), pid, sizeof(struct irq), add_hold,
+	const struct arr *h = cached(x, HERE(x, holds), pid, sizeof(struct irq), add_irq,
 				     "SELECT pid, ts, dur, coalesce(name, 'lock ' || lock) FROM lock "
 				     "WHERE trace_id = %s AND kind = 'held' AND ts < %" PRId64
 				     " AND ts + dur > %" PRId64 " ORDER BY pid, ts",
