@@ -723,7 +723,13 @@ int kt_store_w_row(struct kt_store_w *w, const struct kt_row *r)
 			return errf(w->err, sizeof(w->err), "%s", kt_pq_error(w->pts));
 	}
 	w->rows++;
-	if (r->rpc > 0 && r->pid > 0) {
+	/*
+	 * A PC sample's row covers the interval before the sample (from the
+	 * previous timer tick), but carries the RPC id current at the sample:
+	 * it would stretch an RPC back over time its thread spent on other
+	 * work, ahead of the request that started it.
+	 */
+	if (r->rpc > 0 && r->pid > 0 && r->event != KUTRACE_PC_U && r->event != KUTRACE_PC_K) {
 		struct rpcw *a = imap_get(&w->rpcs, (uint64_t)r->rpc << 32 | (uint32_t)r->pid);
 		int64_t t = r->start * 10, e = (r->start + r->dur) * 10;
 

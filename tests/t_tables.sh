@@ -151,6 +151,16 @@ eq "rpc golden: the rpc report (method, count, p50, p99, max, slowest)" "getData
 	"$("$S" "$TMP/k/rpc.tables" --report rpc --csv | tail -n +2)"
 eq "rpc golden: rpc rows per thread" "77,getData,500,request,990|77,getData,600,request,1880" \
 	"$(q "$TMP/k/rpc.tables" "select rpc, method, pid, side, cpu_ns from rpc order by pid" | paste -sd'|')"
+# A PC sample's row covers the tick before it, with the RPC id current at
+# the sample (a patched guest showed a server's RPC beginning 0.5 ms
+# before the client sent it): it does not stretch the RPC's rows.
+awk '/^\[ 20.00000820/ { print "[ 19.99999000, 0.00001000, 1, 600, 77, 640, 4204816, 0, 0, \"PC=000000402910\"]," } { print }' \
+	"$TMP/k/rpc.json" > "$TMP/k/rpcpc.json"
+"$S" build "$TMP/k/rpcpc.json" -o "$TMP/k/rpcpc.tables" 2> /dev/null
+eq "rpc golden + a PC sample before the RPC: the same rpc rows, begin and end included" \
+	"$(q "$TMP/k/rpc.tables" "select rpc, pid, begin_ts, end_ts, cpu_ns from rpc order by pid" | paste -sd'|')" \
+	"$(q "$TMP/k/rpcpc.tables" "select rpc, pid, begin_ts, end_ts, cpu_ns from rpc order by pid" | paste -sd'|')"
+eq "... and the sample is in the store" 1 "$(q "$TMP/k/rpcpc.tables" "select count(*) from pc_sample")"
 eq "synth3: the trace's backend and base time in machine" "1" \
 	"$(q "$TMP/k/synth3.tables" "select count(*) from machine where tracebase like '20%' and cpus = 4")"
 
