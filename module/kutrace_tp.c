@@ -249,6 +249,9 @@ static void kt_softirq_exit(void *d, unsigned int vec_nr)
 	kt_trace_1(KUTRACE_IRQRET + KUTRACE_IRQ_BH, 0);
 }
 
+/* A kretprobe's data: the event its return records, 0 for none. */
+#define KT_PF_EXIT	(KUTRACE_TRAPRET + KUTRACE_TRAP_PAGEFAULT)
+
 #ifdef CONFIG_X86
 static void kt_page_fault(void *d, unsigned long address,
 			  struct pt_regs *regs, unsigned long error_code)
@@ -264,9 +267,9 @@ static void kt_page_fault(void *d, unsigned long address,
 static int kt_mm_fault_entry(struct kretprobe_instance *ri,
 			     struct pt_regs *regs)
 {
-	bool *mine = (bool *)ri->data;
+	u32 *exit_ev = (u32 *)ri->data;
 
-	*mine = this_cpu_read(kt_pf_pending);
+	*exit_ev = this_cpu_read(kt_pf_pending) ? KT_PF_EXIT : 0;
 	this_cpu_write(kt_pf_pending, false);
 	return 0;
 }
@@ -278,10 +281,11 @@ static int kt_mm_fault_entry(struct kretprobe_instance *ri,
 static int kt_mm_fault_entry(struct kretprobe_instance *ri,
 			     struct pt_regs *regs)
 {
-	bool *mine = (bool *)ri->data;
+	u32 *exit_ev = (u32 *)ri->data;
+	bool mine = READ_ONCE(kt_tracing) && regs_get_kernel_argument(regs, 3);
 
-	*mine = READ_ONCE(kt_tracing) && regs_get_kernel_argument(regs, 3);
-	if (*mine)
+	*exit_ev = mine ? KT_PF_EXIT : 0;
+	if (mine)
 		kt_trace_1(KUTRACE_TRAP + KUTRACE_TRAP_PAGEFAULT,
 			   regs_get_kernel_argument(regs, 1) &
 			   KUTRACE_ARG0_MASK);
@@ -289,19 +293,21 @@ static int kt_mm_fault_entry(struct kretprobe_instance *ri,
 }
 #endif
 
-static int kt_mm_fault_ret(struct kretprobe_instance *ri,
-			   struct pt_regs *regs)
+/* Every kretprobe's return: the event its entry chose, if any. */
+static int kt_krp_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	if (*(bool *)ri->data)
-		kt_trace_1(KUTRACE_TRAPRET + KUTRACE_TRAP_PAGEFAULT, 0);
+	u32 exit_ev = *(u32 *)ri->data;
+
+	if (exit_ev)
+		kt_trace_1(exit_ev, 0);
 	return 0;
 }
 
 static struct kretprobe kt_mm_fault_krp = {
 	.kp.symbol_name	= "handle_mm_fault",
 	.entry_handler	= kt_mm_fault_entry,
-	.handler	= kt_mm_fault_ret,
-	.data_size	= sizeof(bool),
+	.handler	= kt_krp_ret,
+	.data_size	= sizeof(u32),
 	.maxactive	= 256,
 };
 
@@ -312,27 +318,21 @@ static struct kretprobe kt_mm_fault_krp = {
 static int kt_ipi_recv_entry(struct kretprobe_instance *ri,
 			     struct pt_regs *regs)
 {
-	bool *mine = (bool *)ri->data;
+	u32 *exit_ev = (u32 *)ri->data;
 
-	*mine = READ_ONCE(kt_tracing);
-	if (*mine)
+	*exit_ev = 0;
+	if (READ_ONCE(kt_tracing)) {
 		kt_trace_1(KUTRACE_IRQ + KT_RV_IPI_EVENT, 0);
-	return 0;
-}
-
-static int kt_ipi_recv_ret(struct kretprobe_instance *ri,
-			   struct pt_regs *regs)
-{
-	if (*(bool *)ri->data)
-		kt_trace_1(KUTRACE_IRQRET + KT_RV_IPI_EVENT, 0);
+		*exit_ev = KUTRACE_IRQRET + KT_RV_IPI_EVENT;
+	}
 	return 0;
 }
 
 static struct kretprobe kt_ipi_recv_krp = {
 	.kp.symbol_name	= "handle_IPI",
 	.entry_handler	= kt_ipi_recv_entry,
-	.handler	= kt_ipi_recv_ret,
-	.data_size	= sizeof(bool),
+	.handler	= kt_krp_ret,
+	.data_size	= sizeof(u32),
 	.maxactive	= 64,
 };
 #endif

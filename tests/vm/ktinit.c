@@ -241,7 +241,10 @@ static void scenario(const char *path)
 			if (!n)
 				continue;
 		}
-		fprintf(slog, "+ %s\n", w[0]);
+		fprintf(slog, "+");
+		for (int i = 0; i < n; i++)
+			fprintf(slog, " %s", w[i]);
+		fprintf(slog, "\n");
 		rc = run(w, n);
 		if (label)
 			fprintf(slog, "%s=%d\n", label, rc);
@@ -251,7 +254,8 @@ static void scenario(const char *path)
 }
 
 /* A ustar header for a regular file NAME of SIZE bytes. */
-static void tar_header(char *h, const char *name, unsigned long size)
+static void tar_header(char *h, const char *name, unsigned long size,
+		       unsigned long mtime)
 {
 	unsigned int sum = 0;
 
@@ -261,7 +265,7 @@ static void tar_header(char *h, const char *name, unsigned long size)
 	snprintf(h + 108, 8, "%07o", 0);
 	snprintf(h + 116, 8, "%07o", 0);
 	snprintf(h + 124, 12, "%011lo", size);
-	snprintf(h + 136, 12, "%011o", 0);
+	snprintf(h + 136, 12, "%011lo", mtime);
 	memset(h + 148, ' ', 8);
 	h[156] = '0';
 	memcpy(h + 257, "ustar", 6);
@@ -295,7 +299,8 @@ static void tar_out(const char *dev)
 		in = open(e->d_name, O_RDONLY);
 		if (in < 0)
 			continue;
-		tar_header(blk, e->d_name, (unsigned long)st.st_size);
+		tar_header(blk, e->d_name, (unsigned long)st.st_size,
+			   (unsigned long)st.st_mtime);
 		if (write(out, blk, 512) != 512)
 			break;
 		left = (unsigned long)st.st_size;
