@@ -63,12 +63,37 @@ enum { M_LOOKUP = 0, M_UPDATE = 1 };
 static const char *const method_name[] = { "lookup", "update" };
 
 /* One request or response on the wire. */
+/*
+ * 32 bytes that begin with KUtrace's RPC signature (bytes E5 17 C5 D1):
+ * the kernel's packet filter (pktmask/pktmatch, default) records such
+ * payloads of at least 32 bytes by a hash of those 32 bytes, on TCP's
+ * send and receive, so that kutrace_align can match each message's two
+ * ends on two hosts.  The hash XORs the message's 32-bit words, so
+ * fields that differ little (ids, keys) collide often; `nonce`, mixed
+ * from the id and `reply`, gives every request and every reply a hash of
+ * its own.
+ */
+#define MSG_SIGNATURE 0xD1C517E5u
+
 struct msg {
+	uint32_t signature;
 	uint32_t rpcid;
 	uint32_t method;
 	uint32_t key;
 	uint32_t value;
+	uint32_t reply;
+	uint32_t nonce;
+	uint32_t pad;
 };
+
+static uint32_t msg_nonce(uint32_t rpcid, uint32_t reply)
+{
+	uint64_t z = ((uint64_t)rpcid << 1 | reply) + 0x9E3779B97F4A7C15ull;
+
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return (uint32_t)(z ^ (z >> 31));
+}
 
 static int tracing = 1;
 static int slow_every = 25;
@@ -192,6 +217,8 @@ static void *server(void *p)
 		}
 		table_release();
 		mark(KUTRACE_RPCIDRESP, m.rpcid);
+		m.reply = 1;
+		m.nonce = msg_nonce(m.rpcid, 1);
 		if (write_full(a->fd, &m, sizeof(m)))
 			break;
 		mark(KUTRACE_RPCIDREQ, 0);
@@ -220,6 +247,8 @@ static void *client(void *p)
 	pthread_setname_np(pthread_self(), name);
 	for (int i = 0; i < a->requests; i++) {
 		struct msg m = {
+			.signature = MSG_SIGNATURE,
+			.nonce = msg_nonce(a->first_id + (uint32_t)i, 0),
 			.rpcid = a->first_id + (uint32_t)i,
 			.method = (i % 4 == 3) ? M_UPDATE : M_LOOKUP,
 			.key = (uint32_t)(i * 7 + a->index),

@@ -31,6 +31,13 @@ extern const struct kt_backend kt_tp_backend;
 extern const struct kt_backend kt_patched_backend;
 #endif
 
+/*
+ * The packet filter of the pktmask and pktmatch parameters (FORMATS 3.8):
+ * a payload passes when init ^ (p0 & mask[0]) ^ (p1 & mask[1]) ^
+ * (p2 & mask[2]), folded to 32 bits, is 0.  Both backends record packets.
+ */
+void kt_net_filter(u64 *init, u64 mask[3]);
+
 /* Control command @cmd (docs/spec/FORMATS.md 3.7 numbering, ~7/~8 forced inserts)
  * as system call 1023 delivers it (the patched kernel's hook or
  * kutrace_syscall.c); errors are ~0.

@@ -46,6 +46,32 @@ module_param(backend, charp, 0444);
 MODULE_PARM_DESC(backend,
 		 "auto (patched kernel hooks when the kernel has them), patched or tracepoint");
 
+static long pktmask = 0x0000000F;
+module_param(pktmask, long, 0444);
+MODULE_PARM_DESC(pktmask,
+		 "payload bytes 0..23 the packet filter compares (0 none, -1 all packets)");
+static long pktmatch = 0xD1C517E5;
+module_param(pktmatch, long, 0444);
+MODULE_PARM_DESC(pktmatch, "expected XOR of the masked payload");
+
+/* docs/spec/FORMATS.md 3.8: byte i of the payload takes part iff bit i is set. */
+void kt_net_filter(u64 *init, u64 mask[3])
+{
+	unsigned int i;
+
+	*init = (u32)pktmatch;
+	memset(mask, 0, 3 * sizeof(*mask));
+	for (i = 0; i < 24; i++)
+		if (pktmask & (1L << i))
+			mask[i / 8] |= 0xFFULL << (8 * (i % 8));
+	if (pktmask == 0)
+		*init = 1;
+	if (pktmask == -1) {
+		memset(mask, 0, 3 * sizeof(*mask));
+		*init = 0;
+	}
+}
+
 static const struct kt_backend *kt_backend = &kt_tp_backend;
 static u64 *kt_buf;
 static u64 *kt_filter;

@@ -26,14 +26,6 @@
 #include "kutrace_core.h"
 #include "kutrace_backend.h"
 
-static long pktmask = 0x0000000F;
-module_param(pktmask, long, 0444);
-MODULE_PARM_DESC(pktmask,
-		 "patched kernel: payload bytes 0..23 the packet filter compares (0 none, -1 all packets)");
-static long pktmatch = 0xD1C517E5;
-module_param(pktmatch, long, 0444);
-MODULE_PARM_DESC(pktmatch, "patched kernel: expected XOR of the masked payload");
-
 /* The control program's own ioctls are not traced. */
 static bool kt_pt_control_ioctl(u64 event)
 {
@@ -75,21 +67,12 @@ static u64 kt_pt_trace_many(u64 event, u64 len, const void *words)
 	return kt_trace_many(event, len, w, false);
 }
 
-/* docs/spec/FORMATS.md 3.8: byte i of the payload takes part iff bit i is set. */
+/* The module's pktmask/pktmatch filter into the kernel's packet hooks. */
 static void kt_pt_net_filter(void)
 {
-	struct kutrace_nf nf = { .hash_init = (u32)pktmatch };
-	unsigned int i;
+	struct kutrace_nf nf;
 
-	for (i = 0; i < 24; i++)
-		if (pktmask & (1L << i))
-			nf.hash_mask[i / 8] |= 0xFFULL << (8 * (i % 8));
-	if (pktmask == 0)
-		nf.hash_init = 1;
-	if (pktmask == -1) {
-		memset(nf.hash_mask, 0, sizeof(nf.hash_mask));
-		nf.hash_init = 0;
-	}
+	kt_net_filter(&nf.hash_init, nf.hash_mask);
 	kutrace_net_filter = nf;
 }
 

@@ -40,6 +40,12 @@
 #include <linux/ptrace.h>
 #include <linux/string.h>
 #include <linux/compat.h>
+#include <linux/skbuff.h>
+#include <linux/ip.h>
+#include <linux/tcp.h>
+#include <linux/udp.h>
+#include <linux/if_ether.h>
+#include <net/ip.h>
 #include <asm/syscall.h>
 #include <asm/irq_regs.h>
 #include <asm/unistd.h>
@@ -412,6 +418,77 @@ static void kt_cpu_freq(void *d, unsigned int khz, unsigned int cpu)
 		kt_trace_1(KUTRACE_PSTATE, khz / 1000);
 }
 
+/*
+ * Packets (docs/spec/HOOKS.md H33-H36): the patched kernels hash the
+ * first 32 payload bytes of TCP and UDP messages where TCP and UDP handle
+ * them; a stock kernel's nearest tracepoints are the device's: net_dev_queue
+ * on transmit (skb->data at the link header, the network header set) and
+ * netif_receive_skb on receive (skb->data at the network header).  The
+ * same bytes give the same hash (FORMATS 3.8) on both kinds of kernel, so
+ * a message sent from one host and received on another matches.  Set when
+ * tracing starts; the probes run only while tracing.
+ */
+static u64 kt_pkt_init = 1, kt_pkt_mask[3];
+
+static void kt_pkt(u64 event, const struct sk_buff *skb, int ip)
+{
+	struct iphdr ihb;
+	struct tcphdr thb;
+	const struct iphdr *iph;
+	const struct tcphdr *th;
+	__le64 q[4];
+	const void *p;
+	u64 p0, p1, p2, p3, h;
+	int hl, len;
+
+	iph = skb_header_pointer(skb, ip, sizeof(ihb), &ihb);
+	if (!iph || iph->version != 4 || iph->ihl < 5 ||
+	    (iph->frag_off & htons(IP_MF | IP_OFFSET)))
+		return;
+	hl = iph->ihl * 4;
+	/* a GSO packet's total may not fit the field: then the skb's length */
+	len = ntohs(iph->tot_len) ? ntohs(iph->tot_len) : skb->len - ip;
+	if (iph->protocol == IPPROTO_TCP) {
+		th = skb_header_pointer(skb, ip + hl, sizeof(thb), &thb);
+		if (!th)
+			return;
+		hl += th->doff * 4;
+	} else if (iph->protocol == IPPROTO_UDP) {
+		hl += sizeof(struct udphdr);
+	} else {
+		return;
+	}
+	if (len - hl < (int)sizeof(q))
+		return;
+	p = skb_header_pointer(skb, ip + hl, sizeof(q), q);
+	if (!p)
+		return;
+	if (p != q)
+		memcpy(q, p, sizeof(q));
+	p0 = le64_to_cpu(q[0]);
+	p1 = le64_to_cpu(q[1]);
+	p2 = le64_to_cpu(q[2]);
+	p3 = le64_to_cpu(q[3]);
+	h = kt_pkt_init ^ (p0 & kt_pkt_mask[0]) ^ (p1 & kt_pkt_mask[1]) ^
+	    (p2 & kt_pkt_mask[2]);
+	if ((h ^ (h >> 32)) & 0xFFFFFFFF)
+		return;
+	h = p0 ^ p1 ^ p2 ^ p3;
+	kt_trace_1(event, (h ^ (h >> 32)) & 0xFFFFFFFF);
+}
+
+static void kt_net_tx(void *d, struct sk_buff *skb)
+{
+	if (READ_ONCE(kt_tracing) && skb->protocol == htons(ETH_P_IP))
+		kt_pkt(KUTRACE_TX_PKT, skb, skb_network_offset(skb));
+}
+
+static void kt_net_rx(void *d, struct sk_buff *skb)
+{
+	if (READ_ONCE(kt_tracing) && skb->protocol == htons(ETH_P_IP))
+		kt_pkt(KUTRACE_RX_PKT, skb, 0);
+}
+
 /* IPI send (docs/spec/HOOKS.md H7-H9): arg = target CPU, 0 for a CPU mask. */
 static __always_inline void kt_ipi_send(unsigned int cpu)
 {
@@ -547,6 +624,8 @@ static struct kt_tp kt_tps[] = {
 	KT_TP("task_rename", kt_rename),
 	KT_TP("cpu_idle", kt_cpu_idle),
 	KT_TP("cpu_frequency", kt_cpu_freq),
+	KT_TP("net_dev_queue", kt_net_tx),
+	KT_TP("netif_receive_skb", kt_net_rx),
 #ifdef KT_HAVE_IPI_TRACEPOINTS
 	KT_TP("ipi_send_cpu", kt_ipi_cpu),
 	KT_TP("ipi_send_cpumask", kt_ipi_mask),
@@ -769,6 +848,7 @@ static int kt_tp_arm(bool on)
 		kt_tp_disarm();
 		return 0;
 	}
+	kt_net_filter(&kt_pkt_init, kt_pkt_mask);
 	for (i = 0; i < ARRAY_SIZE(kt_tps); i++) {
 		kt_tp_register(&kt_tps[i]);
 		n += kt_tps[i].attached;

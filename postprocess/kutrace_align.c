@@ -19,6 +19,17 @@
  *     t3 - t4  <=  theta  <=  t2 - t1
  * (each message takes a time >= 0 on the wire).
  *
+ * Packets are the second kind of message: the kernel records a TCP or UDP
+ * message of a pktmask-selected kind (client_server's) by a hash of its
+ * first 32 payload bytes at send (0x215, tx) and at receive (0x214, rx),
+ * near the wire, on stock and patched kernels alike.  A hash sent once by
+ * one host and received once by the other bounds theta on one side
+ * (p -> q: theta <= t_rx - t_tx; q -> p: theta >= t_tx - t_rx); each
+ * upper bound is paired with the lower bound nearest in time (within
+ * PKT_PAIR_NS, where drift moves nothing) into one more interval.  These
+ * are tighter than the RPC marks' (no system call or wakeup inside), so
+ * they are what the least-slack picks take when there are any.
+ *
  * The method is the original KUtrace's timealign: the time range is cut
  * into buckets (8), the RPC of least slack (hi - lo) is kept in each, and
  * offset and drift are fitted to those intervals' midpoints by least
@@ -80,6 +91,14 @@
 #define NIDS 65536
 #define NO_T INT64_MIN
 #define MAX_PPM 1000.0
+#define PKT_PAIR_NS 10000000
+
+/* A packet entry: its hash, tx or rx, its time (ns since the epoch), CPU. */
+struct pkt {
+	uint32_t hash;
+	int tx, cpu;
+	int64_t t;
+};
 
 /* One RPC id on one host: the bracket of its marks, in ns since the epoch. */
 struct ends {
@@ -103,6 +122,8 @@ struct host {
 	int fast;		/* its rows are kutrace's own lines (fast_row) */
 	int ncpu, cpu0;
 	struct ends *rpc;
+	struct pkt *pk;		/* sorted by (tx, hash, t) after the scan */
+	size_t npk, cappk;
 	int aligned;
 	struct clockmap map;
 	double bound_us;	/* accumulated along the chain */
@@ -111,7 +132,8 @@ struct host {
 struct msg {
 	int64_t x;		/* the message's time in the new host's clock */
 	int64_t lo, hi;		/* theta = new host's clock - aligned host's */
-	int id, bad;
+	int id, bad;		/* id: the RPC id; 0: a pair of packets (hash) */
+	uint32_t hash;
 };
 
 static struct host hosts[MAX_HOSTS];
@@ -367,6 +389,15 @@ static void note_row(struct host *h, int64_t start, int64_t cpu, int64_t event, 
 	h->first = t < h->first ? t : h->first;
 	if (cpu >= h->ncpu && cpu < 4096)
 		h->ncpu = (int)cpu + 1;
+	if (event == KUTRACE_RX_PKT || event == KUTRACE_TX_PKT) {
+		if (h->npk == h->cappk) {
+			h->cappk = h->cappk ? 2 * h->cappk : 1024;
+			h->pk = kt_xrealloc(h->pk, h->cappk * sizeof(*h->pk));
+		}
+		h->pk[h->npk++] = (struct pkt){ (uint32_t)arg, event == KUTRACE_TX_PKT,
+						(int)cpu, t };
+		return;
+	}
 	if (event != KUTRACE_RPCIDREQ && event != KUTRACE_RPCIDRESP)
 		return;
 	int id = (int)(arg & 0xFFFF);
@@ -407,8 +438,19 @@ static int scan_fast(struct host *h)
 	return ok;
 }
 
+static int cmp_pkt(const void *x, const void *y)
+{
+	const struct pkt *a = x, *b = y;
+
+	if (a->tx != b->tx)
+		return a->tx - b->tx;
+	if (a->hash != b->hash)
+		return (a->hash > b->hash) - (a->hash < b->hash);
+	return (a->t > b->t) - (a->t < b->t);
+}
+
 /*
- * Pass 1: the header, the CPU count and every RPC mark.  The reader is
+ * Pass 1: the header, the CPU count, every RPC mark and packet.  The reader is
  * file-wide and h's buffers are reused so that the fuzz target
  * (tests/fuzz/fuzz_align.c), which runs this again after a kt_die, can
  * close what was left open and does not grow.
@@ -425,7 +467,11 @@ static void scan(struct host *h)
 	h->ncpu = 0;
 	memset(rp, 0, sizeof(*rp));
 	kt_xjr_open(rp, h->json);
-	char *tb = hdr_string(rp, "tracebase");
+	/* static: tracebase_ns may kt_die, and the fuzz target comes back */
+	static char *tb;
+
+	free(tb);
+	tb = hdr_string(rp, "tracebase");
 
 	h->name = hdr_string(rp, "hostName");
 	h->trace_id = stem(h->input);
@@ -435,26 +481,32 @@ static void scan(struct host *h)
 	}
 	h->base = tracebase_ns(tb, h->json);
 	free(tb);
+	tb = NULL;
 	if (!h->rpc)
 		h->rpc = kt_xmalloc(NIDS * sizeof(*h->rpc));
 	for (int i = 0; i < NIDS; i++)
 		h->rpc[i] = (struct ends){ NO_T, NO_T, -1, -1 };
 	h->first = INT64_MAX;
+	h->npk = 0;
 	kt_jr_close(rp);
 	memset(rp, 0, sizeof(*rp));
 	h->fast = scan_fast(h);
 	if (h->fast)
-		return;
+		goto sort;
 	/* not our lines: every row through the JSON reader */
 	for (int i = 0; i < NIDS; i++)
 		h->rpc[i] = (struct ends){ NO_T, NO_T, -1, -1 };
 	h->first = INT64_MAX;
 	h->ncpu = 0;
+	h->npk = 0;
 	kt_xjr_open(rp, h->json);
 	while (kt_xjr_next(rp, &row))
 		note_row(h, t10(row.start), row.cpu, row.event, row.arg);
 	kt_jr_close(rp);
 	memset(rp, 0, sizeof(*rp));
+sort:
+	if (h->npk)
+		qsort(h->pk, h->npk, sizeof(*h->pk), cmp_pkt);
 }
 
 static int64_t off_at(const struct clockmap *m, int64_t t)
@@ -471,6 +523,96 @@ static int64_t to_ref(const struct host *h, int64_t t)
 static int have(const struct ends *e)
 {
 	return e->req != NO_T && e->resp != NO_T && e->resp >= e->req;
+}
+
+/* The entries [*i, end) of h's packets with the hash and direction of pk[*i]. */
+static size_t run_end(const struct host *h, size_t i)
+{
+	size_t j = i + 1;
+
+	while (j < h->npk && h->pk[j].tx == h->pk[i].tx && h->pk[j].hash == h->pk[i].hash)
+		j++;
+	return j;
+}
+
+/* The first of h's packets with direction tx and hash, or h->npk. */
+static size_t find_pkt(const struct host *h, int tx, uint32_t hash)
+{
+	size_t a = 0, b = h->npk;
+
+	while (a < b) {
+		size_t c = a + (b - a) / 2;
+		const struct pkt *k = &h->pk[c];
+
+		if (k->tx < tx || (k->tx == tx && k->hash < hash))
+			a = c + 1;
+		else
+			b = c;
+	}
+	return a < h->npk && h->pk[a].tx == tx && h->pk[a].hash == hash ? a : h->npk;
+}
+
+/*
+ * One side of theta = q's clock - p's from each hash sent once by one
+ * host and received once by the other (a retransmission or a repeated
+ * payload is ambiguous: left out).  p -> q: theta <= rx - tx; q -> p:
+ * theta >= tx - rx; x is the end of it in q's clock.
+ */
+struct side {
+	int64_t x, v;
+	uint32_t hash;
+};
+
+static size_t one_way(const struct host *from, const struct host *to, int to_q, struct side *out)
+{
+	size_t n = 0, j;
+
+	for (size_t i = 0; i < from->npk; i = j) {
+		j = run_end(from, i);
+		if (!from->pk[i].tx || j != i + 1)
+			continue;
+		size_t k = find_pkt(to, 0, from->pk[i].hash);
+
+		if (k == to->npk || run_end(to, k) != k + 1)
+			continue;
+		int64_t tx = from->pk[i].t, rx = to->pk[k].t;
+
+		out[n++] = to_q ? (struct side){ rx, rx - tx, from->pk[i].hash } :
+				  (struct side){ tx, tx - rx, from->pk[i].hash };
+	}
+	return n;
+}
+
+static int cmp_side(const void *x, const void *y)
+{
+	const struct side *a = x, *b = y;
+
+	return (a->x > b->x) - (a->x < b->x);
+}
+
+/*
+ * Each upper bound with the lower bound nearest in time, into m[n..];
+ * returns the new count.
+ */
+static size_t pair_packets(const struct host *p, const struct host *q, struct msg *m, size_t n)
+{
+	struct side *up = kt_xmalloc((p->npk + 1) * sizeof(*up));
+	struct side *lo = kt_xmalloc((q->npk + 1) * sizeof(*lo));
+	size_t nu = one_way(p, q, 1, up), nl = one_way(q, p, 0, lo), k = 0;
+
+	qsort(up, nu, sizeof(*up), cmp_side);
+	qsort(lo, nl, sizeof(*lo), cmp_side);
+	for (size_t i = 0; i < nu && nl; i++) {
+		while (k + 1 < nl && llabs(lo[k + 1].x - up[i].x) <= llabs(lo[k].x - up[i].x))
+			k++;
+		if (llabs(lo[k].x - up[i].x) > PKT_PAIR_NS)
+			continue;
+		m[n++] = (struct msg){ up[i].x + (lo[k].x - up[i].x) / 2, lo[k].v, up[i].v, 0, 0,
+				       up[i].hash };
+	}
+	free(up);
+	free(lo);
+	return n;
 }
 
 /* The matched messages of aligned host p and new host q. */
@@ -497,7 +639,7 @@ static size_t match(const struct host *p, const struct host *q, struct msg *m)
 			g->hi = b->req - a->req;
 		}
 	}
-	return n;
+	return pair_packets(p, q, m, n);
 }
 
 static int bucket_of(int64_t x, int64_t x0, int64_t x1)
@@ -556,11 +698,19 @@ static void mark_contradicting(struct msg *m, size_t n, int64_t x0, int64_t x1)
 {
 	int64_t *lo = kt_xmalloc((n + 1) * sizeof(*lo)), *hi = kt_xmalloc((n + 1) * sizeof(*hi));
 
+	/*
+	 * An empty interval (a packet pair whose bounds cross: one of them was
+	 * received before it was sent) fits no offset: out, before it can
+	 * count against the others.
+	 */
+	for (size_t i = 0; i < n; i++)
+		if (m[i].lo > m[i].hi)
+			m[i].bad = 1;
 	for (int b = 0; b < nbuckets; b++) {
 		size_t k = 0;
 
 		for (size_t i = 0; i < n; i++)
-			if (bucket_of(m[i].x, x0, x1) == b) {
+			if (!m[i].bad && bucket_of(m[i].x, x0, x1) == b) {
 				lo[k] = m[i].lo;
 				hi[k] = m[i].hi;
 				k++;
@@ -570,7 +720,7 @@ static void mark_contradicting(struct msg *m, size_t n, int64_t x0, int64_t x1)
 		qsort(lo, k, sizeof(*lo), cmp_i64);
 		qsort(hi, k, sizeof(*hi), cmp_i64);
 		for (size_t i = 0; i < n; i++) {
-			if (bucket_of(m[i].x, x0, x1) != b)
+			if (m[i].bad || bucket_of(m[i].x, x0, x1) != b)
 				continue;
 			/* the others that lie wholly above or wholly below it */
 			size_t miss = count_gt(lo, k, m[i].hi) + count_lt(hi, k, m[i].lo);
@@ -601,9 +751,14 @@ static double err_at(const struct msg *g, double v)
 static void say_bad(const struct host *p, const struct host *q, struct fit *f,
 		    const struct msg *g)
 {
-	if (f->shown++ < 5)
+	if (f->shown++ >= 5)
+		return;
+	if (g->id)
 		fprintf(stderr, "%s: %s and %s: rpc %d contradicts the other messages, left out\n",
 			kt_progname(), p->name, q->name, g->id);
+	else
+		fprintf(stderr, "%s: %s and %s: the packets of hash %08x contradict the other "
+			"messages, left out\n", kt_progname(), p->name, q->name, g->hash);
 }
 
 
@@ -876,9 +1031,15 @@ static void chain(struct host *q, const struct host *p, const struct fit *f)
 static void align_all(void)
 {
 	static struct msg *m;	/* kept: kt_die may leave this function (fuzz_align) */
+	static size_t cap;
+	size_t need = NIDS;
 
-	if (!m)
-		m = kt_xmalloc(NIDS * sizeof(*m));
+	for (int i = 0; i < nhosts; i++)
+		need = NIDS + hosts[i].npk > need ? NIDS + hosts[i].npk : need;
+	if (need > cap) {
+		m = kt_xrealloc(m, need * sizeof(*m));
+		cap = need;
+	}
 	for (int i = 0; i < nhosts; i++)
 		hosts[i].aligned = 0;
 	hosts[0].aligned = 1;
@@ -911,10 +1072,16 @@ static void align_all(void)
 		fit_pair(p, q, m, best, &f);
 		chain(q, p, &f);
 		double off = (double)off_at(&f.pq, f.pq.x) / 1000;
+		size_t npairs = 0;
+		char pairs[64] = "";
 
+		for (size_t i = 0; i < best; i++)
+			npairs += m[i].id == 0;
+		if (npairs)
+			snprintf(pairs, sizeof(pairs), " (%zu packet pairs)", npairs);
 		printf("%s vs %s: offset %+.3f us, drift %+.3f ppm, bound +-%.1f us, "
-		       "%zu messages, %zu used, %zu contradicting: %s\n",
-		       q->name, p->name, off, f.pq.d * 1e6, f.bound_us, f.n, f.used,
+		       "%zu messages%s, %zu used, %zu contradicting: %s\n",
+		       q->name, p->name, off, f.pq.d * 1e6, f.bound_us, f.n, pairs, f.used,
 		       f.contradicting, f.quality);
 	}
 }

@@ -41,6 +41,26 @@ check "the page and one CPU group per host" sh -c "[ -s '$TMP/m1.html' ] &&
 	python3 -c 'import json,sys; m=json.load(open(sys.argv[1]))[\"machines\"];
 sys.exit(not ([h[\"name\"] for h in m] == [\"alpha\",\"beta\"] and m[1][\"cpu0\"] == 1))' '$TMP/m1.json'"
 
+# The same RPCs with their packets (each message's hash sent 5 us after
+# the sender's mark, received 5 us before the receiver's): 2000 more
+# intervals, each 20 us narrower than its RPC's, so a tighter bound.
+mkdir -p "$TMP/p"
+$GEN "$TMP/p" --offset 123456789 --drift 3 --packets
+"$A" "$TMP/p/alpha.json" "$TMP/p/beta.json" -o "$TMP/mp" > "$TMP/op"
+cat "$TMP/op"
+check "with packets: 4000 messages (2000 packet pairs), 8 used" \
+	grep -q '4000 messages (2000 packet pairs), 8 used, 0 contradicting: accurate' "$TMP/op"
+$CHK "$TMP/mp.json" "$TMP/p/truth.json" > "$TMP/cp"
+read -r perr pbound < <(sed -n 's/maxerr_us \(.*\) bound_us \(.*\)/\1 \2/p' "$TMP/cp")
+check "with packets: every mark within the bound ($perr <= $pbound us)" \
+	awk -v e="$perr" -v b="$pbound" 'BEGIN { exit !(e <= b) }'
+check "with packets: the bound tighter than the RPCs' alone ($pbound < $bound us)" \
+	awk -v p="$pbound" -v b="$bound" 'BEGIN { exit !(p < b) }'
+$GEN "$TMP/p" --offset 123456789 --drift 3 --packets --early-packet 700
+"$A" "$TMP/p/alpha.json" "$TMP/p/beta.json" -o "$TMP/mq" > "$TMP/oq" 2> "$TMP/eq"
+check "with packets: a packet received before it was sent is named by its hash, left out" \
+	grep -Eq 'alpha and beta: the packets of hash [0-9a-f]{8} contradict the other messages, left out' "$TMP/eq"
+
 # Three hosts in a chain: alpha calls beta, beta calls gamma; gamma shares
 # no RPC with alpha, so it is aligned through beta.  beta's one trace holds
 # both roles (the rows of two generated files merged in order); beta's

@@ -2,8 +2,9 @@
 /*
  * libFuzzer: kutrace_align's reading of its inputs and the alignment they
  * lead to.  The input is host B's span JSON; host A, the reference, is a
- * sound trace of 40 RPC clients (tests/fuzz/align/alpha.json, made by
- * tests/tools/mkrpcpair.py, whose beta.json files are the seeds), so that
+ * sound trace of 40 RPC clients with their packets (tests/fuzz/align/
+ * alpha.json, made by tests/tools/mkrpcpair.py --rpcs 40 --packets, whose
+ * beta.json files are the seeds, with and without packets), so that
  * a mutated B reaches the matching, the contradiction test, the fit and
  * the bound.  Every outcome is an alignment or a kt_die; nothing may
  * crash, hang or read out of bounds.  The program's source is included

@@ -4,6 +4,7 @@
 
   mkrpcpair.py OUTDIR [--offset NS] [--drift PPM] [--rpcs N] [--seed S]
                [--bogus ID] [--ids-from N] [--server-name NAME] [--client-name NAME]
+               [--packets] [--early-packet ID]
 
 Host "alpha" (the clients, CPU 0) calls host "beta" (the servers, CPU 1).
 True time T is alpha's clock; beta's clock reads T + OFFSET + DRIFT * T.
@@ -13,6 +14,11 @@ marks 0x202 at t3, and the response's wire time later alpha marks 0x202 at
 t4.  --bogus ID puts beta's marks of that RPC 5 ms late (a pair that
 contradicts every other).  OUTDIR/truth.json holds, per id, beta's true
 t2 and t3 (alpha's clock, ns since its tracebase) and the relation.
+--packets: each message also as the kernel's packet entries, a random
+hash per message: tx (0x215) 5 us after the sender's mark, rx (0x214)
+5 us before the receiver's, as a packet's trip lies inside its RPC's.
+--early-packet ID: beta receives that RPC's request packet 5 ms early, a
+packet that contradicts every other.
 """
 import argparse, json, random
 
@@ -26,8 +32,11 @@ p.add_argument("--bogus", type=int, default=0)
 p.add_argument("--ids-from", type=int, default=1)
 p.add_argument("--server-name", default="beta")
 p.add_argument("--client-name", default="alpha")
+p.add_argument("--packets", action="store_true")
+p.add_argument("--early-packet", type=int, default=0)
 a = p.parse_args()
 rnd = random.Random(a.seed)
+hashes = random.Random(a.seed + 1)      # --packets leaves the RPCs' times as they are
 T0 = 1_000_000_000                      # 1 s after the tracebase, ns
 
 
@@ -50,6 +59,12 @@ for i in range(a.rpcs):
     rows["beta"] += [(beta(t2) + late, 1, 200, 0x201, rid),
                      (beta(t3) + late, 1, 200, 0x202, rid),
                      (beta(t3) + late + 100, 1, 200, 0x201, 0)]
+    if a.packets:
+        h1, h2 = hashes.getrandbits(32), hashes.getrandbits(32)
+        rows["alpha"] += [(t1 + 5_000, 0, 100, 0x215, h1), (t4 - 5_000, 0, 100, 0x214, h2)]
+        early = 5_000_000 if rid == a.early_packet else 0
+        rows["beta"] += [(beta(t2 - 5_000) + late - early, 1, 200, 0x214, h1),
+                         (beta(t3 + 5_000) + late, 1, 200, 0x215, h2)]
     truth[rid] = [t2, t3]
     t = t4 + rnd.randint(50_000, 500_000)
 end = t + 1_000_000
@@ -59,7 +74,8 @@ for host, cpu, pid, name in (("alpha", 0, 100, "client"), ("beta", 1, 200, "serv
             cpu, pid, 0, 0x10000 + pid, 0, 0, 0, "%s.%d" % (name, pid)]]
     for (tt, c, pd, ev, arg) in rows[host]:
         out.append([round(tt / 10), 1, c, pd, 0, ev, arg, 0, 0,
-                    ("lookup.%d" % arg) if arg else ".0"])
+                    ("%s.%04X" % ("tx" if ev == 0x215 else "rx", arg & 0xFFFF)) if ev in (0x214, 0x215)
+                    else ("lookup.%d" % arg) if arg else ".0"])
     out.sort()
     hn = a.server_name if host == "beta" else a.client_name
     with open("%s/%s.json" % (a.out, host), "w") as fh:
