@@ -518,7 +518,7 @@ function state() {
     markOverlaps: MB.filter((m, i, a) => m[4] && a.slice(0, i).some(q => q[4] && q[0] === m[0] && m[1] < q[2] && m[2] > q[1])).length,
     markCount: MB.length, triPos: (perf.triPos || []).slice(), waits: perf.waits, queues: perf.queues,
     markList: MB.slice(0, 5000).map(m => ({ k: m[3], row: ROWS[m[0] >> 6].label, line: m[0] & 63, text: m[4], a: m[1], b: m[2] })),
-    perf: { lodDrawn: perf.lodDrawn, lastDraw: perf.lastDraw, phase: Object.assign({}, perf.phase), rest: perf.rest || 0, restDone: REST.done && !!perf.idleDone, draws: perf.draws, prims: perf.prims, tri: perf.tri, msgs: perf.msgs, arcs: perf.arcs, ticks: perf.ticks, load: perf.load, ready: perf.ready, picture: perf.picture, decode: perf.decode, rows: perf.rows, script: perf.script, b64: perf.b64, inflate: perf.inflate, first: perf.first },
+    perf: { lodDrawn: perf.lodDrawn, lastDraw: perf.lastDraw, phase: Object.assign({}, perf.phase), rest: perf.rest || 0, restDone: REST.done && !!perf.idleDone, draws: perf.draws, prims: perf.prims, tri: perf.tri, msgs: perf.msgs, arcs: perf.arcs, ticks: perf.ticks, load: perf.load, ready: perf.ready, picture: perf.picture, pictureHeap: perf.pictureHeap, decode: perf.decode, rows: perf.rows, script: perf.script, b64: perf.b64, inflate: perf.inflate, first: perf.first },
     names: null, why: whyState(), machines: machState(),
   };
 }
@@ -565,7 +565,7 @@ async function load() {
     // ?summary=1: the page stays drawn from its summary (tests/browser/lod.test.js)
     if (new URLSearchParams(location.search).get('summary') === '1') { LOD.local.hold = true; updateStatus(); render(); window.kutraceReady = true; return; }
     await new Promise(r => requestAnimationFrame(() => setTimeout(r, 0))); // painted before the rows are decoded
-    perf.picture = performance.now();
+    perf.picture = performance.now(); perf.pictureHeap = performance.memory ? performance.memory.usedJSHeapSize : 0;
   }
   if (!dataEl) {
     if (document.readyState === 'loading') await new Promise(r => document.addEventListener('DOMContentLoaded', r));

@@ -54,7 +54,7 @@ const f = x => x.toFixed(1);
     const origin = await page.evaluate(() => performance.timeOrigin); // the drawing's epoch ms: origin + perf.ready
     if (url) console.log(`${spans} spans from kutrace_view${lod ? ' (summary mode: no rows in the page)' : ''}` + (process.env.KT_BENCH_T0 ? `: server start to first full draw ${f(origin + s.perf.ready - +process.env.KT_BENCH_T0)} ms` : ''));
     else console.log(`${spans} spans: HTML ${(bytes / 1e6).toFixed(1)} MB = ${(bytes / spans).toFixed(2)} bytes/span`);
-    if (s.perf.picture) console.log(`  first picture (CPU rows from the page's summary): ${f(s.perf.picture)} ms (navigation start -> drawn)`);
+    if (s.perf.picture) console.log(`  first picture (CPU rows from the page's summary): ${f(s.perf.picture)} ms (navigation start -> painted; JS heap ${(s.perf.pictureHeap / 1e6).toFixed(0)} MB)`);
     console.log(`  load to first full draw: ${f(s.perf.ready)} ms (navigation start -> drawn; script starts ${f(s.perf.script)}, base64 ${f(s.perf.b64)}, inflate ${f(s.perf.inflate)}, columns ${f(s.perf.decode)}, rows ${f(s.perf.rows)}, first draw ${f(s.perf.first)} ms; wall ${wall} ms; JS heap ${heap.toFixed(0)} MB)`);
     if (s.perf.restDone !== undefined) { // (pages made before this background build had none)
       await page.waitForFunction(() => window.kutraceState().perf.restDone, null, { timeout: 300000 });
