@@ -518,7 +518,7 @@ function state() {
     markOverlaps: MB.filter((m, i, a) => m[4] && a.slice(0, i).some(q => q[4] && q[0] === m[0] && m[1] < q[2] && m[2] > q[1])).length,
     markCount: MB.length, triPos: (perf.triPos || []).slice(), waits: perf.waits, queues: perf.queues,
     markList: MB.slice(0, 5000).map(m => ({ k: m[3], row: ROWS[m[0] >> 6].label, line: m[0] & 63, text: m[4], a: m[1], b: m[2] })),
-    perf: { lodDrawn: perf.lodDrawn, lastDraw: perf.lastDraw, phase: Object.assign({}, perf.phase), rest: perf.rest || 0, restDone: REST.done && !!perf.idleDone, draws: perf.draws, prims: perf.prims, tri: perf.tri, msgs: perf.msgs, arcs: perf.arcs, ticks: perf.ticks, load: perf.load, ready: perf.ready, picture: perf.picture, pictureHeap: perf.pictureHeap, decode: perf.decode, rows: perf.rows, script: perf.script, b64: perf.b64, inflate: perf.inflate, first: perf.first },
+    perf: { lodDrawn: perf.lodDrawn, lastDraw: perf.lastDraw, phase: Object.assign({}, perf.phase), rest: perf.rest || 0, restDone: REST.done && !!perf.idleDone, draws: perf.draws, prims: perf.prims, tri: perf.tri, msgs: perf.msgs, arcs: perf.arcs, ticks: perf.ticks, load: perf.load, ready: perf.ready, picture: perf.picture, pictureDraw: perf.pictureDraw, pictureHeap: perf.pictureHeap, lod: perf.lod, decode: perf.decode, rows: perf.rows, script: perf.script, b64: perf.b64, inflate: perf.inflate, first: perf.first },
     names: null, why: whyState(), machines: machState(),
   };
 }
@@ -559,7 +559,7 @@ async function load() {
   if (lodEl && !sj) { // a big page's summary: the first picture before the rows are decoded (lod.js)
     let lb = b64bytes(lodEl.textContent);
     if (lodEl.dataset.enc === 'deflate') lb = await inflate(lb);
-    lodLocal(lb);
+    lodLocal(lb); perf.lod = performance.now() - t0;
     const e = fromJSON({ events: [] });
     start(meta, 0, e.cols, e.names, t0, true);
     // ?summary=1: the page stays drawn from its summary (tests/browser/lod.test.js)
@@ -580,6 +580,7 @@ async function load() {
   perf.inflate = performance.now() - tb - perf.b64;
   const td = performance.now();
   const b = decodeBlob(bytes);
+  bytes = null; // the inflated blob (a few hundred MB for 20 M spans) is not kept while the rows are built
   perf.decode = performance.now() - td;
   start(meta, b.n, b.cols, b.names, t0);
 }
@@ -598,7 +599,7 @@ function start(meta, n, cols, names, t0, picture) {
   setWindow(win ? win[0] : D.t0, win ? win[1] : D.t1); recomputeHL(); syncButtons(); renderViews();
   document.getElementById('loading').style.display = 'none';
   const tf = performance.now(); S.firstDraw = true; render(); S.firstDraw = false; perf.first = performance.now() - tf;
-  if (picture) return;
+  if (picture) { perf.pictureDraw = perf.first; return; }
   idleArr = 0; perf.idleDone = false; setTimeout(idleRows, 0); // the PID and RPC rows, in steps
   perf.load = performance.now() - t0;
   const sz = L.W + 'x' + L.H; S.sizeMsg = sz; updateStatus(); setTimeout(() => { S.sizeMsg = ''; updateStatus(); }, 4000);

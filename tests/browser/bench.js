@@ -50,12 +50,15 @@ const f = x => x.toFixed(1);
     if (lod) await complete(page);
     const s = await page.evaluate(() => window.kutraceState());
     if (lod) s.perf.ready = await page.evaluate(() => window.ktBenchDone);
-    const heap = await page.evaluate(() => performance.memory ? performance.memory.usedJSHeapSize / 1e6 : 0);
+    // V8's heap and, apart, the typed arrays' backing stores (outside it)
+    const hu = await (await page.context().newCDPSession(page)).send('Runtime.getHeapUsage');
+    const heap = hu.usedSize / 1e6, stores = (hu.backingStorageSize || 0) / 1e6;
+    const pm = await page.evaluate(() => performance.memory ? performance.memory.usedJSHeapSize / 1e6 : 0);
     const origin = await page.evaluate(() => performance.timeOrigin); // the drawing's epoch ms: origin + perf.ready
     if (url) console.log(`${spans} spans from kutrace_view${lod ? ' (summary mode: no rows in the page)' : ''}` + (process.env.KT_BENCH_T0 ? `: server start to first full draw ${f(origin + s.perf.ready - +process.env.KT_BENCH_T0)} ms` : ''));
     else console.log(`${spans} spans: HTML ${(bytes / 1e6).toFixed(1)} MB = ${(bytes / spans).toFixed(2)} bytes/span`);
-    if (s.perf.picture) console.log(`  first picture (CPU rows from the page's summary): ${f(s.perf.picture)} ms (navigation start -> painted; JS heap ${(s.perf.pictureHeap / 1e6).toFixed(0)} MB)`);
-    console.log(`  load to first full draw: ${f(s.perf.ready)} ms (navigation start -> drawn; script starts ${f(s.perf.script)}, base64 ${f(s.perf.b64)}, inflate ${f(s.perf.inflate)}, columns ${f(s.perf.decode)}, rows ${f(s.perf.rows)}, first draw ${f(s.perf.first)} ms; wall ${wall} ms; JS heap ${heap.toFixed(0)} MB)`);
+    if (s.perf.picture) console.log(`  first picture (CPU rows from the page's summary): ${f(s.perf.picture)} ms (navigation start -> painted; script starts ${f(s.perf.script)}, summary decoded ${f(s.perf.lod)} ms later, drawn in ${f(s.perf.pictureDraw)} ms; JS heap ${(s.perf.pictureHeap / 1e6).toFixed(0)} MB)`);
+    console.log(`  load to first full draw: ${f(s.perf.ready)} ms (navigation start -> drawn; script starts ${f(s.perf.script)}, base64 ${f(s.perf.b64)}, inflate ${f(s.perf.inflate)}, columns ${f(s.perf.decode)}, rows ${f(s.perf.rows)}, first draw ${f(s.perf.first)} ms; wall ${wall} ms; JS heap ${pm.toFixed(0)} MB: V8's ${heap.toFixed(0)} MB + ${stores.toFixed(0)} MB of typed arrays)`);
     if (s.perf.restDone !== undefined) { // (pages made before this background build had none)
       await page.waitForFunction(() => window.kutraceState().perf.restDone, null, { timeout: 300000 });
       console.log(`  PID and RPC rows and the zoomed-in arrays built after the first draw, in 10 ms steps: ${f((await page.evaluate(() => window.kutraceState().perf.rest)))} ms in all`);

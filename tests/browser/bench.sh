@@ -85,7 +85,8 @@ for n in ${KT_BENCH_SPANS:-1000000 10000000 20000000}; do
 	s=$(date +%s.%N)
 	$BIN/makeself $BIN/../share/kutrace/viewer.html $json $html
 	e=$(date +%s.%N)
-	rows=$(grep -c '^\[ ' $json || true)
+	# rows: every line that starts one, but the [999.0, ...] end marker
+	rows=$(grep -c '^\[' $json || true); rows=$((rows - 1))
 	echo "makeself: $rows rows, $(stat -c %s $json) bytes of JSON in $(echo "$e - $s" | bc) s ($gen)"
 	if [ -z "${KT_BENCH_AB:-}" ]; then
 		node tests/browser/bench.js $html $rows
