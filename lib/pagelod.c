@@ -39,11 +39,16 @@
 #define EV_IDLE 0x10000
 #define EV_CEXIT 0x20000
 #define END_MAX 99900000000LL	/* 999 s in 10 ns: the original's end marker */
+/* Times and durations past 10^6 s (in 10 ns) get no summary: in ns they
+ * stay far from overflowing, and exact in the viewer's doubles. */
+#define TIME_MAX 100000000000000LL
 
 struct lodcpu {
 	int64_t n, first, tmin, tts, tdu;	/* /api/lodmeta's, -1 when none */
 	int64_t nb, bin, prev;	/* bins so far, the current bin's number, the one before */
-	int64_t acc[6];		/* its idle, user, kernel time, last user, kernel event + 1, spans */
+	/* its idle, user, kernel time, last user, kernel event + 1, spans;
+	 * unsigned: overlapping spans of a hostile page may add up past 2^63 */
+	uint64_t acc[6];
 	struct bv col[7];	/* the bins' varints, column by column */
 };
 
@@ -93,13 +98,14 @@ static void bin_out(struct lodcpu *c)
 	bv_varint(&c->col[0], c->bin - c->prev);
 	c->prev = c->bin;
 	for (int i = 0; i < 6; i++)
-		bv_varint(&c->col[i + 1], c->acc[i]);
+		bv_varint(&c->col[i + 1], (int64_t)c->acc[i]);
 	memset(c->acc, 0, sizeof(c->acc));
 	c->nb++;
 }
 
 /* Pass 1: the extents, as /api/lodmeta's, into cpu[]; 0 when the rows are
- * in time order and on CPUs below LOD_NCPU (else no summary). */
+ * in time order, on CPUs below LOD_NCPU and of times within TIME_MAX
+ * (else no summary). */
 static int lod_extents(const struct trace *t, struct lodcpu **cpu, int64_t *t0, int64_t *ets,
 		       int64_t *edu)
 {
@@ -112,7 +118,8 @@ static int lod_extents(const struct trace *t, struct lodcpu **cpu, int64_t *t0, 
 	*edu = 0;
 	lodrd_init(&r, t);
 	while ((got = lodrd_next(&r, v)) > 0) {
-		if (v[0] < prev_ts || v[2] >= LOD_NCPU)
+		if (v[0] < prev_ts || v[2] >= LOD_NCPU || v[0] < 0 || v[0] > TIME_MAX || v[1] < 0 ||
+		    v[1] > TIME_MAX)
 			goto out;
 		prev_ts = v[0];
 		if (v[0] < *t0)
@@ -180,13 +187,13 @@ int pg_lod_blob(const struct trace *t, uint64_t min_rows, struct bv *out)
 			c->bin = b;
 		}
 		if (v[5] == EV_IDLE || v[5] == EV_CEXIT) {
-			c->acc[0] += v[1];
+			c->acc[0] += (uint64_t)v[1];
 		} else if (v[5] > EV_IDLE) {
-			c->acc[1] += v[1];
-			c->acc[3] = v[5] + 1;
+			c->acc[1] += (uint64_t)v[1];
+			c->acc[3] = (uint64_t)v[5] + 1;
 		} else {
-			c->acc[2] += v[1];
-			c->acc[4] = v[5] + 1;
+			c->acc[2] += (uint64_t)v[1];
+			c->acc[4] = (uint64_t)v[5] + 1;
 		}
 		c->acc[5]++;
 		if (v[1] * 10 >= 2 * q) {
