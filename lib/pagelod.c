@@ -104,14 +104,14 @@ static void bin_out(struct lodcpu *c)
 }
 
 /* Pass 1: the extents, as /api/lodmeta's, into cpu[]; 0 when the rows are
- * in time order, on CPUs below LOD_NCPU and of times within TIME_MAX
- * (else no summary). */
+ * in time order, on CPUs below LOD_NCPU and of times within TIME_MAX, 1
+ * when not (no summary), -1 on a bad column. */
 static int lod_extents(const struct trace *t, struct lodcpu **cpu, int64_t *t0, int64_t *ets,
 		       int64_t *edu)
 {
 	struct lodrd r;
 	int64_t v[10], prev_ts = INT64_MIN;
-	int got, rc = -1;
+	int got, rc = 1;
 
 	*t0 = INT64_MAX;
 	*ets = -1;
@@ -169,8 +169,12 @@ int pg_lod_blob(const struct trace *t, uint64_t min_rows, struct bv *out)
 	if (t->nrows == 0 || t->nrows < min_rows)
 		return 0;
 	cpu = kt_xcalloc(LOD_NCPU, sizeof(*cpu));
-	if (lod_extents(t, cpu, &t0, &ets, &edu) < 0)
+	int ext = lod_extents(t, cpu, &t0, &ets, &edu);
+
+	if (ext) {
+		got = ext < 0 ? -1 : 0;
 		goto out;
+	}
 	/* The bin width in ns: the whole trace (to its last end) in PAGE_LOD_BINS. */
 	while (q < (int64_t)1 << 40 && ((ets >= 0 ? ets + edu : t0) - t0) * 10 / q > PAGE_LOD_BINS)
 		q *= 2;

@@ -556,7 +556,7 @@ async function load() {
   const meta = JSON.parse(metaEl.textContent);
   perf.script = t0;
   const lodEl = document.getElementById('ktlod');
-  if (lodEl && !sj) { // a big page's summary: the first picture before the rows are decoded (lod.js)
+  if (lodEl && !(sj && sj.summary)) { // a big page's summary: the first picture before the rows are decoded (lod.js)
     let lb = b64bytes(lodEl.textContent);
     if (lodEl.dataset.enc === 'deflate') lb = await inflate(lb);
     lodLocal(lb); perf.lod = performance.now() - t0;
