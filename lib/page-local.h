@@ -171,6 +171,14 @@ struct trace {
 	struct bv meta;		/* the ktmeta JSON text */
 };
 
+/* Kernel, user or idle execution: the spans that tile a CPU's time (the
+ * viewer's isExec: calls, returns and traps below 0x1000, user and idle). */
+static inline int pg_exec_event(int64_t ev)
+{
+	return (ev >= 0 && ev < KUTRACE_SPECIAL_LO) || (ev >= KUTRACE_CALL_LO && ev < 0x1000) ||
+	       ev >= KUTRACE_USER_BASE;
+}
+
 /* The page kinds (pagekind.c). */
 enum { PAGE_CPU, PAGE_RPC, PAGE_POINTS };
 static const char *const page_kind_name[] __attribute__((unused)) = { "cpu", "rpc", "points" };

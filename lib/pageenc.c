@@ -139,12 +139,6 @@ void pg_pred_free(struct pred *p)
 	free(p->ev_nm);
 }
 
-/* Kernel, user or idle execution: the spans that tile a CPU's time. */
-static int pred_exec(int64_t ev)
-{
-	return (ev >= 0 && ev < 0x200) || (ev >= 0x400 && ev < 0x1000) || ev >= 0x10000;
-}
-
 /* Two's-complement wrap: a hostile page may carry any 64-bit value. */
 static inline int64_t wadd(int64_t a, int64_t b)
 {
@@ -185,7 +179,7 @@ void pg_pred_row(struct pred *p, int64_t *v, int64_t *r, int decode)
 	}
 	if (cok)
 		p->cpu_pid[cpu] = v[3];
-	int ex = cok && pred_exec(v[5]);
+	int ex = cok && pg_exec_event(v[5]);
 	int64_t end = cok ? p->cpu_end[cpu] ^ PRED_NONE : PRED_NONE;
 	int64_t base = ex && end != PRED_NONE ? end : p->prev_ts;
 	/* unsigned: wraps instead of overflowing on absurd times */

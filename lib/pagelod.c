@@ -34,10 +34,6 @@
  * pixel of a canvas up to 4096 px wide at the full view. */
 #define PAGE_LOD_BINS (1 << 15)
 #define LOD_NCPU 65536
-#define EV_LEFT 526	/* RPC begin and end points: not in a row's extent */
-#define EV_RIGHT 527
-#define EV_IDLE 0x10000
-#define EV_CEXIT 0x20000
 #define END_MAX 99900000000LL	/* 999 s in 10 ns: the original's end marker */
 /* Times and durations past 10^6 s (in 10 ns) get no summary: in ns they
  * stay far from overflowing, and exact in the viewer's doubles. */
@@ -51,12 +47,6 @@ struct lodcpu {
 	uint64_t acc[6];
 	struct bv col[7];	/* the bins' varints, column by column */
 };
-
-/* Kernel, user or idle execution on a CPU: the spans rowLod bins. */
-static int lod_exec(int64_t ev)
-{
-	return (ev >= 0 && ev < 0x200) || (ev >= 0x400 && ev < 0x1000) || ev >= EV_IDLE;
-}
 
 /* Every row in order, decoded from the columns: v[0..9] as in pg_pred_row. */
 struct lodrd {
@@ -138,9 +128,9 @@ static int lod_extents(const struct trace *t, struct lodcpu **cpu, int64_t *t0, 
 			c = cpu[v[2]] = kt_xcalloc(1, sizeof(*c));
 			c->first = c->tmin = c->tts = c->bin = -1;
 		}
-		if (lod_exec(v[5]) && !c->n++)
+		if (pg_exec_event(v[5]) && !c->n++)
 			c->first = v[0];
-		if (v[5] != EV_LEFT && v[5] != EV_RIGHT) {
+		if (v[5] != KUTRACE_LEFTMARK && v[5] != KUTRACE_RIGHTMARK) {
 			if (c->tmin < 0)
 				c->tmin = v[0];
 			if (c->tts < 0 || end > c->tts + c->tdu) {
@@ -181,7 +171,7 @@ int pg_lod_blob(const struct trace *t, uint64_t min_rows, struct bv *out)
 	/* Pass 2: the bins (times in ns, as rowLod's), and the long spans. */
 	lodrd_init(&r, t);
 	while ((got = lodrd_next(&r, v)) > 0) {
-		if (v[2] < 0 || !lod_exec(v[5]))
+		if (v[2] < 0 || !pg_exec_event(v[5]))
 			continue;
 		struct lodcpu *c = cpu[v[2]];
 		int64_t b = (v[0] - t0) * 10 / q;
@@ -190,9 +180,9 @@ int pg_lod_blob(const struct trace *t, uint64_t min_rows, struct bv *out)
 			bin_out(c);
 			c->bin = b;
 		}
-		if (v[5] == EV_IDLE || v[5] == EV_CEXIT) {
+		if (v[5] == KUTRACE_IDLE || v[5] == KUTRACE_C_EXIT) {
 			c->acc[0] += (uint64_t)v[1];
-		} else if (v[5] > EV_IDLE) {
+		} else if (v[5] > KUTRACE_IDLE) {
 			c->acc[1] += (uint64_t)v[1];
 			c->acc[3] = (uint64_t)v[5] + 1;
 		} else {
