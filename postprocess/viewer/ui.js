@@ -579,7 +579,8 @@ async function load() {
   if (dataEl.dataset.enc === 'deflate') bytes = await inflate(bytes);
   perf.inflate = performance.now() - tb - perf.b64;
   const td = performance.now();
-  const b = decodeBlob(bytes);
+  // drawn from the summary meanwhile: the page answers pan and zoom between the steps
+  const b = await decodeBlob(bytes, LOD.local ? () => new Promise(r => setTimeout(r, 0)) : null);
   bytes = null; // the inflated blob (a few hundred MB for 20 M spans) is not kept while the rows are built
   perf.decode = performance.now() - td;
   start(meta, b.n, b.cols, b.names, t0);

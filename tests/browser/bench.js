@@ -34,6 +34,20 @@ async function complete(page) {
   await page.evaluate(() => { window.kutrace.render(); window.ktBenchDone = performance.now(); });
   return page.evaluate(() => window.ktBenchDone);
 }
+// From the first picture to the rows drawn, how long the page left a
+// script asking it every 20 ms without an answer: its longest freeze.
+async function freezes(ctx, file) {
+  const page = ctx.pages()[0];
+  await page.goto('file://' + require('path').resolve(file));
+  await page.waitForFunction(() => window.kutraceState && (window.kutraceReady || window.kutraceState().perf.picture), null, { timeout: 300000, polling: 5 });
+  const gaps = [];
+  for (;;) {
+    const t = Date.now(); const done = await page.evaluate(() => !!window.kutraceReady); gaps.push(Date.now() - t);
+    if (done) break;
+    await new Promise(r => setTimeout(r, 20));
+  }
+  return gaps;
+}
 const stats = a => { const s = a.slice().sort((x, y) => x - y); return { median: s[s.length >> 1], p95: s[Math.min(s.length - 1, Math.ceil(s.length * 0.95) - 1)], max: s[s.length - 1] }; };
 const f = x => x.toFixed(1);
 
@@ -125,6 +139,10 @@ const f = x => x.toFixed(1);
     await page.evaluate(l => window.kutrace.prefixHighlight(l), plabel); // off again
     const ss = Date.now(); const sum = await page.evaluate(t => window.kutrace.search(t), sname); const se = Date.now() - ss;
     console.log(`  prefix highlight of ${plabel.replace(/[^A-Za-z_-].*/, '')}.* (${nhl} rows): ${hl} ms; search '${sname}' at full view: ${se} ms (${sum})`);
+    if (s.perf.picture) {
+      const g = await freezes(ctx, file), big = g.filter(x => x > 100);
+      console.log(`  from the first picture to the rows: the longest time the page did not answer ${g.reduce((a, b) => Math.max(a, b), 0)} ms; ${big.length} waits over 100 ms, ${big.reduce((a, b) => a + b, 0)} ms in all`);
+    }
     if (errors.length) console.log('  page errors: ' + errors.join('; '));
   } finally { await cleanup(); }
 })();
