@@ -50,8 +50,7 @@ function lodTile(qn, ti) {
     LOD.asked.set(key, lodGet('lod?q=' + qn + '&a=' + ti * TILE + '&b=' + (ti + 1) * TILE).then(j => {
       const cpus = new Map();
       for (const c of Object.keys(j.cpus)) {
-        const a = j.cpus[c], n = a.length, o = { J: new Float64Array(n), I: new Float64Array(n), U: new Float64Array(n), K: new Float64Array(n),
-          EU: new Int32Array(n), EK: new Int32Array(n), C: new Float64Array(n) };
+        const a = j.cpus[c], n = a.length, o = lodBins(n);
         for (let i = 0; i < n; i++) { const b = a[i]; o.J[i] = b[0]; o.I[i] = b[1]; o.U[i] = b[2]; o.K[i] = b[3]; o.EU[i] = b[4]; o.EK[i] = b[5]; o.C[i] = b[6]; }
         cpus.set(+c, o);
       }
