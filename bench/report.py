@@ -374,7 +374,7 @@ def main():
             line = line.strip()
             if re.match(r"\d+ spans:", line):
                 L.append(f"| viewer: {line} | | |")
-            elif line.startswith(("load to first", "redraw after", "makeself:")):
+            elif line.startswith(("first picture", "load to first", "redraw after", "makeself:")):
                 L.append(f"| &nbsp;&nbsp;{line.split(':')[0]} | {line.split(':', 1)[1].strip()} | |")
     else:
         why = open(vp).read().strip() if os.path.exists(vp) else "not run"

@@ -246,7 +246,7 @@ print("%.2f" % (time.monotonic() - t)) if r.returncode == 0 else sys.exit(1)' "$
 }
 
 viewer() {
-	local spans="1000000 10000000"
+	local spans="1000000 10000000 20000000"
 	[ "$Q" = 1 ] && spans=1000000
 	if ! command -v chromium >/dev/null || ! command -v node >/dev/null; then
 		log "viewer: no chromium/node, skipped (make deps)"

@@ -136,6 +136,46 @@ static char *read_template(const char *template_path, size_t *tlen,
 }
 
 /*
+ * A page of PAGE_LOD_MIN rows or more carries its summary (pagelod.c),
+ * from which the viewer draws its first picture while it decodes the
+ * rows; a smaller page decodes in well under a second without it.
+ */
+#define PAGE_LOD_MIN (1u << 18)
+
+static int emit_lod(FILE *out, const struct trace *t, const char *enc, char *err, size_t errlen)
+{
+	struct bv b = { 0 };
+	int rc = 0;
+
+	if (pg_lod_blob(t, PAGE_LOD_MIN, &b) < 0) {
+		snprintf(err, errlen, "internal error: the page's columns do not read back");
+		rc = -1;
+	} else if (b.len) {
+		fprintf(out, "<script type=\"application/octet-stream\" id=\"ktlod\" data-enc=\"%s\">", enc);
+		if (pg_write_bytes(out, b.p, b.len)) {
+			snprintf(err, errlen, "write error: %s", strerror(errno));
+			rc = -1;
+		}
+		fputs("</script>\n", out);
+	}
+	bv_free(&b);
+	return rc;
+}
+
+static int emit_rows(FILE *out, struct trace *t, const char *enc, const char *json, size_t len,
+		     char *err, size_t errlen)
+{
+	fprintf(out, "<script type=\"application/octet-stream\" id=\"ktdata\" "
+		"data-enc=\"%s\" data-rows=\"%u\">", enc, t->nrows);
+	if (pg_write_blob(out, t, json, len)) {
+		snprintf(err, errlen, "write error: %s", strerror(errno));
+		return -1;
+	}
+	fputs("</script>\n", out);
+	return 0;
+}
+
+/*
  * The page: the template with its local files inlined and the data at its
  * data line, t's columns for a CPU page (json holding the text around the
  * rows), json itself for the other kinds.
@@ -158,6 +198,9 @@ static int emit_page(FILE *out, const char *template_path, const char *tpl,
 	else
 		snprintf(dir, sizeof(dir), ".");
 
+	/* The rows after the viewer's script, where the template says so:
+	 * the viewer draws from the summary while the browser parses them. */
+	int rows_apart = kind == PAGE_CPU && memmem(tpl, tlen, "<!-- kutrace:rows -->", 21);
 	const char *p = tpl, *end = tpl + tlen;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -177,15 +220,16 @@ static int emit_page(FILE *out, const char *template_path, const char *tpl,
 				return -1;
 			fputs("</script>\n", out);
 		} else if (memmem(p, ll, "<!-- kutrace:data -->", 21)) {
+			if (emit_lod(out, t, enc, err, errlen))
+				return -1;
 			fputs("<script type=\"application/json\" id=\"ktmeta\">", out);
 			fwrite(t->meta.p, 1, t->meta.len, out);
-			fprintf(out, "</script>\n<script type=\"application/octet-stream\" id=\"ktdata\" "
-				"data-enc=\"%s\" data-rows=\"%u\">", enc, t->nrows);
-			if (pg_write_blob(out, t, json, len)) {
-				snprintf(err, errlen, "write error: %s", strerror(errno));
-				return -1;
-			}
 			fputs("</script>\n", out);
+			if (!rows_apart && emit_rows(out, t, enc, json, len, err, errlen))
+				return -1;
+		} else if (rows_apart && memmem(p, ll, "<!-- kutrace:rows -->", 21)) {
+			if (emit_rows(out, t, enc, json, len, err, errlen))
+				return -1;
 		} else {
 			fwrite(p, 1, ll, out);
 			if (nl)

@@ -76,6 +76,55 @@ static inline void bv_free(struct bv *b)
 
 
 /* ---------------------------------------------------------------------- */
+/* Reading a blob back: u32, varints, bytes; running past the end sets bad */
+
+struct rd {
+	const unsigned char *p;
+	size_t n, i;
+	int bad;
+};
+
+static inline uint32_t rd_u32(struct rd *r)
+{
+	if (r->i + 4 > r->n) {
+		r->bad = 1;
+		return 0;
+	}
+	const unsigned char *q = r->p + r->i;
+	r->i += 4;
+	return (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
+}
+
+static inline int64_t rd_varint(struct rd *r)
+{
+	uint64_t v = 0;
+	int sh = 0;
+	for (;;) {
+		if (r->i >= r->n || sh > 63) {
+			r->bad = 1;
+			return 0;
+		}
+		unsigned char b = r->p[r->i++];
+		v |= (uint64_t)(b & 127) << sh;
+		if (!(b & 128))
+			break;
+		sh += 7;
+	}
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+static inline const unsigned char *rd_bytes(struct rd *r, size_t n)
+{
+	if (n > r->n - r->i) {
+		r->bad = 1;
+		return NULL;
+	}
+	const unsigned char *q = r->p + r->i;
+	r->i += n;
+	return q;
+}
+
+/* ---------------------------------------------------------------------- */
 
 struct strtab {
 	struct bv data;		/* all strings back to back */
@@ -122,6 +171,14 @@ struct trace {
 	struct bv meta;		/* the ktmeta JSON text */
 };
 
+/* Kernel, user or idle execution: the spans that tile a CPU's time (the
+ * viewer's isExec: calls, returns and traps below 0x1000, user and idle). */
+static inline int pg_exec_event(int64_t ev)
+{
+	return (ev >= 0 && ev < KUTRACE_SPECIAL_LO) || (ev >= KUTRACE_CALL_LO && ev < 0x1000) ||
+	       ev >= KUTRACE_USER_BASE;
+}
+
 /* The page kinds (pagekind.c). */
 enum { PAGE_CPU, PAGE_RPC, PAGE_POINTS };
 static const char *const page_kind_name[] __attribute__((unused)) = { "cpu", "rpc", "points" };
@@ -166,6 +223,13 @@ void pg_canon_row(struct bv *o, const int64_t *fx, const int64_t *iv,
 void pg_add_exc(struct trace *t, uint32_t row, const char *s, size_t n);
 void pg_trace_free(struct trace *t);
 int pg_write_blob(FILE *out, struct trace *t, const char *json, size_t len);
+/* bytes deflated (when zlib is there) and base64-encoded, as a blob */
+int pg_write_bytes(FILE *out, const void *p, size_t n);
+
+/* pagelod.c: the summary of a page of at least min_rows rows (out empty
+ * when there is none: fewer rows, rows out of time order); -1 on a bad
+ * column. */
+int pg_lod_blob(const struct trace *t, uint64_t min_rows, struct bv *out);
 extern const char pg_b64[];
 
 /* kt_pagecols (html.h): the trace in columns, built from rows (pagerows.c). */

@@ -139,12 +139,6 @@ void pg_pred_free(struct pred *p)
 	free(p->ev_nm);
 }
 
-/* Kernel, user or idle execution: the spans that tile a CPU's time. */
-static int pred_exec(int64_t ev)
-{
-	return (ev >= 0 && ev < 0x200) || (ev >= 0x400 && ev < 0x1000) || ev >= 0x10000;
-}
-
 /* Two's-complement wrap: a hostile page may carry any 64-bit value. */
 static inline int64_t wadd(int64_t a, int64_t b)
 {
@@ -185,7 +179,7 @@ void pg_pred_row(struct pred *p, int64_t *v, int64_t *r, int decode)
 	}
 	if (cok)
 		p->cpu_pid[cpu] = v[3];
-	int ex = cok && pred_exec(v[5]);
+	int ex = cok && pg_exec_event(v[5]);
 	int64_t end = cok ? p->cpu_end[cpu] ^ PRED_NONE : PRED_NONE;
 	int64_t base = ex && end != PRED_NONE ? end : p->prev_ts;
 	/* unsigned: wraps instead of overflowing on absurd times */
@@ -516,10 +510,9 @@ static void sink_add(struct sink *k, const void *p, size_t n)
 #endif
 }
 
-int pg_write_blob(FILE *out, struct trace *t, const char *json, size_t len)
+static struct sink *sink_open(FILE *out)
 {
 	struct sink *k = kt_xcalloc(1, sizeof(*k));
-	int rc = -1;
 
 	k->w.out = out;
 #ifdef KT_HAVE_ZLIB
@@ -531,13 +524,13 @@ int pg_write_blob(FILE *out, struct trace *t, const char *json, size_t len)
 	/* zlib's header: a 32 KB window, FLEVEL 1 ("fast") for level 2. */
 	b64_feed(&k->w, (const unsigned char *)"\x78\x5e", 2);
 #endif
-	if (t) {
-		emit_blob(k, t, json, len);
-	} else {
-		/* An RPC or points page: "KTJ1" + the JSON text. */
-		sink_add(k, "KTJ1", 4);
-		sink_add(k, json, len);
-	}
+	return k;
+}
+
+static int sink_close(struct sink *k)
+{
+	int rc = -1;
+
 #ifdef KT_HAVE_ZLIB
 	sink_run(k, 1);
 	unsigned char tr[4] = { (unsigned char)(k->adler >> 24), (unsigned char)(k->adler >> 16),
@@ -550,4 +543,26 @@ int pg_write_blob(FILE *out, struct trace *t, const char *json, size_t len)
 		rc = 0;
 	free(k);
 	return rc;
+}
+
+int pg_write_blob(FILE *out, struct trace *t, const char *json, size_t len)
+{
+	struct sink *k = sink_open(out);
+
+	if (t) {
+		emit_blob(k, t, json, len);
+	} else {
+		/* An RPC or points page: "KTJ1" + the JSON text. */
+		sink_add(k, "KTJ1", 4);
+		sink_add(k, json, len);
+	}
+	return sink_close(k);
+}
+
+int pg_write_bytes(FILE *out, const void *p, size_t n)
+{
+	struct sink *k = sink_open(out);
+
+	sink_add(k, p, n);
+	return sink_close(k);
 }

@@ -23,52 +23,6 @@
 #include "page-local.h"
 
 
-struct rd {
-	const unsigned char *p;
-	size_t n, i;
-	int bad;
-};
-
-static uint32_t rd_u32(struct rd *r)
-{
-	if (r->i + 4 > r->n) {
-		r->bad = 1;
-		return 0;
-	}
-	const unsigned char *q = r->p + r->i;
-	r->i += 4;
-	return (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
-}
-
-static int64_t rd_varint(struct rd *r)
-{
-	uint64_t v = 0;
-	int sh = 0;
-	for (;;) {
-		if (r->i >= r->n || sh > 63) {
-			r->bad = 1;
-			return 0;
-		}
-		unsigned char b = r->p[r->i++];
-		v |= (uint64_t)(b & 127) << sh;
-		if (!(b & 128))
-			break;
-		sh += 7;
-	}
-	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
-}
-
-static const unsigned char *rd_bytes(struct rd *r, size_t n)
-{
-	if (n > r->n - r->i) {
-		r->bad = 1;
-		return NULL;
-	}
-	const unsigned char *q = r->p + r->i;
-	r->i += n;
-	return q;
-}
-
 static int b64val(int ch)
 {
 	const char *q = ch ? strchr(pg_b64, ch) : NULL;

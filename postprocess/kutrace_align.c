@@ -153,7 +153,7 @@ static void usage(FILE *f)
 		"MERGED.html: one CPU group per host, every time in the reference clock.\n"
 		"--tables also writes MERGED.tables/machine=H/trace=ID/ (kutrace_sql).\n"
 		"--buckets: time buckets of the least-slack fit (default 8).\n"
-		"--html-max-spans: no page for more spans than N (default 10000000, 0 = no limit).\n");
+		"--html-max-spans: no page for more spans than N (default 20000000, 0 = no limit).\n");
 }
 
 static char *stem(const char *path)
@@ -1461,7 +1461,7 @@ int main(int argc, char **argv)
 	const char *outp = NULL;
 	int want_tables = 0;
 	unsigned long long max_ull = ULLONG_MAX;
-	long buckets = 8, max_spans = 10000000;
+	long buckets = 8, max_spans = 20000000;
 	static const char *pos[MAX_HOSTS + 1];
 	const struct kt_opt opts[] = {
 		{ "o", KT_OPT_STR, &outp, 0 },

@@ -317,7 +317,7 @@ static void usage(FILE *f)
 		"[start, dur, cpu, pid, rpc, event, arg, retval, ipc, name]) and, when the\n"
 		"viewer template is installed, the self-contained timeline FILE.html.\n"
 		"The title defaults to the file name.  Traces of more than N spans (default\n"
-		"10000000, 0 = no limit) get no HTML: a browser page cannot hold them well.\n"
+		"20000000, 0 = no limit) get no HTML: a browser page cannot hold them well.\n"
 		"--stats prints the CPU time of the reading, ordering and writing threads\n"
 		"and how far behind the reading the rows' order bound fell at most.\n"
 		"A damaged block stops the program with a line naming file, block and word;\n"
@@ -441,7 +441,7 @@ int main(int argc, char **argv)
 {
 	struct ctx c = { .released = INT64_MIN };
 	/* What one page of the viewer holds well (about 7 s to open 10M). */
-	struct args a = { .html = 1, .html_max = 10000000, .json = 1, .rows_fd = ~0ULL };
+	struct args a = { .html = 1, .html_max = 20000000, .json = 1, .rows_fd = ~0ULL };
 
 	kt_set_progname(argv[0]);
 	parse_args(argc, argv, &a, &c);

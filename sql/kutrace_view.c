@@ -34,10 +34,11 @@
 #include "store.h"
 
 #define KT_MEMORY "1500MB"
-/* A page that carries every span; past this many the page would not hold
- * them well (kutrace_postproc's --html-max-spans, docs/PERFORMANCE.md),
- * and the page served carries none: the viewer draws from summaries and
- * loads the rows of the window it shows (docs/spec/VIEWER.md 3.4.1). */
+/* A page that carries every span; past this many the page served carries
+ * none: the viewer draws from summaries and loads the rows of the window
+ * it shows (docs/spec/VIEWER.md 3.4.1), which opens faster than a page the
+ * server would first encode from every row (half kutrace_postproc's
+ * --html-max-spans, docs/PERFORMANCE.md). */
 #define KT_PAGE_MAX 10000000ULL
 /* Stores of this many spans or more get the level of detail precomputed
  * (STORE/lod/): below it a whole trace's bins come from span fast enough. */
@@ -75,7 +76,7 @@ static void usage(FILE *f)
 		"nothing.  Ctrl-C ends the server.  From another machine:\n"
 		"  ssh -L 8080:127.0.0.1:8080 HOST kutrace_view X.trace --port 8080 --no-browser\n"
 		"then open the printed URL here.  --memory caps DuckDB (default 1500MB).\n"
-		"The page holds at most N spans (default 10000000), as kutrace_postproc's;\n"
+		"The page holds at most N spans (default 10000000, half kutrace_postproc's);\n"
 		"a bigger trace's page holds none, and the viewer draws it from summaries,\n"
 		"loading the rows of the window it shows.  Stores of --pyramid-min spans\n"
 		"(default 1000000; 0: all) get the summaries precomputed once, in STORE/lod/;\n"

@@ -3,7 +3,8 @@
 # The timeline viewer in headless Chromium (playwright-core, Debian's
 # /usr/bin/chromium): pages made by makeself from tests/data/viewer/ and a
 # synthetic trace; rows, labels, search, pan/zoom, highlight, save/restore,
-# screenshots in build/screenshots/ (docs/spec/VIEWER.md section 6); then the same
+# screenshots in build/screenshots/ (docs/spec/VIEWER.md section 6); a big
+# page drawn from its summary against its rows; then the same
 # pages in Firefox (firefox-esr) when it is installed.
 . tests/lib.sh
 MS=$KT_BIN/makeself
@@ -37,6 +38,19 @@ if [ -x $KT_BIN/kutrace_synth ] && [ -x $KT_BIN/kutrace_postproc ]; then
 fi
 mkdir -p build/screenshots
 suite viewer.test.js timeout 600 node tests/browser/viewer.test.js $TMP build/screenshots
+# A page big enough to carry its summary (VIEWER 3.4.1, lib/pagelod.c):
+# held on it (?summary=1), every CPU pixel column is drawn as from all
+# its rows, at the zooms the summary serves (tests/browser/lod.test.js).
+if [ -x $KT_BIN/kutrace_synth ] && [ -x $KT_BIN/kutrace_postproc ]; then
+	$KT_BIN/kutrace_synth -s 7 -c 4 -t 40 -d 1000 -m 3 --ipc -o $TMP/big.trace >/dev/null 2>&1 &&
+	$KT_BIN/kutrace_postproc $TMP/big.trace "synth" -o $TMP/big.json >/dev/null 2>&1 || nok "kutrace_synth page of 400 K spans"
+	check "a page of 400 K spans carries its summary" grep -q 'id="ktlod"' $TMP/big.html
+	$MS $TPL $TMP/big.json $TMP/big-json.html || nok "makeself of 400 K rows"
+	check "the page of 400 K rows and makeself's page of their JSON are the same bytes" cmp -s $TMP/big.html $TMP/big-json.html
+	suite lod.test.js-page timeout 600 node tests/browser/lod.test.js page $TMP/big.html "$TMP/big.html?summary=1"
+else
+	skip "a page's summary: kutrace_synth not built (make test-progs)"
+fi
 # Firefox (Debian firefox-esr) over WebDriver BiDi with puppeteer-core.
 FX=${KT_FIREFOX:-/usr/bin/firefox-esr}
 if [ ! -x "$FX" ]; then skip "viewer in Firefox: no $FX (apt-get install firefox-esr)"; exit 0; fi

@@ -150,6 +150,42 @@ $UM $TMP/dam.html > /dev/null 2>$TMP/err
 rc=$?
 check "unmakeself on damaged data: error, no crash (rc=$rc)" [ $rc = 1 ]
 
+# A page of 262,144 rows or more carries the summary of its CPU rows
+# (lib/pagelod.c, VIEWER 3.4.1): exactly the bins, extents and long spans
+# tests/tools/ktlod.py makes of the JSON by the rule, on its own; a page
+# of fewer rows, of rows out of time order or with a CPU past 65535 has
+# none (the viewer then decodes the rows first); the rows still read
+# back byte for byte.
+python3 - $TMP/lod.json 262144 <<'PY'
+import random, sys
+random.seed(5)
+t, n = [100000000] * 4, int(sys.argv[2])
+rows = []
+for i in range(n):
+    c = i % 4; k = random.random()
+    e, nm, d = (65536 + 300 + c, 'w.%d' % (300 + c), 1 + int(random.expovariate(1 / 80))) if k < 0.5 else \
+        (0x800 + 3, 'read', 1 + int(random.expovariate(1 / 30))) if k < 0.97 else (65536, '-idle-', 40000 + random.randrange(90000))
+    rows.append((t[c], d, c, e - 65536 if e > 65536 else 0, e, nm)); t[c] += d
+rows.sort(key=lambda r: r[0])
+out = open(sys.argv[1], 'w')
+out.write('{"title" : "lod", "tracebase" : "2024-01-01_00:00:00", "version" : 3,\n"events" : [\n')
+for ts, d, c, p, e, nm in rows:
+    out.write('[%12.8f, %10.8f, %d, %d, 0, %d, 0, 0, 0, "%s"],\n' % (ts / 1e8, d / 1e8, c, p, e, nm))
+out.write('[999.0, 0.0, 0, 0, 0, 0, 0, 0, 0, ""]\n]}\n')
+PY
+$MS $TPL $TMP/lod.json $TMP/lod.html || nok "makeself of 262,144 rows"
+eq "a page of 262,144 rows carries the summary the rule makes of its rows" \
+	"same: 4 CPU rows" "$(python3 tests/tools/ktlod.py $TMP/lod.html $TMP/lod.json | cut -d, -f1)"
+$UM $TMP/lod.html > $TMP/lod.rt.json
+same_file "the page of 262,144 rows reads back byte for byte" $TMP/lod.json $TMP/lod.rt.json
+head -n -2 $TMP/lod.json | sed '$d' > $TMP/lod1.json && tail -n 2 $TMP/lod.json >> $TMP/lod1.json
+sed '5s/^\[\( *[0-9.]*\), \([0-9.]*\), [0-9]*,/[\1, \2, 70000,/' $TMP/lod.json > $TMP/lod2.json
+awk 'NR == 5 { keep = $0; next } NR == 7 { print; print keep; next } { print }' $TMP/lod.json > $TMP/lod3.json
+for c in "1:262,143 rows" "2:a CPU of 70000" "3:two rows out of time order"; do
+	$MS $TPL $TMP/lod${c%%:*}.json $TMP/lodx.html || nok "makeself: ${c#*:}"
+	eq "no summary in a page of ${c#*:}" none "$(python3 tests/tools/ktlod.py $TMP/lodx.html $TMP/lod${c%%:*}.json)"
+done
+
 # The book's other page kinds (issue 14): a queue-test RPC page (15-field
 # rows, "V4 flat RPCs") and a disk scatter page ("points"); both go into
 # the page whole and come back byte for byte.

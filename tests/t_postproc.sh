@@ -237,6 +237,11 @@ for g in basic rpc ipi exec edges arm64 riscv64; do onepass $g $G/$g.trace; done
 onepass late "$TMP/late.trace"
 OPENV="KT_JSONOUT_STEP=5 KT_JSONOUT_BUDGET=40" onepass latetiny "$TMP/late.trace"
 check "one pass, tiny budget: rows really came late" grep -q "rows placed late" "$TMP/op_latetiny.err"
+# A page of 262,144 rows or more carries its summary (lib/pagelod.c), made
+# from the columns: the same bytes both ways too.
+"$B/kutrace_synth" -s 7 -c 4 -t 40 -d 1000 -m 3 -o "$TMP/big4.trace" >/dev/null 2>&1
+onepass summary "$TMP/big4.trace"
+check "one pass: the page of 400 K rows carries its summary" grep -q 'id="ktlod"' "$TMP/op_summary.html"
 "$B/kutrace_synth" -s 4 -c 2 -d 0.01 -o "$TMP/utf8.trace" >/dev/null 2>&1
 python3 -c 'import sys; p=sys.argv[1]; d=open(p,"rb").read(); open(p,"wb").write(d.replace(b"bash", b"b\xffsh", 1))' "$TMP/utf8.trace"
 onepass utf8 "$TMP/utf8.trace"

@@ -83,8 +83,11 @@ function colF64(u, p, n, out) {
   return out;
 }
 // The KTV2 blob of lib/pageenc.c: columns, then the prediction undone in one
-// pass (the same rules as pred_row there), then the string table.
-function decodeBlob(u) {
+// pass (the same rules as pred_row there), then the string table.  pause
+// (optional) is awaited after each column and each 2^20 rows of that pass,
+// so that a page drawn from its summary answers pan and zoom meanwhile.
+async function decodeBlob(u, pause) {
+  const step = () => (pause ? pause() : null);
   const dv = new DataView(u.buffer, u.byteOffset, u.byteLength);
   let p = 0;
   const u32 = () => { const v = dv.getUint32(p, true); p += 4; return v; };
@@ -93,26 +96,13 @@ function decodeBlob(u) {
   const n = u32(), ncols = u32();
   const lens = []; for (let i = 0; i < ncols; i++) lens.push(u32());
   const at = []; for (let i = 0; i < ncols; i++) { at.push(p); p += lens[i]; }
-  const ts = colF64(u, at[0], n, new Float64Array(n)), dur = colF64(u, at[1], n, new Float64Array(n));
-  const cpu = colI32(u, at[2], n, new Int32Array(n)), pid = colI32(u, at[3], n, new Int32Array(n));
-  const rpc = colI32(u, at[4], n, new Int32Array(n)), ev = colI32(u, at[5], n, new Int32Array(n));
   // arg is a float: it carries unsigned 32-bit arguments (mark_d, packet hashes).
-  const arg = colF64(u, at[6], n, new Float64Array(n)), ret = colI32(u, at[7], n, new Int32Array(n));
-  const ipc = Uint8Array.from(colI32(u, at[8], n, new Int32Array(n))), nmc = colI32(u, at[9], n, new Int32Array(n));
+  const c = [];
+  for (let k = 0; k < 10; k++) { c.push(k < 2 || k === 6 ? colF64(u, at[k], n, new Float64Array(n)) : colI32(u, at[k], n, new Int32Array(n))); await step(); }
+  const [ts, dur, cpu, pid, rpc, ev, arg, ret, ipc32, nmc] = c, ipc = Uint8Array.from(ipc32);
   const nm = new Uint32Array(nmc.buffer); // in place
-  const NCPU = 65536, EVLO = -16, EVHI = 0x40000;
-  const cpuEnd = new Float64Array(NCPU).fill(-Infinity), cpuPid = new Int32Array(NCPU), evNm = new Int32Array(EVHI - EVLO).fill(-1);
-  let prevTs = 0;
-  for (let i = 0; i < n; i++) {
-    const c = cpu[i], cok = c >= 0 && c < NCPU;
-    const pd = cok ? cpuPid[c] + pid[i] : pid[i]; pid[i] = pd; if (cok) cpuPid[c] = pd;
-    const r5 = ev[i], e = r5 === 0 ? 0x10000 + pd : r5 > 0 ? r5 - 1 : r5; ev[i] = e;
-    const ex = cok && ((e >= 0 && e < 0x200) || (e >= 0x400 && e < 0x1000) || e >= 0x10000);
-    const t = (ex && cpuEnd[c] !== -Infinity ? cpuEnd[c] : prevTs) + ts[i]; ts[i] = t; prevTs = t;
-    if (ex) cpuEnd[c] = t + dur[i];
-    const eok = e >= EVLO && e < EVHI, r9 = nmc[i];
-    const k = r9 === 0 && eok ? evNm[e - EVLO] : r9 - 1; nm[i] = k; if (eok) evNm[e - EVLO] = k;
-  }
+  const st = { prevTs: 0, cpuEnd: new Float64Array(UNP.NCPU).fill(-Infinity), cpuPid: new Int32Array(UNP.NCPU), evNm: new Int32Array(UNP.EVHI - UNP.EVLO).fill(-1) };
+  for (let i = 0; i < n; i += 1 << 20) { unpredict(st, ts, dur, cpu, pid, ev, nmc, nm, i, Math.min(n, i + (1 << 20))); await step(); }
   for (let i = 0; i < n; i++) { ts[i] *= 1e-8; dur[i] *= 1e-8; }
   const cols = [ts, dur, cpu, pid, rpc, ev, arg, ret, ipc, nm];
   const nstr = u32(); const lb = u32(); let q = p; p += lb;
@@ -125,6 +115,24 @@ function decodeBlob(u) {
     names[i] = td.decode(u.subarray(off, off + l)); off += l;
   }
   return { n, cols, names };
+}
+// The prediction undone for rows i0..i1 (st: the state carried between
+// steps: last end and pid per CPU, last name per event, previous start).
+const UNP = { NCPU: 65536, EVLO: -16, EVHI: 0x40000 };
+function unpredict(st, ts, dur, cpu, pid, ev, nmc, nm, i0, i1) {
+  const NCPU = UNP.NCPU, EVLO = UNP.EVLO, EVHI = UNP.EVHI, cpuEnd = st.cpuEnd, cpuPid = st.cpuPid, evNm = st.evNm;
+  let prevTs = st.prevTs;
+  for (let i = i0; i < i1; i++) {
+    const c = cpu[i], cok = c >= 0 && c < NCPU;
+    const pd = cok ? cpuPid[c] + pid[i] : pid[i]; pid[i] = pd; if (cok) cpuPid[c] = pd;
+    const r5 = ev[i], e = r5 === 0 ? 0x10000 + pd : r5 > 0 ? r5 - 1 : r5; ev[i] = e;
+    const ex = cok && ((e >= 0 && e < 0x200) || (e >= 0x400 && e < 0x1000) || e >= 0x10000);
+    const t = (ex && cpuEnd[c] !== -Infinity ? cpuEnd[c] : prevTs) + ts[i]; ts[i] = t; prevTs = t;
+    if (ex) cpuEnd[c] = t + dur[i];
+    const eok = e >= EVLO && e < EVHI, r9 = nmc[i];
+    const k = r9 === 0 && eok ? evNm[e - EVLO] : r9 - 1; nm[i] = k; if (eok) evNm[e - EVLO] = k;
+  }
+  st.prevTs = prevTs;
 }
 
 function setColumns(n, cols, names) {

@@ -24,7 +24,9 @@ function fix10(x) { return Math.round(x * 1e8) * 1e-8; }
 // computed as rowLod computes it from the page's rows.
 async function lodStart(api) {
   LOD.api = api;
-  const m = await lodGet('lodmeta');
+  lodMeta(await lodGet('lodmeta'));
+}
+function lodMeta(m) {
   SUM.on = true; SUM.cpus = new Map(); LOD.spans = m.n;
   SUM.t0 = m.t0 * 1e-8;
   SUM.t1 = SUM.t0 + 1e-6; if (m.end[0] >= 0) { const e = m.end[0] * 1e-8 + m.end[1] * 1e-8; if (e > SUM.t1) SUM.t1 = e; }
@@ -42,13 +44,13 @@ async function lodStart(api) {
 // the long spans (two bins or longer) as columns D can be swapped for.
 function lodTile(qn, ti) {
   const key = qn + ':' + ti; const t = LOD.tiles.get(key); if (t) return t;
+  if (LOD.local) { const lt = lodLocalTile(qn, ti); if (lt) LOD.tiles.set(key, lt); else SUM.note = 'rows loading'; return lt; }
   if (!LOD.asked.has(key)) {
     LOD.pending++;
     LOD.asked.set(key, lodGet('lod?q=' + qn + '&a=' + ti * TILE + '&b=' + (ti + 1) * TILE).then(j => {
       const cpus = new Map();
       for (const c of Object.keys(j.cpus)) {
-        const a = j.cpus[c], n = a.length, o = { J: new Float64Array(n), I: new Float64Array(n), U: new Float64Array(n), K: new Float64Array(n),
-          EU: new Int32Array(n), EK: new Int32Array(n), C: new Float64Array(n) };
+        const a = j.cpus[c], n = a.length, o = lodBins(n);
         for (let i = 0; i < n; i++) { const b = a[i]; o.J[i] = b[0]; o.I[i] = b[1]; o.U[i] = b[2]; o.K[i] = b[3]; o.EU[i] = b[4]; o.EK[i] = b[5]; o.C[i] = b[6]; }
         cpus.set(+c, o);
       }
@@ -147,6 +149,7 @@ function lodRow(tiles, cpu, q, key) {
 // panning finds them here).
 function lodWindow() {
   LOD.check = false;
+  if (LOD.local) return; // the page's own rows come from its blob
   const v = SUM.viewCount; SUM.viewCount = 0; // NaN: a row's tiles were missing, the count is not known
   const w = S.t1 - S.t0, here = SUM.win && SUM.win[0] <= S.t0 && S.t1 <= SUM.win[1];
   const est = LOD.sumExec ? v * LOD.spans / LOD.sumExec : 0;
@@ -172,7 +175,85 @@ function lodWindow() {
 // The status line's account of what is summarised.
 function lodStatus() {
   if (!SUM.on) return '';
+  if (LOD.local) return '[CPU rows drawn from the page\'s summary' + (LOD.local.hold ? '' : '; decoding ' + LOD.spans + ' rows') + (SUM.note ? '; ' + SUM.note : '') + ']';
   const f = x => x.toFixed(6);
   const rows = SUM.win ? 'rows of ' + f(SUM.win[0]) + '..' + f(SUM.win[1]) + ' s loaded (' + D.n + ' of ' + LOD.spans + ')' : 'no rows loaded';
   return '[CPU rows drawn from summaries; ' + rows + (SUM.note ? '; ' + SUM.note : '') + (LOD.err ? '; ' + LOD.err : '') + ']';
+}
+
+// ---------------------------------------------------------------- the page's own summary
+// A big page carries its summary (#ktlod, lib/pagelod.c): per CPU row the
+// bins rowLod would make of its rows at one width q (ns), and the
+// execution spans of 2 q or longer as rows.  The first picture is drawn
+// from it, as from the server's bins, while the rows are decoded; tiles
+// are cut from it here, and the coarser widths summed as rowLod sums them.
+function lodLocal(u) {
+  if (String.fromCharCode(u[0], u[1], u[2], u[3]) !== 'KTL1') throw new Error('embedded summary is not KTL1');
+  const dv = new DataView(u.buffer, u.byteOffset, u.byteLength); let p = 4;
+  const u32 = () => { const v = dv.getUint32(p, true); p += 4; return v; };
+  const vr = () => { let b = u[p++], v = b & 127, s = 128; while (b & 128) { b = u[p++]; v += (b & 127) * s; s *= 128; } return v % 2 ? -(v + 1) / 2 : v / 2; };
+  const td = new TextDecoder('utf-8'), ml = u32(), m = JSON.parse(td.decode(u.subarray(p, p + ml))); p += ml;
+  lodMeta(m);
+  const lv = new Map();
+  for (let nc = u32(), c = 0; c < nc; c++) {
+    const cpu = vr(), nb = vr(), o = lodBins(nb);
+    for (let i = 0, b = 0; i < nb; i++) { b += vr(); o.J[i] = b; }
+    for (const a of [o.I, o.U, o.K]) for (let i = 0; i < nb; i++) a[i] = vr() * 10;
+    for (const a of [o.EU, o.EK]) for (let i = 0; i < nb; i++) a[i] = vr() - 1;
+    for (let i = 0; i < nb; i++) o.C[i] = vr();
+    lv.set(cpu, o);
+  }
+  const nl = u32(), lc = [];
+  for (let k = 0; k < 9; k++) { const a = new Float64Array(nl); for (let i = 0, x = 0; i < nl; i++) { const v = vr(); x = k ? v : x + v; a[i] = x; } lc.push(a); }
+  const long = new Array(nl);
+  for (let i = 0; i < nl; i++) { const l = vr(); long[i] = [lc[0][i] * 1e-8, lc[1][i] * 1e-8].concat(lc.slice(2).map(a => a[i]), td.decode(u.subarray(p, p + l))); p += l; }
+  LOD.local = { q: m.q, t0: m.t0 * 10, levels: new Map([[m.q, lv]]), long, lts: lc[0], ldu: lc[1], hold: false };
+  SUM.draw = lodDraw; SUM.status = lodStatus;
+}
+function lodBins(n) {
+  return { J: new Float64Array(n), I: new Float64Array(n), U: new Float64Array(n), K: new Float64Array(n),
+    EU: new Int32Array(n).fill(-1), EK: new Int32Array(n).fill(-1), C: new Float64Array(n) };
+}
+// The bins of width qn of every CPU: the page's, or twice as narrow ones
+// summed in pairs (the later one's last events win), as rowLod's levels.
+function lodLocalLevel(qn) {
+  const L = LOD.local; let lv = L.levels.get(qn); if (lv) return lv;
+  if (qn <= L.q) return null;
+  const f = lodLocalLevel(qn / 2); if (!f) return null;
+  lv = new Map();
+  for (const [cpu, o] of f) {
+    const n = o.J.length; let pn = 0, last = -1;
+    for (let j = 0; j < n; j++) { const c = Math.floor(o.J[j] / 2); if (c !== last) { pn++; last = c; } }
+    const r = lodBins(pn); let p = -1; last = -1;
+    for (let j = 0; j < n; j++) {
+      const c = Math.floor(o.J[j] / 2); if (c !== last) { r.J[++p] = c; last = c; }
+      r.I[p] += o.I[j]; r.U[p] += o.U[j]; r.K[p] += o.K[j]; r.C[p] += o.C[j];
+      if (o.EU[j] >= 0) r.EU[p] = o.EU[j]; if (o.EK[j] >= 0) r.EK[p] = o.EK[j];
+    }
+    lv.set(cpu, r);
+  }
+  L.levels.set(qn, lv); return lv;
+}
+// Tile ti of width qn as /api/lod gives it: the bins in it, and the long
+// spans (2 qn or longer) that overlap it; null when the page's summary is
+// too coarse for qn.
+function lodLocalTile(qn, ti) {
+  const L = LOD.local, lv = lodLocalLevel(qn); if (!lv) return null;
+  const a = ti * TILE, b = a + TILE, cpus = new Map();
+  for (const [cpu, o] of lv) {
+    const j0 = firstAtLeast(o.J, 0, o.J.length, a), j1 = firstAtLeast(o.J, j0, o.J.length, b);
+    cpus.set(cpu, { J: o.J.subarray(j0, j1), I: o.I.subarray(j0, j1), U: o.U.subarray(j0, j1), K: o.K.subarray(j0, j1),
+      EU: o.EU.subarray(j0, j1), EK: o.EK.subarray(j0, j1), C: o.C.subarray(j0, j1) });
+  }
+  const lo = L.t0 + a * qn, hi = L.t0 + b * qn, long = [];
+  for (let i = 0; i < L.long.length; i++) {
+    const s = L.lts[i] * 10, d = L.ldu[i] * 10;
+    if (d >= 2 * qn && s < hi && s + d > lo) long.push(L.long[i]);
+  }
+  return { cpus, long };
+}
+// The rows are here: drawn from them from now on.
+function lodLocalEnd() {
+  SUM.on = false; SUM.draw = null; SUM.status = null; SUM.cpus = null; SUM.note = '';
+  LOD.local = null; LOD.tiles.clear();
 }

@@ -518,7 +518,7 @@ function state() {
     markOverlaps: MB.filter((m, i, a) => m[4] && a.slice(0, i).some(q => q[4] && q[0] === m[0] && m[1] < q[2] && m[2] > q[1])).length,
     markCount: MB.length, triPos: (perf.triPos || []).slice(), waits: perf.waits, queues: perf.queues,
     markList: MB.slice(0, 5000).map(m => ({ k: m[3], row: ROWS[m[0] >> 6].label, line: m[0] & 63, text: m[4], a: m[1], b: m[2] })),
-    perf: { lodDrawn: perf.lodDrawn, lastDraw: perf.lastDraw, phase: Object.assign({}, perf.phase), rest: perf.rest || 0, restDone: REST.done && !!perf.idleDone, draws: perf.draws, prims: perf.prims, tri: perf.tri, msgs: perf.msgs, arcs: perf.arcs, ticks: perf.ticks, load: perf.load, ready: perf.ready, decode: perf.decode, rows: perf.rows, script: perf.script, b64: perf.b64, inflate: perf.inflate, first: perf.first },
+    perf: { lodDrawn: perf.lodDrawn, lastDraw: perf.lastDraw, phase: Object.assign({}, perf.phase), rest: perf.rest || 0, restDone: REST.done && !!perf.idleDone, draws: perf.draws, prims: perf.prims, tri: perf.tri, msgs: perf.msgs, arcs: perf.arcs, ticks: perf.ticks, load: perf.load, ready: perf.ready, picture: perf.picture, pictureDraw: perf.pictureDraw, pictureHeap: perf.pictureHeap, lod: perf.lod, decode: perf.decode, rows: perf.rows, script: perf.script, b64: perf.b64, inflate: perf.inflate, first: perf.first },
     names: null, why: whyState(), machines: machState(),
   };
 }
@@ -537,7 +537,7 @@ window.kutrace = {
   setLod: (on, sub) => { LOD_ON = !!on; if (sub) LOD_SUB = sub; render(); },
   setCover: on => { COVER_ON = !!on; render(); },
   // summary mode: tiles and windows asked and kept (lod.js)
-  lodState: () => ({ on: SUM.on, pending: LOD.pending, loading: !!LOD.winAsk, loads: LOD.loads, win: SUM.win, note: SUM.note, err: LOD.err, tiles: LOD.tiles.size, spans: LOD.spans, slow: LOD.slow.slice() }),
+  lodState: () => ({ on: SUM.on, pending: LOD.pending, loading: !!LOD.winAsk, loads: LOD.loads, win: SUM.win, note: SUM.note, err: LOD.err, tiles: LOD.tiles.size, spans: LOD.spans, slow: LOD.slow.slice(), local: !!LOD.local, status: SUM.status ? SUM.status() : '' }),
   why: spec => { const m = whyOpen(spec); render(); return m; }, whyClear: () => { whyClear(); render(); },
   findSpan: name => { for (let k = 0; k < D.n; k++) if (D.names[D.nm[k]] === name) return k; return -1; },
 };
@@ -550,21 +550,46 @@ async function load() {
     await lodStart(sj.api);
     LOD.onLoad = () => { if (S.search.text) doSearch(false); };
   }
-  const metaEl = document.getElementById('ktmeta'), dataEl = document.getElementById('ktdata');
-  if (!dataEl) { showOpener(); return; }
+  const metaEl = document.getElementById('ktmeta');
+  let dataEl = document.getElementById('ktdata'); // a big page's rows come after the viewer (lib/html.c)
+  if (!metaEl) { showOpener(); return; }
   const meta = JSON.parse(metaEl.textContent);
   perf.script = t0;
+  const lodEl = document.getElementById('ktlod');
+  if (lodEl && !(sj && sj.summary)) { // a big page's summary: the first picture before the rows are decoded (lod.js)
+    let lb = b64bytes(lodEl.textContent);
+    if (lodEl.dataset.enc === 'deflate') lb = await inflate(lb);
+    lodLocal(lb); perf.lod = performance.now() - t0;
+    const e = fromJSON({ events: [] });
+    start(meta, 0, e.cols, e.names, t0, true);
+    // ?summary=1: the page stays drawn from its summary (tests/browser/lod.test.js)
+    if (new URLSearchParams(location.search).get('summary') === '1') { LOD.local.hold = true; updateStatus(); render(); window.kutraceReady = true; return; }
+    await new Promise(r => requestAnimationFrame(() => setTimeout(r, 0))); // painted before the rows are decoded
+    perf.picture = performance.now(); perf.pictureHeap = performance.memory ? performance.memory.usedJSHeapSize : 0;
+  }
+  if (!dataEl) {
+    if (document.readyState === 'loading') await new Promise(r => document.addEventListener('DOMContentLoaded', r));
+    dataEl = document.getElementById('ktdata');
+    if (!dataEl) { showOpener(); return; }
+  }
+  const tb = performance.now();
   let bytes = b64bytes(dataEl.textContent);
   dataEl.textContent = '';
-  perf.b64 = performance.now() - t0;
+  perf.b64 = performance.now() - tb;
   if (dataEl.dataset.enc === 'deflate') bytes = await inflate(bytes);
-  perf.inflate = performance.now() - t0 - perf.b64;
+  perf.inflate = performance.now() - tb - perf.b64;
   const td = performance.now();
-  const b = decodeBlob(bytes);
+  // drawn from the summary meanwhile: the page answers pan and zoom between the steps
+  const b = await decodeBlob(bytes, LOD.local ? () => new Promise(r => setTimeout(r, 0)) : null);
+  bytes = null; // the inflated blob (a few hundred MB for 20 M spans) is not kept while the rows are built
   perf.decode = performance.now() - td;
   start(meta, b.n, b.cols, b.names, t0);
 }
-function start(meta, n, cols, names, t0) {
+// picture: only the first picture, drawn from the page's summary; start
+// is called again with the rows, which keeps the window shown.
+function start(meta, n, cols, names, t0, picture) {
+  const win = LOD.local && !picture ? [S.t0, S.t1] : null;
+  if (win) lodLocalEnd();
   D.meta = meta || {}; setColumns(n, cols, names); ensureSorted();
   const tr = performance.now(); buildRows(); machInit(); perf.rows = performance.now() - tr;
   document.title = 'KUtrace ' + (D.meta.title || '');
@@ -572,9 +597,10 @@ function start(meta, n, cols, names, t0) {
   const sv = Array.isArray(D.meta.savedview) && D.meta.savedview.length ? D.meta.savedview : [['⇐', null], ['①', null], ['②', null], ['③', null], ['④', null]];
   for (const [label, v] of sv) views.push({ label: unescapeHTML(label), view: v || null });
   try { const s = localStorage.getItem(storageKey()); if (s) views[0].view = JSON.parse(s); } catch (e) { /* ignore */ }
-  setWindow(D.t0, D.t1); recomputeHL(); syncButtons(); renderViews();
+  setWindow(win ? win[0] : D.t0, win ? win[1] : D.t1); recomputeHL(); syncButtons(); renderViews();
   document.getElementById('loading').style.display = 'none';
   const tf = performance.now(); S.firstDraw = true; render(); S.firstDraw = false; perf.first = performance.now() - tf;
+  if (picture) { perf.pictureDraw = perf.first; return; }
   idleArr = 0; perf.idleDone = false; setTimeout(idleRows, 0); // the PID and RPC rows, in steps
   perf.load = performance.now() - t0;
   const sz = L.W + 'x' + L.H; S.sizeMsg = sz; updateStatus(); setTimeout(() => { S.sizeMsg = ''; updateStatus(); }, 4000);

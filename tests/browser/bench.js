@@ -34,6 +34,20 @@ async function complete(page) {
   await page.evaluate(() => { window.kutrace.render(); window.ktBenchDone = performance.now(); });
   return page.evaluate(() => window.ktBenchDone);
 }
+// From the first picture to the rows drawn, how long the page left a
+// script asking it every 20 ms without an answer: its longest freeze.
+async function freezes(ctx, file) {
+  const page = ctx.pages()[0];
+  await page.goto('file://' + require('path').resolve(file));
+  await page.waitForFunction(() => window.kutraceState && (window.kutraceReady || window.kutraceState().perf.picture), null, { timeout: 300000, polling: 5 });
+  const gaps = [];
+  for (;;) {
+    const t = Date.now(); const done = await page.evaluate(() => !!window.kutraceReady); gaps.push(Date.now() - t);
+    if (done) break;
+    await new Promise(r => setTimeout(r, 20));
+  }
+  return gaps;
+}
 const stats = a => { const s = a.slice().sort((x, y) => x - y); return { median: s[s.length >> 1], p95: s[Math.min(s.length - 1, Math.ceil(s.length * 0.95) - 1)], max: s[s.length - 1] }; };
 const f = x => x.toFixed(1);
 
@@ -50,11 +64,15 @@ const f = x => x.toFixed(1);
     if (lod) await complete(page);
     const s = await page.evaluate(() => window.kutraceState());
     if (lod) s.perf.ready = await page.evaluate(() => window.ktBenchDone);
-    const heap = await page.evaluate(() => performance.memory ? performance.memory.usedJSHeapSize / 1e6 : 0);
+    // V8's heap and, apart, the typed arrays' backing stores (outside it)
+    const hu = await (await page.context().newCDPSession(page)).send('Runtime.getHeapUsage');
+    const heap = hu.usedSize / 1e6, stores = (hu.backingStorageSize || 0) / 1e6;
+    const pm = await page.evaluate(() => performance.memory ? performance.memory.usedJSHeapSize / 1e6 : 0);
     const origin = await page.evaluate(() => performance.timeOrigin); // the drawing's epoch ms: origin + perf.ready
     if (url) console.log(`${spans} spans from kutrace_view${lod ? ' (summary mode: no rows in the page)' : ''}` + (process.env.KT_BENCH_T0 ? `: server start to first full draw ${f(origin + s.perf.ready - +process.env.KT_BENCH_T0)} ms` : ''));
     else console.log(`${spans} spans: HTML ${(bytes / 1e6).toFixed(1)} MB = ${(bytes / spans).toFixed(2)} bytes/span`);
-    console.log(`  load to first full draw: ${f(s.perf.ready)} ms (navigation start -> drawn; script starts ${f(s.perf.script)}, base64 ${f(s.perf.b64)}, inflate ${f(s.perf.inflate)}, columns ${f(s.perf.decode)}, rows ${f(s.perf.rows)}, first draw ${f(s.perf.first)} ms; wall ${wall} ms; JS heap ${heap.toFixed(0)} MB)`);
+    if (s.perf.picture) console.log(`  first picture (CPU rows from the page's summary): ${f(s.perf.picture)} ms (navigation start -> painted; script starts ${f(s.perf.script)}, summary decoded ${f(s.perf.lod)} ms later, drawn in ${f(s.perf.pictureDraw)} ms; JS heap ${(s.perf.pictureHeap / 1e6).toFixed(0)} MB)`);
+    console.log(`  load to first full draw: ${f(s.perf.ready)} ms (navigation start -> drawn; script starts ${f(s.perf.script)}, base64 ${f(s.perf.b64)}, inflate ${f(s.perf.inflate)}, columns ${f(s.perf.decode)}, rows ${f(s.perf.rows)}, first draw ${f(s.perf.first)} ms; wall ${wall} ms; JS heap ${pm.toFixed(0)} MB: V8's ${heap.toFixed(0)} MB + ${stores.toFixed(0)} MB of typed arrays)`);
     if (s.perf.restDone !== undefined) { // (pages made before this background build had none)
       await page.waitForFunction(() => window.kutraceState().perf.restDone, null, { timeout: 300000 });
       console.log(`  PID and RPC rows and the zoomed-in arrays built after the first draw, in 10 ms steps: ${f((await page.evaluate(() => window.kutraceState().perf.rest)))} ms in all`);
@@ -121,6 +139,10 @@ const f = x => x.toFixed(1);
     await page.evaluate(l => window.kutrace.prefixHighlight(l), plabel); // off again
     const ss = Date.now(); const sum = await page.evaluate(t => window.kutrace.search(t), sname); const se = Date.now() - ss;
     console.log(`  prefix highlight of ${plabel.replace(/[^A-Za-z_-].*/, '')}.* (${nhl} rows): ${hl} ms; search '${sname}' at full view: ${se} ms (${sum})`);
+    if (s.perf.picture) {
+      const g = await freezes(ctx, file), big = g.filter(x => x > 100);
+      console.log(`  from the first picture to the rows: the longest time the page did not answer ${g.reduce((a, b) => Math.max(a, b), 0)} ms; ${big.length} waits over 100 ms, ${big.reduce((a, b) => a + b, 0)} ms in all`);
+    }
     if (errors.length) console.log('  page errors: ' + errors.join('; '));
   } finally { await cleanup(); }
 })();

@@ -13,8 +13,9 @@ async function launch() {
   const ctx = await chromium.launchPersistentContext(dir, {
     executablePath: process.env.KT_CHROMIUM || '/usr/bin/chromium',
     headless: true,
+    // precise memory info: performance.memory unrounded and not cached (bench.js)
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--no-first-run'],
+      '--disable-component-update', '--disable-sync', '--no-first-run', '--enable-precise-memory-info'],
     viewport: { width: 1600, height: 1000 },
   });
   const cleanup = async () => { await ctx.close(); fs.rmSync(dir, { recursive: true, force: true }); };

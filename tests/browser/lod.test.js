@@ -10,6 +10,10 @@
 // (kutrace.setCover), so that a column is its winner's colour, and once
 // with it on: the same mixed colour.  KT_LOD_SUB=a,b,... also draws
 // with those bin widths (LOD_SUB; a small trace reaches its bins only so).
+// node lod.test.js NAME PAGE.html PAGE.html?summary=1: the same rule for a
+// page's own summary (#ktlod, lib/pagelod.c), held by ?summary=1, against
+// the page's rows, at the zooms its summary is fine enough for (the whole
+// trace down to about half of it, VIEWER 3.4.1).
 'use strict';
 const { launch, open, check, failed } = require('./lib');
 
@@ -40,7 +44,7 @@ async function draw(page, a, b, sum) {
 }
 
 (async () => {
-  const [name, url] = process.argv.slice(2);
+  const [name, url, sumUrl] = process.argv.slice(2);
   const subs = (process.env.KT_LOD_SUB || '').split(',').filter(Boolean).map(Number);
   const { ctx, cleanup } = await launch();
   try {
@@ -49,7 +53,7 @@ async function draw(page, a, b, sum) {
     await pf.waitForFunction(() => window.kutraceState().perf.restDone, null, { timeout: 120000 });
     const ctx2 = await launch();
     try {
-      const sum = await open(ctx2.ctx, url + '&summary=1');
+      const sum = await open(ctx2.ctx, sumUrl || url + '&summary=1');
       const ps = sum.page;
       const ls = await ps.evaluate(() => window.kutrace.lodState());
       check(name + ': the page without rows is in summary mode (' + ls.spans + ' spans in the store)', ls.on && ls.spans > 1000, ls);
@@ -60,8 +64,9 @@ async function draw(page, a, b, sum) {
         window.dispatchEvent(new Event('resize')); window.kutrace.setButtons({ mark: 0, arc: 0, lock: 0, freq: 0 }); });
       const T0 = s.t0, W = s.t1 - s.t0;
       // zooms: the whole trace, then narrower windows around a third of it
-      const wins = [[T0, T0 + W], [T0 + W * 0.2, T0 + W * 0.7], [T0 + W * 0.3, T0 + W * 0.425], [T0 + W * 0.33, T0 + W * 0.33 + W / 64],
-        [T0 + W * 0.34, T0 + W * 0.34 + W / 1024]];
+      const wins = sumUrl ? [[T0, T0 + W], [T0 + W * 0.1, T0 + W * 0.9], [T0 + W * 0.2, T0 + W * 0.85], [T0 + W * 0.35, T0 + W * 0.35 + W / 1.6]]
+        : [[T0, T0 + W], [T0 + W * 0.2, T0 + W * 0.7], [T0 + W * 0.3, T0 + W * 0.425], [T0 + W * 0.33, T0 + W * 0.33 + W / 64],
+          [T0 + W * 0.34, T0 + W * 0.34 + W / 1024]];
       for (const [sub, cover] of [[4, false], [4, true]].concat(subs.map(x => [x, false]))) {
         for (const p of [pf, ps]) await p.evaluate(([x, c]) => { window.kutrace.setLod(true, x); window.kutrace.setCover(c); }, [sub, cover]);
         for (const [a, b] of wins) {
@@ -72,18 +77,24 @@ async function draw(page, a, b, sum) {
             const x = A[row], y = B[row] || [];
             for (let i = 0; i < x.length; i++) { cols++; if (x[i] !== 0xFFFFFFFF) painted++; if (x[i] !== y[i]) bad.push(row + '@' + i + ':' + (x[i] >>> 0).toString(16) + '/' + ((y[i] || 0) >>> 0).toString(16)); }
           }
-          check(name + ', LOD_SUB ' + sub + (cover ? ', shaded by coverage' : '') + ', window ' + (W / (b - a)).toFixed(0) + 'x: every CPU pixel column the same colour from ' +
+          check(name + ', LOD_SUB ' + sub + (cover ? ', shaded by coverage' : '') + ', window ' + (W / (b - a)).toFixed(W / (b - a) < 4 ? 2 : 0) + 'x: every CPU pixel column the same colour from ' +
             (st ? st + ' rows of summaries' : 'the window\'s rows') + ' as from all rows (' + cols + ' columns, ' + painted + ' painted)',
           bad.length === 0 && painted > cols / 4, { bad: bad.length, first: bad.slice(0, 6) });
         }
       }
-      // What works on rows works on the window's rows: the PID rows, search.
-      const w = wins[3]; await draw(ps, w[0], w[1], true);
-      const z = await ps.evaluate(() => ({ l: window.kutrace.lodState(), s: window.kutraceState() }));
-      const nm = await ps.evaluate(() => { const s = window.kutraceState(); for (let k = 0; k < s.spans; k++) { const x = window.kutrace.spanAt(k); if (x.ev >= 0x800 && x.ev < 0xA00) return x.name; } return ''; });
-      const found = nm ? await ps.evaluate(n => window.kutrace.search(n), nm) : '';
-      check(name + ': zoomed in, the window\'s rows are loaded (' + z.s.spans + ' of ' + z.l.spans + ' spans): PID rows, and search finds ' + JSON.stringify(nm) + ' (' + found + ')',
-        z.l.win && z.s.spans > 0 && z.s.groups[1].count > 0 && /\d/.test(found) && !z.s.searchError, { win: z.l.win, groups: z.s.groups, found, err: z.s.searchError });
+      if (sumUrl) { // the page's summary: no rows decoded, no server asked
+        const z = await ps.evaluate(() => ({ s: window.kutraceState(), l: window.kutrace.lodState() }));
+        check(name + ': the page held on its summary decoded no rows, asked nothing and says so (' + JSON.stringify(z.l.status) + ')',
+          z.s.spans === 0 && z.l.local && /drawn from the page's summary/.test(z.l.status) && sum.requests.length === 0, { spans: z.s.spans, status: z.l.status, req: sum.requests });
+      } else {
+        // What works on rows works on the window's rows: the PID rows, search.
+        const w = wins[3]; await draw(ps, w[0], w[1], true);
+        const z = await ps.evaluate(() => ({ l: window.kutrace.lodState(), s: window.kutraceState() }));
+        const nm = await ps.evaluate(() => { const s = window.kutraceState(); for (let k = 0; k < s.spans; k++) { const x = window.kutrace.spanAt(k); if (x.ev >= 0x800 && x.ev < 0xA00) return x.name; } return ''; });
+        const found = nm ? await ps.evaluate(n => window.kutrace.search(n), nm) : '';
+        check(name + ': zoomed in, the window\'s rows are loaded (' + z.s.spans + ' of ' + z.l.spans + ' spans): PID rows, and search finds ' + JSON.stringify(nm) + ' (' + found + ')',
+          z.l.win && z.s.spans > 0 && z.s.groups[1].count > 0 && /\d/.test(found) && !z.s.searchError, { win: z.l.win, groups: z.s.groups, found, err: z.s.searchError });
+      }
       check(name + ': no page errors', full.errors.length === 0 && sum.errors.length === 0, full.errors.concat(sum.errors));
     } finally { await ctx2.cleanup(); }
   } finally {
