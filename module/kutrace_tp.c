@@ -418,6 +418,7 @@ static void kt_cpu_freq(void *d, unsigned int khz, unsigned int cpu)
 		kt_trace_1(KUTRACE_PSTATE, khz / 1000);
 }
 
+#ifdef CONFIG_NET
 /*
  * Packets (docs/spec/HOOKS.md H33-H36): the patched kernels hash the
  * first 32 payload bytes of TCP and UDP messages where TCP and UDP handle
@@ -488,6 +489,7 @@ static void kt_net_rx(void *d, struct sk_buff *skb)
 	if (READ_ONCE(kt_tracing) && skb->protocol == htons(ETH_P_IP))
 		kt_pkt(KUTRACE_RX_PKT, skb, 0);
 }
+#endif
 
 /* IPI send (docs/spec/HOOKS.md H7-H9): arg = target CPU, 0 for a CPU mask. */
 static __always_inline void kt_ipi_send(unsigned int cpu)
@@ -624,8 +626,10 @@ static struct kt_tp kt_tps[] = {
 	KT_TP("task_rename", kt_rename),
 	KT_TP("cpu_idle", kt_cpu_idle),
 	KT_TP("cpu_frequency", kt_cpu_freq),
+#ifdef CONFIG_NET
 	KT_TP("net_dev_queue", kt_net_tx),
 	KT_TP("netif_receive_skb", kt_net_rx),
+#endif
 #ifdef KT_HAVE_IPI_TRACEPOINTS
 	KT_TP("ipi_send_cpu", kt_ipi_cpu),
 	KT_TP("ipi_send_cpumask", kt_ipi_mask),
@@ -848,7 +852,9 @@ static int kt_tp_arm(bool on)
 		kt_tp_disarm();
 		return 0;
 	}
+#ifdef CONFIG_NET
 	kt_net_filter(&kt_pkt_init, kt_pkt_mask);
+#endif
 	for (i = 0; i < ARRAY_SIZE(kt_tps); i++) {
 		kt_tp_register(&kt_tps[i]);
 		n += kt_tps[i].attached;
