@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * uevgen - a trace with user buffers made on this machine, without the
+ * module (tests/t_uev.sh): libkutrace's own fast path writes them
+ * (kutrace_mark_d, kutrace_addname, kutrace_addevent), its controller
+ * side offers and collects them (kt_ubuf_*, in a private directory),
+ * and a kernel trace written with rawwrite.h gives every CPU a block
+ * from before the first mark to after the last.
+ *
+ *   uevgen -o OUT.trace [-p PROCS] [-t THREADS] [-n MARKS] [-r RING_WORDS]
+ *          [--wrap] [--kill] [--names] [--bench N]
+ *
+ * Each thread marks kutrace_mark_d(k << 20 | i) for i = 0..MARKS-1
+ * (k: its number), and prints "thread TID K MARKS" on stdout.  --kill:
+ * process 0 marks until its parent kills it with SIGKILL, and prints
+ * "killed TID K DONE" (DONE marks had returned).  --names: each thread
+ * names method K first (kutrace_addname) and brackets its marks with an
+ * RPC request and response.  --bench N: ns per kutrace_mark_d on this
+ * thread's fast path, as the best of 5 rounds of N, no trace written.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+
+#include "kutrace-local.h"
+#include "rawwrite.h"
+#include "channel.h"
+#include "kutrace/control.h"
+#include "kutrace/counter.h"
+
+static long nmarks = 1000;
+static int names;
+static volatile uint64_t *shared;	/* per process: marks done (--kill) */
+
+struct worker {
+	int k;
+	pthread_t th;
+};
+
+static void *run(void *p)
+{
+	struct worker *w = p;
+	long n = w->k < 0 ? -1 : nmarks;
+	int k = w->k < 0 ? 0 : w->k;
+	char m[32];
+
+	if (names) {
+		snprintf(m, sizeof(m), "method%d", k);
+		kutrace_addname(KUTRACE_METHODNAME, (uint64_t)k + 1, m);
+		kutrace_addevent(KUTRACE_RPCIDREQ, (uint64_t)k + 1);
+	}
+	for (long i = 0; n < 0 || i < n; i++) {
+		kutrace_mark_d((uint64_t)k << 20 | (uint64_t)i);
+		if (shared) {
+			shared[0] = (uint64_t)i + 1;
+			/* slower, so that the kill comes before the ring fills */
+			for (volatile int s = 0; s < 200; s++)
+				;
+		}
+	}
+	if (names)
+		kutrace_addevent(KUTRACE_RPCIDRESP, 0);
+	printf("thread %ld %d %ld\n", (long)syscall(SYS_gettid), k, nmarks);
+	fflush(stdout);
+	return NULL;
+}
+
+static void process(int first, int nthreads)
+{
+	struct worker *w = calloc((size_t)nthreads, sizeof(*w));
+
+	for (int t = 0; t < nthreads; t++) {
+		w[t].k = first + t;
+		if (pthread_create(&w[t].th, NULL, run, &w[t]))
+			exit(1);
+	}
+	for (int t = 0; t < nthreads; t++)
+		pthread_join(w[t].th, NULL);
+	free(w);
+}
+
+static double bench(long n)
+{
+	double best = 1e9;
+
+	for (int r = 0; r < 5; r++) {
+		struct timespec a, b;
+
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		for (long i = 0; i < n; i++)
+			kutrace_mark_d((uint64_t)i);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		double ns = ((double)(b.tv_sec - a.tv_sec) * 1e9 +
+			     (double)(b.tv_nsec - a.tv_nsec)) / (double)n;
+
+		if (ns < best)
+			best = ns;
+		kt_ubuf_stop();
+		kt_ubuf_start(1ULL << 22, 1);
+	}
+	return best;
+}
+
+int main(int argc, char **argv)
+{
+	const char *out = NULL;
+	int nproc = 1, nthreads = 1, wrap = 0, kill9 = 0;
+	long ring = 1 << 16, nbench = 0;
+	char dir[] = "/tmp/uevgenXXXXXX";
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "-o") && v)
+			out = v, i++;
+		else if (!strcmp(a, "-p") && v)
+			nproc = atoi(v), i++;
+		else if (!strcmp(a, "-t") && v)
+			nthreads = atoi(v), i++;
+		else if (!strcmp(a, "-n") && v)
+			nmarks = atol(v), i++;
+		else if (!strcmp(a, "-r") && v)
+			ring = atol(v), i++;
+		else if (!strcmp(a, "--bench") && v)
+			nbench = atol(v), i++;
+		else if (!strcmp(a, "--wrap"))
+			wrap = 1;
+		else if (!strcmp(a, "--kill"))
+			kill9 = 1;
+		else if (!strcmp(a, "--names"))
+			names = 1;
+		else {
+			fprintf(stderr, "uevgen: bad argument %s\n", a);
+			return 2;
+		}
+	}
+	if ((!out && !nbench) || !mkdtemp(dir))
+		return 2;
+	setenv("KUTRACE_USER_DIR", dir, 1);
+
+	uint64_t c0 = kt_counter_now();
+	struct timeval tv;
+
+	gettimeofday(&tv, NULL);
+	uint64_t u0 = (uint64_t)tv.tv_sec * 1000000 + (uint64_t)tv.tv_usec;
+	int e = kt_ubuf_start(nbench ? 1ULL << 22 : (uint64_t)ring, wrap || nbench);
+
+	if (e) {
+		fprintf(stderr, "uevgen: kt_ubuf_start: %s\n", strerror(-e));
+		return 1;
+	}
+	if (nbench) {
+		double ns = bench(nbench);
+
+		kt_ubuf_remove();
+		printf("user fast path: %.2f ns per kutrace_mark_d (best of 5 x %ld)\n", ns, nbench);
+		return 0;
+	}
+	for (int p = 0; p < nproc; p++) {
+		pid_t pid;
+
+		if (kill9 && p == 0) {
+			shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+			shared[0] = 0;
+		}
+		fflush(stdout);
+		pid = fork();
+		if (pid < 0)
+			return 1;
+		if (pid == 0) {
+			if (kill9 && p == 0) {
+				struct worker w = { .k = -1 };
+
+				run(&w);	/* until killed */
+			} else {
+				shared = NULL;
+				process(p * nthreads, nthreads);
+			}
+			_exit(0);
+		}
+		if (kill9 && p == 0) {
+			while (shared[0] < 5000)
+				usleep(100);
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			printf("killed %d 0 %llu\n", (int)pid, (unsigned long long)shared[0]);
+			shared = NULL;
+		}
+	}
+	while (wait(NULL) > 0 || errno == EINTR)
+		;
+	kt_ubuf_stop();
+	uint64_t c1 = kt_counter_now() + 1000;
+
+	/* Every CPU's kernel stream: a block before the first mark, one entry after the last. */
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	struct kt_rw_options o = {
+		.ncpu = (int)(ncpu > KUTRACE_MAX_CPUS ? KUTRACE_MAX_CPUS : ncpu),
+		.ticks_per_usec = kt_counter_ticks_per_usec() > 0 ?
+				  kt_counter_ticks_per_usec() : 1000.0 / 64,
+		.start_ctr = c0, .start_usec = u0,
+	};
+	char err[256];
+	struct kt_rw *w = kt_rw_create(out, &o, err, sizeof(err));
+
+	if (!w) {
+		fprintf(stderr, "uevgen: %s\n", err);
+		return 1;
+	}
+	for (int c = 0; c < o.ncpu; c++) {
+		kt_rw_set_task(w, c, 0, "-idle-");
+		kt_rw_trace1(w, c, c0 + 1, KUTRACE_SYSCALL64 + 39, 0, 0);
+		kt_rw_trace1(w, c, c1 - 10, KUTRACE_SYSCALL64 + 39, 0, 0);
+	}
+	uint64_t su;
+
+	if (kt_rw_close(w, c1, &su) < 0) {
+		fprintf(stderr, "uevgen: %s\n", kt_rw_error(w));
+		return 1;
+	}
+	kt_rw_free(w);
+	FILE *f = fopen(out, "ab");
+	struct kt_ubuf_info info;
+
+	if (!f || kt_ubuf_collect(f, &info) || fclose(f)) {
+		fprintf(stderr, "uevgen: cannot append the user buffers\n");
+		return 1;
+	}
+	fprintf(stderr, "uevgen: %llu buffers, %llu lost, %llu refused\n",
+		(unsigned long long)info.buffers, (unsigned long long)info.lost,
+		(unsigned long long)info.refused);
+	kt_ubuf_remove();
+	return 0;
+}
