@@ -414,7 +414,7 @@ struct kutrace_ioc {
 #define KUTRACE_UBUF_COMM	8	/* 16 bytes, words 8 and 9 */
 #define KUTRACE_UBUF_MAGIC	0x4655425554554B55ULL	/* "UKUTUBUF" */
 #define KUTRACE_UBUF_MIN_RING	512
-#define KUTRACE_UBUF_MAX_RING	(1ULL << 27)	/* 1 GiB of words */
+#define KUTRACE_UBUF_MAX_RING	0x8000000ULL	/* 2^27 words: 1 GiB */
 
 /*
  * One entry at absolute word position p (ring slot p mod ring):
