@@ -42,6 +42,7 @@ struct uthread {
 	uint64_t *ring;
 	uint64_t mask;		/* ring words - 1 */
 	uint64_t state;		/* the control state it was made for */
+	struct rseq *rs;	/* glibc's rseq area of the thread, or NULL */
 	unsigned int shift;	/* log2 ring words */
 	int wrap;
 	int busy;		/* making the buffer: a signal's event waits */
@@ -75,15 +76,19 @@ static const volatile uint64_t *find_ctl(void)
 
 	if (c)
 		return c;
-	/* At most one look per 2^15 ticks (0.3..1 ms) while there is none. */
+	/*
+	 * After a look that found none, the next no sooner than 2^15 ticks
+	 * (0.3..1 ms) later; threads that start together all look.
+	 */
 	if (now < __atomic_load_n(&next_look, __ATOMIC_RELAXED))
 		return NULL;
-	__atomic_store_n(&next_look, now + (1ULL << 15), __ATOMIC_RELAXED);
 	snprintf(path, sizeof(path), "%s/%s", kt_ubuf_dir(), KUTRACE_UCTL_NAME);
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 
-	if (fd < 0)
+	if (fd < 0) {
+		__atomic_store_n(&next_look, now + (1ULL << 15), __ATOMIC_RELAXED);
 		return NULL;
+	}
 	struct stat st;
 	void *m = MAP_FAILED;
 
@@ -111,6 +116,21 @@ static const volatile uint64_t *find_ctl(void)
 static void forget_buffer(void)
 {
 	memset(&ut, 0, sizeof(ut));
+}
+
+/* The thread's rseq area if glibc registered one, else NULL. */
+static struct rseq *rseq_area(void)
+{
+#if defined(__x86_64__) || defined(__aarch64__)
+	if (&__rseq_size && __rseq_size >= 20) {
+		struct rseq *rs = (struct rseq *)((char *)__builtin_thread_pointer() +
+						  __rseq_offset);
+
+		if ((int32_t)rs->cpu_id >= 0)
+			return rs;
+	}
+#endif
+	return NULL;
 }
 
 /* This thread's buffer for control state s (syscalls: once per session). */
@@ -160,6 +180,7 @@ static int make_buffer(const volatile uint64_t *ctl, uint64_t s)
 	while ((1ULL << ut.shift) < ring)
 		ut.shift++;
 	ut.wrap = (h[KUTRACE_UBUF_FLAGS] & KUTRACE_UFLAG_WRAP) != 0;
+	ut.rs = rseq_area();
 	ut.state = s;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	ut.busy = 0;
@@ -188,16 +209,23 @@ static inline uint64_t reserve(uint64_t *r, uint64_t n)
  * restartable sequence: 0, or -1 if the kernel aborted it (preemption,
  * migration, signal); the caller simply tries again.
  */
+/*
+ * The critical section's descriptor (struct rseq_cs: version, flags, start
+ * 1:, length to the commit's end 2:, abort handler 4:), at label 3:.
+ */
+#define RSEQ_CS_TABLE \
+	".pushsection __rseq_cs, \"aw\"\n\t" \
+	".balign 32\n\t" \
+	"3:\n\t" \
+	".long 0x0, 0x0\n\t" \
+	".quad 1f, (2f - 1f), 4f\n\t" \
+	".popsection\n\t"
+
 static inline int stamp_rseq(struct rseq *rs, uint64_t *slot)
 {
 #if defined(__x86_64__)
 	__asm__ __volatile__ goto(
-		".pushsection __rseq_cs, \"aw\"\n\t"
-		".balign 32\n\t"
-		"3:\n\t"
-		".long 0x0, 0x0\n\t"
-		".quad 1f, (2f - 1f), 4f\n\t"
-		".popsection\n\t"
+		RSEQ_CS_TABLE
 		"leaq 3b(%%rip), %%rax\n\t"
 		"movq %%rax, %[cs]\n\t"
 		"1:\n\t"
@@ -222,12 +250,7 @@ static inline int stamp_rseq(struct rseq *rs, uint64_t *slot)
 		: aborted);
 #else
 	__asm__ __volatile__ goto(
-		".pushsection __rseq_cs, \"aw\"\n\t"
-		".balign 32\n\t"
-		"3:\n\t"
-		".long 0x0, 0x0\n\t"
-		".quad 1f, (2f - 1f), 4f\n\t"
-		".popsection\n\t"
+		RSEQ_CS_TABLE
 		"adrp x9, 3b\n\t"
 		"add x9, x9, :lo12:3b\n\t"
 		"str x9, %[cs]\n\t"
@@ -255,19 +278,16 @@ aborted:
 #endif
 
 /* CPU << 56 | time into slot, the two taken on the same CPU. */
-static inline void stamp(uint64_t *slot)
+static inline void stamp(struct rseq *rs, uint64_t *slot)
 {
 #if defined(__x86_64__) || defined(__aarch64__)
-	if (&__rseq_size && __rseq_size >= 20) {
-		struct rseq *rs = (struct rseq *)((char *)__builtin_thread_pointer() +
-						  __rseq_offset);
-
-		if ((int32_t)rs->cpu_id >= 0) {
-			while (stamp_rseq(rs, slot))
-				;
-			return;
-		}
+	if (__builtin_expect(rs != NULL, 1)) {
+		while (stamp_rseq(rs, slot))
+			;
+		return;
 	}
+#else
+	(void)rs;
 #endif
 	/* No rseq (an old glibc, or turned off): the CPU twice around the time. */
 	for (;;) {
@@ -291,6 +311,8 @@ int kt_uev_put(uint64_t word, const uint64_t *name, unsigned int nname)
 		return -1;
 	uint64_t s = ctl[KUTRACE_UCTL_STATE];
 
+	if (!s)
+		return -1;	/* no buffers offered: the system call serves */
 	if (!(s & 1))
 		return 0;	/* tracing is off */
 	if (__builtin_expect(s != ut.state, 0)) {
@@ -310,7 +332,7 @@ int kt_uev_put(uint64_t word, const uint64_t *name, unsigned int nname)
 	}
 	for (unsigned int i = 0; i < nname; i++)
 		ut.ring[(pos + 2 + i) & ut.mask] = name[i];
-	stamp(&ut.ring[pos & ut.mask]);
+	stamp(ut.rs, &ut.ring[pos & ut.mask]);
 	/* Word 1 last: its tag vouches for the words before it. */
 	__atomic_store_n(&ut.ring[(pos + 1) & ut.mask],
 			 (word & ~(KUTRACE_TS_MASK << KUTRACE_TS_SHIFT)) |
@@ -437,6 +459,9 @@ int kt_ubuf_start(uint64_t ring_words, int wrap)
 	uint64_t old = m[KUTRACE_UCTL_STATE] >> 1;
 	uint64_t session = (old + 1 + (kt_counter_now() & 0xFFFF)) & (KUTRACE_HDR_LOW56 >> 1);
 
+	if (!session)
+		session = 1;
+
 	__atomic_store_n(&m[KUTRACE_UCTL_STATE], session << 1 | 1, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -451,9 +476,12 @@ void kt_ubuf_stop(void)
 
 void kt_ubuf_reset(void)
 {
-	if (!map_ctl(1))
+	uint64_t *m = (uint64_t *)map_ctl(1);
+
+	if (!m)
 		return;
-	kt_ubuf_stop();
+	/* State 0: none offered, until the next kt_ubuf_start. */
+	__atomic_store_n(&m[KUTRACE_UCTL_STATE], 0, __ATOMIC_SEQ_CST);
 	clear_dir();
 }
 

@@ -49,8 +49,11 @@ check "checktrace reads the kernel's blocks and reports the user buffers" \
 "$B/kutrace_postproc" "$TMP/n.trace" n --no-html -o "$TMP/n.json" 2>/dev/null
 eq "names: the RPC request of each thread named by its method" 4 \
 	"$(grep -c '513, [1-4], 0, 0, "method[0-3]\.[1-4]"' "$TMP/n.json")"
-eq "names: each thread's marks carry its RPC" 400 \
-	"$(grep '525, [0-9]*, 0, 0, "mark_d"' "$TMP/n.json" | awk -F', ' '$5 > 0' | wc -l)"
+# the RPC of a user event is its thread's (rawtoevent's RPC column), not
+# whichever thread last set one on that CPU
+"$B/rawtoevent" "$TMP/n.trace" 2>/dev/null > "$TMP/n.events"
+eq "names: each thread's 100 marks carry its own RPC (k + 1)" 400 \
+	"$(awk '$3 == 525 && $6 == int($7 / 1048576) + 1' "$TMP/n.events" | wc -l)"
 
 # Too small: the ring fills, the rest is counted as lost, none dropped.
 "$GEN" -o "$TMP/s.trace" -n 1000 -r 512 > /dev/null 2>&1

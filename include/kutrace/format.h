@@ -396,7 +396,7 @@ struct kutrace_ioc {
 /* The control file: KUTRACE_UCTL_BYTES, words by these indexes. */
 #define KUTRACE_UCTL_BYTES	4096
 #define KUTRACE_UCTL_MAGIC_W	0
-#define KUTRACE_UCTL_STATE	1	/* session << 1 | on */
+#define KUTRACE_UCTL_STATE	1	/* session << 1 | on; 0: none offered */
 #define KUTRACE_UCTL_RING	2	/* ring words of a new buffer, 2^n */
 #define KUTRACE_UCTL_FLAGS	3	/* KUTRACE_UFLAG_* */
 #define KUTRACE_UCTL_MAGIC	0x4C5443554B54554BULL	/* "KUTUKCTL" */
