@@ -44,6 +44,17 @@ same_file "rawtoevent | sort -n | eventtospan gives kutrace_postproc's JSON" "$T
 check "checktrace reads the kernel's blocks and reports the user buffers" \
 	grep -q "^info user buffers: 16 threads, 320000 events merged, 0 lost" "$TMP/m.check"
 
+# Signal handlers marking in the middle of marks: nothing lost or torn.
+"$GEN" -o "$TMP/g.trace" -p 2 -t 4 -n 50000 -r 262144 --signals > "$TMP/g.exp" 2>/dev/null
+"$B/rawtoevent" "$TMP/g.trace" 2> "$TMP/g.rerr" | LC_ALL=C sort -n > "$TMP/g.events"
+marks "$TMP/g.events" > "$TMP/g.marks"
+check "signals: 8 threads x 50000 marks, each once, in order, among the handlers' marks" \
+	in_order "$TMP/g.exp" "$TMP/g.marks"
+nsig=$(awk '$1 == "signals" { s += $3 } END { print s + 0 }' "$TMP/g.exp")
+eq "signals: every handler's mark is there ($nsig)" "$nsig" \
+	"$(awk '$3 == 524 && $10 == "mark_c=sig"' "$TMP/g.events" | wc -l)"
+check "signals: nothing dropped" grep -q " 0 dropped" "$TMP/g.rerr"
+
 # Names and RPCs through the buffer: the method named, the RPC on its rows.
 "$GEN" -o "$TMP/n.trace" -p 2 -t 2 -n 100 --names > "$TMP/n.exp" 2>/dev/null
 "$B/kutrace_postproc" "$TMP/n.trace" n --no-html -o "$TMP/n.json" 2>/dev/null

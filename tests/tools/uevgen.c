@@ -8,14 +8,16 @@
  * from before the first mark to after the last.
  *
  *   uevgen -o OUT.trace [-p PROCS] [-t THREADS] [-n MARKS] [-r RING_WORDS]
- *          [--wrap] [--kill] [--names] [--bench N]
+ *          [--wrap] [--kill] [--names] [--signals] [--bench N]
  *
  * Each thread marks kutrace_mark_d(k << 20 | i) for i = 0..MARKS-1
  * (k: its number), and prints "thread TID K MARKS" on stdout.  --kill:
  * process 0 marks until its parent kills it with SIGKILL, and prints
  * "killed TID K DONE" (DONE marks had returned).  --names: each thread
  * names method K first (kutrace_addname) and brackets its marks with an
- * RPC request and response.  --bench N: ns per kutrace_mark_d on this
+ * RPC request and response.  --signals: a 20 kHz SIGALRM whose handler
+ * marks mark_c("sig") in whichever thread it interrupts; each process
+ * prints "signals PID COUNT".  --bench N: ns per kutrace_mark_d on this
  * thread's fast path, as the best of 5 rounds of N, no trace written.
  */
 #include <errno.h>
@@ -39,6 +41,15 @@
 
 static long nmarks = 1000;
 static int names;
+static unsigned long sigmarks;	/* --signals: marks signal handlers made */
+
+/* A handler marking in the middle of its thread's marks (signal-safety). */
+static void on_alarm(int sig)
+{
+	(void)sig;
+	kutrace_mark_c("sig");
+	__atomic_fetch_add(&sigmarks, 1, __ATOMIC_RELAXED);
+}
 static volatile uint64_t *shared;	/* per process: marks done (--kill) */
 
 struct worker {
@@ -74,9 +85,16 @@ static void *run(void *p)
 	return NULL;
 }
 
-static void process(int first, int nthreads)
+static void process(int first, int nthreads, int signals)
 {
 	struct worker *w = calloc((size_t)nthreads, sizeof(*w));
+
+	if (signals) {
+		struct itimerval it = { { 0, 50 }, { 0, 50 } };
+
+		signal(SIGALRM, on_alarm);
+		setitimer(ITIMER_REAL, &it, NULL);
+	}
 
 	for (int t = 0; t < nthreads; t++) {
 		w[t].k = first + t;
@@ -85,6 +103,13 @@ static void process(int first, int nthreads)
 	}
 	for (int t = 0; t < nthreads; t++)
 		pthread_join(w[t].th, NULL);
+	if (signals) {
+		struct itimerval off = { { 0, 0 }, { 0, 0 } };
+
+		setitimer(ITIMER_REAL, &off, NULL);
+		printf("signals %d %lu\n", (int)getpid(), __atomic_load_n(&sigmarks, __ATOMIC_RELAXED));
+		fflush(stdout);
+	}
 	free(w);
 }
 
@@ -113,7 +138,7 @@ static double bench(long n)
 int main(int argc, char **argv)
 {
 	const char *out = NULL;
-	int nproc = 1, nthreads = 1, wrap = 0, kill9 = 0;
+	int nproc = 1, nthreads = 1, wrap = 0, kill9 = 0, signals = 0;
 	long ring = 1 << 16, nbench = 0;
 	char dir[] = "/tmp/uevgenXXXXXX";
 
@@ -138,6 +163,8 @@ int main(int argc, char **argv)
 			kill9 = 1;
 		else if (!strcmp(a, "--names"))
 			names = 1;
+		else if (!strcmp(a, "--signals"))
+			signals = 1;
 		else {
 			fprintf(stderr, "uevgen: bad argument %s\n", a);
 			return 2;
@@ -184,7 +211,7 @@ int main(int argc, char **argv)
 				run(&w);	/* until killed */
 			} else {
 				shared = NULL;
-				process(p * nthreads, nthreads);
+				process(p * nthreads, nthreads, signals);
 			}
 			_exit(0);
 		}
