@@ -66,6 +66,14 @@ eq "names: the RPC request of each thread named by its method" 4 \
 eq "names: each thread's 100 marks carry its own RPC (k + 1)" 400 \
 	"$(awk '$3 == 525 && $6 == int($7 / 1048576) + 1' "$TMP/n.events" | wc -l)"
 
+# 1 M marks a second per thread for 0.2 s, the ring sized for it
+# (2 words a mark): none lost.
+"$GEN" -o "$TMP/r.trace" -t 4 -n 200000 -r 524288 --rate 1000000 > "$TMP/r.exp" 2>/dev/null
+"$B/rawtoevent" "$TMP/r.trace" 2> "$TMP/r.rerr" | LC_ALL=C sort -n > "$TMP/r.events"
+marks "$TMP/r.events" > "$TMP/r.marks"
+check "1 M marks/s on 4 threads, buffers sized for it: every mark, in order" in_order "$TMP/r.exp" "$TMP/r.marks"
+check "1 M marks/s: 0 lost, 0 dropped" grep -q "4 threads, 800000 events merged, 0 lost (buffer full), 0 dropped" "$TMP/r.rerr"
+
 # Too small: the ring fills, the rest is counted as lost, none dropped.
 "$GEN" -o "$TMP/s.trace" -n 1000 -r 512 > /dev/null 2>&1
 "$B/rawtoevent" "$TMP/s.trace" 2> "$TMP/s.err" > /dev/null

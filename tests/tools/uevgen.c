@@ -8,7 +8,7 @@
  * from before the first mark to after the last.
  *
  *   uevgen -o OUT.trace [-p PROCS] [-t THREADS] [-n MARKS] [-r RING_WORDS]
- *          [--wrap] [--kill] [--names] [--signals] [--bench N]
+ *          [--wrap] [--kill] [--names] [--signals] [--rate R] [--bench N]
  *
  * Each thread marks kutrace_mark_d(k << 20 | i) for i = 0..MARKS-1
  * (k: its number), and prints "thread TID K MARKS" on stdout.  --kill:
@@ -17,7 +17,8 @@
  * names method K first (kutrace_addname) and brackets its marks with an
  * RPC request and response.  --signals: a 20 kHz SIGALRM whose handler
  * marks mark_c("sig") in whichever thread it interrupts; each process
- * prints "signals PID COUNT".  --bench N: ns per kutrace_mark_d on this
+ * prints "signals PID COUNT".  --rate R: each thread marks R times a
+ * second at most.  --bench N: ns per kutrace_mark_d on this
  * thread's fast path, as the best of 5 rounds of N, no trace written.
  */
 #include <errno.h>
@@ -40,6 +41,7 @@
 #include "kutrace/counter.h"
 
 static long nmarks = 1000;
+static double rate;		/* --rate: marks per second per thread, 0: flat out */
 static int names;
 static unsigned long sigmarks;	/* --signals: marks signal handlers made */
 
@@ -69,7 +71,19 @@ static void *run(void *p)
 		kutrace_addname(KUTRACE_METHODNAME, (uint64_t)k + 1, m);
 		kutrace_addevent(KUTRACE_RPCIDREQ, (uint64_t)k + 1);
 	}
+	struct timespec t0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (long i = 0; n < 0 || i < n; i++) {
+		/* paced: mark i not before i / rate seconds */
+		while (rate > 0 && i % 64 == 0) {
+			struct timespec t;
+
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			if ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) * 1e-9 >=
+			    (double)i / rate)
+				break;
+		}
 		kutrace_mark_d((uint64_t)k << 20 | (uint64_t)i);
 		if (shared) {
 			shared[0] = (uint64_t)i + 1;
@@ -155,6 +169,8 @@ int main(int argc, char **argv)
 			nmarks = atol(v), i++;
 		else if (!strcmp(a, "-r") && v)
 			ring = atol(v), i++;
+		else if (!strcmp(a, "--rate") && v)
+			rate = atof(v), i++;
 		else if (!strcmp(a, "--bench") && v)
 			nbench = atol(v), i++;
 		else if (!strcmp(a, "--wrap"))
