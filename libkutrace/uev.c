@@ -45,7 +45,7 @@ struct uthread {
 	struct rseq *rs;	/* glibc's rseq area of the thread, or NULL */
 	unsigned int shift;	/* log2 ring words */
 	int wrap;
-	int busy;		/* making the buffer: a signal's event waits */
+	int busy;		/* making the buffer: a signal's event takes the syscall */
 };
 
 /*
@@ -144,12 +144,16 @@ static int make_buffer(const volatile uint64_t *ctl, uint64_t s)
 	if (ring < KUTRACE_UBUF_MIN_RING || ring > KUTRACE_UBUF_MAX_RING ||
 	    (ring & (ring - 1)))
 		return -1;
+	/* First: a signal handler's event meanwhile takes the system call. */
+	ut.busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (!__atomic_exchange_n(&atfork_done, 1, __ATOMIC_ACQ_REL))
 		pthread_atfork(NULL, NULL, forget_buffer);
 	if (ut.hdr)
 		munmap(ut.hdr, KUTRACE_UBUF_HDR_BYTES + (ut.mask + 1) * 8);
-	memset(&ut, 0, sizeof(ut));
-	ut.busy = 1;
+	ut.hdr = NULL;
+	ut.rs = NULL;
+	ut.shift = 0;
 	snprintf(path, sizeof(path), "%s/t%d.%d.%llu", kt_ubuf_dir(), (int)pid,
 		 (int)tid, (unsigned long long)(s >> 1));
 	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
@@ -317,7 +321,7 @@ int kt_uev_put(uint64_t word, const uint64_t *name, unsigned int nname)
 		return 0;	/* tracing is off */
 	if (__builtin_expect(s != ut.state, 0)) {
 		if (ut.busy)
-			return 0;	/* a signal while the buffer is made */
+			return -1;	/* a signal while the buffer is made */
 		if (make_buffer(ctl, s) < 0)
 			return -1;
 	}
