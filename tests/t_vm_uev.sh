@@ -10,6 +10,7 @@
 #    the getpid between its two marks on the same CPU every time;
 #  - a client and a server process marking the same 200 RPCs;
 #  - SIGKILL mid-loop: every mark that returned is there, no torn one;
+#  - a ring too small: the loss counted; with wraparound the newest kept;
 #  - the book's system call 1023 (tests/vm/kulib.c) beside the fast path
 #    (x86-64 only: arm64 has no system call 1023);
 #  - figures: ns per mark on the fast path and through system call 1023.
@@ -25,7 +26,7 @@ for k in ${KT_VM_KERNELS:-6.1 6.12 arm64-6.1}; do
 	vm_run "$k: guest ran the scenario" "$out" $VMOPT tests/vm/scenarios/uev.sh || continue
 	ok "$k: guest ran the user-events scenario ($VM_AFTER)"
 	L=$out/scenario.log
-	scen="many order rpc crash bench"
+	scen="many order rpc crash small wrap bench"
 	[ $ARCH = x86 ] && scen="$scen book"
 	for s in $scen; do
 		check "$k: $s: kutrace_control record exits 0" grep -q "^$s=0" "$L"
@@ -91,6 +92,21 @@ for k in ${KT_VM_KERNELS:-6.1 6.12 arm64-6.1}; do
 			"$(awk 'NR == FNR { if ($1 == "thread") n[$2] = 1; next } $3 == 525 && ($5 in n) { c++ } END { print c + 0 }' \
 				"$out/book.out" "$TMP/book.ev")"
 	fi
+
+	# a ring too small, without and with wraparound
+	check "$k: small: kutrace_control says 3976 events lost" \
+		grep -q "user buffers: 1 threads, 3976 events lost" "$out/small.err"
+	check "$k: small: the first 1024 marks merged, 3976 counted lost" \
+		grep -q "user buffers: 1 threads, 1024 events merged, 3976 lost (buffer full), 0 dropped" "$TMP/small.rerr"
+	eq "$k: small: they are marks 0..1023" "1024 0 1023" \
+		"$(awk '$3 == 525 { n++; if (!n0++) lo = $7; hi = $7 } END { print n + 0, lo + 0, hi + 0 }' "$TMP/small.ev")"
+	check "$k: wrap: 2 x the newest 1024 marks, nothing lost or dropped" \
+		grep -q "user buffers: 2 threads, 2048 events merged, 0 lost (buffer full), 0 dropped" "$TMP/wrap.rerr"
+	eq "$k: wrap: each thread's are marks 3976..4999, in order" "2 2" \
+		"$(awk 'NR == FNR { if ($1 == "thread") { k[$2] = $3 } next }
+			$3 == 525 && ($5 in k) { i = $7 - k[$5] * 1048576; if (i != 3976 + seen[$5]++) bad[$5] = 1 }
+			END { for (t in k) { n++; if (!bad[t] && seen[t] == 1024) good++ } print n + 0, good + 0 }' \
+			"$out/wrap.out" "$TMP/wrap.ev")"
 
 	eq "$k: the buffers are gone after each trace (the control file stays)" "ctl" "$(cat "$out/shm.txt")"
 	check "$k: no oops in the guest" test ! -s "$out/oops.txt"

@@ -16,6 +16,12 @@ if [ "$(uname -m)" = x86_64 ]; then
 		sh -c 'kulib marks 1000 > kulib.out 2>&1 & uevload many 1 2 1000; wait' > book.out 2> book.err
 	echo "book=$?"
 fi
+# too small: the ring keeps the first 1024 marks, the trace counts the rest;
+# flight recorder: each thread's newest 1024 kept
+kutrace_control --user-kb=16 record -o small.trace -- uevload many 1 1 5000 > small.out 2> small.err
+echo "small=$?"
+kutrace_control --user-kb=16 record --wrap -o wrap.trace -- uevload many 1 2 5000 > wrap.out 2> wrap.err
+echo "wrap=$?"
 kutrace_control --user-kb=16384 record -o bench.trace -- uevload bench 200000 > bench.out 2> bench.err
 echo "bench=$?"
 ls /dev/shm/kutrace > shm.txt
