@@ -55,6 +55,13 @@ eq "signals: every handler's mark is there ($nsig)" "$nsig" \
 	"$(awk '$3 == 524 && $10 == "mark_c=sig"' "$TMP/g.events" | wc -l)"
 check "signals: nothing dropped" grep -q " 0 dropped" "$TMP/g.rerr"
 
+# A process started before the buffers finds them on its next event.
+"$GEN" -o "$TMP/l.trace" -p 1 -t 2 -n 3000 --late > "$TMP/l.exp" 2>/dev/null
+"$B/rawtoevent" "$TMP/l.trace" 2>/dev/null | LC_ALL=C sort -n > "$TMP/l.events"
+marks "$TMP/l.events" > "$TMP/l.marks"
+check "a process started before the buffers: all its marks once they came, in order" \
+	in_order "$TMP/l.exp" "$TMP/l.marks"
+
 # Names and RPCs through the buffer: the method named, the RPC on its rows.
 "$GEN" -o "$TMP/n.trace" -p 2 -t 2 -n 100 --names > "$TMP/n.exp" 2>/dev/null
 "$B/kutrace_postproc" "$TMP/n.trace" n --no-html -o "$TMP/n.json" 2>/dev/null

@@ -8,7 +8,8 @@
  * from before the first mark to after the last.
  *
  *   uevgen -o OUT.trace [-p PROCS] [-t THREADS] [-n MARKS] [-r RING_WORDS]
- *          [--wrap] [--kill] [--names] [--signals] [--rate R] [--bench N]
+ *          [--wrap] [--kill] [--names] [--signals] [--rate R] [--late]
+ *          [--bench N]
  *
  * Each thread marks kutrace_mark_d(k << 20 | i) for i = 0..MARKS-1
  * (k: its number), and prints "thread TID K MARKS" on stdout.  --kill:
@@ -18,7 +19,9 @@
  * RPC request and response.  --signals: a 20 kHz SIGALRM whose handler
  * marks mark_c("sig") in whichever thread it interrupts; each process
  * prints "signals PID COUNT".  --rate R: each thread marks R times a
- * second at most.  --bench N: ns per kutrace_mark_d on this
+ * second at most.  --late: one more process (thread number P x T) starts
+ * marking 20 ms before the buffers are offered and retries each mark
+ * until it is recorded.  --bench N: ns per kutrace_mark_d on this
  * thread's fast path, as the best of 5 rounds of N, no trace written.
  */
 #include <errno.h>
@@ -152,7 +155,7 @@ static double bench(long n)
 int main(int argc, char **argv)
 {
 	const char *out = NULL;
-	int nproc = 1, nthreads = 1, wrap = 0, kill9 = 0, signals = 0;
+	int nproc = 1, nthreads = 1, wrap = 0, kill9 = 0, signals = 0, late = 0;
 	long ring = 1 << 16, nbench = 0;
 	char dir[] = "/tmp/uevgenXXXXXX";
 
@@ -181,6 +184,8 @@ int main(int argc, char **argv)
 			names = 1;
 		else if (!strcmp(a, "--signals"))
 			signals = 1;
+		else if (!strcmp(a, "--late"))
+			late = 1;
 		else {
 			fprintf(stderr, "uevgen: bad argument %s\n", a);
 			return 2;
@@ -195,6 +200,19 @@ int main(int argc, char **argv)
 
 	gettimeofday(&tv, NULL);
 	uint64_t u0 = (uint64_t)tv.tv_sec * 1000000 + (uint64_t)tv.tv_usec;
+	if (late && fork() == 0) {
+		/* started before the buffers: its marks fail until they come */
+		int k = nproc * nthreads;
+
+		for (long i = 0; i < nmarks; i++)
+			while (kutrace_addevent(KUTRACE_MARKD, (uint64_t)k << 20 | (uint64_t)i) != 1)
+				usleep(50);
+		printf("thread %ld %d %ld\n", (long)syscall(SYS_gettid), k, nmarks);
+		fflush(stdout);
+		_exit(0);
+	}
+	if (late)
+		usleep(20000);
 	int e = kt_ubuf_start(nbench ? 1ULL << 22 : (uint64_t)ring, wrap || nbench);
 
 	if (e) {
