@@ -9,20 +9,25 @@
  *
  *   uevgen -o OUT.trace [-p PROCS] [-t THREADS] [-n MARKS] [-r RING_WORDS]
  *          [--wrap] [--kill] [--names] [--signals] [--rate R] [--late]
- *          [--bench N]
+ *          [--twin TWIN.trace] [--bench N]
  *
  * Each thread marks kutrace_mark_d(k << 20 | i) for i = 0..MARKS-1
- * (k: its number), and prints "thread TID K MARKS" on stdout.  --kill:
- * process 0 marks until its parent kills it with SIGKILL, and prints
- * "killed TID K DONE" (DONE marks had returned).  --names: each thread
- * names method K first (kutrace_addname) and brackets its marks with an
- * RPC request and response.  --signals: a 20 kHz SIGALRM whose handler
- * marks mark_c("sig") in whichever thread it interrupts; each process
- * prints "signals PID COUNT".  --rate R: each thread marks R times a
- * second at most.  --late: one more process (thread number P x T) starts
- * marking 20 ms before the buffers are offered and retries each mark
- * until it is recorded.  --bench N: ns per kutrace_mark_d on this
- * thread's fast path, as the best of 5 rounds of N, no trace written.
+ * (k: its number), and prints "thread TID K MARKS" on stdout.
+ *   --kill     process 0 marks until its parent kills it with SIGKILL,
+ *              and prints "killed TID K DONE" (DONE marks had returned)
+ *   --names    each thread names method K + 1 first (kutrace_addname)
+ *              and brackets its marks with an RPC request and response
+ *   --signals  a 20 kHz SIGALRM whose handler marks mark_c("sig") in
+ *              whichever thread it interrupts; each process prints
+ *              "signals PID COUNT" (the marks recorded)
+ *   --rate R   each thread marks R times a second at most
+ *   --late     one more process (thread number P x T) starts marking
+ *              20 ms before the buffers are offered and retries each
+ *              mark until it is recorded
+ *   --twin F   also F, the user events written into the kernel trace
+ *              instead (write_twin)
+ *   --bench N  ns per kutrace_mark_d on this thread's fast path, as the
+ *              best of 5 rounds of N, no trace written
  */
 #include <errno.h>
 #include <pthread.h>
@@ -48,12 +53,16 @@ static double rate;		/* --rate: marks per second per thread, 0: flat out */
 static int names;
 static unsigned long sigmarks;	/* --signals: marks signal handlers made */
 
-/* A handler marking in the middle of its thread's marks (signal-safety). */
+/*
+ * A handler marking in the middle of its thread's marks (signal-safety).
+ * It counts the marks recorded: one that interrupts the making of its
+ * thread's buffer takes the system call, which this machine lacks.
+ */
 static void on_alarm(int sig)
 {
 	(void)sig;
-	kutrace_mark_c("sig");
-	__atomic_fetch_add(&sigmarks, 1, __ATOMIC_RELAXED);
+	if (kutrace_addevent(KUTRACE_MARKC, kt_base40_encode("sig")) == 1)
+		__atomic_fetch_add(&sigmarks, 1, __ATOMIC_RELAXED);
 }
 static volatile uint64_t *shared;	/* per process: marks done (--kill) */
 
@@ -152,9 +161,69 @@ static double bench(long n)
 	return best;
 }
 
+/*
+ * The twin of trace out: the same kernel entries, and every user event
+ * written into the kernel trace instead, on its CPU at its time, after a
+ * context switch to its thread when another ran there: what the system
+ * call path would have recorded.  Its marks must decode exactly as the
+ * user buffers' do.
+ */
+static int write_twin(const char *out, const char *path, const struct kt_rw_options *o,
+		      uint64_t c1)
+{
+	struct kt_raw r;
+	struct kt_block_ref *refs = NULL;
+	struct kt_user u;
+	char err[256];
+	uint32_t cur[KUTRACE_MAX_CPUS] = { 0 };
+
+	if (kt_raw_open(&r, out) < 0)
+		return 1;
+	long n = kt_raw_index(&r, &refs);
+
+	if (n <= 0 || kt_user_load(&r, refs, n, &u) < 0)
+		return 1;
+	struct kt_rw *w = kt_rw_create(path, o, err, sizeof(err));
+
+	if (!w)
+		return 1;
+	for (int c = 0; c < o->ncpu; c++) {
+		kt_rw_set_task(w, c, 0, "-idle-");
+		kt_rw_trace1(w, c, o->start_ctr + 1, KUTRACE_SYSCALL64 + 39, 0, 0);
+	}
+	for (size_t i = 0; i < u.n; i++) {
+		const struct kt_uevent *e = &u.ev[i];
+		const uint64_t *x = &u.words[e->widx];
+		unsigned int ev = kutrace_word_event(x[0]);
+		char name[KUTRACE_NAME_MAX + 1] = "";
+
+		if (cur[e->cpu] != e->tid) {
+			kt_rw_trace1(w, (int)e->cpu, e->full, KUTRACE_USERPID, e->tid, 0);
+			cur[e->cpu] = e->tid;
+		}
+		if (kutrace_is_varlen(ev)) {
+			memcpy(name, &x[1], (e->nw - 1) * 8);
+			kt_rw_name(w, (int)e->cpu, e->full, ev & KUTRACE_TYPE_MASK,
+				   (uint32_t)x[0], name);
+		} else {
+			kt_rw_trace1(w, (int)e->cpu, e->full, ev, (uint32_t)x[0], 0);
+		}
+	}
+	for (int c = 0; c < o->ncpu; c++)
+		kt_rw_trace1(w, c, c1 - 10, KUTRACE_SYSCALL64 + 39, 0, 0);
+	uint64_t su;
+	int rc = kt_rw_close(w, c1, &su) < 0;
+
+	kt_rw_free(w);
+	kt_user_free(&u);
+	free(refs);
+	kt_raw_close(&r);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
-	const char *out = NULL;
+	const char *out = NULL, *twin = NULL;
 	int nproc = 1, nthreads = 1, wrap = 0, kill9 = 0, signals = 0, late = 0;
 	long ring = 1 << 16, nbench = 0;
 	char dir[] = "/tmp/uevgenXXXXXX";
@@ -186,6 +255,8 @@ int main(int argc, char **argv)
 			signals = 1;
 		else if (!strcmp(a, "--late"))
 			late = 1;
+		else if (!strcmp(a, "--twin") && v)
+			twin = v, i++;
 		else {
 			fprintf(stderr, "uevgen: bad argument %s\n", a);
 			return 2;
@@ -301,5 +372,5 @@ int main(int argc, char **argv)
 		(unsigned long long)info.buffers, (unsigned long long)info.lost,
 		(unsigned long long)info.refused);
 	kt_ubuf_remove();
-	return 0;
+	return twin ? write_twin(out, twin, &o, c1) : 0;
 }
