@@ -460,9 +460,11 @@ static void name_entry(struct kt_decoder *d, int64_t t, int cpu,
 		 * name, with the Linux irq number, which it does, as arg. */
 		d->irq_by_arg = strncmp(clean, "tracepoint:", 11) == 0;
 	}
-	/* x86 local_timer_vector; arm64 the architected timer's IRQ */
+	/* x86 local_timer_vector; arm64 the architected timer's IRQ;
+	 * riscv64 the hart's timer interrupt */
 	if (type == KUTRACE_INTERRUPTNAME && (strncmp(clean, "local_timer", 11) == 0 ||
-					      strcmp(clean, "arch_timer") == 0))
+					      strcmp(clean, "arch_timer") == 0 ||
+					      strcmp(clean, "riscv-timer") == 0))
 		d->timer_event = (int)(KUTRACE_IRQ + (arg & 0xFF));
 
 	size_t l = strlen(clean);

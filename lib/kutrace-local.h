@@ -151,7 +151,7 @@ void *kt_xrealloc(void *p, size_t n);
 char *kt_xstrdup(const char *s);
 
 /* A trace's architecture, from its backend entry (docs/FORMAT.md). */
-enum kt_arch { KT_ARCH_UNKNOWN, KT_ARCH_X86_64, KT_ARCH_ARM64 };
+enum kt_arch { KT_ARCH_UNKNOWN, KT_ARCH_X86_64, KT_ARCH_ARM64, KT_ARCH_RISCV64 };
 
 /* Syscall and errno names from the tables; NULL if unknown. */
 const char *kt_syscall_name(int nr);

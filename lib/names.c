@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* names.c - lookups in the generated name tables. */
+#include <stdbool.h>
 #include <string.h>
 
 #include "kutrace-local.h"
@@ -36,21 +37,34 @@ const char *kt_arch_syscall_name(enum kt_arch arch, int nr)
 {
 	if (arch == KT_ARCH_ARM64)
 		return lookup(kt_syscall_names_arm64, kt_syscall_count_arm64, nr);
+	if (arch == KT_ARCH_RISCV64)
+		return lookup(kt_syscall_names_riscv64, kt_syscall_count_riscv64, nr);
 	if (arch == KT_ARCH_X86_64)
 		return lookup(kt_syscall_names_x86_64, kt_syscall_count_x86_64, nr);
 	return NULL;
 }
 
+/* The word before the colon names it: "tracepoint arm64: ..." */
+static bool arch_word(const char *text, const char *colon, const char *arch)
+{
+	size_t n = strlen(arch);
+
+	return (size_t)(colon - text) >= n && strncmp(colon - n, arch, n) == 0;
+}
+
 /*
- * "tracepoint arm64: ..." (the module on arm64), "tracepoint: ..." (on
- * x86-64; also with the spaces taken out, as the decoder keeps names).
+ * "tracepoint arm64: ..." (the module on arm64), "tracepoint riscv64:
+ * ...", "tracepoint: ..." (on x86-64; also with the spaces taken out, as
+ * the decoder keeps names).
  */
 enum kt_arch kt_backend_arch(const char *text)
 {
 	const char *colon = strchr(text, ':');
 
-	if (colon && colon - text >= 5 && strncmp(colon - 5, "arm64", 5) == 0)
+	if (colon && arch_word(text, colon, "arm64"))
 		return KT_ARCH_ARM64;
+	if (colon && arch_word(text, colon, "riscv64"))
+		return KT_ARCH_RISCV64;
 	return KT_ARCH_X86_64;
 }
 

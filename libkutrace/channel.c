@@ -245,6 +245,21 @@ void kt_first_line_after(const char *path, const char *key, char *out,
 	fclose(f);
 }
 
+#if defined(__aarch64__) || defined(__riscv)
+/* The board, as the device tree names it ("linux,dummy-virt"); "" if not. */
+static void dt_model(char *out, size_t len)
+{
+	FILE *dt = fopen("/proc/device-tree/model", "r");
+
+	out[0] = 0;
+	if (!dt)
+		return;
+	if (!fgets(out, (int)len, dt))
+		out[0] = 0;
+	fclose(dt);
+}
+#endif
+
 struct irqname {
 	int nr;
 	char name[64];
@@ -323,17 +338,23 @@ int kt_ctl_init(const char *process_name)
 #if defined(__aarch64__)
 	/* arm64's cpuinfo names no model: its CPU (implementer:part) and board */
 	if (!model[0]) {
-		char impl[32], part[32], board[128] = "";
-		FILE *dt = fopen("/proc/device-tree/model", "r");
+		char impl[32], part[32], board[128];
 
 		kt_first_line_after("/proc/cpuinfo", "CPU implementer", impl, sizeof(impl));
 		kt_first_line_after("/proc/cpuinfo", "CPU part", part, sizeof(part));
-		if (dt) {
-			if (!fgets(board, sizeof(board), dt))
-				board[0] = 0;
-			fclose(dt);
-		}
+		dt_model(board, sizeof(board));
 		snprintf(model, sizeof(model), "arm64 CPU %s:%s%s%.100s", impl, part,
+			 board[0] ? " " : "", board);
+	}
+#endif
+#if defined(__riscv)
+	/* riscv64's cpuinfo names no model either: its ISA and the board */
+	if (!model[0]) {
+		char isa[160], board[128];
+
+		kt_first_line_after("/proc/cpuinfo", "isa", isa, sizeof(isa));
+		dt_model(board, sizeof(board));
+		snprintf(model, sizeof(model), "riscv64 %.100s%s%.100s", isa,
 			 board[0] ? " " : "", board);
 	}
 #endif

@@ -79,5 +79,7 @@ extern const struct kt_name_entry kt_syscall_names_x86_64[];
 extern const size_t kt_syscall_count_x86_64;
 extern const struct kt_name_entry kt_syscall_names_arm64[];
 extern const size_t kt_syscall_count_arm64;
+extern const struct kt_name_entry kt_syscall_names_riscv64[];
+extern const size_t kt_syscall_count_riscv64;
 
 #endif /* LIBKUTRACE_LOCAL_H */

@@ -3,8 +3,9 @@
  * kutrace_env.h - what kutrace_core.c needs from its environment.
  *
  * In the kernel these map to per-CPU data, the time counter (x86: rdtsc
- * shifted, arm64: the architected counter CNTVCT_EL0 at CNTFRQ_EL0, not
- * shifted; docs/spec/FORMATS.md 3.5), raw spinlocks and the perf counters
+ * shifted, arm64: the architected counter CNTVCT_EL0 at CNTFRQ_EL0,
+ * riscv64: the time CSR (rdtime) at the device tree's timebase-frequency,
+ * neither shifted; docs/spec/FORMATS.md 3.5), raw spinlocks and the perf counters
  * of kutrace_main.c.  Without __KERNEL__ a userspace harness
  * (benchmarks, unit tests) provides the same names: it defines
  * kt_env_cpu_id(), kt_env_pid() and kt_env_comm() and links
@@ -28,6 +29,13 @@
 static __always_inline u64 kt_env_now(void)
 {
 	return __arch_counter_get_cntvct();
+}
+#elif defined(CONFIG_RISCV)
+#include <asm/csr.h>
+
+static __always_inline u64 kt_env_now(void)
+{
+	return csr_read(CSR_TIME);
 }
 #else
 #include <asm/msr.h>

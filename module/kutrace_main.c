@@ -27,6 +27,9 @@
 #include <asm/tsc.h>
 #include <asm/cpufeature.h>
 #endif
+#ifdef CONFIG_RISCV
+#include <asm/delay.h>		/* riscv_timebase */
+#endif
 
 #include "kutrace_core.h"
 #include "kutrace_cmd.h"
@@ -394,6 +397,9 @@ static int __init kt_init(void)
 #elif defined(CONFIG_ARM64)
 	pr_info("kutrace: time counter CNTVCT_EL0 at %u Hz (CNTFRQ_EL0)\n",
 		arch_timer_get_cntfrq());
+#elif defined(CONFIG_RISCV)
+	pr_info("kutrace: time counter time CSR at %lu Hz (timebase-frequency)\n",
+		riscv_timebase);
 #endif
 	ret = kt_backend->attach();
 	if (ret) {

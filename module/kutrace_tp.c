@@ -12,6 +12,14 @@
  * the faults the exception handler sends there.  No ia32 calls; 32-bit
  * (compat) tasks' calls are traced as SYSCALL32 events.
  *
+ * riscv64: the timer ("riscv-timer", the hart's local interrupt) and the
+ * PLIC's device interrupts are ordinary IRQs, numbered irq & 0xFF; page
+ * faults as on arm64.  Its IPIs (6.1) are no IRQs and have no tracepoint:
+ * kprobes on the send functions, as on x86-64 6.1, and a kretprobe on
+ * handle_IPI for the receiving side, one interrupt number for every
+ * reason (KT_RV_IPI_EVENT), as the kernel handles all pending reasons in
+ * one call.
+ *
  * The probes are attached at ON and detached when tracing stops (see
  * kt_tp_arm): a loaded module that is not tracing costs nothing, except
  * the two system call probes while system call 1023 is served.
@@ -58,6 +66,11 @@
 #define KT_ARG1(regs)		((regs)->si)
 #define KT_ARG0_32(regs)	((regs)->bx)
 #define kt_syscall32()		in_ia32_syscall()
+#elif defined(CONFIG_RISCV)
+#define KT_ARG0(r)		((r)->orig_a0)
+#define KT_ARG1(r)		((r)->a1)
+#define KT_ARG0_32(r)		((r)->orig_a0)
+#define kt_syscall32()		in_compat_syscall()
 #else
 #define KT_ARG0(r)		((r)->regs[0])
 #define KT_ARG1(r)		((r)->regs[1])
@@ -168,7 +181,8 @@ static void kt_irq_exit(void *d, int irq, struct irqaction *action, int ret)
 	if (READ_ONCE(kt_tracing))
 		kt_trace_1(KUTRACE_IRQRET + kt_irq_vector(irq), 0);
 }
-#else /* arm64 */
+#else /* arm64, riscv64 */
+#ifdef CONFIG_ARM64
 /* GIC: SGIs (INTID 0..15) are the IPIs, PPIs (16..31) per-CPU sources. */
 #define KT_ARM_IPI_EVENT	246	/* + IPI number (the original's Arm numbering) */
 #define KT_ARM_NR_IPI		(KUTRACE_IRQ_BH - KT_ARM_IPI_EVENT)
@@ -191,6 +205,15 @@ static unsigned int kt_irq_vector(int irq, struct irqaction *action,
 	}
 	return irq & 0xFF;
 }
+#else
+/* The trace's interrupt number; *timer: the hart's timer interrupt. */
+static unsigned int kt_irq_vector(int irq, struct irqaction *action,
+				  bool *timer)
+{
+	*timer = action && action->name && !strcmp(action->name, "riscv-timer");
+	return irq & 0xFF;
+}
+#endif
 
 static void kt_irq_entry(void *d, int irq, struct irqaction *action)
 {
@@ -226,6 +249,9 @@ static void kt_softirq_exit(void *d, unsigned int vec_nr)
 	kt_trace_1(KUTRACE_IRQRET + KUTRACE_IRQ_BH, 0);
 }
 
+/* A kretprobe's data: the event its return records, 0 for none. */
+#define KT_PF_EXIT	(KUTRACE_TRAPRET + KUTRACE_TRAP_PAGEFAULT)
+
 #ifdef CONFIG_X86
 static void kt_page_fault(void *d, unsigned long address,
 			  struct pt_regs *regs, unsigned long error_code)
@@ -241,9 +267,9 @@ static void kt_page_fault(void *d, unsigned long address,
 static int kt_mm_fault_entry(struct kretprobe_instance *ri,
 			     struct pt_regs *regs)
 {
-	bool *mine = (bool *)ri->data;
+	u32 *exit_ev = (u32 *)ri->data;
 
-	*mine = this_cpu_read(kt_pf_pending);
+	*exit_ev = this_cpu_read(kt_pf_pending) ? KT_PF_EXIT : 0;
 	this_cpu_write(kt_pf_pending, false);
 	return 0;
 }
@@ -255,10 +281,11 @@ static int kt_mm_fault_entry(struct kretprobe_instance *ri,
 static int kt_mm_fault_entry(struct kretprobe_instance *ri,
 			     struct pt_regs *regs)
 {
-	bool *mine = (bool *)ri->data;
+	u32 *exit_ev = (u32 *)ri->data;
+	bool mine = READ_ONCE(kt_tracing) && regs_get_kernel_argument(regs, 3);
 
-	*mine = READ_ONCE(kt_tracing) && regs_get_kernel_argument(regs, 3);
-	if (*mine)
+	*exit_ev = mine ? KT_PF_EXIT : 0;
+	if (mine)
 		kt_trace_1(KUTRACE_TRAP + KUTRACE_TRAP_PAGEFAULT,
 			   regs_get_kernel_argument(regs, 1) &
 			   KUTRACE_ARG0_MASK);
@@ -266,23 +293,72 @@ static int kt_mm_fault_entry(struct kretprobe_instance *ri,
 }
 #endif
 
-static int kt_mm_fault_ret(struct kretprobe_instance *ri,
-			   struct pt_regs *regs)
+/* Every kretprobe's return: the event its entry chose, if any. */
+static int kt_krp_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
-	if (*(bool *)ri->data)
-		kt_trace_1(KUTRACE_TRAPRET + KUTRACE_TRAP_PAGEFAULT, 0);
+	u32 exit_ev = *(u32 *)ri->data;
+
+	if (exit_ev)
+		kt_trace_1(exit_ev, 0);
 	return 0;
 }
 
 static struct kretprobe kt_mm_fault_krp = {
 	.kp.symbol_name	= "handle_mm_fault",
 	.entry_handler	= kt_mm_fault_entry,
-	.handler	= kt_mm_fault_ret,
-	.data_size	= sizeof(bool),
+	.handler	= kt_krp_ret,
+	.data_size	= sizeof(u32),
 	.maxactive	= 256,
 };
 
-static bool kt_krp_ok;
+#ifdef CONFIG_RISCV
+/* IPI receive: handle_IPI(regs), in the hart's interrupt (see the top). */
+#define KT_RV_IPI_EVENT	246
+
+static int kt_ipi_recv_entry(struct kretprobe_instance *ri,
+			     struct pt_regs *regs)
+{
+	u32 *exit_ev = (u32 *)ri->data;
+
+	*exit_ev = 0;
+	if (READ_ONCE(kt_tracing)) {
+		kt_trace_1(KUTRACE_IRQ + KT_RV_IPI_EVENT, 0);
+		*exit_ev = KUTRACE_IRQRET + KT_RV_IPI_EVENT;
+	}
+	return 0;
+}
+
+static struct kretprobe kt_ipi_recv_krp = {
+	.kp.symbol_name	= "handle_IPI",
+	.entry_handler	= kt_ipi_recv_entry,
+	.handler	= kt_krp_ret,
+	.data_size	= sizeof(u32),
+	.maxactive	= 64,
+};
+#endif
+
+static struct kretprobe *const kt_krps[] = {
+	&kt_mm_fault_krp,
+#ifdef CONFIG_RISCV
+	&kt_ipi_recv_krp,
+#endif
+};
+
+static bool kt_krp_ok[ARRAY_SIZE(kt_krps)];
+
+static void kt_krp_enable(bool on)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(kt_krps); i++) {
+		if (!kt_krp_ok[i])
+			continue;
+		if (on)
+			enable_kretprobe(kt_krps[i]);
+		else
+			disable_kretprobe(kt_krps[i]);
+	}
+}
 
 static void kt_sched_switch(void *d, bool preempt, struct task_struct *prev,
 			    struct task_struct *next, unsigned int prev_state)
@@ -375,10 +451,11 @@ static void kt_ipi_mask(void *d, const struct cpumask *mask,
 }
 #endif
 
-#ifdef CONFIG_X86
+#if defined(CONFIG_X86) || defined(CONFIG_RISCV)
 /*
  * Without the ipi_send_* tracepoints (6.1): kprobes on the functions the
- * x86 smp_ops send through, as the original patch hooks them.  Pre-handlers
+ * x86 smp_ops send through, as the original patch hooks them (riscv64:
+ * the functions the scheduler and smp_call_function call).  Pre-handlers
  * only; they run with preemption (int3: interrupts) off, never sleep and
  * allocate nothing.  ipi_kprobes=0 leaves them out (to test the fallback).
  */
@@ -399,13 +476,20 @@ static int kt_ipi_kp_mask(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 
+#ifdef CONFIG_X86
+#define KT_IPI_RESCHED	"native_smp_send_reschedule"
+#define KT_IPI_SINGLE	"native_send_call_func_single_ipi"
+#define KT_IPI_MASK	"native_send_call_func_ipi"
+#else
+#define KT_IPI_RESCHED	"smp_send_reschedule"
+#define KT_IPI_SINGLE	"arch_send_call_function_single_ipi"
+#define KT_IPI_MASK	"arch_send_call_function_ipi_mask"
+#endif
+
 static struct kprobe kt_ipi_kps[] = {
-	{ .symbol_name = "native_smp_send_reschedule",
-	  .pre_handler = kt_ipi_kp_cpu },
-	{ .symbol_name = "native_send_call_func_single_ipi",
-	  .pre_handler = kt_ipi_kp_cpu },
-	{ .symbol_name = "native_send_call_func_ipi",
-	  .pre_handler = kt_ipi_kp_mask },
+	{ .symbol_name = KT_IPI_RESCHED, .pre_handler = kt_ipi_kp_cpu },
+	{ .symbol_name = KT_IPI_SINGLE, .pre_handler = kt_ipi_kp_cpu },
+	{ .symbol_name = KT_IPI_MASK, .pre_handler = kt_ipi_kp_mask },
 };
 
 static bool kt_ipi_kp_ok[ARRAY_SIZE(kt_ipi_kps)];
@@ -517,6 +601,9 @@ static void kt_tp_lookup(struct tracepoint *tp, void *priv)
 #ifdef CONFIG_ARM64
 #define KT_TP_WHAT	"tracepoint arm64: synth sched span; pf kretprobe"
 #define KT_TP_WHAT_NOIPI "tracepoint arm64: synth sched span; pf krp; no IPI send"
+#elif defined(CONFIG_RISCV)
+#define KT_TP_WHAT	"tracepoint riscv64: synth sched span; pf kretprobe"
+#define KT_TP_WHAT_NOIPI "tracepoint riscv64: synth sched span; no IPI send"
 #else
 #define KT_TP_WHAT	"tracepoint: synth sched span; pf exit kretprobe+heur"
 #define KT_TP_WHAT_NOIPI "tracepoint: synth sched span; pf krp+heur; no IPI send"
@@ -537,13 +624,13 @@ static bool kt_tp_found(const char *name)
 }
 
 /*
- * The kprobes (IPI sends before 6.6, the page-fault kretprobe) are
- * registered once, at load, disabled, and then enabled at ON and disabled
- * when tracing stops: a disabled probe is not in the kernel's text, and a
- * kprobe registered again after unregistering was seen not to fire
- * (6.1, ftrace-based kprobes).
+ * The kprobes (IPI sends before 6.6, the page-fault kretprobe, riscv64's
+ * IPI receive) are registered once, at load, disabled, and then enabled
+ * at ON and disabled when tracing stops: a disabled probe is not in the
+ * kernel's text, and a kprobe registered again after unregistering was
+ * seen not to fire (6.1, ftrace-based kprobes).
  */
-#ifdef CONFIG_X86
+#if defined(CONFIG_X86) || defined(CONFIG_RISCV)
 static void kt_ipi_kp_detach(void)
 {
 	size_t i;
@@ -662,8 +749,7 @@ static void kt_tp_disarm(void)
 	for (i = 0; i < ARRAY_SIZE(kt_tps); i++)
 		if (!kt_tp_always(&kt_tps[i]))
 			kt_tp_unregister(&kt_tps[i]);
-	if (kt_krp_ok)
-		disable_kretprobe(&kt_mm_fault_krp);
+	kt_krp_enable(false);
 	kt_ipi_kp_enable(false);
 	tracepoint_synchronize_unregister();
 	/* a fault entered before OFF gets no exit in the next trace */
@@ -689,8 +775,7 @@ static int kt_tp_arm(bool on)
 	}
 	if (!n)
 		return -ENOENT;
-	if (kt_krp_ok)
-		enable_kretprobe(&kt_mm_fault_krp);
+	kt_krp_enable(true);
 	kt_ipi_kp_enable(true);
 	kt_tp_armed = true;
 	return 0;
@@ -698,12 +783,16 @@ static int kt_tp_arm(bool on)
 
 static void kt_tp_detach(void)
 {
+	size_t i;
+
 	/* The call no longer served, disarming drops the routing probes too. */
 	kt_sys1023_detach();
 	kt_tp_disarm();
-	if (kt_krp_ok)
-		unregister_kretprobe(&kt_mm_fault_krp);
-	kt_krp_ok = false;
+	for (i = 0; i < ARRAY_SIZE(kt_krps); i++) {
+		if (kt_krp_ok[i])
+			unregister_kretprobe(kt_krps[i]);
+		kt_krp_ok[i] = false;
+	}
 	kt_ipi_kp_detach();
 }
 
@@ -725,11 +814,14 @@ static int kt_tp_attach(void)
 	}
 	if (!n)
 		return -ENOENT;
-	kt_mm_fault_krp.kp.flags = KPROBE_FLAG_DISABLED;
-	ret = register_kretprobe(&kt_mm_fault_krp);
-	kt_krp_ok = ret == 0;
-	if (ret)
-		pr_warn("kutrace: no page-fault exits (kretprobe: %d)\n", ret);
+	for (i = 0; i < ARRAY_SIZE(kt_krps); i++) {
+		kt_krps[i]->kp.flags = KPROBE_FLAG_DISABLED;
+		ret = register_kretprobe(kt_krps[i]);
+		kt_krp_ok[i] = ret == 0;
+		if (ret)
+			pr_warn("kutrace: no %s exits (kretprobe: %d)\n",
+				kt_krps[i]->kp.symbol_name, ret);
+	}
 	strscpy(kt_tp_what, kt_ipi_kp_attach() ? KT_TP_WHAT : KT_TP_WHAT_NOIPI,
 		sizeof(kt_tp_what));
 	pr_info("kutrace: tracepoint backend, %zu tracepoints, attached while tracing\n",

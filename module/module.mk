@@ -26,13 +26,14 @@ $(BUILD)/module/%/kutrace_mod.ko: $(MOD_SRCS)
 
 # Against any configured kernel tree, e.g. a kutrace-patched one built by
 # tests/vm/kbuild.sh:  make module-kdir KDIR=<tree> [KOUT=<dir>]
+# [KMAKE="ARCH=riscv CROSS_COMPILE=riscv64-linux-gnu-"] (another arch's tree)
 KOUT ?= $(BUILD)/module/kdir
 module-kdir:
 	@test -n "$(KDIR)" || { echo "module-kdir: give KDIR=<kernel build tree>"; exit 1; }
 	@mkdir -p $(KOUT)/include/kutrace
 	cp module/*.c module/*.h module/Kbuild $(KOUT)/
 	cp include/kutrace/format.h $(KOUT)/include/kutrace/
-	$(MAKE) -C $(KDIR) M=$(abspath $(KOUT)) modules
+	$(MAKE) -C $(KDIR) $(KMAKE) M=$(abspath $(KOUT)) modules
 
 # Kernel style check with checkpatch.pl from the kernel source (cached).
 checkpatch:

@@ -55,36 +55,45 @@ check "exec: the row label lists the names in time order" grep -qF '"sh+cat.800"
 check "exec: a row label starts at the trace start, not at the thread's first event" \
 	grep -qF '[ 20.00000002, 0.00000001, 0, 901, 0, 526, 0, 0, 0, "bash+ls.901"]' $E
 
-# arm64 (issue 17): hello_world_trace recorded in the arm64 guest
-# (tests/t_vm_arm64.sh, 6.1.0-56-cloud-arm64 under QEMU, kept as it came
-# out) gives its golden JSON by both paths on any host: arm64's call
-# numbers with the names the guest's kutrace_control wrote, the
-# arch_timer, an IPI (interrupt 246 + 1) and page faults.
-"$B/kutrace_postproc" $G/arm64.trace arm64 --no-html -o "$TMP/arm64.json" 2>/dev/null
-same_file "kutrace_postproc arm64 golden JSON" $G/arm64.json <(grep -v randomid "$TMP/arm64.json")
-"$B/rawtoevent" $G/arm64.trace 2>/dev/null | LC_ALL=C sort -n |
-	"$B/eventtospan" arm64 2>/dev/null | grep -v randomid > "$TMP/arm64.pipe.json"
-same_file "rawtoevent | sort -n | eventtospan arm64 golden JSON" $G/arm64.json "$TMP/arm64.pipe.json"
-for r in '2127, 1, 0, 0, "newfstatat"' '2112, 1, 12, 0, "write"' '1291, 11, 0, 0, "arch_timer"' \
-	'1527, 2, 0, 0, "ipi1_function"' '1038, 4608, 0, 0, "page_fault"'; do
-	check "arm64: $(echo "$r" | cut -d'"' -f2) at its arm64 event number" grep -qF "$r]" $G/arm64.json
-done
-# A trace without call names: the postprocessor names them from the
-# architecture the trace's backend entry gives (arm64: the table generated
-# from the arm64 headers), on either host.
-if [ -d /usr/aarch64-linux-gnu/include/asm ] || [ "$(uname -m)" = aarch64 ]; then
-	n=$(python3 tests/tools/unname.py $G/arm64.trace "$TMP/unnamed.trace")
-	"$B/kutrace_postproc" "$TMP/unnamed.trace" arm64 --no-html -o "$TMP/unnamed.json" 2>/dev/null
-	same_file "arm64 trace without its $n call names: the same golden JSON (arm64's names)" \
-		$G/arm64.json <(grep -v randomid "$TMP/unnamed.json")
-	python3 tests/tools/unname.py $G/arm64.trace "$TMP/unnamed86.trace" --x86 >/dev/null
-	"$B/kutrace_postproc" "$TMP/unnamed86.trace" arm64 --no-html -o "$TMP/unnamed86.json" 2>/dev/null
-	check "... and with the backend entry's arm64 blanked, x86-64's (call 79 getcwd)" \
-		grep -qF '2127, 1, 0, 0, "getcwd"]' "$TMP/unnamed86.json"
-else
-	skip "arm64 names without the trace's: no arm64 headers here (linux-libc-dev-arm64-cross)"
-fi
-
+# golden_arch ARCH TRIPLET ROW...: hello_world_trace recorded in the ARCH
+# guest, kept as it came out, gives its golden JSON by both paths on any
+# host, with ARCH's call numbers and the names the guest's kutrace_control
+# wrote, and each ROW.  Without its call names, the postprocessor names
+# them from the architecture the trace's backend entry gives (the table
+# generated from ARCH's headers, /usr/TRIPLET/include), on either host.
+golden_arch() {
+	local a=$1 triplet=$2 r n; shift 2
+	"$B/kutrace_postproc" $G/$a.trace $a --no-html -o "$TMP/$a.json" 2>/dev/null
+	same_file "kutrace_postproc $a golden JSON" $G/$a.json <(grep -v randomid "$TMP/$a.json")
+	"$B/rawtoevent" $G/$a.trace 2>/dev/null | LC_ALL=C sort -n |
+		"$B/eventtospan" $a 2>/dev/null | grep -v randomid > "$TMP/$a.pipe.json"
+	same_file "rawtoevent | sort -n | eventtospan $a golden JSON" $G/$a.json "$TMP/$a.pipe.json"
+	for r in "$@"; do
+		check "$a: $(echo "$r" | cut -d'"' -f2) at its $a event number" grep -qF "$r]" $G/$a.json
+	done
+	if [ -d /usr/$triplet/include/asm ] || [ "$(uname -m)" = "${triplet%%-*}" ]; then
+		n=$(python3 tests/tools/unname.py $G/$a.trace "$TMP/unnamed.trace")
+		"$B/kutrace_postproc" "$TMP/unnamed.trace" $a --no-html -o "$TMP/unnamed.json" 2>/dev/null
+		same_file "$a trace without its $n call names: the same golden JSON ($a's names)" \
+			$G/$a.json <(grep -v randomid "$TMP/unnamed.json")
+		python3 tests/tools/unname.py $G/$a.trace "$TMP/unnamed86.trace" --x86 >/dev/null
+		"$B/kutrace_postproc" "$TMP/unnamed86.trace" $a --no-html -o "$TMP/unnamed86.json" 2>/dev/null
+		check "... and with the backend entry's $a blanked, x86-64's (call 79 getcwd)" \
+			grep -qF '2127, 1, 0, 0, "getcwd"]' "$TMP/unnamed86.json"
+	else
+		skip "$a names without the trace's: no $a headers here (linux-libc-dev-*-cross)"
+	fi
+}
+# arm64 (issue 17): from tests/t_vm_arm64.sh, 6.1.0-56-cloud-arm64 under
+# QEMU: the arch_timer, an IPI (interrupt 246 + 1) and page faults.
+golden_arch arm64 aarch64-linux-gnu '2127, 1, 0, 0, "newfstatat"' '2112, 1, 12, 0, "write"' \
+	'1291, 11, 0, 0, "arch_timer"' '1527, 2, 0, 0, "ipi1_function"' '1038, 4608, 0, 0, "page_fault"'
+# riscv64 (issue 33): from tests/t_vm_riscv64.sh, 6.1.192 built from
+# linux-source-6.1 under qemu-system-riscv64 -M virt: the riscv-timer
+# (Linux IRQ 5), IPI sends and receives (interrupt 246, ipi) and a
+# 10 MHz time CSR.
+golden_arch riscv64 riscv64-linux-gnu '2127, 1, 0, 0, "newfstatat"' '2112, 1, 0, 0, "write"' \
+	'1285, 5, 0, 0, "riscv-timer"' '1526, 0, 0, 0, "ipi"' '519, 1, 0, 0, "sendipi"'
 # IPIs to an idle CPU (issue 13 items 1 and 6) and fork's runnable (item 8).
 I=$TMP/ipi.json
 check "ipi: the arc to a CPU silent since its first block ends at its reschedule_ipi" \
@@ -224,7 +233,7 @@ onepass() { # name trace [kutrace_postproc options...]; environment from $OPENV
 		nok "one pass: postproc and makeself both write $name's page: $(head -c 300 "$TMP/op_$name.err")"
 	fi
 }
-for g in basic rpc ipi exec edges arm64; do onepass $g $G/$g.trace; done
+for g in basic rpc ipi exec edges arm64 riscv64; do onepass $g $G/$g.trace; done
 onepass late "$TMP/late.trace"
 OPENV="KT_JSONOUT_STEP=5 KT_JSONOUT_BUDGET=40" onepass latetiny "$TMP/late.trace"
 check "one pass, tiny budget: rows really came late" grep -q "rows placed late" "$TMP/op_latetiny.err"

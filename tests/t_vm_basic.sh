@@ -8,7 +8,10 @@
 # (independent of the postprocessor) and from kutrace_postproc's JSON.
 # KT_VM_KERNELS="6.1 6.12 6.1-generic 6.1-rt" selects kernels; outputs
 # stay in build/vm/.  arm64-6.1 and arm64-6.12 are Debian's arm64 cloud
-# kernels under qemu-system-aarch64 (tests/t_vm_arm64.sh runs them).
+# kernels under qemu-system-aarch64 (tests/t_vm_arm64.sh runs them),
+# riscv64-6.1 a riscv64 6.1 kernel built here under qemu-system-riscv64,
+# its guest without a shell running tests/vm/scenarios/basic.run
+# (tests/t_vm_riscv64.sh).
 . tests/lib.sh
 . tests/vm/lib.sh
 if [ -x /var/cache/kutrace/checkpatch/checkpatch.pl ] || tests/vm/get-checkpatch.sh >/dev/null 2>&1; then
@@ -32,20 +35,32 @@ for k in ${KT_VM_KERNELS:-6.1 6.12 6.1-generic 6.1-rt}; do
 	vm_arch "$k"
 	arch=$ARCH tp=tracepoint
 	[ $arch = x86 ] || tp="tracepoint $arch"
-	# arm64: golden traces of both architectures go into the guest
+	# arm64: golden traces of both architectures go into the guest;
+	# the input of the interactive prompt for a guest without a shell
 	mkdir -p "$TMP/extra/golden"
-	[ $arch = x86 ] || cp tests/golden/basic.trace tests/golden/arm64.trace "$TMP/extra/golden/"
+	[ $arch != arm64 ] || cp tests/golden/basic.trace tests/golden/arm64.trace "$TMP/extra/golden/"
+	printf 'go\nstat\nwait 1\nstop prompt\n' > "$TMP/extra/prompt.in"
 	KT_VM_EXTRA=$TMP/extra vm_run "$k: guest ran the scenario" "$out" $VMOPT \
-		tests/vm/scenarios/basic.sh || continue
+		tests/vm/scenarios/basic.$SCEN || continue
+	# the shell-less guest leaves its whole kernel log, not the oopses
+	[ $SCEN = sh ] || grep -E "Oops|BUG:|general protection|Call Trace|WARNING:" \
+		"$out/dmesg.txt" > "$out/oops.txt"
+	[ $SCEN = sh ] || check "$k: the guest's kernel log came back" \
+		grep -q "kutrace: unloaded" "$out/dmesg.txt"
 	ok "$k: guest booted, loaded kutrace_mod.ko and ran the scenario ($VM_AFTER)"
 	eq "$k: insmod kutrace_mod.ko" "insmod=0" "$(cat "$out/insmod.status")"
 	if [ $arch = arm64 ]; then
 		check "$k: the guest is arm64" grep -q "cloud-arm64, 2 cpus" "$out/console.log"
 		check "$k: the module's time base is CNTVCT_EL0" \
 			grep -q "time counter CNTVCT_EL0 at [0-9]* Hz" "$out/dmesg.txt"
-		check "$k: system call 1023 says it is x86-64 only" \
-			grep -q "system call 1023 unavailable: x86-64 only" "$out/kutrace.dmesg"
 	fi
+	if [ $arch = riscv64 ]; then
+		check "$k: the guest is riscv64" grep -q "Platform Name *: riscv-virtio,qemu" "$out/console.log"
+		check "$k: the module's time base is the time CSR at the timebase" \
+			grep -q "time counter time CSR at 10000000 Hz" "$out/dmesg.txt"
+	fi
+	[ $arch = x86 ] || check "$k: system call 1023 says it is x86-64 only" \
+		grep -q "system call 1023 unavailable: x86-64 only" "$out/kutrace.dmesg"
 	check "$k: hello_world_trace wrote its trace" grep -q "hello=0" "$out/scenario.log"
 	check "$k: kutrace_control record succeeded" grep -q "record=0" "$out/scenario.log"
 	check "$k: record says where the file is and how big" \
@@ -57,8 +72,11 @@ for k in ${KT_VM_KERNELS:-6.1 6.12 6.1-generic 6.1-rt}; do
 		grep -q "^backend $tp: synth sched span" "$TMP/hello.f"
 
 	ktcheck "$out/mixed.trace" > "$TMP/mixed.f" || nok "$k: ktcheck"
-	# QEMU virt's counter: 62.5 MHz (a Raspberry Pi 4's: 54 MHz)
-	[ $arch = x86 ] || between "$k: time pairs give CNTVCT's rate (ticks/us x 10)" 500 750 \
+	# QEMU virt's counter: 62.5 MHz (a Raspberry Pi 4's: 54 MHz); its
+	# riscv64 time CSR: 10 MHz
+	[ $arch != arm64 ] || between "$k: time pairs give CNTVCT's rate (ticks/us x 10)" 500 750 \
+		"$(awk '$1 == "rate" { printf "%d", $2 * 10 }' "$TMP/mixed.f")"
+	[ $arch != riscv64 ] || between "$k: time pairs give the time CSR's rate (ticks/us x 10)" 95 105 \
 		"$(awk '$1 == "rate" { printf "%d", $2 * 10 }' "$TMP/mixed.f")"
 	pid=$(awk '$1 == "pid" { print $2; exit }' "$out/workload.out")
 	child=$(awk '$1 == "child" { print $2 }' "$out/workload.out")
@@ -117,11 +135,15 @@ for k in ${KT_VM_KERNELS:-6.1 6.12 6.1-generic 6.1-rt}; do
 	# ipi_send_* tracepoints.  A ping-pong across
 	# CPUs 0 and 1 wakes a task on the other (idle) CPU each time.
 	check "$k: cross-CPU ping-pong recorded" grep -q "ipi=0" "$out/scenario.log"
-	case $k in 6.1|6.1-*) check "$k: IPI sends through kprobes" \
+	case $k in 6.1|6.1-*|riscv64-6.1) check "$k: IPI sends through kprobes" \
 		grep -q "IPI sends through kprobes" "$out/kutrace.dmesg" ;; esac
 	# Loaded and off, the module costs nothing: its kprobes are disabled
 	# (not in the kernel's text) until ON and again after stop.
-	kp="handle_mm_fault"; case $k in 6.1|6.1-*) kp="$kp native_smp_send_reschedule" ;; esac
+	kp="handle_mm_fault"
+	case $k in
+	6.1|6.1-*) kp="$kp native_smp_send_reschedule" ;;
+	riscv64-6.1) kp="$kp smp_send_reschedule handle_IPI" ;;
+	esac
 	for p in $kp; do
 		check "$k: $p probe disabled while loaded and off" grep -q " $p+0x[0-9a-f]* .*\[DISABLED\]" "$out/kprobes_off.txt"
 		check "$k: ... enabled while tracing" eval 'grep " $p+0x[0-9a-f]* " "$out/kprobes_on.txt" | grep -vq DISABLED'
@@ -138,11 +160,13 @@ for k in ${KT_VM_KERNELS:-6.1 6.12 6.1-generic 6.1-rt}; do
 		test "$(fact "$TMP/ipi.f" ipiroute 1 0)" -gt 0
 	if [ -x "$KT_BIN/kutrace_postproc" ]; then
 		json_tiles "$k" "$out/mixed.trace" && {
-		# arm64 traces on this host: the names the guest's kutrace_control
-		# wrote, and the page in Chromium
+		# arm64 and riscv64 traces on this host: the names the guest's
+		# kutrace_control wrote, and the page in Chromium
 		if [ $arch != x86 ]; then
-			for name in getpid clock_nanosleep page_fault arch_timer ipi1_function; do
-				check "$k: JSON names $name (arm64 numbering)" grep -q "\"$name\"" "$TMP/mixed.json"
+			names="getpid clock_nanosleep page_fault arch_timer ipi1_function"
+			[ $arch = arm64 ] || names="getpid clock_nanosleep page_fault riscv-timer ipi"
+			for name in $names; do
+				check "$k: JSON names $name ($arch numbering)" grep -q "\"$name\"" "$TMP/mixed.json"
 			done
 			check "$k: the trace has a CPU model (CPU part and board)" \
 				sh -c "'$KT_BIN/checktrace' '$TMP/mixed.trace' | grep -q 'CPU model present'"
@@ -151,10 +175,12 @@ for k in ${KT_VM_KERNELS:-6.1 6.12 6.1-generic 6.1-rt}; do
 			chromium_page "$k: the workload's page in Chromium" "$TMP/mixed.html" \
 				"build/screenshots/basic-$k.png" workload
 			# either architecture's trace postprocessed on arm64
-			for g in basic arm64; do
-				same_file "$k: on arm64, rawtoevent | sort -n | eventtospan: $g golden JSON" \
-					tests/golden/$g.json <(grep -v randomid "$out/golden-$g.json")
-			done
+			if [ $arch = arm64 ]; then
+				for g in basic arm64; do
+					same_file "$k: on arm64, rawtoevent | sort -n | eventtospan: $g golden JSON" \
+						tests/golden/$g.json <(grep -v randomid "$out/golden-$g.json")
+				done
+			fi
 		fi
 		}
 	else

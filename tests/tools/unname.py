@@ -3,8 +3,9 @@
 """unname.py IN OUT [--x86]: a copy of raw trace IN without its system call
 names: every SYSCALL64NAME entry (0x008) becomes a FILENAME entry (0x001,
 which nothing reads), so postprocessing must name the calls itself from the
-trace's architecture (docs/FORMAT.md).  --x86 also blanks "arm64" in the
-backend entry (0x107), making the trace look like an x86-64 one.  Prints
+trace's architecture (docs/FORMAT.md).  --x86 also blanks "arm64" or
+"riscv64" in the backend entry (0x107), making the trace look like an
+x86-64 one.  Prints
 how many names it took out."""
 import struct
 import sys
@@ -28,7 +29,8 @@ for b in range(nw // 8192):          # no side blocks: flags without IPC/LLC
                 n += 1
             elif ev & 0xF0F == 0x107 and blank:
                 text = struct.pack('<%dQ' % (size - 1), *w[i + 1:i + size])
-                text = text.replace(b'arm64', b'     ')
+                for arch in (b'arm64', b'riscv64'):
+                    text = text.replace(arch, b' ' * len(arch))
                 w[i + 1:i + size] = struct.unpack('<%dQ' % (size - 1), text)
         i += size
 open(sys.argv[2], 'wb').write(struct.pack('<%dQ' % nw, *w))

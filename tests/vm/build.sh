@@ -4,7 +4,10 @@
 # prepares the initramfs tree in /var/cache/kutrace/vm/RELEASE/root.
 # An arm64 RELEASE (*-arm64, unpacked by tests/vm/setup.sh arm64): the
 # module and the programs are cross-built (aarch64-linux-gnu-), busybox is
-# Debian's busybox-static for arm64, unpacked.
+# Debian's busybox-static for arm64, unpacked.  A riscv64 RELEASE (the
+# kernel tests/vm/kbuild.sh builds, *-riscv64-*): cross-built with
+# riscv64-linux-gnu-; no busybox (Debian 12 has none for riscv64): /init
+# is tests/vm/ktinit.c, which runs a scenario run list.
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 CACHE=${KT_CACHE:-/var/cache/kutrace}
@@ -37,6 +40,10 @@ case $rel in
 		mv "$CACHE/arm64/busybox/$bbv.tmp" "$CACHE/arm64/busybox/$bbv"
 	fi
 	;;
+*-riscv64-*)
+	SB=$SB/riscv64 cross=riscv64-linux-gnu- cc=${cross}gcc
+	xpat='/(ktexc|ifuzz)$' busybox=""
+	;;
 esac
 # Every example program (examples/*.c) goes into the guest; arm64 guests
 # also get the postprocessing pipeline (t_vm_arm64: goldens of both
@@ -60,11 +67,13 @@ done
 
 rm -rf "$W/root"
 mkdir -p "$W/root"/{bin,sbin,proc,sys,dev,tmp,out,lib/modules}
-cp "$busybox" "$W/root/bin/busybox"
-# the applets of the amd64 build of the same busybox-static
-for a in $(/bin/busybox --list); do
-	[ -e "$W/root/bin/$a" ] || ln -s busybox "$W/root/bin/$a"
-done
+if [ -n "$busybox" ]; then
+	cp "$busybox" "$W/root/bin/busybox"
+	# the applets of the amd64 build of the same busybox-static
+	for a in $(/bin/busybox --list); do
+		[ -e "$W/root/bin/$a" ] || ln -s busybox "$W/root/bin/$a"
+	done
+fi
 cp "$ko" "$W/root/lib/modules/kutrace_mod.ko"
 cp $SB/bin/kutrace_control $EX $SB/vm/* tests/vm/ktquiet tests/vm/ktreload tests/vm/ktbench "$W/root/bin/"
 # virtio drivers for the output disk and the network of the two-guest
@@ -84,7 +93,7 @@ for m in virtio virtio_ring virtio_mmio virtio_pci_legacy_dev virtio_pci_modern_
 	*) cp "$f" "$W/root/lib/modules/$(printf %02d $n)-$m.ko" ;;
 	esac
 done
-cp tests/vm/init "$W/root/init"
+if [ -n "$busybox" ]; then cp tests/vm/init "$W/root/init"; else cp "$SB/vm/ktinit" "$W/root/init"; fi
 # the tracepoint list the bench scenarios give ftrace
 cp tests/vm/bench_events "$W/root/bench_events"
 chmod +x "$W/root/init"

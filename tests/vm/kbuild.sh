@@ -7,7 +7,10 @@
 #     VARIANT  nohz (default: NO_HZ_IDLE, 1000 Hz; booted with nohz=off it
 #              ticks periodically, see tests/vm/vm.sh) | debug (nohz +
 #              patches/kutrace-debug.config: KASAN, KFENCE, lockdep,
-#              DEBUG_ATOMIC_SLEEP, PREEMPT + DEBUG_PREEMPT, UBSAN)
+#              DEBUG_ATOMIC_SLEEP, PREEMPT + DEBUG_PREEMPT, UBSAN) |
+#              riscv64 (6.1 only: an unpatched riscv64 kernel for the
+#              tracepoint backend, tinyconfig + patches/kutrace-riscv64.config,
+#              cross-built with riscv64-linux-gnu-; Image instead of bzImage)
 #     -n       only print the cache directory, build nothing
 #
 # Installs linux-source-SERIES and the build tools (tests/deps/kernel.apt)
@@ -32,16 +35,27 @@ dry=0
 series=${1:?usage: kbuild.sh [-n] 6.1|6.12 [nohz|debug]}
 variant=${2:-nohz}
 case $series in 6.1|6.12) ;; *) echo "kbuild: unknown series $series" >&2; exit 2 ;; esac
-case $variant in nohz|debug) ;; *) echo "kbuild: unknown variant $variant" >&2; exit 2 ;; esac
+case $variant in nohz|debug|riscv64) ;; *) echo "kbuild: unknown variant $variant" >&2; exit 2 ;; esac
 patchf=$ROOT/patches/linux-$series/kutrace.patch
 frag=$ROOT/patches/kutrace-qemu.config
+karch=x86_64 kimage=bzImage kmake=""
+if [ "$variant" = riscv64 ]; then
+	[ "$series" = 6.1 ] || { echo "kbuild: riscv64: 6.1 only" >&2; exit 2; }
+	patchf=/dev/null frag=$ROOT/patches/kutrace-riscv64.config
+	karch=riscv kimage=Image kmake="CROSS_COMPILE=riscv64-linux-gnu-"
+fi
 # the debug variant's extra fragment (only its key includes it)
 dfrag=""
 [ "$variant" != debug ] || dfrag=$ROOT/patches/kutrace-debug.config
 pkg=linux-source-$series
 
 need=""
-for p in $pkg $(sed 's/#.*//' "$ROOT/tests/deps/kernel.apt"); do
+# riscv64: the cross compiler, and what its guests need (tests/vm/vm.sh,
+# build.sh): the emulator, OpenSBI, the C library for static programs
+xpkg=""
+[ "$variant" != riscv64 ] ||
+	xpkg="gcc-riscv64-linux-gnu libc6-dev-riscv64-cross qemu-system-misc opensbi"
+for p in $pkg $xpkg $(sed 's/#.*//' "$ROOT/tests/deps/kernel.apt"); do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || need="$need $p"
 done
 if [ -n "$need" ]; then
@@ -70,13 +84,13 @@ echo "kbuild: $pkg $ver ($variant) -> $D" >&2
 tar -C "$D" -xJf /usr/src/$pkg.tar.xz
 mv "$D/$pkg" "$D/src"
 cd "$D/src"
-patch -p1 --fuzz=0 --no-backup-if-mismatch -s < "$patchf"
+[ "$variant" = riscv64 ] || patch -p1 --fuzz=0 --no-backup-if-mismatch -s < "$patchf"
 cp "$frag" "$D/fragment.config"
 [ -z "$dfrag" ] || cat "$dfrag" >> "$D/fragment.config"
 {
-	make ARCH=x86_64 tinyconfig
-	scripts/kconfig/merge_config.sh -m .config "$D/fragment.config"
-	make ARCH=x86_64 olddefconfig
+	make ARCH=$karch $kmake tinyconfig
+	ARCH=$karch scripts/kconfig/merge_config.sh -m .config "$D/fragment.config"
+	make ARCH=$karch $kmake olddefconfig
 } > "$clog" 2>&1
 # every requested value must survive olddefconfig
 bad=0
@@ -89,18 +103,19 @@ while read -r l; do
 done < "$D/fragment.config"
 [ $bad = 0 ] || exit 1
 jobs=${KT_JOBS:-$(nproc)}
-if ! nice -n 5 make ARCH=x86_64 -j"$jobs" bzImage modules > "$log" 2>&1; then
+if ! nice -n 5 make ARCH=$karch $kmake -j"$jobs" $kimage modules > "$log" 2>&1; then
 	tail -30 "$log" >&2
 	echo "kbuild: build failed, log in $log" >&2
 	exit 1
 fi
-grep -q 'kutrace_global_ops' Module.symvers || { echo "kbuild: no kutrace symbols in Module.symvers" >&2; exit 1; }
-cp arch/x86/boot/bzImage "$D/bzImage"
-make -s kernelrelease > "$D/release"
+[ "$variant" = riscv64 ] || grep -q 'kutrace_global_ops' Module.symvers ||
+	{ echo "kbuild: no kutrace symbols in Module.symvers" >&2; exit 1; }
+cp arch/${karch%_64}/boot/$kimage "$D/$kimage"
+make -s ARCH=$karch kernelrelease > "$D/release"
 # keep what external modules need (headers, scripts, .config,
 # Module.symvers, generated files), drop the objects
 find . \( -name '*.o' -o -name '*.c' \) ! -path './scripts/*' ! -path './tools/*' -delete
-rm -rf vmlinux vmlinux.o arch/x86/boot/compressed/vmlinux Documentation
+rm -rf vmlinux vmlinux.o arch/*/boot/compressed/vmlinux Documentation
 echo $(( $(date +%s) - start )) > "$D/seconds"
 grep -c 'warning:' "$log" > "$D/warnings" || true
 touch "$D/done"

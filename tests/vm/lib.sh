@@ -57,14 +57,17 @@ chromium_page() {
 		{ nok "$what: Chromium opened it"; sed 's/^/#   /' "$TMP/page.out" | tail -5; }
 }
 # vm_arch K: for a kernel name of the suites (6.1, 6.1-rt, p6.12, ...,
-# arm64-6.1, arm64-6.12) sets ARCH (x86 or arm64), VMOPT (vm.sh's options
-# for it) and the system call numbers the checks name (ktcheck prints the
-# trace's own): x86-64's, or arm64's generic table.
+# arm64-6.1, arm64-6.12, riscv64-6.1) sets ARCH (x86, arm64 or riscv64),
+# VMOPT (vm.sh's options for it), SCEN (.sh, or .run for riscv64's
+# shell-less guest: tests/vm/ktinit.c) and the system call numbers the
+# checks name (ktcheck prints the trace's own): x86-64's, or the generic
+# table's (arm64, riscv64).
 vm_arch() {
-	ARCH=x86 VMOPT="-k $1"
+	ARCH=x86 VMOPT="-k $1" SCEN=sh
 	NR_getpid=39 NR_read=0 NR_write=1 NR_clock_nanosleep=230 NR_exit_group=231
-	case $1 in arm64-*)
-		ARCH=arm64 VMOPT="-a aarch64 -k ${1#arm64-}"
+	case $1 in arm64-*|riscv64-*)
+		ARCH=${1%%-*} VMOPT="-a aarch64 -k ${1#*-}"
+		[ $ARCH = arm64 ] || VMOPT="-a riscv64 -k ${1#*-}" SCEN=run
 		NR_getpid=172 NR_read=63 NR_write=64 NR_clock_nanosleep=115 NR_exit_group=94 ;;
 	esac
 }

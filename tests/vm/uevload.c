@@ -154,10 +154,15 @@ static inline uint64_t counter_now(void)
 
 	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
 	return (uint64_t)hi << 32 | lo;
-#else
+#elif defined(__aarch64__)
 	uint64_t v;
 
 	__asm__ __volatile__("isb; mrs %0, cntvct_el0" : "=r"(v));
+	return v;
+#else
+	uint64_t v;
+
+	__asm__ __volatile__("rdtime %0" : "=r"(v));
 	return v;
 #endif
 }

@@ -6,7 +6,7 @@
 #
 #   tests/vm/vm.sh [-k 6.1|6.12|6.1-generic|6.1-rt|RELEASE|p6.1|p6.12|p6.1-nohz|p6.12-nohz|
 #                      p6.1-debug|p6.12-debug]
-#                  [-a tcg|kvm|aarch64] [-s SMP] [-t SECS] [-m TRACEMB]
+#                  [-a tcg|kvm|aarch64|riscv64] [-s SMP] [-t SECS] [-m TRACEMB]
 #                  SCENARIO.sh OUTDIR
 #   tests/vm/vm.sh -b [-k ...] [-a ...]
 #
@@ -17,6 +17,12 @@
 # unpacked by tests/vm/setup.sh arm64) under qemu-system-aarch64 -M virt
 # -cpu cortex-a72 with TCG (emulated: times are not an arm64 machine's),
 # the module and programs cross-built, Debian's arm64 busybox.
+# -a riscv64: a riscv64 guest under qemu-system-riscv64 -M virt (OpenSBI,
+# TCG), -k 6.1 only: Debian 12 has no riscv64 kernel, so tests/vm/kbuild.sh
+# builds one from linux-source-6.1 (tinyconfig + patches/kutrace-riscv64.config,
+# cached like the patched kernels) and the module against it; no busybox
+# either: /init is tests/vm/ktinit.c and the scenario a run list
+# (tests/vm/scenarios/*.run, see ktinit.c), not a shell script.
 # -k 6.1, 6.12: the Debian cloud kernels (tracepoint backend); 6.1-generic,
 # 6.1-rt: Debian's generic 6.1 kernel (6.1.0-N-amd64) and its PREEMPT_RT
 # flavour (6.1.0-N-rt-amd64).
@@ -53,9 +59,14 @@ arch=x86_64
 if [ "$accel" = aarch64 ]; then
 	arch=aarch64 accel=tcg
 	case $kern in 6.1|6.12) ;; *) echo "vm: -a aarch64: -k 6.1 or 6.12" >&2; exit 2 ;; esac
+elif [ "$accel" = riscv64 ]; then
+	arch=riscv64 accel=tcg
+	[ "$kern" = 6.1 ] || { echo "vm: -a riscv64: -k 6.1" >&2; exit 2; }
+	kern=rv6.1
 fi
 case $arch-$kern in
 aarch64-*) rels=$("$ROOT/tests/vm/setup.sh" arm64) ;;
+riscv64-*) ;;
 *-6.1-generic) rel=$("$ROOT/tests/vm/setup.sh" generic) ;;
 *-6.1-rt) rel=$("$ROOT/tests/vm/setup.sh" rt) ;;
 *) rels=$("$ROOT/tests/vm/setup.sh") ;;
@@ -69,20 +80,25 @@ esac
 kimg=$CACHE/kernels/$rel/boot/vmlinuz-$rel
 [ $arch = x86_64 ] || kimg=$CACHE/arm64/$rel/boot/vmlinuz-$rel
 case $kern in
-p6.1|p6.12|p6.1-nohz|p6.12-nohz|p6.1-debug|p6.12-debug)
+p6.1|p6.12|p6.1-nohz|p6.12-nohz|p6.1-debug|p6.12-debug|rv6.1)
 	series=${kern#p}; series=${series%-*}
 	variant=nohz; case $kern in *-*) variant=${kern#*-} ;; esac
 	case $kern in *-*) ;; *) tick=nohz=off ;; esac
+	kimage=bzImage kmake=""
+	if [ $kern = rv6.1 ]; then
+		series=6.1 variant=riscv64 tick="" kimage=Image
+		kmake="ARCH=riscv CROSS_COMPILE=riscv64-linux-gnu-"
+	fi
 	kd=$("$ROOT/tests/vm/kbuild.sh" "$series" "$variant")
 	rel=$(basename "$kd")
-	kimg=$kd/bzImage
+	kimg=$kd/$kimage
 	# the module, built against the patched tree (on a fresh machine
 	# the first guest is a patched one: its lock's directory is new)
 	ko=$CACHE/build-static/$(printf %s "$ROOT" | md5sum | cut -c1-8)/module/$rel
 	mkdir -p "$CACHE/vm"
 	(
 		flock 9
-		make -s -C "$ROOT" module-kdir KDIR="$kd/src" KOUT="$ko" >&2
+		make -s -C "$ROOT" module-kdir KDIR="$kd/src" KOUT="$ko" KMAKE="$kmake" >&2
 	) 9>"$CACHE/vm/.lock-ko"
 	export KT_KO=$ko/kutrace_mod.ko
 	;;
@@ -121,7 +137,12 @@ kvm) acc="-accel kvm -cpu host" ;;
 esac
 qemu="qemu-system-x86_64 $acc" con=ttyS0
 # arm64: the Cortex-A72 of a Raspberry Pi 4, GIC and timer of QEMU's virt
-[ $arch = x86_64 ] || qemu="qemu-system-aarch64 -M virt -cpu cortex-a72 $acc" con=ttyAMA0
+[ $arch != aarch64 ] || qemu="qemu-system-aarch64 -M virt -cpu cortex-a72 $acc" con=ttyAMA0
+[ $arch != riscv64 ] || qemu="qemu-system-riscv64 -M virt $acc" 
+odisk="-drive file=$disk,format=raw,if=virtio"
+# riscv64's test kernel has no PCI: the output disk on virtio-mmio
+[ $arch != riscv64 ] ||
+	odisk="-drive file=$disk,format=raw,if=none,id=out -device virtio-blk-device,drive=out"
 start=$(date +%s)
 set +e
 # KT_VM_MEM: guest RAM (a 1 GB trace buffer needs 3G); KT_QEMU_OPTS: extra
@@ -130,7 +151,7 @@ set +e
 timeout "$tmo" $qemu ${KT_QEMU_OPTS:-} -smp "$smp" -m "${KT_VM_MEM:-1G}" -nographic -no-reboot \
 	-kernel "$kimg" -initrd "$tmp/initrd.gz" \
 	-append "console=$con loglevel=4 panic=-1 $tick ${KT_APPEND:-}" \
-	-drive file="$disk",format=raw,if=virtio \
+	$odisk \
 	${KT_VM_DRIVE:+-drive "$KT_VM_DRIVE"} \
 	</dev/null >"$out/console.log" 2>&1
 rc=$?

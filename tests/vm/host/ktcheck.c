@@ -52,8 +52,9 @@
 static uint32_t calls[MAXPID][8], fused[MAXPID][8], rets[MAXPID][8];
 /*
  * Watched calls: getpid, read, write, nanosleep, clock_nanosleep,
- * exit_group, execve; then close.  x86-64's numbers, or arm64's (the
- * generic table) when the backend entry names arm64 ("tracepoint arm64:").
+ * exit_group, execve; then close.  x86-64's numbers, or the generic
+ * table's when the backend entry names arm64 or riscv64 ("tracepoint
+ * arm64:"), which number these calls alike.
  */
 static const int watch_x86[9] = { 39, 0, 1, 35, 230, 231, 59, -1, 3 };
 static const int watch_arm64[9] = { 172, 63, 64, 101, 115, 94, 221, -1, 57 };
@@ -146,7 +147,8 @@ static void find_arch(FILE *f, int side_blocks)
 			    i + n <= KUTRACE_BLOCK_WORDS) {
 				memset(text, 0, sizeof(text));
 				memcpy(text, &w[i + 1], (n - 1) * 8 < 63 ? (n - 1) * 8 : 63);
-				if (strstr(text, " arm64:"))
+				if (strstr(text, " arm64:") ||
+				    strstr(text, " riscv64:"))
 					watch = watch_arm64;
 			}
 			i += n - 1;
