@@ -8,6 +8,7 @@
 #    mark once, in order, each on the CPU that was running its thread;
 #  - ordering: mark_a("before"); getpid(); mark_a("after") 10,000 times,
 #    the getpid between its two marks on the same CPU every time;
+#  - a user who is not root marks, and cannot write the control file;
 #  - a client and a server process marking the same 200 RPCs;
 #  - SIGKILL mid-loop: every mark that returned is there, no torn one;
 #  - a ring too small: the loss counted; with wraparound the newest kept;
@@ -26,7 +27,7 @@ for k in ${KT_VM_KERNELS:-6.1 6.12 arm64-6.1}; do
 	vm_run "$k: guest ran the scenario" "$out" $VMOPT tests/vm/scenarios/uev.sh || continue
 	ok "$k: guest ran the user-events scenario ($VM_AFTER)"
 	L=$out/scenario.log
-	scen="many order rpc crash small wrap bench"
+	scen="many order nobody rpc crash small wrap bench"
 	[ $ARCH = x86 ] && scen="$scen book"
 	for s in $scen; do
 		check "$k: $s: kutrace_control record exits 0" grep -q "^$s=0" "$L"
@@ -61,6 +62,13 @@ for k in ${KT_VM_KERNELS:-6.1 6.12 arm64-6.1}; do
 	     END { printf "good %d bad %d\n", good, bad }' "$TMP/order.ev" > "$TMP/order.f"
 	eq "$k: order: 10000 x getpid between mark_a(before) and mark_a(after) on one CPU" \
 		"good 10000 bad 0" "$(cat "$TMP/order.f")"
+
+	# a user who is not root
+	read -r _ npid nctl < <(grep '^nobody' "$out/nobody.out")
+	eq "$k: nobody: user 65534's 1000 marks through the fast path" "1000 $((200000 * 1000 + 999 * 1000 / 2))" \
+		"$(awk -v p="$npid" '$3 == 525 && $5 == p { n++; s += $7 } END { print n + 0, s + 0 }' "$TMP/nobody.ev")"
+	check "$k: nobody: all from its user buffer" grep -q "user buffers: 1 threads, 1000 events merged" "$TMP/nobody.rerr"
+	eq "$k: nobody: the control file (tracing state) is not writable to it" "ctl_writable=0" "$nctl"
 
 	# RPCs from two processes in one trace, named by their method
 	for side in client server; do

@@ -13,6 +13,9 @@
  *                        RPCs it sends or serves (ids 1..K, each named
  *                        "ping" by the client);
  *                        "rpc client|server PID K"
+ *   uevload nobody N DIR as user 65534: N x kutrace_mark_d(200000 + i), then
+ *                        "nobody PID ctl_writable=0|1" (DIR/ctl opened for
+ *                        writing)
  *   uevload crash        a child marks until SIGKILL; "killed TID DONE" (DONE
  *                        marks had returned)
  *   uevload bench N      ns per kutrace_mark_d on the fast path and per mark
@@ -21,6 +24,7 @@
  *                        whether rseq is on
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -119,6 +123,25 @@ static int rpc(long k)
 	}
 	wait(NULL);
 	printf("rpc client %d %ld\n", (int)getpid(), k);
+	return 0;
+}
+
+/*
+ * A user who is not root: marks through the fast path, and cannot touch
+ * the control file (tracing state) nor another's buffer.
+ */
+static int nobody(long n, const char *dir)
+{
+	char path[4096];
+	int fd;
+
+	if (setgid(65534) || setuid(65534))
+		return 2;
+	for (long i = 0; i < n; i++)
+		kutrace_mark_d(200000 + (uint64_t)i);
+	snprintf(path, sizeof(path), "%s/ctl", dir);
+	fd = open(path, O_RDWR);
+	printf("nobody %d ctl_writable=%d\n", (int)getpid(), fd >= 0);
 	return 0;
 }
 
@@ -223,10 +246,12 @@ int main(int argc, char **argv)
 		return order(atol(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "rpc"))
 		return rpc(atol(argv[2]));
+	if (argc == 4 && !strcmp(argv[1], "nobody"))
+		return nobody(atol(argv[2]), argv[3]);
 	if (argc == 2 && !strcmp(argv[1], "crash"))
 		return crash();
 	if (argc == 3 && !strcmp(argv[1], "bench"))
 		return bench(atol(argv[2]));
-	fprintf(stderr, "usage: uevload many P T N | order N | rpc K | crash | bench N\n");
+	fprintf(stderr, "usage: uevload many P T N | order N | rpc K | nobody N DIR | crash | bench N\n");
 	return 2;
 }

@@ -6,6 +6,10 @@ kutrace_control --user-kb=256 record -o many.trace -- uevload many 8 4 5000 > ma
 echo "many=$?"
 kutrace_control --user-kb=1024 record -o order.trace -- uevload order 10000 > order.out 2> order.err
 echo "order=$?"
+# a user who is not root marks too, and cannot change the tracing state
+kutrace_control --user-kb=64 record -o nobody.trace -- uevload nobody 1000 /dev/shm/kutrace \
+	> nobody.out 2> nobody.err
+echo "nobody=$?"
 kutrace_control --user-kb=64 record -o rpc.trace -- uevload rpc 200 > rpc.out 2> rpc.err
 echo "rpc=$?"
 kutrace_control --user-kb=16384 record -o crash.trace -- uevload crash > crash.out 2> crash.err
