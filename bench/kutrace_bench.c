@@ -5,6 +5,7 @@
  *   kutrace_bench fastpath [-n ENTRIES] [-r RUNS] [-t THREADS]
  *   kutrace_bench extract [-m MB] [-r RUNS] [-d DIR]
  *   kutrace_bench check -o FILE [-n N] [-t THREADS] [--ipc]
+ *   kutrace_bench user [-n ENTRIES] [-r RUNS] [-d DIR]
  *   kutrace_bench density FILE.trace...
  *
  * fastpath: the module's own entry-writing code (module/kutrace_core.c,
@@ -23,6 +24,9 @@
  * per thread after the usual kt_ctl_init() names, and dumps them to FILE
  * through the same path; tests decode FILE with the real decoder.
  *
+ * user: ns per kutrace_mark_d on the user fast path (user buffers in a
+ * directory under DIR), and per getpid system call beside it.
+ *
  * Output lines are "key=value" pairs meant for bench/run.sh.
  */
 #include <errno.h>
@@ -33,6 +37,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 
 #include "kutrace_core.h"
 #include "kutrace/control.h"
@@ -237,6 +242,65 @@ static int cmd_fastpath(long n, int runs, unsigned int threads)
 		for (int k = 0; k < K_NKINDS; k++)
 			bench_kind((enum kind)k, n, runs, t);
 	kt_fake_free();
+	return 0;
+}
+
+/* ------------------------------------------------------------ user */
+
+/*
+ * The user fast path (libkutrace/uev.c): kutrace_mark_d into this
+ * thread's user buffer, as a program linked with libkutrace makes it when
+ * kutrace_control offers buffers, against the cheapest system call
+ * (getpid; a mark through the module costs at least that).  The buffer
+ * wraps, so every run takes the same path.
+ */
+static void user_kind(const char *kind, long n, int runs, const char *what)
+{
+	double *ns = calloc((size_t)runs, sizeof(double)), med, p25, p75;
+
+	if (!ns) {
+		perror("calloc");
+		exit(1);
+	}
+	for (int r = 0; r < runs; r++) {
+		double t = thread_ns();
+
+		if (!strcmp(kind, "mark_d"))
+			for (long i = 0; i < n; i++)
+				kutrace_mark_d((uint64_t)i);
+		else
+			for (long i = 0; i < n; i++)
+				bench_sink += (u64)syscall(SYS_getpid);
+		ns[r] = (thread_ns() - t) / (double)n;
+	}
+	med = median(ns, runs, &p25, &p75);
+	printf("user kind=%s ns=%.2f p25=%.2f p75=%.2f runs=%d entries=%ld what=\"%s\"\n",
+	       kind, med, p25, p75, runs, n, what);
+	fflush(stdout);
+	free(ns);
+}
+
+static int cmd_user(long n, int runs, const char *dir)
+{
+	char d[4096];
+
+	snprintf(d, sizeof(d), "%s/kutrace_benchXXXXXX", dir);
+	if (!mkdtemp(d)) {
+		perror(d);
+		return 1;
+	}
+	setenv("KUTRACE_USER_DIR", d, 1);
+	int e = kt_ubuf_start(1ULL << 22, 1);
+
+	if (e) {
+		fprintf(stderr, "kutrace_bench: user buffers: %s\n", strerror(-e));
+		kt_ubuf_remove();
+		return 1;
+	}
+	kutrace_mark_d(0);	/* the thread's buffer: its system calls, once */
+	user_kind("mark_d", n, runs, "kutrace_mark_d into the thread's user buffer");
+	user_kind("getpid", n / 10 + 1, runs, "the cheapest system call (getpid)");
+	kt_ubuf_remove();
 	return 0;
 }
 
@@ -473,6 +537,7 @@ static const char usage[] =
 "usage: kutrace_bench fastpath [-n ENTRIES] [-r RUNS] [-t THREADS]\n"
 "       kutrace_bench extract [-m MB] [-r RUNS] [-d DIR]\n"
 "       kutrace_bench check -o FILE [-n N] [-t THREADS] [--ipc]\n"
+"       kutrace_bench user [-n ENTRIES] [-r RUNS] [-d DIR]\n"
 "       kutrace_bench density FILE.trace...\n"
 "\n"
 "fastpath  ns per entry of module/kutrace_core.c built for userspace, in a\n"
@@ -481,6 +546,8 @@ static const char usage[] =
 "extract   MB/s of kt_ctl_dump (the kutrace_control code) taking an MB MiB\n"
 "          buffer (default 256) through the mmap path to a file in DIR\n"
 "          (default /dev/shm, else /tmp); medians of RUNS (default 3)\n"
+"user      ns per kutrace_mark_d on the user fast path (libkutrace/uev.c,\n"
+"          buffers in DIR) and per getpid beside it; medians of RUNS\n"
 "check     exactly N (default 1000) plain entries, fused pairs and name\n"
 "          entries per thread, dumped to FILE, for the tests\n"
 "density   bytes per transition of real traces (a fused call+return is 2\n"
@@ -533,6 +600,8 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "fastpath"))
 		return cmd_fastpath(n > 0 ? n : 2000000, runs > 0 ? runs : 21,
 				    threads);
+	if (!strcmp(cmd, "user"))
+		return cmd_user(n > 0 ? n : 2000000, runs > 0 ? runs : 21, dir);
 	if (!strcmp(cmd, "extract"))
 		return cmd_extract(mb, runs > 0 ? runs : 3, dir);
 	if (!strcmp(cmd, "check") && out)

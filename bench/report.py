@@ -223,6 +223,27 @@ def main():
         L.append("not run")
     L.append("")
 
+    # --------------------------------------------------- user fast path
+    us = kv_lines(os.path.join(out, "user.txt"), "user")
+    L.append("User events without a system call (libkutrace/uev.c, `kutrace_bench user`): "
+             "median ns per call, thread CPU time.  Target: a mark ≤ 20 ns.")
+    L.append("")
+    if us:
+        mk = [r for r in us if r.get("kind") == "mark_d"]
+        gp = [r for r in us if r.get("kind") == "getpid"]
+        L.append("| what | ns | target |")
+        L.append("|---|---|---|")
+        for r in mk + gp:
+            tgt = met(float(r["ns"]) <= 20) if r["kind"] == "mark_d" else ""
+            L.append(f"| {r['what']} | {float(r['ns']):.1f} ({float(r['p25']):.1f}–{float(r['p75']):.1f}) | {tgt} |")
+        if mk and gp:
+            L.append("")
+            L.append(f"A system call costs {float(gp[0]['ns']) / float(mk[0]['ns']):.1f}× a mark on the fast path "
+                     "(a mark through the module costs more than the bare call).")
+    else:
+        L.append("not run")
+    L.append("")
+
     # --------------------------------------------------------------- VM
     L.append("### 2. Cost per event in the VM (QEMU TCG, `tests/vm/scenarios/bench.sh`)")
     L.append("")

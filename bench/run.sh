@@ -7,6 +7,8 @@
 #
 # Sections (default: all, in this order):
 #   fastpath  kutrace_bench fastpath: ns/entry of the module's fast path
+#   user      kutrace_bench user: ns per mark on libkutrace's user fast path
+#             (user buffers, no system call) and per getpid, with the ratio
 #   extract   kutrace_bench extract: MB/s of kt_ctl_dump, mmap path
 #   vm        QEMU/TCG: tests/vm/scenarios/bench.sh on the Debian 6.1 kernel
 #             (tracepoint backend, ftrace) and on the patched p6.1 kernel
@@ -26,7 +28,7 @@ OUT=${BENCH_OUT:-build/bench}
 Q=${BENCH_QUICK:-0}
 # --help: the comment above, to the first line that is not one.
 case ${1:-} in -h|--help) sed -n '3,/^[^#]/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac
-sections=${*:-fastpath extract vm postproc tables why align viewer report}
+sections=${*:-fastpath user extract vm postproc tables why align viewer report}
 mkdir -p "$OUT"
 log() { echo "bench: $*" >&2; }
 
@@ -35,6 +37,16 @@ fastpath() {
 	[ "$Q" = 1 ] && a="-t 2 -r 5 -n 300000"
 	log "fast path (kutrace_bench fastpath $a)"
 	"$BIN/kutrace_bench" fastpath $a | tee "$OUT/fastpath.txt"
+}
+
+user() {
+	local a="-r 21 -n 2000000"
+	[ "$Q" = 1 ] && a="-r 5 -n 300000"
+	log "user fast path (kutrace_bench user $a)"
+	"$BIN/kutrace_bench" user $a | tee "$OUT/user.txt"
+	awk '$2 == "kind=mark_d" { split($3, a, "="); m = a[2] } $2 == "kind=getpid" { split($3, a, "="); g = a[2] }
+	     END { if (m > 0) printf "user fast path: %.1f ns per mark, %.1f ns per getpid: a system call costs %.1fx a mark\n", m, g, g / m }' \
+		"$OUT/user.txt" | tee -a "$OUT/user.txt"
 }
 
 extract() {
@@ -264,7 +276,7 @@ report() {
 rc=0
 for s in $sections; do
 	case $s in
-	fastpath|extract|vm|postproc|tables|why|align|viewer|report) $s || { log "$s failed"; rc=1; } ;;
+	fastpath|user|extract|vm|postproc|tables|why|align|viewer|report) $s || { log "$s failed"; rc=1; } ;;
 	*) log "unknown section $s"; exit 2 ;;
 	esac
 done

@@ -24,9 +24,9 @@
 #endif
 
 static const char *usage_text =
-"usage: kutrace_control [--backend=module|bpf] [--tracemb=MB] [-force] [COMMAND ...]\n"
+"usage: kutrace_control [--backend=module|bpf] [--tracemb=MB] [--user-kb=KB] [-force] [COMMAND ...]\n"
 "       kutrace_control [--backend=...] record [-o FILE] [--ipc] [--wrap] -- CMD [ARGS]\n"
-"       (record also takes --backend and --tracemb after it)\n"
+"       (record also takes --backend, --tracemb and --user-kb after it)\n"
 "       kutrace_control 1 | 0        (go and exit | stop and exit)\n"
 "\n"
 "Without COMMAND, reads commands at the \"control> \" prompt.\n"
@@ -45,6 +45,10 @@ static const char *usage_text =
 "module: Secure Boot, lockdown, managed kernels; needs kernel BTF and\n"
 "root); --backend forces one.  The BPF backend is set up by go/record\n"
 "(buffer --tracemb MB, default 8) and removed by stop.\n"
+"--user-kb=KB: user events (marks, RPCs, locks, names) go into a buffer of\n"
+"KB per thread in shared memory (KUTRACE_USER_DIR, default "
+KUTRACE_UDIR_DEFAULT ")\n"
+"without a system call, and into the trace file after the kernel's blocks.\n"
 #ifdef KT_HAVE_BPF
 "backends: module bpf\n";
 #else
@@ -54,6 +58,7 @@ static const char *usage_text =
 enum backend { BACKEND_AUTO, BACKEND_MODULE, BACKEND_BPF };
 static enum backend backend = BACKEND_AUTO;
 static unsigned int tracemb = 8;
+static unsigned long user_kb;	/* --user-kb: each thread's user buffer */
 
 static unsigned int cur_flags;
 static const char *prog_name = "kutrace_control";
@@ -94,6 +99,17 @@ static int do_go(unsigned int flags)
 	e = kt_ctl_on();
 	if (e)
 		return fail("on", e);
+	if (user_kb) {
+		uint64_t words = KUTRACE_UBUF_MIN_RING;
+
+		while (words * 8 < (uint64_t)user_kb * 1024 && words < KUTRACE_UBUF_MAX_RING)
+			words *= 2;
+		e = kt_ubuf_start(words, (flags & KUTRACE_RESET_WRAP) != 0);
+		if (e)
+			fprintf(stderr, "%s: no user buffers in %s (%s); user events take "
+				"the system call\n", prog_name, kt_ubuf_dir(),
+				e == -EPERM ? "not a directory of ours" : strerror(-e));
+	}
 	return 0;
 }
 
@@ -128,6 +144,12 @@ static int do_dump(const char *name)
 	if (info.wrapped)
 		fprintf(stderr, "%s: the buffer wrapped around; the trace "
 			"holds the newest data\n", prog_name);
+	if (info.user.buffers || info.user.refused)
+		fprintf(stderr, "%s: user buffers: %llu threads, %llu events lost "
+			"(buffer full: a larger --user-kb), %llu files refused\n",
+			prog_name, (unsigned long long)info.user.buffers,
+			(unsigned long long)info.user.lost,
+			(unsigned long long)info.user.refused);
 	if (kt_ctl_via() == KT_CTL_BPF) {
 		uint64_t retried = 0, abandoned = 0, lost = 0;
 
@@ -436,6 +458,8 @@ static int global_option(const char *arg)
 		backend = BACKEND_BPF;
 	else if (!strncmp(arg, "--tracemb=", 10) && atoi(arg + 10) > 0)
 		tracemb = (unsigned int)atoi(arg + 10);
+	else if (!strncmp(arg, "--user-kb=", 10) && atol(arg + 10) >= 0)
+		user_kb = (unsigned long)atol(arg + 10);
 	else
 		return 0;
 	return 1;

@@ -915,3 +915,38 @@ const char *kt_decoder_backend(const struct kt_decoder *d)
 {
 	return d->backend;
 }
+
+void kt_decode_user(struct kt_decoder *d, const struct kt_user *u,
+		    kt_event_fn fn, void *ctx)
+{
+	kt_event_fn fn0 = d->fn;
+	void *ctx0 = d->ctx;
+	int64_t *rpc = kt_xcalloc(u->nbufs ? u->nbufs : 1, sizeof(*rpc));
+
+	d->fn = fn;
+	d->ctx = ctx;
+	for (size_t i = 0; i < u->n; i++) {
+		const struct kt_uevent *ue = &u->ev[i];
+		const uint64_t *w = &u->words[ue->widx];
+		unsigned int ev = kutrace_word_event(w[0]);
+		int64_t t = kt_timebase_ns10(&d->tb, ue->full);
+
+		if (kutrace_is_varlen(ev)) {
+			name_entry(d, t, (int)ue->cpu, ev, (uint32_t)w[0], w + 1, ue->nw);
+			continue;
+		}
+		struct cpu_state cs = { .pid = ue->tid, .rpc = rpc[ue->buf] };
+		struct entry x = { .ev = ev, .argall = (uint32_t)w[0], .full = ue->full, .w = w };
+		struct kt_event e = {
+			.t = t, .dur = 0, .event = (int)ev, .cpu = (int)ue->cpu,
+			.pid = (int)ue->tid, .rpc = (int)cs.rpc,
+			.arg = x.argall & KUTRACE_ARG0_MASK,
+		};
+
+		decode_entry(d, &cs, &x, &e);
+		rpc[ue->buf] = cs.rpc;
+	}
+	free(rpc);
+	d->fn = fn0;
+	d->ctx = ctx0;
+}

@@ -215,6 +215,8 @@ struct kt_raw {
 	struct kt_block_ref *refs;
 	long nrefs;
 	int each_indexed;
+	/* Where the user blocks begin (kt_raw_index), 0 if there are none. */
+	long user_off;
 };
 
 /*
@@ -358,6 +360,60 @@ void kt_merge_release(struct kt_merge *m, int64_t upto, kt_event_fn fn, void *ct
 size_t kt_merge_buffered(const struct kt_merge *m);
 void kt_merge_free(struct kt_merge *m);
 const char *kt_decoder_name(const struct kt_decoder *d, uint64_t key);
+
+/*
+ * User buffers (ubuf.c, docs/spec/FORMATS.md 9): the entries user code
+ * wrote without a system call, checked, in time order.
+ */
+struct kt_uevent {
+	uint64_t full;		/* time counter */
+	uint64_t seq;		/* place in the file: ties keep it */
+	uint32_t buf, tid;	/* the buffer (kt_user.bufs) and its thread */
+	unsigned int cpu;
+	unsigned int nw;	/* words at words[widx]: entry word, name words */
+	size_t widx;
+};
+struct kt_ubuffer {
+	uint32_t pid, tid;
+	uint64_t ring, lost;
+	char comm[17];
+};
+struct kt_ulimits {
+	unsigned char cpu_present[KUTRACE_MAX_CPUS];
+	uint64_t cpu_lo[KUTRACE_MAX_CPUS];	/* earliest time per CPU */
+	uint64_t hi;				/* latest time; 0: none */
+};
+struct kt_user {
+	struct kt_uevent *ev;
+	size_t n, cap;
+	uint64_t *words;
+	size_t nwords, wcap;
+	struct kt_ubuffer *bufs;
+	size_t nbufs, bufcap;
+	uint64_t lost, dropped, outside;
+	char damage[200];	/* the first drop, in one line */
+};
+/* Parse a user section (the words after the kernel's blocks). */
+void kt_user_parse(struct kt_user *u, const uint64_t *w, size_t nwords,
+		   const struct kt_ulimits *lim);
+/*
+ * The user section of a raw file indexed into refs (kt_raw_index),
+ * limited to its trace's CPUs and times.  0 or -1 (r->err).
+ */
+int kt_user_load(struct kt_raw *r, const struct kt_block_ref *refs, long nrefs,
+		 struct kt_user *u);
+/* One line of counts for the user, "" if the file has no user blocks. */
+void kt_user_summary(const struct kt_user *u, char *buf, size_t len);
+void kt_user_free(struct kt_user *u);
+/*
+ * The events of u's entries, in time order, through fn: what the same
+ * entries inserted into the kernel trace would give, with the writing
+ * thread as pid and its own RPC.
+ */
+void kt_decode_user(struct kt_decoder *d, const struct kt_user *u,
+		    kt_event_fn fn, void *ctx);
+/* Events from another source in time order (user buffers) join the merge. */
+void kt_merge_push_user(struct kt_merge *m, const struct kt_event *e);
 uint64_t kt_decoder_events(const struct kt_decoder *d);
 /* Lowest and highest event time seen (nsec10). */
 void kt_decoder_times(const struct kt_decoder *d, int64_t *lo, int64_t *hi);

@@ -29,8 +29,12 @@ struct fifo {
 	uint64_t seq;		/* the matches in release() read only these */
 };
 
+/* The user events' FIFO (kt_merge_push_user) follows the CPUs'. */
+#define USER_FIFO	KUTRACE_MAX_CPUS
+
 struct kt_merge {
-	struct fifo fifo[KUTRACE_MAX_CPUS];
+	struct fifo fifo[KUTRACE_MAX_CPUS + 1];
+	struct fifo none;	/* leaves past the last FIFO */
 	int ncpu;		/* highest CPU seen + 1 */
 	size_t buffered;
 	uint64_t seq;
@@ -65,7 +69,7 @@ void kt_merge_free(struct kt_merge *m)
 {
 	if (!m)
 		return;
-	for (int i = 0; i < KUTRACE_MAX_CPUS; i++)
+	for (int i = 0; i <= USER_FIFO; i++)
 		free(m->fifo[i].q);
 	free(m);
 }
@@ -75,10 +79,8 @@ size_t kt_merge_buffered(const struct kt_merge *m)
 	return m->buffered;
 }
 
-void kt_merge_push(struct kt_merge *m, const struct kt_event *e)
+static void push(struct kt_merge *m, struct fifo *f, const struct kt_event *e)
 {
-	struct fifo *f = &m->fifo[e->cpu];
-
 	if (f->n == f->cap) {
 		size_t nc = f->cap ? f->cap * 2 : 4096;
 		struct item *q = kt_xmalloc(nc * sizeof(*q));
@@ -100,9 +102,31 @@ void kt_merge_push(struct kt_merge *m, const struct kt_event *e)
 	*at(f, i) = it;
 	if (i == 0)
 		f->t = it.e.t, f->seq = it.seq;
+	m->buffered++;
+}
+
+void kt_merge_push(struct kt_merge *m, const struct kt_event *e)
+{
+	push(m, &m->fifo[e->cpu], e);
 	if (e->cpu >= m->ncpu)
 		m->ncpu = e->cpu + 1;
-	m->buffered++;
+}
+
+/*
+ * Another time-ordered source (user buffers) is one more FIFO, the leaf
+ * after the CPUs': its events keep their CPU and go out among the CPUs'
+ * in time order, each pushed at the tail.
+ */
+void kt_merge_push_user(struct kt_merge *m, const struct kt_event *e)
+{
+	push(m, &m->fifo[USER_FIFO], e);
+}
+
+static struct fifo *leaf(struct kt_merge *m, int i)
+{
+	if (i < m->ncpu)
+		return &m->fifo[i];
+	return i == m->ncpu ? &m->fifo[USER_FIFO] : &m->none;
 }
 
 /* a's head goes before b's; an empty FIFO goes after everything. */
@@ -126,7 +150,7 @@ static int build(struct kt_merge *m, int *loser, int k, int leaves)
 		return k - leaves;
 	int a = build(m, loser, 2 * k, leaves), b = build(m, loser, 2 * k + 1, leaves);
 
-	if (beats(&m->fifo[a], &m->fifo[b])) {
+	if (beats(leaf(m, a), leaf(m, b))) {
 		loser[k] = b;
 		return a;
 	}
@@ -140,16 +164,16 @@ static int build(struct kt_merge *m, int *loser, int k, int leaves)
  */
 void kt_merge_release(struct kt_merge *m, int64_t upto, kt_event_fn fn, void *ctx)
 {
-	int loser[KUTRACE_MAX_CPUS], leaves = 1;
+	int loser[2 * KUTRACE_MAX_CPUS], leaves = 1;
 
 	if (!m->buffered)
 		return;
-	while (leaves < m->ncpu)
+	while (leaves < m->ncpu + 1)
 		leaves *= 2;
 	int w = build(m, loser, 1, leaves);
 
 	for (;;) {
-		struct fifo *f = &m->fifo[w];
+		struct fifo *f = leaf(m, w);
 
 		if (!f->n)
 			return;		/* the winner is empty: all are */
@@ -166,7 +190,7 @@ void kt_merge_release(struct kt_merge *m, int64_t upto, kt_event_fn fn, void *ct
 			f->seq = at(f, 0)->seq;
 		}
 		for (int k = (w + leaves) / 2; k >= 1; k /= 2) {
-			if (beats(&m->fifo[loser[k]], &m->fifo[w])) {
+			if (beats(leaf(m, loser[k]), leaf(m, w))) {
 				int t = loser[k];
 
 				loser[k] = w;

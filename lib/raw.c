@@ -233,6 +233,8 @@ int kt_raw_next(struct kt_raw *r, struct kt_block *b)
 		return fail(r, bi, (long)(got / 8), msg);
 	}
 	load_le(b->w, KUTRACE_BLOCK_WORDS);
+	if (bi > 0 && b->w[0] == KUTRACE_UBLOCK_MAGIC)
+		return 0;	/* the user blocks (ubuf.c) end the kernel's */
 	if (bi > 0 && b->w[0] == 0 && b->w[1] == 0)
 		return fail(r, bi, 0, ZERO_HEADER);
 	b->index = bi;
@@ -444,6 +446,10 @@ long kt_raw_index(struct kt_raw *r, struct kt_block_ref **out)
 			return fail(r, n, 0, "truncated block header");
 		}
 		load_le(hdr, want / sizeof(hdr[0]));
+		if (n > 0 && hdr[0] == KUTRACE_UBLOCK_MAGIC) {
+			r->user_off = off;
+			break;
+		}
 		if (n > 0 && hdr[0] == 0 && hdr[1] == 0) {
 			free(refs);
 			return fail(r, n, 0, ZERO_HEADER);

@@ -189,6 +189,7 @@ int kt_ctl_reset(unsigned int flags, unsigned int *kept)
 	uint64_t r = 0;
 	int e = kt_ctl_cmd(KUTRACE_CMD_RESET, flags, &r);
 
+	kt_ubuf_reset();
 	kt_ctl.start_ctr = kt_ctl.start_usec = kt_ctl.stop_ctr = kt_ctl.stop_usec = 0;
 	if (!e && kept)
 		*kept = kt_ctl.via == KT_CTL_SYSCALL ? flags : (unsigned int)r;
@@ -411,6 +412,7 @@ int kt_ctl_on(void)
 
 int kt_ctl_off(void)
 {
+	kt_ubuf_stop();	/* first: no user entry after the stop pair */
 	int e = kt_ctl_cmd(KUTRACE_CMD_OFF, 0, NULL);
 
 	usleep(20000);

@@ -72,12 +72,40 @@ int kt_ctl_init(const char *process_name);
 int kt_ctl_on(void);
 int kt_ctl_off(void);
 
+/*
+ * User buffers (uev.c, docs/spec/FORMATS.md 9): the directory
+ * ($KUTRACE_USER_DIR, else KUTRACE_UDIR_DEFAULT) where the controller
+ * makes the control file and threads their buffers.
+ */
+const char *kt_ubuf_dir(void);
+/*
+ * Offer user buffers of ring_words words (2^n) per thread, as a new
+ * session, and switch them on.  0 or -errno (-EPERM: the directory is
+ * not the caller's).
+ */
+int kt_ubuf_start(uint64_t ring_words, int wrap);
+/* Switch them off (no new entries); kt_ctl_off does it first. */
+void kt_ubuf_stop(void);
+/* Off, and every buffer removed (kt_ctl_reset); the control file stays. */
+void kt_ubuf_reset(void);
+/* All gone: buffers, the control file, the directory if empty. */
+void kt_ubuf_remove(void);
+struct kt_ubuf_info {
+	uint64_t buffers;	/* threads' buffers written */
+	uint64_t lost;		/* entries they lost: buffer full */
+	uint64_t refused;	/* files that are no buffer of this session */
+	uint64_t bytes;
+};
+/* The session's buffers as user blocks appended to f (kt_ctl_dump). */
+int kt_ubuf_collect(FILE *f, struct kt_ubuf_info *info);
+
 struct kt_dump_info {
 	uint64_t blocks;
 	uint64_t bytes;
 	int wrapped;
 	int full;		/* tracing stopped because the buffer filled */
 	int ipc;
+	struct kt_ubuf_info user;	/* the user buffers appended */
 };
 /*
  * OFF, FLUSH and write the raw trace file (docs/spec/FORMATS.md 2.5) to fname via

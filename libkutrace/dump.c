@@ -221,6 +221,11 @@ int kt_ctl_dump(const char *fname, struct kt_dump_info *info)
 			info->bytes += sizeof(side);
 		}
 	}
+	/* After the kernel's blocks: the user buffers, kept apart (FORMATS 9). */
+	e = kt_ubuf_collect(f, &info->user);
+	if (e)
+		goto out;
+	info->bytes += info->user.bytes;
 	if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
 		e = -errno;
 		goto out;

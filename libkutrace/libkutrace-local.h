@@ -36,6 +36,18 @@ void kt_first_line_after(const char *path, const char *key, char *out,
 			  size_t len);
 
 /* ---------------------------------------------------------------------- */
+/* User events without a system call (uev.c, docs/spec/FORMATS.md 9)       */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * One entry into the calling thread's user buffer: word (event and arg,
+ * a trace entry word) and nname name words.  1 written, 0 not (tracing
+ * off, or lost: the buffer is full), -1 no user buffers here (the caller
+ * takes the control channel).  Async-signal-safe.
+ */
+int kt_uev_put(uint64_t word, const uint64_t *name, unsigned int nname);
+
+/* ---------------------------------------------------------------------- */
 /* Base-40                                                                 */
 /* ---------------------------------------------------------------------- */
 

@@ -86,9 +86,17 @@ int kutrace_stop(const char *fname)
 int kutrace_addevent(unsigned int event, uint64_t arg)
 {
 	uint64_t r = 0;
+	uint64_t w = kutrace_make_word(event, arg);
 
-	if (kt_ctl_cmd(KUTRACE_CMD_INSERT1, kutrace_make_word(event, arg),
-		       &r))
+	/* Events user buffers hold go there when the controller offers them. */
+	if (kutrace_uentry_words(event) == 2) {
+		int u = kt_uev_put(w, NULL, 0);
+
+		if (u >= 0)
+			return u;
+	}
+
+	if (kt_ctl_cmd(KUTRACE_CMD_INSERT1, w, &r))
 		return -1;
 	return r ? 1 : 0;
 }
@@ -121,6 +129,14 @@ int kutrace_addname(unsigned int type, uint64_t number, const char *name)
 	if (type & (KUTRACE_LEN_MASK << KUTRACE_LEN_SHIFT))
 		return -EINVAL;
 	kt_name_entry(w, type, number, name, KUTRACE_USER_NAME_MAX);
+	unsigned int len = kutrace_entry_words(kutrace_word_event(w[0]));
+
+	if (kutrace_uentry_words(kutrace_word_event(w[0]))) {
+		int u = kt_uev_put(w[0], w + 1, len - 1);
+
+		if (u >= 0)
+			return u;
+	}
 	if (kt_ctl_cmd(KUTRACE_CMD_INSERTN, (uint64_t)(uintptr_t)w, &r))
 		return -1;
 	return (int)r;

@@ -423,6 +423,16 @@ static void check_blocks(const char *path, struct tally *t)
 	}
 	if (rc < 0)
 		report("FAIL", "%s", r.err);
+	/* User buffers (docs/spec/FORMATS.md 9): what the readers will merge. */
+	struct kt_user u;
+	char line[512];
+
+	if (kt_user_load(&r, refs, nrefs, &u) < 0)
+		report("FAIL", "%s", r.err);
+	kt_user_summary(&u, line, sizeof(line));
+	if (line[0])
+		report(u.dropped ? "Warn" : "info", "%s", line);
+	kt_user_free(&u);
 	kt_raw_close(&r);
 	free(refs);
 	free(byfile);

@@ -53,6 +53,10 @@ struct ctx {
 	uint64_t disorder;	/* events that came after the watermark */
 	int64_t lag;		/* the most the order bound fell behind (nsec10) */
 	FILE *out;
+	/* The user buffers' events (ubuf.c), in time order, and the next. */
+	struct kt_user user;
+	struct kt_event *uev;
+	size_t nuev, ucap, unext;
 	char tracebase[32];
 	/* For the progress line: rows made, blocks through each pass. */
 	uint64_t rows;
@@ -161,6 +165,35 @@ static int on_prescan(void *p, const struct kt_block *b)
 	return 0;
 }
 
+static void on_user_event(void *p, const struct kt_event *e)
+{
+	struct ctx *c = p;
+
+	if (c->nuev == c->ucap) {
+		c->ucap = c->ucap ? c->ucap * 2 : 1024;
+		c->uev = kt_xrealloc(c->uev, c->ucap * sizeof(*c->uev));
+	}
+	c->uev[c->nuev++] = *e;
+}
+
+/* The user buffers, checked and decoded once the names are known. */
+static void user_load(struct ctx *c)
+{
+	if (!c->dec)
+		return;
+	if (kt_user_load(&c->raw, c->raw.refs, c->raw.nrefs, &c->user) < 0)
+		kt_die("%s", c->raw.err);
+	kt_decode_user(c->dec, &c->user, on_user_event, c);
+}
+
+/* Every event before upto leaves the merge, the user's among them. */
+static void user_release(struct ctx *c, int64_t upto)
+{
+	while (c->unext < c->nuev && c->uev[c->unext].t < upto)
+		kt_merge_push_user(c->merge, &c->uev[c->unext++]);
+	kt_merge_release(c->merge, upto, on_release, c);
+}
+
 static int on_block(void *p, const struct kt_block *b)
 {
 	struct ctx *c = p;
@@ -184,7 +217,7 @@ static int on_block(void *p, const struct kt_block *b)
 		kt_die("%s: %s", c->raw.path, kt_decoder_err(c->dec));
 	int64_t t0 = kt_timebase_ns10(kt_decoder_timebase(c->dec), b->base);
 
-	kt_merge_release(c->merge, t0 - c->window, on_release, c);
+	user_release(c, t0 - c->window);
 	kt_progress("rows", c->rows, (uint64_t)c->decoded, (uint64_t)c->raw.nrefs);
 	return 0;
 }
@@ -413,6 +446,11 @@ static void print_summary(struct ctx *c, const char *json_path, int stats)
 			kt_jsonout_late(c->jo), json_path);
 	if (c->skipped)
 		fprintf(stderr, "kutrace_postproc: %ld damaged blocks skipped\n", c->skipped);
+	char line[512];
+
+	kt_user_summary(&c->user, line, sizeof(line));
+	if (line[0])
+		fprintf(stderr, "kutrace_postproc: %s\n", line);
 	fprintf(stderr, "kutrace_postproc: %" PRIu64 " events, %" PRIu64 " spans -> %s\n",
 		kt_decoder_events(c->dec), kt_jsonout_rows(c->jo), json_path);
 	if (c->disorder)
@@ -487,13 +525,15 @@ int main(int argc, char **argv)
 			     tdir ? -1 : (int)a.rows_fd);
 		kt_jsonout_tee(c.jo, tables_row, &tab);
 	}
-	if (kt_raw_each(&c.raw, on_prescan, &c) < 0 ||
-	    kt_raw_each(&c.raw, on_block, &c) < 0)
+	if (kt_raw_each(&c.raw, on_prescan, &c) < 0)
+		kt_die("%s", c.raw.err);
+	user_load(&c);
+	if (kt_raw_each(&c.raw, on_block, &c) < 0)
 		kt_die("%s", c.raw.err);
 	kt_progress_end();
 	if (!c.dec)
 		kt_die("%s: no trace blocks", c.raw.path);
-	kt_merge_release(c.merge, INT64_MAX, on_release, &c);
+	user_release(&c, INT64_MAX);
 	kt_spans_finish(c.spans);
 	set_meta(&c);
 	int copy = kt_jsonout_finish(c.jo, &c.meta);
@@ -542,6 +582,8 @@ int main(int argc, char **argv)
 	free(hpath);
 	free(json_path);
 	kt_decoder_free(c.dec);
+	kt_user_free(&c.user);
+	free(c.uev);
 	kt_raw_close(&c.raw);
 	for (long i = 0; i < c.nverdict; i++)
 		free(c.vmsg[i]);

@@ -117,8 +117,25 @@ int main(int argc, char **argv)
 	if (kt_raw_open(&c.raw, path) < 0)
 		kt_die("%s", c.raw.err);
 	printf("# ## VERSION: %d\n", KUTRACE_EVENT_TEXT_VERSION);
-	if (kt_raw_each(&c.raw, on_prescan, &c) < 0 ||
-	    kt_raw_each(&c.raw, on_block, &c) < 0)
+	if (kt_raw_each(&c.raw, on_prescan, &c) < 0)
+		kt_die("%s", c.raw.err);
+	/*
+	 * The user buffers' events (docs/spec/FORMATS.md 9) go out among the
+	 * lines, which sort -n orders; decoded where kutrace_postproc does.
+	 */
+	struct kt_user user;
+	char line[512];
+
+	if (c.dec && kt_user_load(&c.raw, c.raw.refs, c.raw.nrefs, &user) < 0)
+		kt_die("%s", c.raw.err);
+	if (c.dec) {
+		kt_decode_user(c.dec, &user, print_event, &c);
+		kt_user_summary(&user, line, sizeof(line));
+		if (line[0])
+			fprintf(stderr, "rawtoevent: %s\n", line);
+		kt_user_free(&user);
+	}
+	if (kt_raw_each(&c.raw, on_block, &c) < 0)
 		kt_die("%s", c.raw.err);
 	if (!c.dec)
 		kt_die("%s: no trace blocks", c.raw.path);

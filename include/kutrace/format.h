@@ -380,4 +380,99 @@ struct kutrace_ioc {
 #define KUTRACE_BASE40_MAXLEN	6
 #define KUTRACE_BASE40_DOT	38	/* code for bytes outside the alphabet */
 
+/* ---------------------------------------------------------------------- */
+/* User buffers: events written by user code without a system call        */
+/* (docs/spec/FORMATS.md 9)                                                */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * A directory (default below, or $KUTRACE_USER_DIR) that the controller
+ * makes while tracing is on: a control file it alone writes, and one
+ * buffer file per thread that the thread makes on its first event.
+ */
+#define KUTRACE_UDIR_DEFAULT	"/dev/shm/kutrace"
+#define KUTRACE_UCTL_NAME	"ctl"
+
+/* The control file: KUTRACE_UCTL_BYTES, words by these indexes. */
+#define KUTRACE_UCTL_BYTES	4096
+#define KUTRACE_UCTL_MAGIC_W	0
+#define KUTRACE_UCTL_STATE	1	/* session << 1 | on; 0: none offered */
+#define KUTRACE_UCTL_RING	2	/* ring words of a new buffer, 2^n */
+#define KUTRACE_UCTL_FLAGS	3	/* KUTRACE_UFLAG_* */
+#define KUTRACE_UCTL_MAGIC	0x4C5443554B54554BULL	/* "KUTUKCTL" */
+#define KUTRACE_UFLAG_WRAP	1	/* flight recorder: overwrite the oldest */
+
+/* A thread's buffer file: a header page, then the ring of words. */
+#define KUTRACE_UBUF_HDR_BYTES	4096
+#define KUTRACE_UBUF_MAGIC_W	0
+#define KUTRACE_UBUF_IDS	1	/* pid << 32 | tid */
+#define KUTRACE_UBUF_RING	2	/* ring words, 2^n */
+#define KUTRACE_UBUF_RESERVED	3	/* words handed out so far, ever */
+#define KUTRACE_UBUF_LOST	4	/* entries not written: ring full */
+#define KUTRACE_UBUF_SESSION	5	/* the control file's session */
+#define KUTRACE_UBUF_FLAGS	6	/* KUTRACE_UFLAG_* at creation */
+#define KUTRACE_UBUF_COMM	8	/* 16 bytes, words 8 and 9 */
+#define KUTRACE_UBUF_MAGIC	0x4655425554554B55ULL	/* "UKUTUBUF" */
+#define KUTRACE_UBUF_MIN_RING	512
+#define KUTRACE_UBUF_MAX_RING	0x8000000ULL	/* 2^27 words: 1 GiB */
+
+/*
+ * One entry at absolute word position p (ring slot p mod ring):
+ *   word 0: 63..56 CPU | 55..0 time counter (the kernel trace's)
+ *   word 1: 63..44 tag(p) | 43..32 event | 31..0 arg (a trace entry word)
+ *   words 2..: a name entry's name words (event's length nibble - 1)
+ * The writer stores the name words and word 0 before word 1: a word 1
+ * with the right tag vouches for the rest; a stale one (an older lap,
+ * or a writer killed mid-entry) has another tag.
+ */
+#define KUTRACE_UENTRY_CPU_SHIFT	56
+#define KUTRACE_UENTRY_TIME_MASK	KUTRACE_HDR_LOW56
+#define KUTRACE_UTAG_MUL		0x9E3779B1ULL
+
+static inline kutrace_u64 kutrace_utag(kutrace_u64 pos, unsigned int ring_shift)
+{
+	return (pos + (pos >> ring_shift) * KUTRACE_UTAG_MUL) & KUTRACE_TS_MASK;
+}
+
+/* Words of a user entry whose word 1 carries this event; 0: not allowed. */
+static inline unsigned int kutrace_uentry_words(unsigned int event)
+{
+	unsigned int type = event & KUTRACE_TYPE_MASK;
+
+	if (kutrace_is_varlen(event)) {
+		unsigned int len = kutrace_entry_words(event);
+
+		if (len < 2 || len > KUTRACE_MAX_ENTRY_WORDS)
+			return 0;
+		if (type != KUTRACE_PIDNAME && type != KUTRACE_METHODNAME &&
+		    type != KUTRACE_LOCKNAME && type != KUTRACE_QUEUE_NAME &&
+		    type != KUTRACE_RES_NAME && type != KUTRACE_PACKETNAME &&
+		    type != KUTRACE_FILENAME)
+			return 0;
+		return 1 + len;
+	}
+	if ((event >= KUTRACE_RPCIDREQ && event <= KUTRACE_RPCIDTXMSG) ||
+	    (event >= KUTRACE_MARKA && event <= KUTRACE_LOCKWAKEUP) ||
+	    (event >= KUTRACE_RX_PKT && event <= KUTRACE_TX_USER) ||
+	    (event >= KUTRACE_RESOURCE && event <= KUTRACE_DEQUEUE) ||
+	    (event > KUTRACE_MONITOREXIT && event <= KUTRACE_SPECIAL_HI))
+		return 2;
+	return 0;
+}
+
+/*
+ * In the trace file, after the kernel's blocks: user blocks of
+ * KUTRACE_BLOCK_BYTES, each a run of one buffer's words in position
+ * order.  Word 0's top byte (255) is no CPU: older readers stop there.
+ */
+#define KUTRACE_UBLOCK_MAGIC	0xFF4B555553455231ULL
+#define KUTRACE_UBLK_IDS	1	/* pid << 32 | tid */
+#define KUTRACE_UBLK_POS	2	/* absolute position of word 8 */
+#define KUTRACE_UBLK_RING	3	/* the buffer's ring words */
+#define KUTRACE_UBLK_COUNT	4	/* payload words in this block */
+#define KUTRACE_UBLK_LOST	5	/* the buffer's lost entries (first block) */
+#define KUTRACE_UBLK_COMM	6	/* 16 bytes, words 6 and 7 */
+#define KUTRACE_UBLK_WORDS	8	/* header words */
+#define KUTRACE_UBLK_PAYLOAD	(KUTRACE_BLOCK_WORDS - KUTRACE_UBLK_WORDS)
+
 #endif /* KUTRACE_FORMAT_H */

@@ -29,6 +29,7 @@ seeds() {
 	fuzz_jsonrows|fuzz_page_codec) g="$R/tests/golden/*.json $R/tests/data/tools/*.json $R/tests/fuzz/crashes/*.json" ;;
 	fuzz_page_extract) g="$R/tests/fuzz/crashes/*.html" ;;
 	fuzz_align) g="$R/tests/fuzz/crashes/align_*.json" ;;
+	fuzz_ubuf) g="$R/tests/fuzz/crashes/ubuf_*" ;;
 	*) g= ;;	# fuzz_rowpipe, fuzz_store: their corpus alone
 	esac
 	cp $g "$R/tests/fuzz/corpus/$1"/* "$2"/ 2>/dev/null

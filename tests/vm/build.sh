@@ -50,12 +50,19 @@ esac
 # architectures postprocessed on arm64).
 EX=$(for f in examples/*.c; do echo "$SB/bin/$(basename "$f" .c)"; done)
 [ -z "$cross" ] || EX="$EX $SB/bin/rawtoevent $SB/bin/eventtospan"
-make -s BUILD="$SB" ${cross:+CROSS=$cross} LDFLAGS=-static $SB/bin/kutrace_control $EX >&2
+make -s BUILD="$SB" ${cross:+CROSS=$cross} LDFLAGS=-static $SB/bin/kutrace_control $EX $SB/libkutrace.a >&2
 mkdir -p "$SB/vm"
 for w in tests/vm/*.c; do
 	b=$SB/vm/$(basename "$w" .c)
 	echo "$b" | grep -qE "$xpat" && continue
-	[ "$b" -nt "$w" ] || $cc -O2 -static -Wall -Werror -Iinclude -o "$b" "$w"
+	# uevload marks through libkutrace (its user fast path); the others
+	# stand alone, as any user program could be written
+	case $w in
+	*/uevload.c)
+		[ "$b" -nt "$w" ] && [ "$b" -nt "$SB/libkutrace.a" ] ||
+			$cc -O2 -static -Wall -Werror -Iinclude -o "$b" "$w" "$SB/libkutrace.a" -lpthread ;;
+	*) [ "$b" -nt "$w" ] || $cc -O2 -static -Wall -Werror -Iinclude -o "$b" "$w" ;;
+	esac
 done
 
 rm -rf "$W/root"
