@@ -15,7 +15,9 @@
 # Root only (chroot, bind mounts).  Prints "fresh: CMD: rc R after S s" and
 # leaves the whole output in $KT_FRESH.log.  Seen: `make demo` 112 s,
 # `make test` about 49 minutes (28 Nov: 45.4 min to the end of the suites,
-# then 3.3 min for the sanitizer pass; 2-core Xeon guest).
+# then 3.3 min for the sanitizer pass; 2-core Xeon guest); 64.7 min on
+# 28 Nov at e493fa8 (riscv64 added: its suite 316 s with the kernel's
+# cold build) while a warm CI run and two kernel builds shared the cores.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 F=${KT_FRESH:-/var/tmp/kutrace-fresh}

@@ -106,9 +106,12 @@ cause, name = ("interrupt", r"irq#\d+$") if k.startswith("p") else ("disk", r"vi
 for i, o in enumerate(held):
     between("disk: held read %d is \"%s\" (%%)" % (i, cause), 95, 100,
             100 * ns(o, cause) // o["latency_ns"])
+# One device, one or more of its queues: blk-mq gives each CPU its own
+# queue and interrupt (virtio1-req.0, -req.1), and the reader migrates.
 names = {b["name"] for o in held for b in o["by_cause"] if b["cause"] == cause}
-res(len(names) == 1 and re.match(name, next(iter(names), "")),
-    "disk: named by the disk's interrupt (%s)" % sorted(names))
+devices = {re.sub(r"(-req\.\d+|#\d+)$", "", n) for n in names}
+res(names and all(re.match(name, n) for n in names) and len(devices) == 1,
+    "disk: named by the disk's interrupt, one device (%s)" % sorted(names))
 PY
 	# The paths drawn in the timeline page (kutrace_why --html, the
 	# viewer's why.js): opened by #why=, by the search box, cleared.
