@@ -232,6 +232,14 @@ int pg_write_bytes(FILE *out, const void *p, size_t n);
 int pg_lod_blob(const struct trace *t, uint64_t min_rows, struct bv *out);
 extern const char pg_b64[];
 
+/* pagecols.c: KTV3's column order (grouped by event, three columns split
+ * by byte) from KTV2's, in place; and back, into out[NCOLS] (row order,
+ * as KTV2), from the columns p[]/len[] of a KTV3 blob.  -1: not nrows
+ * rows in every column. */
+int pg_cols_pack(struct trace *t);
+int pg_cols_unpack(const unsigned char *const *p, const size_t *len, uint32_t nrows,
+		   struct bv *out);
+
 /* kt_pagecols (html.h): the trace in columns, built from rows (pagerows.c). */
 struct kt_pagecols {
 	struct trace t;

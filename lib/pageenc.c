@@ -8,7 +8,7 @@
  * (pageextract.c) reverses it for unmakeself.
  *
  * Blob layout (little endian u32 = "u", zig-zag LEB128 varint = "v"):
- *   "KTV2" u:nrows u:ncols u:collen[ncols] column bytes...
+ *   "KTV3" u:nrows u:ncols u:collen[ncols] column bytes...
  *   columns, each nrows varints: ts (10 ns units), dur (10 ns), cpu,
  *     pid, rpc, event, arg, retval, ipc, name index, glue index, most of
  *     them as the difference from a prediction (struct pred) that the
@@ -20,8 +20,11 @@
  *     event: 0 for user-mode execution of the row's pid (0x10000 + pid),
  *       else event + 1 if event >= 0, else event;
  *     name: 0 for the name last seen with the same event, else index + 1.
- *   (KTV1, written before: ts - previous ts, and every other column as
- *   it is; unmakeself still reads it.)
+ *   The event column in row order, every other column grouped by the
+ *   row's event value, and duration, arg and retval split by byte
+ *   position (lib/pagecols.c says how and why).
+ *   (KTV2, written before: every column in row order; KTV1: ts - previous
+ *   ts, and every other column as it is; unmakeself reads both.)
  *   u:nstrings u:lenbytes  v:len[nstrings]  u:databytes  UTF-8 data
  *   text section (only unmakeself reads it): u:len prefix, u:len suffix,
  *     u:nglue (u:len bytes)*, u:nexc (u:row u:len bytes)*
@@ -115,7 +118,7 @@ static void strtab_free(struct strtab *t)
 /* ---------------------------------------------------------------------- */
 
 /*
- * Column prediction of KTV2 (see the blob layout above): the state that
+ * Column prediction of KTV2 and KTV3 (see the blob layout above): the state that
  * the writer and the reader keep while going through the rows in order.
  */
 #define PRED_NCPU 65536
@@ -273,11 +276,13 @@ static void sink_bv(struct sink *k, struct bv *b)
 	bv_free(b);
 }
 
-static void emit_blob(struct sink *k, struct trace *t, const char *json, size_t len)
+static int emit_blob(struct sink *k, struct trace *t, const char *json, size_t len)
 {
 	struct bv b = { 0 };
 
-	bv_add(&b, "KTV2", 4);
+	if (pg_cols_pack(t))
+		return -1;
+	bv_add(&b, "KTV3", 4);
 	bv_u32(&b, t->nrows);
 	bv_u32(&b, NCOLS);
 	for (int i = 0; i < NCOLS; i++)
@@ -298,6 +303,7 @@ static void emit_blob(struct sink *k, struct trace *t, const char *json, size_t 
 	bv_u32(&b, t->nexc);
 	bv_add(&b, t->exc.p, t->exc.len);
 	sink_bv(k, &b);
+	return 0;
 }
 
 const char pg_b64[] =
@@ -550,7 +556,8 @@ int pg_write_blob(FILE *out, struct trace *t, const char *json, size_t len)
 	struct sink *k = sink_open(out);
 
 	if (t) {
-		emit_blob(k, t, json, len);
+		if (emit_blob(k, t, json, len))
+			k->bad = 1;
 	} else {
 		/* An RPC or points page: "KTJ1" + the JSON text. */
 		sink_add(k, "KTJ1", 4);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * pageextract.c - a page's data back out (unmakeself): the KTV2/KTV1 blob
- * of pageenc.c inflated and decoded into the exact JSON text it was made
+ * pageextract.c - a page's data back out (unmakeself): the KTV3/KTV2/KTV1
+ * blob of pageenc.c inflated and decoded into the exact JSON text it was made
  * from, a KTJ1 blob's JSON as it is, and the JSON string of a page made by
  * the original makeself.
  */
@@ -49,7 +49,8 @@ static int blob_size(const unsigned char *p, size_t n, uint64_t *size)
 	NEED(4 * NCOLS);
 	for (int i = 0; i < NCOLS; i++) {
 		uint64_t c = U32(at + 4 * (uint64_t)i);
-		if (c < nrows || c > 10 * nrows)	/* 1 to 10 bytes a varint */
+		/* 1 to 10 bytes a varint, and KTV3's split columns' levels */
+		if (c < nrows || c > 10 * nrows + 4 + 4 * 10)
 			return -1;
 		cols += c;
 	}
@@ -88,9 +89,10 @@ static int extract_blob(FILE *out, const unsigned char *blob, size_t n, char *er
 		fwrite(blob + 4, 1, n - 4, out);
 		return 0;
 	}
-	int ver = !magic ? 0 : !memcmp(magic, "KTV1", 4) ? 1 : !memcmp(magic, "KTV2", 4) ? 2 : 0;
+	int ver = !magic ? 0 : !memcmp(magic, "KTV1", 4) ? 1 : !memcmp(magic, "KTV2", 4) ? 2 :
+		  !memcmp(magic, "KTV3", 4) ? 3 : 0;
 	if (!ver) {
-		snprintf(err, errlen, "embedded data is not a kutrace KTV1/KTV2 blob");
+		snprintf(err, errlen, "embedded data is not a kutrace KTV1/KTV2/KTV3 blob");
 		return -1;
 	}
 	uint32_t nrows = rd_u32(&r), ncols = rd_u32(&r);
@@ -109,6 +111,23 @@ static int extract_blob(FILE *out, const unsigned char *blob, size_t n, char *er
 		if (r.bad)
 			break;
 	}
+	/* KTV3: the same columns as KTV2 in another order; put back first */
+	struct bv v3[NCOLS] = { 0 };
+	if (ver == 3 && !r.bad) {
+		const unsigned char *cp[NCOLS];
+		size_t cn[NCOLS];
+		for (int i = 0; i < NCOLS; i++)
+			cp[i] = col[i].p, cn[i] = col[i].n;
+		if (pg_cols_unpack(cp, cn, nrows, v3)) {
+			for (int i = 0; i < NCOLS; i++)
+				bv_free(&v3[i]);
+			snprintf(err, errlen, "embedded data: bad columns");
+			return -1;
+		}
+		for (int i = 0; i < NCOLS; i++)
+			col[i].p = v3[i].p, col[i].n = v3[i].len;
+		ver = 2;
+	}
 	uint32_t nstr = rd_u32(&r);
 	struct rd lens = { 0 };
 	lens.n = rd_u32(&r);
@@ -116,6 +135,8 @@ static int extract_blob(FILE *out, const unsigned char *blob, size_t n, char *er
 	uint32_t dlen = rd_u32(&r);
 	const unsigned char *data = rd_bytes(&r, dlen);
 	if (r.bad || nstr > n) {
+		for (int i = 0; i < NCOLS; i++)
+			bv_free(&v3[i]);
 		snprintf(err, errlen, "embedded data: truncated");
 		return -1;
 	}
@@ -215,6 +236,8 @@ static int extract_blob(FILE *out, const unsigned char *blob, size_t n, char *er
 	fwrite(suffix, 1, slen, out);
 	rc = 0;
 out:
+	for (int i = 0; i < NCOLS; i++)
+		bv_free(&v3[i]);
 	free(soff);
 	free(gp);
 	free(gl);

@@ -15,7 +15,7 @@ for f in small unsafe orig misc; do
 	$MS $TPL tests/data/viewer/$f.json $TMP/$f.html || nok "makeself $f.json"
 done
 cp tests/data/viewer/orig.json $TMP/
-# Rows that break every column prediction of the KTV2 encoding: the page
+# Rows that break every column prediction of the KTV3 encoding: the page
 # must decode exactly the values of the JSON.
 cp tests/browser/pred_edge.json $TMP/ && $MS $TPL $TMP/pred_edge.json $TMP/pred.html || nok "makeself pred_edge.json"
 # Legacy overlays: bracket (-1), oval (-2), dots (-6), and hack mode.

@@ -83,6 +83,16 @@ KTV1
 $UM $TMP/ktv1.html > $TMP/ktv1.json
 same_file "unmakeself reads a KTV1 page (small.json)" $D/small.json $TMP/ktv1.json
 
+# A page made before the KTV3 column order (a KTV2 blob, by kutrace at
+# 48a91ef) still gives its JSON back.
+cat > $TMP/ktv2.html <<'KTV2'
+<html><body>
+<script type="application/octet-stream" id="ktdata" data-enc="deflate" data-rows="38">eF6FVN2LG1UUP5mms+MYYghhHRexQ1iXXZsZZyZpPhYXhCBadZdFtotSaphkbjbDzmTS+djUipAuoeiDsg9SUJYS/wFb7BZ87Etxn2wffCg+LX3pIggV1Ccxnnsn3UURenLPvff8zjk353fvnfvO2roxBwDPor6G+iEqtZcm49s4FlFPT2zqozrYvzF6Gccn8iAJHMBjldrY75wYfYU27NwUAca/njw4nIPBI/3O16nxnsThMPjs8uhzfnBbGu0mRqcQuP/c4dTBTyceJJM3d7lvd2nMY5Ub/JYcPHxmdIpOb0s07xcNM3ZW7o9Vjrtzbxbto4ZubAAcl+R5nmOSoFXwtCouicLjFL0Jfv9K4ocrCdiT4DBLK0e5JSEIwDoqse9RFgAj96RbEvz5nXDwxng8Ffuf1l8XtgfClwJgD9syDOWfn4dB9Qvh5NUUQtuDzDUBrmeG8lDGCQxFGM4iPsQfy6AhwsO7wlXK6NM0/pvIiEzqG927gfvPcT+y8fdvePj+7ylI8xxiR5XtJ6BDjSNOksR8f/2HgwjZjJTmsQwmuWQqBTkBkDoKogIIuGuCmEpnsjmYlmZehJdkLg8wS2/DPLxSSGKgClqc/7T+BQygamSEbGpamBZn0zOZTEbKzcylslkpB3+gs2kGndMd4jheo+/5jtUIfVOtGjVDsS2HOD2l7ZOLQdCxVP1MOQYV96PgooOAoZV8YlrH5pm+b4fE8Vqm0whtl/iNLdIKPV8JWh1iKX7U7ZpNh8Tr981NEvWUvmmHjVYvUloKuWSHimv6mw1ziZXUMzdIo21GTjhBX2Xwan2pPZGmXjF0Um17PdI1ww0SRgHx1UoviifFpr3Rsy21oqEEruk4aqlULl3DuyfLH4tyvu65LumGeXlRzq8bct8OO/LZ1brctolj5QsYYV6yg3fNJnHeZ0FrSEueD0hr4d/eD5i3vnpOXoncJvGZF2ktexZxVkyXMP/ZLm7P/HsLdc8n82vLC3ZRqeiahmmvF9Wa9uZbl1le2zE3ApqgF3VqbxK/S5x14ge212ULldWyqimbEZ5Wi7Act4n7iHWxNGRLMd/sWp5rWxSrlRCtlitswaDj+eFyFHM6Rs517TCIeQZs0bDjRQEuEoNPlg3t0In5sOOQ2cWJ42k5eKVir6EZuqJrilFt6KVFTV/UNBa1dUykWBDzZAtPgNE9L9IHsCCer9VqqlaQNdb9X8vnL4gXPhHpG0K/wwK+fwD/ADQLTQA=</script>
+</body></html>
+KTV2
+$UM $TMP/ktv2.html > $TMP/ktv2.json
+same_file "unmakeself reads a KTV2 page (small.json)" $D/small.json $TMP/ktv2.json
+
 # Original-makeself pages: unmakeself gives back the JSON string.
 { echo '<html><script>'; echo '<!-- selfcontained1 -->'; printf "var myString = '"; tr '\n' ' ' < $D/small.json; echo "';"; echo '<!-- selfcontained2 -->'; echo '</script></html>'; } > $TMP/old.html
 $UM $TMP/old.html > $TMP/old.json

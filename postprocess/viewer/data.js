@@ -51,10 +51,12 @@ function vSlow(u, q) { // the varint at q; VQ = the position after it
   let v = 0, sh = 0, b; do { b = u[q++]; v += (b & 127) * Math.pow(2, sh); sh += 7; } while (b & 128);
   VQ = q; return v % 2 ? -(v + 1) / 2 : v / 2;
 }
+// Value i goes to out[ix[i]] (KTV3's columns are grouped by event: ix is
+// the row of each value; KTV2's, the identity).
 // colI32 and colF64 are the same loop on purpose: one function per typed
 // array type keeps each one monomorphic, which V8 optimises better
 // than one function fed both Int32Array and Float64Array (load time).
-function colI32(u, p, n, out) {
+function colI32(u, p, n, out, ix) {
   let q = p;
   for (let i = 0; i < n; i++) {
     let b = u[q++], v = b & 127;
@@ -62,13 +64,13 @@ function colI32(u, p, n, out) {
       b = u[q++]; v |= (b & 127) << 7;
       if (b & 128) { b = u[q++]; v |= (b & 127) << 14;
         if (b & 128) { b = u[q++]; v |= (b & 127) << 21;
-          if (b & 128) { out[i] = vSlow(u, q - 4); q = VQ; continue; } } }
+          if (b & 128) { out[ix[i]] = vSlow(u, q - 4); q = VQ; continue; } } }
     }
-    out[i] = (v >>> 1) ^ -(v & 1);
+    out[ix[i]] = (v >>> 1) ^ -(v & 1);
   }
   return out;
 }
-function colF64(u, p, n, out) {
+function colF64(u, p, n, out, ix) {
   let q = p;
   for (let i = 0; i < n; i++) {
     let b = u[q++], v = b & 127;
@@ -76,9 +78,9 @@ function colF64(u, p, n, out) {
       b = u[q++]; v |= (b & 127) << 7;
       if (b & 128) { b = u[q++]; v |= (b & 127) << 14;
         if (b & 128) { b = u[q++]; v |= (b & 127) << 21;
-          if (b & 128) { out[i] = vSlow(u, q - 4); q = VQ; continue; } } }
+          if (b & 128) { out[ix[i]] = vSlow(u, q - 4); q = VQ; continue; } } }
     }
-    out[i] = (v >>> 1) ^ -(v & 1);
+    out[ix[i]] = (v >>> 1) ^ -(v & 1);
   }
   return out;
 }
@@ -91,14 +93,24 @@ async function decodeBlob(u, pause) {
   const dv = new DataView(u.buffer, u.byteOffset, u.byteLength);
   let p = 0;
   const u32 = () => { const v = dv.getUint32(p, true); p += 4; return v; };
-  if (String.fromCharCode(u[0], u[1], u[2], u[3]) !== 'KTV2') throw new Error('embedded data is not KTV2');
+  const magic = String.fromCharCode(u[0], u[1], u[2], u[3]);
+  if (magic !== 'KTV3' && magic !== 'KTV2') throw new Error('embedded data is not KTV3');
   p = 4;
   const n = u32(), ncols = u32();
   const lens = []; for (let i = 0; i < ncols; i++) lens.push(u32());
   const at = []; for (let i = 0; i < ncols; i++) { at.push(p); p += lens[i]; }
   // arg is a float: it carries unsigned 32-bit arguments (mark_d, packet hashes).
-  const c = [];
-  for (let k = 0; k < 10; k++) { c.push(k < 2 || k === 6 ? colF64(u, at[k], n, new Float64Array(n)) : colI32(u, at[k], n, new Int32Array(n))); await step(); }
+  const c = new Array(10), id = new Uint32Array(n);
+  for (let i = 0; i < n; i++) id[i] = i;
+  c[5] = colI32(u, at[5], n, new Int32Array(n), id);
+  const ix = magic === 'KTV3' ? ktv3Rows(c[5]) : id;
+  for (let k = 0; k < 10; k++) {
+    if (k === 5) continue;
+    let b = u, q = at[k];
+    if (magic === 'KTV3' && KTV3_SPLIT[k]) { b = ktv3Join(u, q, n); q = 0; }
+    c[k] = k < 2 || k === 6 ? colF64(b, q, n, new Float64Array(n), ix) : colI32(b, q, n, new Int32Array(n), ix);
+    await step();
+  }
   const [ts, dur, cpu, pid, rpc, ev, arg, ret, ipc32, nmc] = c, ipc = Uint8Array.from(ipc32);
   const nm = new Uint32Array(nmc.buffer); // in place
   const st = { prevTs: 0, cpuEnd: new Float64Array(UNP.NCPU).fill(-Infinity), cpuPid: new Int32Array(UNP.NCPU), evNm: new Int32Array(UNP.EVHI - UNP.EVLO).fill(-1) };
@@ -115,6 +127,33 @@ async function decodeBlob(u, pause) {
     names[i] = td.decode(u.subarray(off, off + l)); off += l;
   }
   return { n, cols, names };
+}
+// KTV3 (lib/pagecols.c): every column but the event's is grouped by the
+// row's class (its event column value 0..4095, else 4096), the rows of
+// class 0 first; the row of each value in that order.
+function ktv3Rows(ev) {
+  const n = ev.length, at = new Uint32Array(4098);
+  for (let i = 0; i < n; i++) { const e = ev[i]; at[(e >= 0 && e < 4096 ? e : 4096) + 1]++; }
+  for (let k = 1; k < 4098; k++) at[k] += at[k - 1];
+  const ix = new Uint32Array(n);
+  for (let i = 0; i < n; i++) { const e = ev[i]; ix[at[e >= 0 && e < 4096 ? e : 4096]++] = i; }
+  return ix;
+}
+// Duration, argument and return value are also split by byte position:
+// u32 levels, u32 length of each, then every value's first byte, the
+// second bytes of those that have one, ...; joined back into varints.
+const KTV3_SPLIT = [0, 1, 0, 0, 0, 0, 1, 1, 0, 0];
+function ktv3Join(u, p, n) {
+  const dv = new DataView(u.buffer, u.byteOffset, u.byteLength), nl = dv.getUint32(p, true), at = [];
+  let q = p + 4 + 4 * nl, len = 0;
+  for (let k = 0; k < nl; k++) { const l = dv.getUint32(p + 4 + 4 * k, true); at.push(q); q += l; len += l; }
+  const o = new Uint8Array(len), a0 = at[0];
+  let o0 = 0, j = 0;
+  for (let i = 0; i < n; i++) {
+    let b = u[a0 + o0++]; o[j++] = b;
+    for (let k = 1; b & 128; k++) { b = u[at[k]++]; o[j++] = b; }
+  }
+  return o;
 }
 // The prediction undone for rows i0..i1 (st: the state carried between
 // steps: last end and pid per CPU, last name per event, previous start).

@@ -520,7 +520,7 @@ async function testOrig(ctx) {
   check('orig: no errors', errors.length === 0, errors);
 }
 
-// The KTV2 columns are differences from predictions (lib/html.c, struct
+// The KTV3 columns are differences from predictions (lib/pageenc.c, struct
 // pred); the viewer must undo them exactly, also where they fail.
 async function testPred(ctx) {
   const { page, errors } = await open(ctx, path.join(dir, 'pred.html'));
@@ -535,7 +535,7 @@ async function testPred(ctx) {
     if (!same) bad.push([i, r, g]);
   });
   const s = await st(page);
-  check('KTV2 decoding: all ' + want.length + ' rows of pred_edge.json come back exactly (CPU -1/70000, events -20/0x50000, pid 0/-1/70000/2^31-1, times going back)',
+  check('KTV3 decoding: all ' + want.length + ' rows of pred_edge.json come back exactly (CPU -1/70000, events -20/0x50000, pid 0/-1/70000/2^31-1, times going back)',
     s.spans === want.length && bad.length === 0 && errors.length === 0, [s.spans, bad.slice(0, 3), errors]);
 }
 
