@@ -178,7 +178,7 @@ const BLK_SH = 5, BLK = 1 << BLK_SH, BLK_SH2 = 10, BLK2 = 1 << BLK_SH2;
 const G = []; // groups: {name, rows, open: 'open'|'hl'|'closed', hasHL}
 let ROWS = [];
 
-function buildRows() {
+function buildRows(keepOpen) {
   const n = D.n, ts = D.ts, dur = D.dur, cpu = D.cpu, pid = D.pid, rpc = D.rpc, ev = D.ev, arg = D.arg, nm = D.nm;
   const cpuMap = new Map(), cpuSeen = new Uint8Array(4096), pidSeen = new Uint8Array(1 << 22);
   const pidLabel = new Map(), rpcLabel = new Map(), rpcOrder = [];
@@ -216,9 +216,12 @@ function buildRows() {
   }
   D.fmin = fmin; D.fmax = fmax;
   if (fmax - fmin < 9) D.hasFreq = false;
+  // keepOpen (summary mode: the window's rows loaded; the page's rows
+  // decoded after its summary): the groups stay open or closed as they were.
+  const was = new Map(keepOpen ? G.map(g => [g.name, g.open]) : []);
   G.length = 0; ROWS = [];
   const mk = (gname, list) => {
-    const g = { name: gname, rows: [], open: gname === 'CPU' ? 'open' : 'closed', hasHL: false };
+    const g = { name: gname, rows: [], open: was.get(gname) || (gname === 'CPU' ? 'open' : 'closed'), hasHL: false };
     for (const [id, label] of list) {
       const r = { label, group: g, id, nEx: 0, nOv: 0, hl: false, tmin: Infinity, tmax: -Infinity, idx: ROWS.length };
       g.rows.push(r); ROWS.push(r);

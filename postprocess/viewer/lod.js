@@ -82,8 +82,12 @@ function lodDraw(r, g, P) {
   if (!LOD.check) { LOD.check = true; setTimeout(lodWindow, 0); }
   const rowsHere = SUM.win && SUM.win[0] <= S.t0 && S.t1 <= SUM.win[1];
   const eligible = LOD_ON && P >= 2e-6 && c.m >= 256 && P >= LOD_SUB * c.q0;
-  if (!eligible && rowsHere) return false; // the rows would be walked span by span: they are here
-  r.sumHow = eligible ? 'bins' : 'none'; r.sumAt = perf.draws; // (what the tests compare)
+  // The long spans come with a tile from two bins up: with bins wider than
+  // half a pixel (LOD_SUB < 2, tests only) those of a pixel to two bins
+  // are missing, and the rows are drawn instead when they are here.
+  const whole = eligible && P >= 2 * lodQ(P, c.q0);
+  if (!whole && rowsHere) return false; // the rows would be walked span by span: they are here
+  r.sumHow = whole ? 'bins' : 'none'; r.sumAt = perf.draws; // (what the tests compare)
   if (!eligible) SUM.note = 'rows to load';
   const q = lodQ(P, eligible ? c.q0 : Infinity), qn = Math.round(q * 1e9), O = D.t0;
   const ta = Math.floor(Math.max(0, Math.floor((S.t0 - O) / q)) / TILE), tb = Math.floor(Math.max(0, Math.floor((S.t1 - O) / q) + 1) / TILE);
@@ -176,7 +180,7 @@ function lodWindow() {
       if (S.t1 < a || S.t0 > b) return; // the view moved away meanwhile
       const o = fromJSON({ events: j.rows });
       for (let i = 0; i < o.n; i++) { o.cols[0][i] = fix10(o.cols[0][i]); o.cols[1][i] = fix10(o.cols[1][i]); }
-      setColumns(o.n, o.cols, o.names); ensureSorted(); buildRows(); S.anns = []; recomputeHL();
+      setColumns(o.n, o.cols, o.names); ensureSorted(); buildRows(true); S.anns = []; recomputeHL();
       SUM.win = [a, b]; SUM.note = ''; LOD.loads++;
       idleArr = 0; perf.idleDone = false; setTimeout(idleRows, 0);
       if (LOD.onLoad) LOD.onLoad();

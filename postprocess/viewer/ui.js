@@ -592,7 +592,7 @@ function start(meta, n, cols, names, t0, picture) {
   const win = LOD.local && !picture ? [S.t0, S.t1] : null;
   if (win) lodLocalEnd();
   D.meta = meta || {}; setColumns(n, cols, names); ensureSorted();
-  const tr = performance.now(); buildRows(); machInit(); perf.rows = performance.now() - tr;
+  const tr = performance.now(); buildRows(!!win); machInit(); perf.rows = performance.now() - tr;
   document.title = 'KUtrace ' + (D.meta.title || '');
   views.length = 0;
   const sv = Array.isArray(D.meta.savedview) && D.meta.savedview.length ? D.meta.savedview : [['⇐', null], ['①', null], ['②', null], ['③', null], ['④', null]];
