@@ -656,8 +656,7 @@ int kt_store_lod_pyramid(duckdb_connection c, const char *store, int64_t t0, int
 	kt_progress_step("level of detail: level 0 of the PID rows");
 	snprintf(sql, sizeof(sql),
 		 "COPY (SELECT pid, (ts - %" PRId64 ") // %" PRId64 " AS b, " LOD_BIN_COLS " FROM"
-		 " (SELECT pid, ts, dur, event, " LOD_KIND " AS k FROM span WHERE " LOD_PEXEC
-		 " AND pid IN (SELECT DISTINCT pid FROM span WHERE pid > 0 AND " LOD_PIDROW "))"
+		 " (SELECT pid, ts, dur, event, " LOD_KIND " AS k FROM span WHERE " LOD_PEXEC ")"
 		 " GROUP BY ALL ORDER BY b, pid) TO '%s/p0.parquet' (FORMAT parquet)", t0, q0, tmp);
 	if (exec_sql(c, sql, err, errlen) < 0)
 		goto fail;
@@ -739,7 +738,7 @@ static int lod_bins(duckdb_connection c, const struct kt_lodpyr *py, int level, 
 			 " read_parquet('%s/%s%d.parquet') WHERE b >= %" PRId64 " AND b < %" PRId64
 			 " AND ek IS NOT NULL) ORDER BY %s, b, k", what, what, py->dir, pre, level, a, b, what,
 			 py->dir, pre, level, a, b, what, py->dir, pre, level, a, b, what);
-	else	/* (the PID bins of every pid > 0: those without a PID row are never drawn) */
+	else
 		snprintf(sql, sizeof(sql),
 			 "SELECT %s, (ts - %" PRId64 ") // %" PRId64 " AS b, " LOD_KIND " AS k, count(*),"
 			 " sum(dur)::BIGINT, arg_max(event, ts) FROM span WHERE %s AND ts >= %" PRId64
@@ -751,9 +750,10 @@ static int lod_bins(duckdb_connection c, const struct kt_lodpyr *py, int level, 
 }
 
 int kt_store_lod(duckdb_connection c, const struct kt_lodpyr *py, int64_t t0, int64_t q, int64_t a,
-		 int64_t b, struct kt_buf *out, char *err, size_t errlen)
+		 int64_t b, int pids, struct kt_buf *out, char *err, size_t errlen)
 {
 	char sql[1024 + 3 * sizeof(py->dir)];
+	const char *who = pids ? "pid > 0" : "cpu >= 0", *rows = pids ? LOD_PEXEC : LOD_EXEC;
 	int level = -1;
 
 	/* A level of the pyramid, else straight from span. */
@@ -763,30 +763,28 @@ int kt_store_lod(duckdb_connection c, const struct kt_lodpyr *py, int64_t t0, in
 	int64_t lo = t0 + a * q, hi = t0 + b * q;
 
 	out->len = 0;
-	kt_buf_printf(out, "{\"q\":%" PRId64 ",\"a\":%" PRId64 ",\"b\":%" PRId64 ",\"cpus\":", q, a, b);
-	if (lod_bins(c, py, level, "cpu", t0, q, a, b, out, err, errlen) < 0)
-		return -1;
-	kt_buf_puts(out, ",\"pids\":");
-	if (lod_bins(c, py, level, "pid", t0, q, a, b, out, err, errlen) < 0)
+	kt_buf_printf(out, "{\"q\":%" PRId64 ",\"a\":%" PRId64 ",\"b\":%" PRId64 ",\"%s\":", q, a, b,
+		      pids ? "pids" : "cpus");
+	if (lod_bins(c, py, level, pids ? "pid" : "cpu", t0, q, a, b, out, err, errlen) < 0)
 		return -1;
 	kt_buf_puts(out, ",");
 	/* The spans a pixel or longer are drawn in full over the bins: those
 	 * of 2 bins or longer (a pixel is 4 to 8) that overlap the tile. */
 	if (level >= 0)
 		snprintf(sql, sizeof(sql),
-			 "SELECT " ROW_COLS " FROM read_parquet('%s/long.parquet') WHERE dur >= %" PRId64
-			 " AND ts < %" PRId64 " AND ts + dur > %" PRId64 " ORDER BY cpu, ts", py->dir, 2 * q,
-			 hi, lo);
+			 "SELECT " ROW_COLS " FROM read_parquet('%s/long.parquet') WHERE %s AND dur >= %" PRId64
+			 " AND ts < %" PRId64 " AND ts + dur > %" PRId64 " ORDER BY cpu, ts", py->dir, who,
+			 2 * q, hi, lo);
 	else if (py)	/* those shorter than 2 q0 start after lo - 2 q0: only those row groups */
 		snprintf(sql, sizeof(sql),
-			 "SELECT * FROM (SELECT " ROW_COLS " FROM span WHERE " LOD_LONG " AND dur >= %" PRId64
+			 "SELECT * FROM (SELECT " ROW_COLS " FROM span WHERE %s AND dur >= %" PRId64
 			 " AND dur < %" PRId64 " AND ts < %" PRId64 " AND ts > %" PRId64 " AND ts + dur > %" PRId64
-			 " UNION ALL SELECT " ROW_COLS " FROM read_parquet('%s/long.parquet') WHERE ts < %" PRId64
-			 " AND ts + dur > %" PRId64 ") ORDER BY cpu, ts", 2 * q, 2 * py->q0, hi, lo - 2 * py->q0,
-			 lo, py->dir, hi, lo);
+			 " UNION ALL SELECT " ROW_COLS " FROM read_parquet('%s/long.parquet') WHERE %s AND ts < %" PRId64
+			 " AND ts + dur > %" PRId64 ") ORDER BY cpu, ts", rows, 2 * q, 2 * py->q0, hi,
+			 lo - 2 * py->q0, lo, py->dir, who, hi, lo);
 	else
 		snprintf(sql, sizeof(sql),
-			 "SELECT " ROW_COLS " FROM span WHERE " LOD_LONG " AND dur >= %" PRId64 " AND ts < %" PRId64
-			 " AND ts + dur > %" PRId64 " ORDER BY cpu, ts", 2 * q, hi, lo);
+			 "SELECT " ROW_COLS " FROM span WHERE %s AND dur >= %" PRId64 " AND ts < %" PRId64
+			 " AND ts + dur > %" PRId64 " ORDER BY cpu, ts", rows, 2 * q, hi, lo);
 	return rows_json(c, sql, "\"long\":", KT_ROWS_LONG_MAX, out, err, errlen);
 }

@@ -41,15 +41,17 @@ function lodMeta(m) {
   SUM.draw = lodDraw; SUM.status = lodStatus;
 }
 
-// One tile: per CPU and per PID the bins (absolute numbers from the trace
-// start), their idle, user and kernel ns, last user and kernel events and
-// rows; the long spans (two bins or longer) as columns D can be swapped for.
-function lodTile(qn, ti) {
-  const key = qn + ':' + ti; const t = LOD.tiles.get(key); if (t) return t;
-  if (LOD.local) { const lt = lodLocalTile(qn, ti); if (lt) LOD.tiles.set(key, lt); else SUM.note = 'rows loading'; return lt; }
+// One tile of the CPU rows (gb 'cpus') or of the PID rows ('pids', asked
+// for only when the PID group is drawn): per row the bins (absolute
+// numbers from the trace start), their idle, user and kernel ns, last
+// user and kernel events and rows; the long spans (two bins or longer) as
+// columns D can be swapped for.
+function lodTile(qn, ti, gb) {
+  const key = gb + ':' + qn + ':' + ti; const t = LOD.tiles.get(key); if (t) return t;
+  if (LOD.local) { const lt = lodLocalTile(qn, ti, gb); if (lt) LOD.tiles.set(key, lt); else SUM.note = 'rows loading'; return lt; }
   if (!LOD.asked.has(key)) {
     LOD.pending++;
-    LOD.asked.set(key, lodGet('lod?q=' + qn + '&a=' + ti * TILE + '&b=' + (ti + 1) * TILE).then(j => {
+    LOD.asked.set(key, lodGet('lod?q=' + qn + '&a=' + ti * TILE + '&b=' + (ti + 1) * TILE + (gb === 'pids' ? '&rows=pid' : '')).then(j => {
       const bins = obj => {
         const out = new Map();
         for (const c of Object.keys(obj || {})) {
@@ -59,7 +61,7 @@ function lodTile(qn, ti) {
         }
         return out;
       };
-      LOD.tiles.set(key, { cpus: bins(j.cpus), pids: bins(j.pids), long: j.long });
+      LOD.tiles.set(key, { [gb]: bins(j[gb]), long: j.long });
     }).catch(e => { LOD.err = 'kutrace_view: ' + e.message; }).finally(() => { LOD.pending--; LOD.asked.delete(key); redraw(); }));
   }
   return null;
@@ -91,16 +93,15 @@ function lodDraw(r, g, P) {
   if (!eligible) SUM.note = 'rows to load';
   const q = lodQ(P, eligible ? c.q0 : Infinity), qn = Math.round(q * 1e9), O = D.t0;
   const ta = Math.floor(Math.max(0, Math.floor((S.t0 - O) / q)) / TILE), tb = Math.floor(Math.max(0, Math.floor((S.t1 - O) / q) + 1) / TILE);
-  const key = qn + ':' + ta + ':' + tb;
+  const key = qn + ':' + ta + ':' + tb, gb = grp[0];
   let pr = r.sumRow;
   if (!pr || pr.key !== key) {
     const tiles = [];
-    for (let ti = ta; ti <= tb; ti++) { const t = lodTile(qn, ti); if (t) tiles.push(t); }
+    for (let ti = ta; ti <= tb; ti++) { const t = lodTile(qn, ti, gb); if (t) tiles.push(t); }
     if (tiles.length < tb - ta + 1) { SUM.viewCount = NaN; r.sumHow = 'none'; return true; } // drawn when the tiles are here; nothing known of the view yet
-    if (tiles.some(t => !t[grp[0]])) { SUM.note = 'rows loading'; r.sumHow = 'none'; return true; } // the page's summary has no PID bins this fine
     pr = r.sumRow = lodRow(tiles, r.id, q, key, grp);
   }
-  if (grp[0] === 'cpus') SUM.viewCount += lodCount(pr, q, O); // (the PID rows hold the same spans again)
+  if (gb === 'cpus') SUM.viewCount += lodCount(pr, q, O); // (the PID rows hold the same spans again)
   // drawExecLod over the tiles' bins; its long spans drawn by drawSpan
   // from the tile's rows, swapped in for D's columns for the while.
   const keep = [D.ts, D.dur, D.cpu, D.pid, D.rpc, D.ev, D.arg, D.ret, D.ipc, D.nm, D.names, hlSpan];
@@ -256,13 +257,12 @@ function lodLocalLevel(gb, qn) {
   }
   L.levels[gb].set(qn, lv); return lv;
 }
-// Tile ti of width qn as /api/lod gives it: the bins in it, and the long
-// spans (2 qn or longer) that overlap it; null when the page's summary is
-// too coarse for qn (pids null when only its PID bins are).
-function lodLocalTile(qn, ti) {
-  const L = LOD.local, lc = lodLocalLevel('cpus', qn); if (!lc) return null;
+// Tile ti of width qn of the CPU or PID rows (gb) as /api/lod gives it:
+// the bins in it, and the long spans (2 qn or longer) that overlap it;
+// null when the page's summary is too coarse for qn.
+function lodLocalTile(qn, ti, gb) {
+  const L = LOD.local, lv = lodLocalLevel(gb, qn); if (!lv) return null;
   const a = ti * TILE, b = a + TILE, cut = lv => {
-    if (!lv) return null;
     const out = new Map();
     for (const [id, o] of lv) {
       const j0 = firstAtLeast(o.J, 0, o.J.length, a), j1 = firstAtLeast(o.J, j0, o.J.length, b);
@@ -276,7 +276,7 @@ function lodLocalTile(qn, ti) {
     const s = L.lts[i] * 10, d = L.ldu[i] * 10;
     if (d >= 2 * qn && s < hi && s + d > lo) long.push(L.long[i]);
   }
-  return { cpus: cut(lc), pids: cut(lodLocalLevel('pids', qn)), long };
+  return { [gb]: cut(lv), long };
 }
 // The rows are here: drawn from them from now on.
 function lodLocalEnd() {
