@@ -150,8 +150,8 @@ $UM $TMP/dam.html > /dev/null 2>$TMP/err
 rc=$?
 check "unmakeself on damaged data: error, no crash (rc=$rc)" [ $rc = 1 ]
 
-# A page of 262,144 rows or more carries the summary of its CPU rows
-# (lib/pagelod.c, VIEWER 3.4.1): exactly the bins, extents and long spans
+# A page of 262,144 rows or more carries the summary of its CPU and PID
+# rows (lib/pagelod.c, VIEWER 3.4.1): exactly the bins, extents, labels and long spans
 # tests/tools/ktlod.py makes of the JSON by the rule, on its own; a page
 # of fewer rows, of rows out of time order or with a CPU past 65535 has
 # none (the viewer then decodes the rows first); the rows still read
@@ -175,7 +175,7 @@ out.write('[999.0, 0.0, 0, 0, 0, 0, 0, 0, 0, ""]\n]}\n')
 PY
 $MS $TPL $TMP/lod.json $TMP/lod.html || nok "makeself of 262,144 rows"
 eq "a page of 262,144 rows carries the summary the rule makes of its rows" \
-	"same: 4 CPU rows" "$(python3 tests/tools/ktlod.py $TMP/lod.html $TMP/lod.json | cut -d, -f1)"
+	"same: 4 CPU rows, 4 PID rows, 4 with bins" "$(python3 tests/tools/ktlod.py $TMP/lod.html $TMP/lod.json | cut -d, -f1,3,4 | sed 's/ with [0-9]* bins.*/ with bins/')"
 $UM $TMP/lod.html > $TMP/lod.rt.json
 same_file "the page of 262,144 rows reads back byte for byte" $TMP/lod.json $TMP/lod.rt.json
 head -n -2 $TMP/lod.json | sed '$d' > $TMP/lod1.json && tail -n 2 $TMP/lod.json >> $TMP/lod1.json
