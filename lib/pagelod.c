@@ -43,6 +43,9 @@
 #define PAGE_LOD_BINS (1 << 15)
 /* PID rows get bins from this many execution spans (rowLod's threshold). */
 #define PID_LOD_MIN 256
+/* A page of more threads than this (pids > 0) gets no summary: a hostile
+ * page of a pid per row would otherwise cost a row's state per row. */
+#define PID_MAX (1 << 18)
 #define LOD_NCPU 65536
 #define END_MAX 99900000000LL	/* 999 s in 10 ns: the original's end marker */
 /* Times and durations past 10^6 s (in 10 ns) get no summary: in ns they
@@ -198,8 +201,9 @@ static void extent_add(struct lodrow *c, const int64_t *v, int64_t end)
 }
 
 /* Pass 1: the extents, as /api/lodmeta's, into cpu[] and pids; 0 when the
- * rows are in time order, on CPUs below LOD_NCPU and of times within
- * TIME_MAX, 1 when not (no summary), -1 on a bad column. */
+ * rows are in time order, on CPUs below LOD_NCPU, of times within
+ * TIME_MAX and of at most PID_MAX threads, 1 when not (no summary), -1 on
+ * a bad column. */
 static int lod_extents(const struct trace *t, struct lodrow **cpu, struct pidtab *pids, int64_t *t0,
 		       int64_t *ets, int64_t *edu)
 {
@@ -229,6 +233,8 @@ static int lod_extents(const struct trace *t, struct lodrow **cpu, struct pidtab
 		if (v[3] > 0) {
 			struct lodrow *p = pid_get(pids, v[3]);
 
+			if (pids->n > PID_MAX)
+				goto out;
 			if (p->label < 0 && ((v[5] > KUTRACE_IDLE && v[5] < KUTRACE_C_EXIT) ||
 					     v[5] == KUTRACE_LEFTMARK || v[5] == KUTRACE_RIGHTMARK))
 				p->label = v[9];
