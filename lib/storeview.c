@@ -392,25 +392,44 @@ int kt_store_rows(duckdb_connection c, const struct kt_lodpyr *py, int cpu, int6
 }
 
 /*
- * The level of detail of the viewer's CPU rows (docs/spec/VIEWER.md 3.4.1):
- * what a row's rowLod would compute from the page's rows, so that the
- * summary draws what the rows would.  The viewer's rows (data.js
- * buildRows): a CPU row for every cpu >= 0 of a row with event >= 0; its
- * time extent over those rows but the RPC begin/end points; its execution
- * spans (LOD_EXEC) by kind idle, user, kernel (LOD_KIND).
+ * The level of detail of the viewer's CPU and PID rows (docs/spec/VIEWER.md
+ * 3.4.1): what a row's rowLod would compute from the page's rows, so that
+ * the summary draws what the rows would.  The viewer's rows (data.js
+ * buildRows): a CPU row for every cpu >= 0 of a row with event >= 0; a
+ * PID row for every pid > 0 of a user-mode span or a left/right mark
+ * (LOD_PIDROW), labelled with the name of the first of those; a row's
+ * time extent over its rows of event >= 0 but the RPC begin/end points;
+ * its execution spans (LOD_EXEC, LOD_PEXEC: a PID row's on any CPU) by
+ * kind idle, user, kernel (LOD_KIND).
  */
-#define LOD_EXEC "cpu >= 0 AND ((event >= 0 AND event < 512) OR (event >= 1024 AND event < 4096)" \
-		 " OR event >= 65536)"
+#define LOD_EXEC_EV "((event >= 0 AND event < 512) OR (event >= 1024 AND event < 4096) OR event >= 65536)"
+#define LOD_EXEC "cpu >= 0 AND " LOD_EXEC_EV
+#define LOD_PEXEC "pid > 0 AND " LOD_EXEC_EV
+/* The spans drawn in full over the bins: of a CPU row or a PID row. */
+#define LOD_LONG LOD_EXEC_EV " AND (cpu >= 0 OR pid > 0)"
+#define LOD_PIDROW "((event > 65536 AND event < 131072) OR event IN (526, 527))"
 #define LOD_KIND "CASE WHEN event IN (65536, 131072) THEN 0 WHEN event > 65536 THEN 1 ELSE 2 END"
+/* What STORE/lod/ holds; another version is made again. */
+#define LOD_VERSION 3
 
-/* STORE/lod/meta: "t0 t1" and the answer, kept with the pyramid. */
+/* STORE/lod/meta: "t0 t1" and the answer, kept with the pyramid (of
+ * this LOD_VERSION: another one's answer is made again). */
 static int lod_meta_kept(const char *store, int64_t *t0, int64_t *t1, struct kt_buf *out)
 {
 	char path[4200];
-	long long a, b;
+	long long a, b, q;
+	int v = 0;
 	size_t len = 0;
 	FILE *f;
 
+	snprintf(path, sizeof(path), "%s/lod/levels", store);
+	if (!(f = fopen(path, "r")))
+		return -1;
+	int ok = fscanf(f, "%lld %lld %d", &q, &a, &v) == 3 && v == LOD_VERSION;
+
+	fclose(f);
+	if (!ok)
+		return -1;
 	snprintf(path, sizeof(path), "%s/lod/meta", store);
 	if (!(f = fopen(path, "r")))
 		return -1;
@@ -426,6 +445,67 @@ static int lod_meta_kept(const char *store, int64_t *t0, int64_t *t1, struct kt_
 	out->len = 0;
 	kt_buf_add(out, m, len);
 	free(m);
+	return 0;
+}
+
+/* The PID rows of /api/lodmeta: [pid, execution spans, first execution
+ * start, first start, latest end as start and duration, label], and the
+ * answer's end. */
+static int lod_meta_pids(duckdb_connection c, const char *store, struct kt_buf *out, char *err,
+			 size_t errlen)
+{
+	char sql[1024 + 4200];
+	duckdb_result res;
+	int failed = 0, first = 1;
+	struct kt_buf esc = { 0 };
+
+	snprintf(sql, sizeof(sql),
+		 "SELECT pid, count(*) FILTER (WHERE " LOD_EXEC_EV "), min(ts) FILTER (WHERE " LOD_EXEC_EV "),"
+		 " min(ts) FILTER (WHERE event NOT IN (526, 527)),"
+		 " arg_max(ts, ts + dur) FILTER (WHERE event NOT IN (526, 527)),"
+		 " arg_max(dur, ts + dur) FILTER (WHERE event NOT IN (526, 527)),"
+		 " arg_min(name, file_row_number) FILTER (WHERE " LOD_PIDROW ") AS label"
+		 " FROM read_parquet('%s/span.parquet', file_row_number = true) WHERE pid > 0 AND event >= 0"
+		 " GROUP BY pid HAVING count(*) FILTER (WHERE " LOD_PIDROW ") > 0 ORDER BY pid", store);
+	if (run(c, sql, &res, err, errlen) < 0)
+		return -1;
+	kt_buf_puts(out, "],\"pids\":[");
+	for (duckdb_data_chunk ch; (ch = next_chunk(res, &failed, err, errlen));) {
+		int32_t *pp = IN(ch, 0, int32_t);
+		duckdb_string_t *nm = IN(ch, 6, duckdb_string_t);
+		int64_t *v[5];
+		uint64_t *ok[5];
+		idx_t m = duckdb_data_chunk_get_size(ch);
+
+		for (int k = 0; k < 5; k++) {
+			v[k] = IN(ch, k + 1, int64_t);
+			ok[k] = duckdb_vector_get_validity(duckdb_data_chunk_get_vector(ch, k + 1));
+		}
+		for (idx_t i = 0; i < m; i++) {
+			uint32_t l = duckdb_string_t_length(nm[i]);
+
+			kt_buf_printf(out, "%s[%d", first ? "" : ",", pp[i]);
+			for (int k = 0; k < 5; k++) {
+				int valid = !ok[k] || duckdb_validity_row_is_valid(ok[k], i);
+
+				kt_buf_printf(out, ",%" PRId64, !valid ? -1 : k ? v[k][i] / 10 : v[k][i]);
+			}
+			if (esc.cap < 6 * (size_t)l + 1) {
+				esc.p = kt_xrealloc(esc.p, 6 * (size_t)l + 1);
+				esc.cap = 6 * (size_t)l + 1;
+			}
+			kt_buf_puts(out, ",\"");
+			kt_buf_add(out, esc.p, kt_json_escape_mem(esc.p, duckdb_string_t_data(&nm[i]), l));
+			kt_buf_puts(out, "\"]");
+			first = 0;
+		}
+		duckdb_destroy_data_chunk(&ch);
+	}
+	duckdb_destroy_result(&res);
+	kt_buf_free(&esc);
+	if (failed)
+		return -1;
+	kt_buf_puts(out, "]}");
 	return 0;
 }
 
@@ -499,14 +579,14 @@ int kt_store_lod_meta(duckdb_connection c, const char *store, int64_t *t0, int64
 	duckdb_destroy_result(&res);
 	if (failed)
 		return -1;
-	kt_buf_puts(out, "]}");
-	return 0;
+	return lod_meta_pids(c, store, out, err, errlen);
 }
 
 /*
  * The pyramid (STORE/lod/): the bins of every level from q0 up, each
  * level one Parquet file ordered by bin, so that a tile reads only its
- * row groups instead of every span in its time.  Level L + 1 is made from
+ * row groups instead of every span in its time: L.parquet those of the
+ * CPU rows, pL.parquet those of the PID rows.  Level L + 1 is made from
  * level L (the later child's last events win: their ts are kept); the
  * spans of 2 q0 or longer go apart (long.parquet).  Written once, into
  * lod.tmp and renamed, so that a half-made pyramid is never read; the
@@ -519,8 +599,6 @@ int kt_store_lod_meta(duckdb_connection c, const char *store, int64_t *t0, int64
 #define LOD_UP_COLS "sum(i)::BIGINT AS i, sum(u)::BIGINT AS u, sum(kn)::BIGINT AS kn, arg_max(eu, tu) AS eu," \
 	" max(tu) AS tu, arg_max(ek, tk) AS ek, max(tk) AS tk, sum(c)::BIGINT AS c"
 
-/* What STORE/lod/ holds; another version is made again. */
-#define LOD_VERSION 2
 
 static int exec_sql(duckdb_connection c, const char *sql, char *err, size_t errlen)
 {
@@ -575,8 +653,15 @@ int kt_store_lod_pyramid(duckdb_connection c, const char *store, int64_t t0, int
 		 " GROUP BY ALL ORDER BY b, cpu) TO '%s/0.parquet' (FORMAT parquet)", t0, q0, tmp);
 	if (exec_sql(c, sql, err, errlen) < 0)
 		goto fail;
+	kt_progress_step("level of detail: level 0 of the PID rows");
 	snprintf(sql, sizeof(sql),
-		 "COPY (SELECT " ROW_COLS " FROM span WHERE " LOD_EXEC " AND dur >= %" PRId64 ") TO"
+		 "COPY (SELECT pid, (ts - %" PRId64 ") // %" PRId64 " AS b, " LOD_BIN_COLS " FROM"
+		 " (SELECT pid, ts, dur, event, " LOD_KIND " AS k FROM span WHERE " LOD_PEXEC ")"
+		 " GROUP BY ALL ORDER BY b, pid) TO '%s/p0.parquet' (FORMAT parquet)", t0, q0, tmp);
+	if (exec_sql(c, sql, err, errlen) < 0)
+		goto fail;
+	snprintf(sql, sizeof(sql),
+		 "COPY (SELECT " ROW_COLS " FROM span WHERE " LOD_LONG " AND dur >= %" PRId64 ") TO"
 		 " '%s/long.parquet' (FORMAT parquet)", 2 * q0, tmp);
 	if (exec_sql(c, sql, err, errlen) < 0)
 		goto fail;
@@ -594,6 +679,12 @@ int kt_store_lod_pyramid(duckdb_connection c, const char *store, int64_t t0, int
 		snprintf(sql, sizeof(sql),
 			 "COPY (SELECT cpu, b // 2 AS b, " LOD_UP_COLS " FROM read_parquet('%s/%d.parquet')"
 			 " GROUP BY ALL ORDER BY b, cpu) TO '%s/%d.parquet' (FORMAT parquet)", tmp,
+			 levels - 1, tmp, levels);
+		if (exec_sql(c, sql, err, errlen) < 0)
+			goto fail;
+		snprintf(sql, sizeof(sql),
+			 "COPY (SELECT pid, b // 2 AS b, " LOD_UP_COLS " FROM read_parquet('%s/p%d.parquet')"
+			 " GROUP BY ALL ORDER BY b, pid) TO '%s/p%d.parquet' (FORMAT parquet)", tmp,
 			 levels - 1, tmp, levels);
 		if (exec_sql(c, sql, err, errlen) < 0)
 			goto fail;
@@ -625,58 +716,75 @@ fail:
 	return -1;
 }
 
-int kt_store_lod(duckdb_connection c, const struct kt_lodpyr *py, int64_t t0, int64_t q, int64_t a,
-		 int64_t b, struct kt_buf *out, char *err, size_t errlen)
+/* The bins of tile [a, b) of width q, of the CPU rows (what: "cpu", the
+ * level file L.parquet) or the PID rows ("pid", pL.parquet), as
+ * bins_json's {"ID":[...], ...}. */
+static int lod_bins(duckdb_connection c, const struct kt_lodpyr *py, int level, const char *what,
+		    int64_t t0, int64_t q, int64_t a, int64_t b, struct kt_buf *out, char *err,
+		    size_t errlen)
 {
 	char sql[1024 + 3 * sizeof(py->dir)];
+	const char *pre = what[0] == 'p' ? "p" : "";
+	duckdb_result res;
+	int64_t lo = t0 + a * q, hi = t0 + b * q;
+
+	/* One row per row, bin and kind: rows, ns, last event. */
+	if (level >= 0)
+		snprintf(sql, sizeof(sql),
+			 "SELECT %s, b, k, c, n, e FROM (SELECT %s, b, 0 AS k, c, i AS n, -1 AS e FROM"
+			 " read_parquet('%s/%s%d.parquet') WHERE b >= %" PRId64 " AND b < %" PRId64 " UNION ALL"
+			 " SELECT %s, b, 1, 0, u, coalesce(eu, -1) FROM read_parquet('%s/%s%d.parquet') WHERE b >= %" PRId64
+			 " AND b < %" PRId64 " AND eu IS NOT NULL UNION ALL SELECT %s, b, 2, 0, kn, coalesce(ek, -1) FROM"
+			 " read_parquet('%s/%s%d.parquet') WHERE b >= %" PRId64 " AND b < %" PRId64
+			 " AND ek IS NOT NULL) ORDER BY %s, b, k", what, what, py->dir, pre, level, a, b, what,
+			 py->dir, pre, level, a, b, what, py->dir, pre, level, a, b, what);
+	else
+		snprintf(sql, sizeof(sql),
+			 "SELECT %s, (ts - %" PRId64 ") // %" PRId64 " AS b, " LOD_KIND " AS k, count(*),"
+			 " sum(dur)::BIGINT, arg_max(event, ts) FROM span WHERE %s AND ts >= %" PRId64
+			 " AND ts < %" PRId64 " GROUP BY ALL ORDER BY %s, b, k", what, t0, q,
+			 pre[0] ? LOD_PEXEC : LOD_EXEC, lo, hi, what);
+	if (run(c, sql, &res, err, errlen) < 0)
+		return -1;
+	return bins_json(res, 0, out, err, errlen);
+}
+
+int kt_store_lod(duckdb_connection c, const struct kt_lodpyr *py, int64_t t0, int64_t q, int64_t a,
+		 int64_t b, int pids, struct kt_buf *out, char *err, size_t errlen)
+{
+	char sql[1024 + 3 * sizeof(py->dir)];
+	const char *who = pids ? "pid > 0" : "cpu >= 0", *rows = pids ? LOD_PEXEC : LOD_EXEC;
 	int level = -1;
 
 	/* A level of the pyramid, else straight from span. */
 	for (int l = 0; py && l < py->levels; l++)
 		if (py->q0 << l == q)
 			level = l;
-	duckdb_result res;
 	int64_t lo = t0 + a * q, hi = t0 + b * q;
 
-	/* One row per CPU, bin and kind: rows, ns, last event. */
-	if (level >= 0)
-		snprintf(sql, sizeof(sql),
-			 "SELECT cpu, b, k, c, n, e FROM (SELECT cpu, b, 0 AS k, c, i AS n, -1 AS e FROM"
-			 " read_parquet('%s/%d.parquet') WHERE b >= %" PRId64 " AND b < %" PRId64 " UNION ALL"
-			 " SELECT cpu, b, 1, 0, u, coalesce(eu, -1) FROM read_parquet('%s/%d.parquet') WHERE b >= %" PRId64
-			 " AND b < %" PRId64 " AND eu IS NOT NULL UNION ALL SELECT cpu, b, 2, 0, kn, coalesce(ek, -1) FROM"
-			 " read_parquet('%s/%d.parquet') WHERE b >= %" PRId64 " AND b < %" PRId64
-			 " AND ek IS NOT NULL) ORDER BY cpu, b, k", py->dir, level, a, b, py->dir, level, a, b,
-			 py->dir, level, a, b);
-	else
-		snprintf(sql, sizeof(sql),
-			 "SELECT cpu, (ts - %" PRId64 ") // %" PRId64 " AS b, " LOD_KIND " AS k, count(*),"
-			 " sum(dur)::BIGINT, arg_max(event, ts) FROM span WHERE " LOD_EXEC " AND ts >= %" PRId64
-			 " AND ts < %" PRId64 " GROUP BY ALL ORDER BY cpu, b, k", t0, q, lo, hi);
-	if (run(c, sql, &res, err, errlen) < 0)
-		return -1;
 	out->len = 0;
-	kt_buf_printf(out, "{\"q\":%" PRId64 ",\"a\":%" PRId64 ",\"b\":%" PRId64 ",\"cpus\":", q, a, b);
-	if (bins_json(res, 0, out, err, errlen) < 0)
+	kt_buf_printf(out, "{\"q\":%" PRId64 ",\"a\":%" PRId64 ",\"b\":%" PRId64 ",\"%s\":", q, a, b,
+		      pids ? "pids" : "cpus");
+	if (lod_bins(c, py, level, pids ? "pid" : "cpu", t0, q, a, b, out, err, errlen) < 0)
 		return -1;
 	kt_buf_puts(out, ",");
 	/* The spans a pixel or longer are drawn in full over the bins: those
 	 * of 2 bins or longer (a pixel is 4 to 8) that overlap the tile. */
 	if (level >= 0)
 		snprintf(sql, sizeof(sql),
-			 "SELECT " ROW_COLS " FROM read_parquet('%s/long.parquet') WHERE dur >= %" PRId64
-			 " AND ts < %" PRId64 " AND ts + dur > %" PRId64 " ORDER BY cpu, ts", py->dir, 2 * q,
-			 hi, lo);
+			 "SELECT " ROW_COLS " FROM read_parquet('%s/long.parquet') WHERE %s AND dur >= %" PRId64
+			 " AND ts < %" PRId64 " AND ts + dur > %" PRId64 " ORDER BY cpu, ts", py->dir, who,
+			 2 * q, hi, lo);
 	else if (py)	/* those shorter than 2 q0 start after lo - 2 q0: only those row groups */
 		snprintf(sql, sizeof(sql),
-			 "SELECT * FROM (SELECT " ROW_COLS " FROM span WHERE " LOD_EXEC " AND dur >= %" PRId64
+			 "SELECT * FROM (SELECT " ROW_COLS " FROM span WHERE %s AND dur >= %" PRId64
 			 " AND dur < %" PRId64 " AND ts < %" PRId64 " AND ts > %" PRId64 " AND ts + dur > %" PRId64
-			 " UNION ALL SELECT " ROW_COLS " FROM read_parquet('%s/long.parquet') WHERE ts < %" PRId64
-			 " AND ts + dur > %" PRId64 ") ORDER BY cpu, ts", 2 * q, 2 * py->q0, hi, lo - 2 * py->q0,
-			 lo, py->dir, hi, lo);
+			 " UNION ALL SELECT " ROW_COLS " FROM read_parquet('%s/long.parquet') WHERE %s AND ts < %" PRId64
+			 " AND ts + dur > %" PRId64 ") ORDER BY cpu, ts", rows, 2 * q, 2 * py->q0, hi,
+			 lo - 2 * py->q0, lo, py->dir, who, hi, lo);
 	else
 		snprintf(sql, sizeof(sql),
-			 "SELECT " ROW_COLS " FROM span WHERE " LOD_EXEC " AND dur >= %" PRId64 " AND ts < %" PRId64
-			 " AND ts + dur > %" PRId64 " ORDER BY cpu, ts", 2 * q, hi, lo);
+			 "SELECT " ROW_COLS " FROM span WHERE %s AND dur >= %" PRId64 " AND ts < %" PRId64
+			 " AND ts + dur > %" PRId64 " ORDER BY cpu, ts", rows, 2 * q, hi, lo);
 	return rows_json(c, sql, "\"long\":", KT_ROWS_LONG_MAX, out, err, errlen);
 }

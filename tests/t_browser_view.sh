@@ -23,26 +23,29 @@ eq "the store removed: one line in the terminal" 1 "$(grep -c 'the store is gone
 kill -INT $PID; wait $PID; eq "SIGINT: exit 0" 0 $?
 
 # The fidelity rule (VIEWER 3.4.1, tests/browser/lod.test.js): the page
-# without rows draws every CPU pixel column as the page with every row,
-# at five zooms.  The real trace (4 CPUs, 39 K spans) is too sparse for
-# the default bins (its rows are walked span by span, from the window's
-# rows in summary mode), so also with bins four pixels wide (LOD_SUB
-# 0.25); a synthetic trace of 400 K spans uses the default.
-view_fidelity() { # NAME STORE [LOD_SUB,...]
+# without rows draws every CPU and PID pixel column as the page with every
+# row, at five zooms.  The real trace (4 CPUs, 39 K spans) is too sparse
+# for the default bins (its rows are walked span by span, from the
+# window's rows in summary mode), so also with bins four pixels wide
+# (LOD_SUB 0.25); a synthetic trace of 400 K spans uses the default, and
+# bins half to a quarter of a pixel (LOD_SUB 2), with which its eight
+# threads' PID rows (about 30 K spans each) are drawn from their bins at
+# the whole trace.
+view_fidelity() { # NAME STORE [LOD_SUB,...] [PID rows from bins]
 	local out=$TMP/$1.out
 	# the level of detail precomputed (STORE/lod/) however small the store
 	"$V" "$2" --no-browser --pyramid-min 0 > "$out" 2> "$TMP/$1.err" &
 	local pid=$! i
 	for i in $(seq 300); do [ -s "$out" ] && break; sleep 0.1; done
-	KT_LOD_SUB=${3:-} suite "lod.test.js-$1" timeout 600 node tests/browser/lod.test.js "$1" "$(head -1 "$out")"
+	KT_LOD_SUB=${3:-} KT_LOD_PIDS=${4:-} suite "lod.test.js-$1" timeout 600 node tests/browser/lod.test.js "$1" "$(head -1 "$out")"
 	kill -INT $pid; wait $pid
 }
 "$KT_BIN/kutrace_sql" build "$(real_trace)" -o "$TMP/real2.tables" >/dev/null 2>&1 || nok "kutrace_sql build of the real trace"
 view_fidelity real "$TMP/real2.tables" 0.25
 if [ -x "$KT_BIN/kutrace_synth" ]; then
-	"$KT_BIN/kutrace_synth" -s 7 -c 4 -t 40 -d 1000 -m 3 --ipc -o "$TMP/synth.trace" >/dev/null &&
+	"$KT_BIN/kutrace_synth" -s 7 -c 4 -t 8 -d 1000 -m 3 --ipc -o "$TMP/synth.trace" >/dev/null &&
 		"$KT_BIN/kutrace_sql" build "$TMP/synth.trace" -o "$TMP/synth.tables" >/dev/null 2>&1 || nok "a synthetic trace's store"
-	view_fidelity synth "$TMP/synth.tables"
+	view_fidelity synth "$TMP/synth.tables" 2 8
 else
 	skip "the fidelity rule on a synthetic trace: kutrace_synth not built (make test-progs)"
 fi

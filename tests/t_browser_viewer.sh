@@ -39,15 +39,19 @@ fi
 mkdir -p build/screenshots
 suite viewer.test.js timeout 600 node tests/browser/viewer.test.js $TMP build/screenshots
 # A page big enough to carry its summary (VIEWER 3.4.1, lib/pagelod.c):
-# held on it (?summary=1), every CPU pixel column is drawn as from all
-# its rows, at the zooms the summary serves (tests/browser/lod.test.js).
+# held on it (?summary=1), every CPU and PID pixel column is drawn as from
+# all its rows, at the zooms the summary serves (tests/browser/lod.test.js).
+# Eight threads: PID rows of about 30 K spans, drawn from their bins at
+# the whole trace with bins half to a quarter of a pixel (LOD_SUB 2; at
+# the default a quarter to an eighth they have too few spans a pixel, and
+# the page of rows walks them span by span).
 if [ -x $KT_BIN/kutrace_synth ] && [ -x $KT_BIN/kutrace_postproc ]; then
-	$KT_BIN/kutrace_synth -s 7 -c 4 -t 40 -d 1000 -m 3 --ipc -o $TMP/big.trace >/dev/null 2>&1 &&
+	$KT_BIN/kutrace_synth -s 7 -c 4 -t 8 -d 1000 -m 3 --ipc -o $TMP/big.trace >/dev/null 2>&1 &&
 	$KT_BIN/kutrace_postproc $TMP/big.trace "synth" -o $TMP/big.json >/dev/null 2>&1 || nok "kutrace_synth page of 400 K spans"
 	check "a page of 400 K spans carries its summary" grep -q 'id="ktlod"' $TMP/big.html
 	$MS $TPL $TMP/big.json $TMP/big-json.html || nok "makeself of 400 K rows"
 	check "the page of 400 K rows and makeself's page of their JSON are the same bytes" cmp -s $TMP/big.html $TMP/big-json.html
-	suite lod.test.js-page timeout 600 node tests/browser/lod.test.js page $TMP/big.html "$TMP/big.html?summary=1"
+	KT_LOD_SUB=2 KT_LOD_PIDS=8 suite lod.test.js-page timeout 600 node tests/browser/lod.test.js page $TMP/big.html "$TMP/big.html?summary=1"
 else
 	skip "a page's summary: kutrace_synth not built (make test-progs)"
 fi

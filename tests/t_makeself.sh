@@ -160,10 +160,11 @@ $UM $TMP/dam.html > /dev/null 2>$TMP/err
 rc=$?
 check "unmakeself on damaged data: error, no crash (rc=$rc)" [ $rc = 1 ]
 
-# A page of 262,144 rows or more carries the summary of its CPU rows
-# (lib/pagelod.c, VIEWER 3.4.1): exactly the bins, extents and long spans
+# A page of 262,144 rows or more carries the summary of its CPU and PID
+# rows (lib/pagelod.c, VIEWER 3.4.1): exactly the bins, extents, labels and long spans
 # tests/tools/ktlod.py makes of the JSON by the rule, on its own; a page
-# of fewer rows, of rows out of time order or with a CPU past 65535 has
+# of fewer rows, of rows out of time order, with a CPU past 65535 or of
+# more than 2^18 threads has
 # none (the viewer then decodes the rows first); the rows still read
 # back byte for byte.
 python3 - $TMP/lod.json 262144 <<'PY'
@@ -185,13 +186,22 @@ out.write('[999.0, 0.0, 0, 0, 0, 0, 0, 0, 0, ""]\n]}\n')
 PY
 $MS $TPL $TMP/lod.json $TMP/lod.html || nok "makeself of 262,144 rows"
 eq "a page of 262,144 rows carries the summary the rule makes of its rows" \
-	"same: 4 CPU rows" "$(python3 tests/tools/ktlod.py $TMP/lod.html $TMP/lod.json | cut -d, -f1)"
+	"same: 4 CPU rows, 4 PID rows, 4 with bins" "$(python3 tests/tools/ktlod.py $TMP/lod.html $TMP/lod.json | cut -d, -f1,3,4 | sed 's/ with [0-9]* bins.*/ with bins/')"
 $UM $TMP/lod.html > $TMP/lod.rt.json
 same_file "the page of 262,144 rows reads back byte for byte" $TMP/lod.json $TMP/lod.rt.json
 head -n -2 $TMP/lod.json | sed '$d' > $TMP/lod1.json && tail -n 2 $TMP/lod.json >> $TMP/lod1.json
 sed '5s/^\[\( *[0-9.]*\), \([0-9.]*\), [0-9]*,/[\1, \2, 70000,/' $TMP/lod.json > $TMP/lod2.json
 awk 'NR == 5 { keep = $0; next } NR == 7 { print; print keep; next } { print }' $TMP/lod.json > $TMP/lod3.json
-for c in "1:262,143 rows" "2:a CPU of 70000" "3:two rows out of time order"; do
+# 262,145 threads (a pid per row, one row more): more than a summary takes
+python3 -c 'import sys
+rows = [l for l in open(sys.argv[1]) if l.startswith("[")]
+head = [l for l in open(sys.argv[1]) if not l.startswith("[")]
+rows = rows[:-1] + [rows[-2]] + rows[-1:]
+out = open(sys.argv[2], "w"); out.write(head[0] + head[1])
+for n, l in enumerate(rows[:-1]):
+    f = l.split(", "); f[3] = str(n + 1); out.write(", ".join(f))
+out.write(rows[-1] + head[-1])' $TMP/lod.json $TMP/lod4.json
+for c in "1:262,143 rows" "2:a CPU of 70000" "3:two rows out of time order" "4:262,145 threads"; do
 	$MS $TPL $TMP/lod${c%%:*}.json $TMP/lodx.html || nok "makeself: ${c#*:}"
 	eq "no summary in a page of ${c#*:}" none "$(python3 tests/tools/ktlod.py $TMP/lodx.html $TMP/lod${c%%:*}.json)"
 done

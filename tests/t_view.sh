@@ -193,6 +193,31 @@ check "lod: bins on more than one CPU, a hundred of them" sh -c "cut -d, -f1 '$T
 eq "lod: the long spans (2 bins or longer) overlapping the bins" \
 	"$(sql "SELECT count(*) FROM span WHERE $LX AND dur >= 2 * $QB AND ts < $TS0 + 2000 * $QB AND ts + dur > $TS0 + 100 * $QB")" \
 	"$(python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); print(len(m["long"]))' "$TMP/lod.json")"
+# The PID rows (rows=pid): every pid > 0 of a user-mode span or a
+# left/right mark, its execution spans on any CPU, its label the name of
+# the first of those; their bins and long spans as the CPU rows'.
+PX="pid > 0 AND ((event >= 0 AND event < 512) OR (event >= 1024 AND event < 4096) OR event >= 65536)"
+eq "lodmeta: per PID row the execution spans and the label" \
+	"$(sql "SELECT string_agg(pid || ':' || n || ':' || l, ' ' ORDER BY pid) FROM (SELECT pid, count(*) FILTER (WHERE $PX) n,
+		arg_min(name, rn) FILTER (WHERE (event > 65536 AND event < 131072) OR event IN (526, 527)) l FROM (SELECT *, row_number() OVER () rn FROM span)
+		WHERE pid > 0 AND event >= 0 GROUP BY pid HAVING l IS NOT NULL)")" \
+	"$(python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); print(" ".join("%d:%d:%s" % (p[0], p[1], p[6]) for p in m["pids"]))' "$TMP/lodmeta.json")"
+get "$B/api/lod?t=$TOK&q=$QB&a=100&b=2000&rows=pid" > "$TMP/lodp.json"
+sql "SELECT pid, (ts - $TS0) // $QB AS b, count(*), coalesce(sum(dur) FILTER (WHERE event IN (65536, 131072)), 0),
+	coalesce(sum(dur) FILTER (WHERE event > 65536 AND event <> 131072), 0), coalesce(sum(dur) FILTER (WHERE event < 65536), 0), arg_max(event, ts) FILTER (WHERE event > 65536 AND event <> 131072), arg_max(event, ts) FILTER (WHERE event < 65536)
+	FROM span WHERE $PX AND ts >= $TS0 + 100 * $QB AND ts < $TS0 + 2000 * $QB GROUP BY ALL ORDER BY pid, b" > "$TMP/lodp.sql"
+python3 -c 'import json,sys
+m = json.load(open(sys.argv[1]))
+for c in sorted(m["pids"], key=int):
+    for b in m["pids"][c]:
+        print(",".join(str(x) for x in [c, b[0], b[6]] + b[1:4] + [x if x >= 0 else "" for x in b[4:6]]))' "$TMP/lodp.json" > "$TMP/lodp.api"
+same_file "lod, rows=pid: per pid the bins of the store's SQL" "$TMP/lodp.sql" "$TMP/lodp.api"
+eq "lod, rows=pid: bins of more than one pid, twenty of them, no CPU's" "True True False" \
+	"$(python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); print(len(m["pids"]) > 1, sum(map(len, m["pids"].values())) > 20, "cpus" in m)' "$TMP/lodp.json")"
+eq "lod, rows=pid: the long spans of pid > 0" \
+	"$(sql "SELECT count(*) FROM span WHERE $PX AND dur >= 2 * $QB AND ts < $TS0 + 2000 * $QB AND ts + dur > $TS0 + 100 * $QB")" \
+	"$(python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); print(len(m["long"]))' "$TMP/lodp.json")"
+eq "lod: rows neither cpu nor pid: 400" 400 "$(code "$B/api/lod?t=$TOK&q=$QB&a=0&b=10&rows=rpc")"
 eq "lod: too many bins: 400" 400 "$(code "$B/api/lod?t=$TOK&q=1&a=0&b=65537")"
 eq "lod: no width: 400" 400 "$(code "$B/api/lod?t=$TOK&q=0&a=0&b=10")"
 eq "window: every CPU's rows of the window" \
@@ -237,6 +262,7 @@ while [ $((Q1 * 4096)) -lt "$DUR" ]; do Q1=$((Q1 * 2)); done
 QS="$Q1 $((Q1 * 4)) $((QP / 4))"
 for q in $QS; do
 	get "$B/api/lod?t=$TOK&q=$q&a=0&b=4096" > "$TMP/lod.pyr.$q"
+	get "$B/api/lod?t=$TOK&q=$q&a=0&b=4096&rows=pid" > "$TMP/lodp.pyr.$q"
 done
 read -r LT0 LT1 <<< "$(get "$B/api/lodmeta?t=$TOK" | python3 -c 'import json,sys; m = json.load(sys.stdin); a = m["t0"] * 10; d = (m["end"][0] + m["end"][1]) * 10 - a; print(a + d // 3, a + d // 3 + d // 50)')"
 get "$B/api/window?t=$TOK&t0=$LT0&t1=$LT1" > "$TMP/win.pyr"
@@ -246,6 +272,8 @@ start store "$TMP/st.tables" --no-browser --pyramid-min 1000000000
 for q in $QS; do
 	get "$B/api/lod?t=$TOK&q=$q&a=0&b=4096" > "$TMP/lod.span.$q"
 	check "lod, q $q ns: the pyramid's tile is the one made from span" sh -c "grep -q '\"cpus\":{\"' '$TMP/lod.span.$q' && cmp -s '$TMP/lod.span.$q' '$TMP/lod.pyr.$q'"
+	get "$B/api/lod?t=$TOK&q=$q&a=0&b=4096&rows=pid" > "$TMP/lodp.span.$q"
+	check "lod, q $q ns, rows=pid: the pyramid's tile is the one made from span" sh -c "grep -q '\"pids\":{\"' '$TMP/lodp.span.$q' && cmp -s '$TMP/lodp.span.$q' '$TMP/lodp.pyr.$q'"
 done
 get "$B/api/window?t=$TOK&t0=$LT0&t1=$LT1" > "$TMP/win.span"
 check "window: with the pyramid (its long rows apart), the same rows in the same order" sh -c "[ \$(wc -l < '$TMP/win.span') -gt 100 ] && cmp -s '$TMP/win.span' '$TMP/win.pyr'"

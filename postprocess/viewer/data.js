@@ -17,11 +17,12 @@ const D = { n: 0, ts: null, dur: null, cpu: null, pid: null, rpc: null, ev: null
   hasMark: false, arcs: null, ipis: null, extra: [] };
 
 // Summary mode (a page served by kutrace_view without rows, VIEWER 3.4.1):
-// the CPU rows as the whole trace has them (cpus: Map cpu -> {m execution
-// spans, first execution start, tmin, tmax, q0}), D holding only the rows
-// of the window loaded (win: [a, b) seconds, or null), and the hook that
-// draws a CPU row from the summaries (set by lod.js).
-const SUM = { on: false, cpus: null, win: null, draw: null, status: null, note: '', viewCount: 0, t0: 0, t1: 1 };
+// the CPU and PID rows as the whole trace has them (cpus: Map cpu -> {m
+// execution spans, tmin, tmax, q0}; pids: the same per pid, with its
+// label), D holding only the rows of the window loaded (win: [a, b)
+// seconds, or null), and the hook that draws a CPU or PID row from the
+// summaries (set by lod.js).
+const SUM = { on: false, cpus: null, pids: null, win: null, draw: null, status: null, note: '', viewCount: 0, t0: 0, t1: 1 };
 
 function isKernel(e) { return e >= 0 && e < 0x1000 && !(e >= 0x200 && e < 0x400); }
 function isSyscall(e) { return (e >= 0x800 && e < 0xA00) || (e >= 0xC00 && e < 0xE00); }
@@ -216,7 +217,7 @@ const BLK_SH = 5, BLK = 1 << BLK_SH, BLK_SH2 = 10, BLK2 = 1 << BLK_SH2;
 const G = []; // groups: {name, rows, open: 'open'|'hl'|'closed', hasHL}
 let ROWS = [];
 
-function buildRows() {
+function buildRows(keepOpen) {
   const n = D.n, ts = D.ts, dur = D.dur, cpu = D.cpu, pid = D.pid, rpc = D.rpc, ev = D.ev, arg = D.arg, nm = D.nm;
   const cpuMap = new Map(), cpuSeen = new Uint8Array(4096), pidSeen = new Uint8Array(1 << 22);
   const pidLabel = new Map(), rpcLabel = new Map(), rpcOrder = [];
@@ -254,9 +255,12 @@ function buildRows() {
   }
   D.fmin = fmin; D.fmax = fmax;
   if (fmax - fmin < 9) D.hasFreq = false;
+  // keepOpen (summary mode: the window's rows loaded; the page's rows
+  // decoded after its summary): the groups stay open or closed as they were.
+  const was = new Map(keepOpen ? G.map(g => [g.name, g.open]) : []);
   G.length = 0; ROWS = [];
   const mk = (gname, list) => {
-    const g = { name: gname, rows: [], open: gname === 'CPU' ? 'open' : 'closed', hasHL: false };
+    const g = { name: gname, rows: [], open: was.get(gname) || (gname === 'CPU' ? 'open' : 'closed'), hasHL: false };
     for (const [id, label] of list) {
       const r = { label, group: g, id, nEx: 0, nOv: 0, hl: false, tmin: Infinity, tmax: -Infinity, idx: ROWS.length };
       g.rows.push(r); ROWS.push(r);
@@ -266,6 +270,7 @@ function buildRows() {
   if (SUM.on) for (const c of SUM.cpus.keys()) cpuMap.set(c, null); // every CPU, not only those of the window
   const cpus = [...cpuMap.keys()].sort((a, b) => a - b);
   mk('CPU', cpus.map(c => [c, String(c)]));
+  if (SUM.on && SUM.pids) for (const [p, x] of SUM.pids) pidLabel.set(p, x.label); // every PID row, labelled as the whole trace labels it
   const pids = [...pidLabel.keys()].sort((a, b) => a - b);
   mk('PID', pids.map(p => [p, pidLabel.get(p)]));
   mk('RPC', rpcOrder.map(id => [id, rpcLabel.get(id)]));
@@ -292,7 +297,7 @@ function buildRows() {
     a = rpc[k] > 0 ? rL(rpc[k]) : -1; rr[k] = a; if (a >= 0) { cnt[a]++; if (s < tmin[a]) tmin[a] = s; if (end > tmax[a]) tmax[a] = end; }
   }
   for (let i = 0; i < nR; i++) { const r = ROWS[i]; r.tmin = tmin[i]; r.tmax = tmax[i]; r.nEx = cEx[i]; r.nOv = cOv[i]; r.ready = false; }
-  if (SUM.on) for (const r of G[0].rows) { const c = SUM.cpus.get(r.id); if (c) { r.tmin = c.tmin; r.tmax = c.tmax; } }
+  if (SUM.on) for (const [g, m] of [[G[0], SUM.cpus], [G[1], SUM.pids]]) if (m) for (const r of g.rows) { const c = m.get(r.id); if (c) { r.tmin = c.tmin; r.tmax = c.tmax; } }
   D.cpuRow = cr; D.pidRow = pr; D.rpcRow = rr; D.exf = exf;
   // The CPU rows now (the first view shows them); the PID and RPC rows in
   // the background after the first draw, or at once when needed (ensureRows).
@@ -465,7 +470,8 @@ function lodQ0(ext, m) { return Math.pow(2, Math.max(0, Math.ceil(Math.log2(4 * 
 // the same rows: the summary draws what the rows would.
 function rowLod(r) {
   if (r.lod !== undefined) return r.lod;
-  const sc = SUM.on && r.group === G[0] ? SUM.cpus.get(r.id) : null; // the whole row's, not the window's
+  const sm = !SUM.on ? null : r.group === G[0] ? SUM.cpus : r.group === G[1] ? SUM.pids : null;
+  const sc = sm ? sm.get(r.id) : null; // the whole row's, not the window's
   const m = r.ex.length; r.lod = null; if (m < 256 || (sc && sc.m < 256)) return null;
   const rts = r.ts, rdu = r.du, rev = r.ev, dts = D.ts, ddu = D.dur, ex = r.ex, O = Math.round(D.t0 * 1e9);
   const q0 = sc ? sc.q0 : lodQ0(Math.max(1e-9, r.tmax - rts[0]), m), q0n = Math.round(q0 * 1e9);

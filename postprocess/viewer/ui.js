@@ -502,7 +502,8 @@ function state() {
   layout(); const MB = markBoxes();
   return {
     t0: S.t0, t1: S.t1, width: S.t1 - S.t0, tracks: L.tracks, yk: S.yk,
-    rows: ROWS.map(r => ({ label: r.label, group: r.group.name, id: r.id, visible: r.h > 0, highlighted: r.hl })),
+    rows: ROWS.map(r => ({ label: r.label, group: r.group.name, id: r.id, visible: r.h > 0, highlighted: r.hl,
+      lod: r.sumAt === perf.draws - 1 ? r.sumHow : '' })), // summary mode, the last frame: 'bins', or 'none' (not drawn as the rows would be)
     groups: G.map(g => ({ name: g.name, count: g.rows.length, open: g.open, header: (g.open === 'closed' ? '▶ ' : '▼ ') + g.name + ' (' + g.rows.length + ')' })),
     visibleRows: ROWS.filter(r => r.h > 0).map(r => r.label),
     labelsShown: (L.labelsShown || []).slice(), tickLabels: (L.tickLabels || []).slice(), baseText: L.baseText, axisTitle: L.axisTitle,
@@ -591,7 +592,7 @@ function start(meta, n, cols, names, t0, picture) {
   const win = LOD.local && !picture ? [S.t0, S.t1] : null;
   if (win) lodLocalEnd();
   D.meta = meta || {}; setColumns(n, cols, names); ensureSorted();
-  const tr = performance.now(); buildRows(); machInit(); perf.rows = performance.now() - tr;
+  const tr = performance.now(); buildRows(!!win); machInit(); perf.rows = performance.now() - tr;
   document.title = 'KUtrace ' + (D.meta.title || '');
   views.length = 0;
   const sv = Array.isArray(D.meta.savedview) && D.meta.savedview.length ? D.meta.savedview : [['⇐', null], ['①', null], ['②', null], ['③', null], ['④', null]];

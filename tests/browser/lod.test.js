@@ -2,28 +2,36 @@
 // node lod.test.js NAME URL: the fidelity rule of issue 31 (VIEWER 3.4.1)
 // in headless Chromium.  kutrace_view at URL serves the page with every
 // row (URL) and the page without rows (URL&summary=1) of one trace; the
-// same windows, at several zooms, are drawn by both, and in each CPU row
-// every pixel column must show the same dominant kind's colour: the
+// same windows, at several zooms, are drawn by both, and in each CPU and
+// PID row (the PID group open in both) every pixel column must show the
+// same dominant kind's colour: the
 // colour at the row's centre line, where idle, user and kernel glyphs all
 // pass.  The overlays that may cross that line (marks, arcs, locks,
 // frequency) are off.  Once with the coverage shading off
 // (kutrace.setCover), so that a column is its winner's colour, and once
 // with it on: the same mixed colour.  KT_LOD_SUB=a,b,... also draws
-// with those bin widths (LOD_SUB; a small trace reaches its bins only so).
+// with those bin widths (LOD_SUB; a small trace reaches its bins only so,
+// and a synthetic trace's PID rows: KT_LOD_PIDS=N checks that N of them
+// are drawn from their bins at the whole trace, with some LOD_SUB).
 // node lod.test.js NAME PAGE.html PAGE.html?summary=1: the same rule for a
 // page's own summary (#ktlod, lib/pagelod.c), held by ?summary=1, against
 // the page's rows, at the zooms its summary is fine enough for (the whole
-// trace down to about half of it, VIEWER 3.4.1).
+// trace down to about half of it, VIEWER 3.4.1).  A row the summary
+// cannot draw as the rows would at a zoom (its bins too coarse, or too few
+// spans for bins: the page without rows draws it approximately or not at
+// all, and says so) is left out, and counted; a CPU row never is.
 'use strict';
 const { launch, open, check, failed } = require('./lib');
 
 const settle = page => page.evaluate(() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r))));
-// Per CPU row, the colour of each pixel column at its centre line.
+// Per CPU and PID row, the colour of each pixel column at its centre
+// line, and how the page without rows drew it (lod: 'bins', 'none', or ''
+// from rows).
 const CENTRES = `(() => { const L = window.kutrace.layout(), d = window.devicePixelRatio || 1, c = document.getElementById('cv').getContext('2d');
   const s = window.kutraceState(), out = {};
-  for (const r of s.rows) if (r.group === 'CPU' && r.visible) { const g = window.kutrace.rowY(r.label); if (!g) continue;
+  for (const r of s.rows) if ((r.group === 'CPU' || r.group === 'PID') && r.visible) { const g = window.kutrace.rowY(r.label); if (!g) continue;
     const y = Math.round(g.yc * d), x0 = Math.round(L.left * d), w = Math.round((L.right - L.left) * d);
-    out[r.label] = Array.from(new Uint32Array(c.getImageData(x0, y, w, 1).data.buffer)); }
+    out[r.group + ' ' + r.label] = { lod: r.lod, px: Array.from(new Uint32Array(c.getImageData(x0, y, w, 1).data.buffer)) }; }
   return out; })()`;
 
 // The window drawn and settled: in the page without rows, once every tile
@@ -61,27 +69,41 @@ async function draw(page, a, b, sum) {
       // The same layout in both: the footer (whose status line says more in
       // summary mode, and may wrap) of one fixed height.
       for (const p of [pf, ps]) await p.evaluate(() => { const f = document.getElementById('foot'); f.style.height = '60px'; f.style.overflow = 'hidden';
-        window.dispatchEvent(new Event('resize')); window.kutrace.setButtons({ mark: 0, arc: 0, lock: 0, freq: 0 }); });
+        window.dispatchEvent(new Event('resize')); window.kutrace.setButtons({ mark: 0, arc: 0, lock: 0, freq: 0 }); window.kutrace.toggleGroup('PID'); });
+      // The same PID rows, labelled alike, from the summary's meta as from all rows.
+      const rowsOf = p => p.evaluate(() => window.kutraceState().rows.filter(r => r.group === 'PID').map(r => r.id + ' ' + r.label).join('\n'));
+      const pidF = await rowsOf(pf), pidS = await rowsOf(ps);
+      check(name + ': the page without rows lays out the PID rows of the page with every row, with their labels (' + pidF.split('\n').length + ' rows)',
+        pidF === pidS && pidF.length > 0, { full: pidF.slice(0, 300), sum: pidS.slice(0, 300) });
       const T0 = s.t0, W = s.t1 - s.t0;
       // zooms: the whole trace, then narrower windows around a third of it
       const wins = sumUrl ? [[T0, T0 + W], [T0 + W * 0.1, T0 + W * 0.9], [T0 + W * 0.2, T0 + W * 0.85], [T0 + W * 0.35, T0 + W * 0.35 + W / 1.6]]
         : [[T0, T0 + W], [T0 + W * 0.2, T0 + W * 0.7], [T0 + W * 0.3, T0 + W * 0.425], [T0 + W * 0.33, T0 + W * 0.33 + W / 64],
           [T0 + W * 0.34, T0 + W * 0.34 + W / 1024]];
+      const pidBins = []; // PID rows drawn from bins at the whole trace
       for (const [sub, cover] of [[4, false], [4, true]].concat(subs.map(x => [x, false]))) {
         for (const p of [pf, ps]) await p.evaluate(([x, c]) => { window.kutrace.setLod(true, x); window.kutrace.setCover(c); }, [sub, cover]);
         for (const [a, b] of wins) {
           const A = await draw(pf, a, b, false), B = await draw(ps, a, b, true);
           const st = await ps.evaluate(() => window.kutraceState().perf.lodDrawn);
-          let cols = 0, bad = [], painted = 0;
+          let cols = 0, bad = [], painted = 0, pcols = 0, ppainted = 0, pbins = 0, left = 0; // (painted: of the CPU rows)
           for (const row of Object.keys(A)) {
-            const x = A[row], y = B[row] || [];
-            for (let i = 0; i < x.length; i++) { cols++; if (x[i] !== 0xFFFFFFFF) painted++; if (x[i] !== y[i]) bad.push(row + '@' + i + ':' + (x[i] >>> 0).toString(16) + '/' + ((y[i] || 0) >>> 0).toString(16)); }
+            const x = A[row].px, by = B[row], y = by ? by.px : [], pid = row.startsWith('PID ');
+            if (by && by.lod === 'none' && pid) { left++; continue; } // not drawn as the rows would be, and said so (a CPU row never is at these zooms)
+            if (pid && by && by.lod === 'bins') pbins++;
+            for (let i = 0; i < x.length; i++) {
+              if (pid) { pcols++; if (x[i] !== 0xFFFFFFFF) ppainted++; } else { cols++; if (x[i] !== 0xFFFFFFFF) painted++; }
+              if (x[i] !== y[i]) bad.push(row + '@' + i + ':' + (x[i] >>> 0).toString(16) + '/' + ((y[i] || 0) >>> 0).toString(16));
+            }
           }
-          check(name + ', LOD_SUB ' + sub + (cover ? ', shaded by coverage' : '') + ', window ' + (W / (b - a)).toFixed(W / (b - a) < 4 ? 2 : 0) + 'x: every CPU pixel column the same colour from ' +
-            (st ? st + ' rows of summaries' : 'the window\'s rows') + ' as from all rows (' + cols + ' columns, ' + painted + ' painted)',
-          bad.length === 0 && painted > cols / 4, { bad: bad.length, first: bad.slice(0, 6) });
+          check(name + ', LOD_SUB ' + sub + (cover ? ', shaded by coverage' : '') + ', window ' + (W / (b - a)).toFixed(W / (b - a) < 4 ? 2 : 0) + 'x: every CPU and PID pixel column the same colour from ' +
+            (st ? st + ' rows of summaries' : 'the window\'s rows') + ' as from all rows (CPU rows: ' + cols + ' columns, ' + painted + ' painted; PID rows: ' + pbins + ' from bins, ' +
+            pcols + ' columns, ' + ppainted + ' painted; ' + left + ' rows left to their rows)',
+          bad.length === 0 && painted > cols / 8, { bad: bad.length, first: bad.slice(0, 6) }); // (bins wider than a pixel paint one column each)
+          if (a === T0 && b === T0 + W) pidBins.push(pbins);
         }
       }
+      if (process.env.KT_LOD_PIDS) check(name + ': at the whole trace, PID rows are drawn from their summaries (' + pidBins.join(', ') + ')', Math.max(...pidBins) >= +process.env.KT_LOD_PIDS, pidBins);
       if (sumUrl) { // the page's summary: no rows decoded, no server asked
         const z = await ps.evaluate(() => ({ s: window.kutraceState(), l: window.kutrace.lodState() }));
         check(name + ': the page held on its summary decoded no rows, asked nothing and says so (' + JSON.stringify(z.l.status) + ')',
