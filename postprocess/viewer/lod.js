@@ -8,7 +8,7 @@
 // the frequency overlay) works on those.  Uses data.js and draw.js.
 const TILE = 4096, LOAD_MAX = 300000;
 const LOD = { api: '', tiles: new Map(), asked: new Map(), pending: 0, err: '', winAsk: null, spans: 0, sumExec: 0,
-  check: false, onLoad: null, loads: 0, slow: [] };
+  check: false, countAt: -1, onLoad: null, loads: 0, slow: [] };
 
 function lodGet(what) {
   const t = performance.now();
@@ -82,6 +82,10 @@ function lodGroup(r) { return r.group === G[0] ? ['cpus', 2] : r.group === G[1] 
 function lodDraw(r, g, P) {
   const grp = lodGroup(r), c = grp && SUM[grp[0]] ? SUM[grp[0]].get(r.id) : null; if (!c) return false;
   if (!LOD.check) { LOD.check = true; setTimeout(lodWindow, 0); }
+  // The spans in view counted over one frame: a loaded machine may draw
+  // several before lodWindow's timer runs, and their sum would make the
+  // window look too big to load, for good.
+  if (LOD.countAt !== perf.draws) { LOD.countAt = perf.draws; SUM.viewCount = 0; }
   const rowsHere = SUM.win && SUM.win[0] <= S.t0 && S.t1 <= SUM.win[1];
   const eligible = LOD_ON && P >= 2e-6 && c.m >= 256 && P >= LOD_SUB * c.q0;
   // The long spans come with a tile from two bins up: with bins wider than
@@ -166,7 +170,7 @@ function lodRow(tiles, id, q, key, grp) {
 function lodWindow() {
   LOD.check = false;
   if (LOD.local) return; // the page's own rows come from its blob
-  const v = SUM.viewCount; SUM.viewCount = 0; // NaN: a row's tiles were missing, the count is not known
+  const v = SUM.viewCount; // the last frame's (NaN: a row's tiles were missing, the count is not known)
   const w = S.t1 - S.t0, here = SUM.win && SUM.win[0] <= S.t0 && S.t1 <= SUM.win[1];
   const est = LOD.sumExec ? v * LOD.spans / LOD.sumExec : 0;
   // (a row left to its rows because its bins would not be used is below

@@ -30,7 +30,7 @@ async function script(page, fn) { // ms of script for a change that renders sync
 // Summary mode: until every tile and window asked for is here, then the
 // frame drawn with them (window.ktBenchDone: its end, ms since navigation).
 async function complete(page) {
-  await page.waitForFunction(() => { const l = window.kutrace.lodState(); return l.pending === 0 && !l.loading; }, null, { timeout: 300000, polling: 5 });
+  await page.waitForFunction(() => { const l = window.kutrace.lodState(); return l.pending === 0 && !l.loading && !l.due; }, null, { timeout: 300000, polling: 5 });
   await page.evaluate(() => { window.kutrace.render(); window.ktBenchDone = performance.now(); });
   return page.evaluate(() => window.ktBenchDone);
 }

@@ -35,14 +35,20 @@ const CENTRES = `(() => { const L = window.kutrace.layout(), d = window.devicePi
   return out; })()`;
 
 // The window drawn and settled: in the page without rows, once every tile
-// and window asked for is here (then one more frame).
+// and window asked for is here and no frame has a window still to ask
+// for (due: a frame drawn after the last tile came decides after it
+// whether to load the window's rows; until then a row the page of rows
+// walks span by span is drawn from fine bins, "rows to load"), then one
+// more frame.
 async function draw(page, a, b, sum) {
-  await page.evaluate(([a, b]) => window.kutrace.setWindow(a, b), [a, b]);
+  // (three frames at once, as a loaded machine draws them before a timer
+  // runs: what the page decides after them must not depend on how many)
+  await page.evaluate(([a, b]) => { window.kutrace.setWindow(a, b); window.kutrace.render(); window.kutrace.render(); }, [a, b]);
   await settle(page);
   if (sum) {
     for (let i = 0; i < 600; i++) {
       const l = await page.evaluate(() => window.kutrace.lodState());
-      if (l.pending === 0 && !l.loading) break;
+      if (l.pending === 0 && !l.loading && !l.due) break;
       await new Promise(r => setTimeout(r, 50));
     }
     await settle(page);
@@ -99,7 +105,7 @@ async function draw(page, a, b, sum) {
           check(name + ', LOD_SUB ' + sub + (cover ? ', shaded by coverage' : '') + ', window ' + (W / (b - a)).toFixed(W / (b - a) < 4 ? 2 : 0) + 'x: every CPU and PID pixel column the same colour from ' +
             (st ? st + ' rows of summaries' : 'the window\'s rows') + ' as from all rows (CPU rows: ' + cols + ' columns, ' + painted + ' painted; PID rows: ' + pbins + ' from bins, ' +
             pcols + ' columns, ' + ppainted + ' painted; ' + left + ' rows left to their rows)',
-          bad.length === 0 && painted > cols / 8, { bad: bad.length, first: bad.slice(0, 6) }); // (bins wider than a pixel paint one column each)
+          bad.length === 0 && painted > cols / 8, { bad: bad.length, first: bad.slice(0, 6), lod: bad.length ? await ps.evaluate(() => { const l = window.kutrace.lodState(); delete l.slow; return l; }) : undefined }); // (bins wider than a pixel paint one column each)
           if (a === T0 && b === T0 + W) pidBins.push(pbins);
         }
       }
