@@ -79,6 +79,22 @@ static duckdb_data_chunk next_chunk(duckdb_result res, int *failed, char *err, s
 
 #define IN(ch, k, T) ((T *)duckdb_vector_get_data(duckdb_data_chunk_get_vector(ch, k)))
 
+/*
+ * A row's extent as /api/lodmeta gives it, from columns 1..5 of a chunk
+ * (execution spans, first execution start, first start, last end as
+ * start and duration; NULL as -1, times but the count in 10 ns).
+ */
+static void put_extent(struct kt_buf *out, duckdb_data_chunk ch, idx_t i)
+{
+	for (int k = 0; k < 5; k++) {
+		int64_t *v = IN(ch, k + 1, int64_t);
+		uint64_t *ok = duckdb_vector_get_validity(duckdb_data_chunk_get_vector(ch, k + 1));
+		int valid = !ok || duckdb_validity_row_is_valid(ok, i);
+
+		kt_buf_printf(out, ",%" PRId64, !valid ? -1 : k ? v[i] / 10 : v[i]);
+	}
+}
+
 /* The ten columns of a row, in the JSON's order (docs/TABLES.md, span). */
 #define ROW_COLS "ts, dur, cpu, pid, rpc, event, arg, ret, ipc, name"
 
@@ -473,23 +489,13 @@ static int lod_meta_pids(duckdb_connection c, const char *store, struct kt_buf *
 	for (duckdb_data_chunk ch; (ch = next_chunk(res, &failed, err, errlen));) {
 		int32_t *pp = IN(ch, 0, int32_t);
 		duckdb_string_t *nm = IN(ch, 6, duckdb_string_t);
-		int64_t *v[5];
-		uint64_t *ok[5];
 		idx_t m = duckdb_data_chunk_get_size(ch);
 
-		for (int k = 0; k < 5; k++) {
-			v[k] = IN(ch, k + 1, int64_t);
-			ok[k] = duckdb_vector_get_validity(duckdb_data_chunk_get_vector(ch, k + 1));
-		}
 		for (idx_t i = 0; i < m; i++) {
 			uint32_t l = duckdb_string_t_length(nm[i]);
 
 			kt_buf_printf(out, "%s[%d", first ? "" : ",", pp[i]);
-			for (int k = 0; k < 5; k++) {
-				int valid = !ok[k] || duckdb_validity_row_is_valid(ok[k], i);
-
-				kt_buf_printf(out, ",%" PRId64, !valid ? -1 : k ? v[k][i] / 10 : v[k][i]);
-			}
+			put_extent(out, ch, i);
 			if (esc.cap < 6 * (size_t)l + 1) {
 				esc.p = kt_xrealloc(esc.p, 6 * (size_t)l + 1);
 				esc.cap = 6 * (size_t)l + 1;
@@ -556,21 +562,11 @@ int kt_store_lod_meta(duckdb_connection c, const char *store, int64_t *t0, int64
 		return -1;
 	for (duckdb_data_chunk ch2; (ch2 = next_chunk(res, &failed, err, errlen));) {
 		int32_t *cc = IN(ch2, 0, int32_t);
-		int64_t *v[5];
-		uint64_t *ok[5];
 		idx_t m = duckdb_data_chunk_get_size(ch2);
 
-		for (int k = 0; k < 5; k++) {
-			v[k] = IN(ch2, k + 1, int64_t);
-			ok[k] = duckdb_vector_get_validity(duckdb_data_chunk_get_vector(ch2, k + 1));
-		}
 		for (idx_t i = 0; i < m; i++) {
 			kt_buf_printf(out, "%s[%d", first ? "" : ",", cc[i]);
-			for (int k = 0; k < 5; k++) {
-				int valid = !ok[k] || duckdb_validity_row_is_valid(ok[k], i);
-
-				kt_buf_printf(out, ",%" PRId64, !valid ? -1 : k ? v[k][i] / 10 : v[k][i]);
-			}
+			put_extent(out, ch2, i);
 			kt_buf_puts(out, "]");
 			first = 0;
 		}
