@@ -642,20 +642,19 @@ int kt_store_lod_pyramid(duckdb_connection c, const char *store, int64_t t0, int
 		errf(err, errlen, "%s: %s", tmp, strerror(errno));
 		return -1;
 	}
-	kt_progress_step("level of detail: level 0");
-	snprintf(sql, sizeof(sql),
-		 "COPY (SELECT cpu, (ts - %" PRId64 ") // %" PRId64 " AS b, " LOD_BIN_COLS " FROM"
-		 " (SELECT cpu, ts, dur, event, " LOD_KIND " AS k FROM span WHERE " LOD_EXEC ")"
-		 " GROUP BY ALL ORDER BY b, cpu) TO '%s/0.parquet' (FORMAT parquet)", t0, q0, tmp);
-	if (exec_sql(c, sql, err, errlen) < 0)
-		goto fail;
-	kt_progress_step("level of detail: level 0 of the PID rows");
-	snprintf(sql, sizeof(sql),
-		 "COPY (SELECT pid, (ts - %" PRId64 ") // %" PRId64 " AS b, " LOD_BIN_COLS " FROM"
-		 " (SELECT pid, ts, dur, event, " LOD_KIND " AS k FROM span WHERE " LOD_PEXEC ")"
-		 " GROUP BY ALL ORDER BY b, pid) TO '%s/p0.parquet' (FORMAT parquet)", t0, q0, tmp);
-	if (exec_sql(c, sql, err, errlen) < 0)
-		goto fail;
+	/* level 0 of the CPU rows (0.parquet) and of the PID rows (p0.parquet) */
+	static const char *const row[2][3] = { { "cpu", LOD_EXEC, "" }, { "pid", LOD_PEXEC, "p" } };
+
+	for (int g = 0; g < 2; g++) {
+		kt_progress_step(g ? "level of detail: level 0 of the PID rows" : "level of detail: level 0");
+		snprintf(sql, sizeof(sql),
+			 "COPY (SELECT %s, (ts - %" PRId64 ") // %" PRId64 " AS b, " LOD_BIN_COLS " FROM"
+			 " (SELECT %s, ts, dur, event, " LOD_KIND " AS k FROM span WHERE %s)"
+			 " GROUP BY ALL ORDER BY b, %s) TO '%s/%s0.parquet' (FORMAT parquet)", row[g][0], t0,
+			 q0, row[g][0], row[g][1], row[g][0], tmp, row[g][2]);
+		if (exec_sql(c, sql, err, errlen) < 0)
+			goto fail;
+	}
 	snprintf(sql, sizeof(sql),
 		 "COPY (SELECT " ROW_COLS " FROM span WHERE " LOD_LONG " AND dur >= %" PRId64 ") TO"
 		 " '%s/long.parquet' (FORMAT parquet)", 2 * q0, tmp);
