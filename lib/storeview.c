@@ -671,18 +671,14 @@ int kt_store_lod_pyramid(duckdb_connection c, const char *store, int64_t t0, int
 		if ((t1 - t0) / q < 2)
 			break;
 		kt_progress_step("level of detail: one level up");
-		snprintf(sql, sizeof(sql),
-			 "COPY (SELECT cpu, b // 2 AS b, " LOD_UP_COLS " FROM read_parquet('%s/%d.parquet')"
-			 " GROUP BY ALL ORDER BY b, cpu) TO '%s/%d.parquet' (FORMAT parquet)", tmp,
-			 levels - 1, tmp, levels);
-		if (exec_sql(c, sql, err, errlen) < 0)
-			goto fail;
-		snprintf(sql, sizeof(sql),
-			 "COPY (SELECT pid, b // 2 AS b, " LOD_UP_COLS " FROM read_parquet('%s/p%d.parquet')"
-			 " GROUP BY ALL ORDER BY b, pid) TO '%s/p%d.parquet' (FORMAT parquet)", tmp,
-			 levels - 1, tmp, levels);
-		if (exec_sql(c, sql, err, errlen) < 0)
-			goto fail;
+		for (int g = 0; g < 2; g++) {
+			snprintf(sql, sizeof(sql),
+				 "COPY (SELECT %s, b // 2 AS b, " LOD_UP_COLS " FROM read_parquet('%s/%s%d.parquet')"
+				 " GROUP BY ALL ORDER BY b, %s) TO '%s/%s%d.parquet' (FORMAT parquet)",
+				 row[g][0], tmp, row[g][2], levels - 1, row[g][0], tmp, row[g][2], levels);
+			if (exec_sql(c, sql, err, errlen) < 0)
+				goto fail;
+		}
 	}
 	/* levels last: its presence says the rest is complete */
 	snprintf(sql, sizeof(sql), "%s/meta", tmp);
