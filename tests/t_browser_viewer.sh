@@ -11,6 +11,8 @@ MS=$KT_BIN/makeself
 # The template make assembles (postprocess/viewer.mk), with its files.
 TPL=$KT_BIN/../share/kutrace/viewer.html
 browser_ready "viewer browser tests" || exit 0
+# Pass 1 of drawing a row from bins against the division it replaces (node).
+suite pixels.test.js node tests/browser/pixels.test.js
 for f in small unsafe orig misc; do
 	$MS $TPL tests/data/viewer/$f.json $TMP/$f.html || nok "makeself $f.json"
 done

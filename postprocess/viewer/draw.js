@@ -387,10 +387,46 @@ let LOD_COV = new Float32Array(4096), LOD_IDL = new Uint8Array(4096); // scratch
 // row whose finest bins are wider than that is walked span by span (then
 // at most about 16 spans per pixel on average).
 let LOD_ON = true, LOD_SUB = 4; // tests compare with the exact walk (kutrace.setLod)
+// Pass 1 of drawExecLod: per pixel of bins j..jEnd-1 of level lv the
+// winner of its bins (3.4), into cols (pixel, then a row-local span index,
+// -2 idle) with its coverage and idle flag; pixels with nothing are left
+// out.  Returns the number of entries in cols.  A bin belongs to pixel
+// pxOf(its number).  Rather than a division for every bin (several a
+// pixel), where the next pixel starts is computed once a pixel, as a bin
+// number (bnd); rounding may move the true boundary by eps bins at most (a
+// few ulps of the largest magnitude in either expression), so only a bin
+// within eps of it is placed by pxOf itself, and the pixels are exactly
+// pxOf's (tests/browser/pixels.test.js).
+function lodPixels(lv, j, jEnd, O, t0, P, cols, cov, idl) {
+  if (j >= jEnd) return 0;
+  const q = lv.q, base = lv.base, J = lv.J, I = lv.I, U = lv.U, K = lv.K, LU = lv.LU, LK = lv.LK;
+  const pxOf = b => Math.floor((O + (base + b) * q - t0) / P), bnd = p => (p * P + t0 - O) / q - base;
+  const bmax = Math.abs((base + J[jEnd - 1] + 1) * q);
+  const epsq = 4 * (2 * (Math.abs(O) + Math.abs(t0)) + bmax + Math.abs(O) + bmax) / q + Math.abs(base) + 1, EPS = 8.881784197001252e-16; // 2^-50
+  let nc = 0, px = pxOf(J[j]); if (px < 0) px = 0;
+  let e = bnd(px + 1);
+  for (;;) {
+    const eps = EPS * (epsq + Math.abs(e)), lo = e - eps, hi = e + eps;
+    let tI = I[j], tU = U[j], tK = K[j], lU = LU[j], lK = LK[j];
+    for (j++; j < jEnd; j++) {
+      const b = J[j];
+      if (b >= lo && (b > hi || pxOf(b) > px)) break;
+      tI += I[j]; tU += U[j]; tK += K[j]; const x = LU[j], y = LK[j]; if (x >= 0) lU = x; if (y >= 0) lK = y;
+    }
+    // times in whole ns: sums and ties exact
+    const busy = tU + tK; tU *= 10; tK *= 10; let pick;
+    if (tU >= tI && tU >= tK && lU >= 0) pick = lU; else if (tK > tU && tK >= tI && lK >= 0) pick = lK; else pick = tI > 0 ? -2 : -1;
+    if (pick !== -1) { cov[nc >> 1] = busy * 1e-9 / P; idl[nc >> 1] = tI > 0 ? 1 : 0; cols[nc++] = px; cols[nc++] = pick; }
+    if (j >= jEnd) return nc;
+    // the next bin is past px: in px + 1 when before the boundary after it
+    const b = J[j], e2 = bnd(px + 2), eps2 = EPS * (epsq + Math.abs(e2));
+    if (b < e2 - eps2 || (b <= e2 + eps2 && pxOf(b) <= px + 1)) { px++; e = e2; } else { px = pxOf(b); e = bnd(px + 1); }
+  }
+}
 function drawExecLod(r, g, lod, P) {
   const t0 = S.t0, t1 = S.t1, O = D.t0, E = g.E, yc = g.yc, list = r.ex, rev = r.ev, rts = r.ts, rdu = r.du;
   let l = Math.floor(Math.log2(P / lod.q0 / LOD_SUB) + 1e-9); if (l < 0) l = 0; if (l >= lod.levels.length) l = lod.levels.length - 1;
-  const lv = lod.levels[l], q = lv.q, base = lv.base, J = lv.J, I = lv.I, U = lv.U, K = lv.K, LU = lv.LU, LK = lv.LK, nb = I.length;
+  const lv = lod.levels[l], q = lv.q, base = lv.base, J = lv.J, nb = J.length;
   // aggregated pixels are fast glyphs (3.4) at any row height: columns of the idle, user or kernel band
   const FB = FAST_BANDS, WP = W_PAL[S.btn.cb], fade = S.fade;
   pbBand(yc, Math.max(1, 0.07 * E), FB, 0); pbBand(yc, Math.max(1, 0.38 * E), FB, 2); pbBand(yc, Math.max(1, 0.93 * E), FB, 4);
@@ -398,32 +434,38 @@ function drawExecLod(r, g, lod, P) {
   const idleHL = r.hl || S.hlEv.includes(EV_IDLE) || S.hlEv.includes(EV_CEXIT); // idle (pid 0) is on CPU rows only
   if (LOD_COLS.length < 2 * (L.pw + 8)) LOD_COLS = new Int32Array(2 * (L.pw + 8));
   if (LOD_COV.length < L.pw + 8) { LOD_COV = new Float32Array(L.pw + 8); LOD_IDL = new Uint8Array(L.pw + 8); }
-  const cols = LOD_COLS, cov = LOD_COV, idl = LOD_IDL, B = L.left; let nc = 0, cur = -1, tI = 0, tU = 0, tK = 0, lU = -1, lK = -1;
-  // pass 1: per pixel the winner of its bins (3.4): a row-local span index, -2 idle, -1 none
-  for (; j <= jEnd; j++) {
-    let px = 2147483647;
-    if (j < jEnd) {
-      px = Math.floor((O + (base + J[j]) * q - t0) / P); if (px < 0) px = 0;
-      if (px === cur) { tI += I[j]; tU += U[j]; tK += K[j]; if (LU[j] >= 0) lU = LU[j]; if (LK[j] >= 0) lK = LK[j]; continue; }
-    }
-    if (cur >= 0) { // times in whole ns: sums and ties exact
-      const busy = tU + tK; tU *= 10; tK *= 10; let pick;
-      if (tU >= tI && tU >= tK && lU >= 0) pick = lU; else if (tK > tU && tK >= tI && lK >= 0) pick = lK; else pick = tI > 0 ? -2 : -1;
-      if (pick !== -1) { cov[nc >> 1] = busy * 1e-9 / P; idl[nc >> 1] = tI > 0 ? 1 : 0; cols[nc++] = cur; cols[nc++] = pick; }
-    }
-    if (j === jEnd) break;
-    cur = px; tI = I[j]; tU = U[j]; tK = K[j]; lU = LU[j]; lK = LK[j];
-  }
-  // pass 2: the columns (device pixel columns written directly at dpr 1)
-  const u = PB.u32, W = PB.w, ax = B - PB.x0, one = dpr === 1;
+  const cols = LOD_COLS, cov = LOD_COV, idl = LOD_IDL, B = L.left;
+  const nc = lodPixels(lv, j, jEnd, O, t0, P, cols, cov, idl);
+  // pass 2: the columns (device pixel columns written directly at dpr 1).
+  // The band and colour of the last event are kept: a thread's row is
+  // mostly one user event, and the palette's index costs two divisions.
+  const u = PB.u32, W = PB.w, ax = B - PB.x0, one = dpr === 1 && Number.isInteger(ax);
+  let ce = NaN, cb = 0, cc = 0;
   for (let c = 0; c < nc; c += 2) {
     const pick = cols[c + 1], e = pick >= 0 ? rev[pick] : EV_IDLE, grey = fade || (anyHL && (pick >= 0 ? !hlSpan[list[pick]] : !idleHL));
-    let p, q, v;
-    if (e === EV_IDLE || e === EV_CEXIT) { p = FB[0]; q = FB[1]; v = grey ? W_GREY : W_BLACK; }
-    else if (cov[c >> 1] < 0.5 && COVER_ON) { aggCol(B + cols[c], e, grey, idl[c >> 1], cov[c >> 1] * P, P, FB); continue; } // partly covered: mixed
-    else if (e > EV_IDLE) { p = FB[2]; q = FB[3]; v = grey ? W_GREY : WP[((e * 4) % 17 + 17) % 17]; }
-    else { const h = e >> 8; p = FB[4]; q = FB[5]; v = grey ? W_GREY : W_FASTK[h === 4 || h === 6 ? 1 : h === 5 || h === 7 ? 2 : h >= 8 ? 3 : 0]; }
-    const a = ax + cols[c];
+    if (e !== ce) {
+      ce = e;
+      if (e === EV_IDLE || e === EV_CEXIT) { cb = 0; cc = W_BLACK; }
+      else if (e > EV_IDLE) { cb = 2; cc = WP[((e * 4) % 17 + 17) % 17]; }
+      else { const h = e >> 8; cb = 4; cc = W_FASTK[h === 4 || h === 6 ? 1 : h === 5 || h === 7 ? 2 : h >= 8 ? 3 : 0]; }
+    }
+    const p = FB[cb], q = FB[cb + 1], v = grey ? W_GREY : cc, a = ax + cols[c];
+    if (cb && cov[c >> 1] < 0.5 && COVER_ON) { // partly covered: mixed
+      if (!one || a < 0 || a >= W) { aggCol(B + cols[c], e, grey, idl[c >> 1], cov[c >> 1] * P, P, FB); continue; }
+      // aggCol at dpr 1, inline: most pixels of a thread's row are these
+      const mv = u[((FB[4] + FB[5]) >> 1) * W + a]; if (mv !== 0xFFFFFFFF && mv !== W_BLACK && !WASH.has(mv)) continue;
+      if (idl[c >> 1] && FB[1] > FB[0]) { const iv = grey ? W_GREY : W_BLACK; for (let i = FB[0] * W + a, end = FB[1] * W; i < end; i += W) u[i] = iv; perf.prims++; }
+      if (q <= p) continue;
+      const k = Math.round(coverAlpha(cov[c >> 1] * P / P) * 256), r1 = v & 255, g1 = (v >> 8) & 255, b1 = (v >> 16) & 255;
+      let lo = -1, lv = 0;
+      for (let i = p * W + a, end = q * W; i < end; i += W) {
+        const o = u[i]; if (o === lo) { u[i] = lv; continue; }
+        const r0 = o & 255, g0 = (o >> 8) & 255, b0 = (o >> 16) & 255;
+        lo = o; lv = u[i] = (0xFF000000 | ((b0 + (((b1 - b0) * k) >> 8)) << 16) | ((g0 + (((g1 - g0) * k) >> 8)) << 8) | (r0 + (((r1 - r0) * k) >> 8))) >>> 0;
+      }
+      perf.prims++;
+      continue;
+    }
     if (one && a >= 0 && a < W) { for (let i = p * W + a, end = q * W; i < end; i += W) u[i] = v; perf.prims++; } else pbCol(B + cols[c], p, q, v);
   }
   // spans a pixel or longer, in full

@@ -124,28 +124,38 @@ function lodCount(pr, q, O) {
 }
 // One row's pseudo row for drawExecLod: entries 0..nl-1 the long spans,
 // then two per bin (its last user and last kernel event).  grp: the
-// row's bins in a tile and its column in a long span (lodGroup).
+// row's bins in a tile and its column in a long span (lodGroup).  Made
+// for every row whenever the view reaches another tile, so it allocates
+// only what is read: the columns of the long spans (drawSpan's), the
+// events of every entry (drawExecLod's picks), and shared arrays for the
+// identity list and the highlight of nothing.
 function lodRow(tiles, id, q, key, grp) {
-  const seen = new Set(), long = [], [gb, gc] = grp;
-  for (const t of tiles) for (const x of t.long) if (x[gc] === id) { const k = x[0] + ':' + x[1]; if (!seen.has(k)) { seen.add(k); long.push(x); } }
+  const long = [], [gb, gc] = grp;
+  let seen = null; // a long span over two tiles comes with both
+  for (const t of tiles) {
+    const a = lodLongOf(t, gc).get(id); if (!a) continue;
+    if (!seen && long.length) seen = new Set(long.map(x => x[0] + ':' + x[1]));
+    for (const x of a) { const k = x[0] + ':' + x[1]; if (!seen || !seen.has(k)) { if (seen) seen.add(k); long.push(x); } }
+  }
   long.sort((x, y) => x[0] - y[0]);
   let nb = 0; for (const t of tiles) { const o = t[gb].get(id); if (o) nb += o.J.length; }
   const nl = long.length, n = nl + 2 * nb;
-  const cols = [new Float64Array(n), new Float64Array(n), new Int32Array(n), new Int32Array(n), new Int32Array(n), new Int32Array(n),
-    new Float64Array(n), new Int32Array(n), new Uint8Array(n), new Uint32Array(n)];
+  const cols = [new Float64Array(nl), new Float64Array(nl), new Int32Array(nl), new Int32Array(nl), new Int32Array(nl), new Int32Array(n),
+    new Float64Array(nl), new Int32Array(nl), new Uint8Array(nl), new Uint32Array(nl)];
   const names = [], nix = new Map();
   for (let i = 0; i < nl; i++) {
     const x = long[i]; cols[0][i] = fix10(x[0]); cols[1][i] = fix10(x[1]);
     for (let c = 2; c < 9; c++) cols[c][i] = x[c];
     let k = nix.get(x[9]); if (k === undefined) { k = names.length; names.push(x[9]); nix.set(x[9], k); } cols[9][i] = k;
   }
-  const J = new Float64Array(nb), I = new Float64Array(nb), U = new Float64Array(nb), K = new Float64Array(nb), C = new Float64Array(nb),
+  const J = new Float64Array(nb), I = new Float64Array(nb), U = new Float64Array(nb), K = new Float64Array(nb), C = gb === 'cpus' ? new Float64Array(nb) : null,
     LU = new Int32Array(nb).fill(-1), LK = new Int32Array(nb).fill(-1), ev = cols[5];
   let j = 0;
   for (const t of tiles) {
     const o = t[gb].get(id); if (!o) continue;
-    for (let i = 0; i < o.J.length; i++, j++) {
-      J[j] = o.J[i]; I[j] = o.I[i]; U[j] = o.U[i]; K[j] = o.K[i]; C[j] = o.C[i];
+    const m = o.J.length;
+    J.set(o.J, j); I.set(o.I, j); U.set(o.U, j); K.set(o.K, j); if (C) C.set(o.C, j);
+    for (let i = 0; i < m; i++, j++) {
       if (o.EU[i] >= 0) { LU[j] = nl + 2 * j; ev[nl + 2 * j] = o.EU[i]; }
       if (o.EK[i] >= 0) { LK[j] = nl + 2 * j + 1; ev[nl + 2 * j + 1] = o.EK[i]; }
     }
@@ -159,9 +169,26 @@ function lodRow(tiles, id, q, key, grp) {
     lidx[L] = Int32Array.from(a); const e = lend[L] = new Float64Array(a.length);
     a.forEach((i, p) => { const x = ts[i] + du[i]; e[p] = p && e[p - 1] > x ? e[p - 1] : x; });
   }
-  const ex = new Int32Array(n); for (let i = 0; i < n; i++) ex[i] = i;
-  return { key, cols, names, ev, ts, du, ex, hlA: new Uint8Array(n).fill(1), hl: false, C,
+  return { key, cols, names, ev, ts, du, ex: lodShared('ident', n), hlA: lodShared('ones', n), hl: false, C,
     lod: { q0: q, levels: [{ q, base: 0, J, I, U, K, LU, LK }], lidx, lend } };
+}
+// A tile's long spans by row (column gc of a span: its cpu or pid), made
+// once a tile rather than once a row.
+function lodLongOf(t, gc) {
+  if (!t.longBy) t.longBy = [];
+  let m = t.longBy[gc]; if (m) return m;
+  m = t.longBy[gc] = new Map();
+  for (const x of t.long) { const k = x[gc]; let a = m.get(k); if (!a) m.set(k, a = []); a.push(x); }
+  return m;
+}
+// Arrays every pseudo row reads and none writes, at least n long: the
+// identity (a pseudo row's entries are its own list) and all ones.
+const LOD_SHARED = { ident: new Int32Array(0), ones: new Uint8Array(0) };
+function lodShared(what, n) {
+  let a = LOD_SHARED[what]; if (a.length >= n) return a;
+  const m = Math.max(n, 2 * a.length);
+  a = LOD_SHARED[what] = what === 'ident' ? Int32Array.from({ length: m }, (_, i) => i) : new Uint8Array(m).fill(1);
+  return a;
 }
 
 // After a frame: the rows of the window once it holds at most LOAD_MAX
