@@ -501,6 +501,7 @@ function rowLod(r) {
     }
     base = pb; nb = pn; J = J2; I = I2; U = U2; K = K2; LU = LU2; LK = LK2; q *= 2;
   }
+  levels.forEach(lodCumulate); // (each level was made from the one below as it was)
   // spans of q0 or longer by duration level (row-local indices, running max end)
   const cnt = new Int32Array(41), lvOf = lodLevel;
   for (let i = 0; i < m; i++) if (rdu[i] >= q0) cnt[lvOf(rdu[i])]++;

@@ -387,33 +387,48 @@ let LOD_COV = new Float32Array(4096), LOD_IDL = new Uint8Array(4096); // scratch
 // row whose finest bins are wider than that is walked span by span (then
 // at most about 16 spans per pixel on average).
 let LOD_ON = true, LOD_SUB = 4; // tests compare with the exact walk (kutrace.setLod)
-// Pass 1 of drawExecLod: per pixel of bins j..jEnd-1 of level lv the
-// winner of its bins (3.4), into cols (pixel, then a row-local span index,
-// -2 idle) with its coverage and idle flag; pixels with nothing are left
-// out.  Returns the number of entries in cols.  A bin belongs to pixel
-// pxOf(its number).  Rather than a division for every bin (several a
-// pixel), where the next pixel starts is computed once a pixel, as a bin
-// number (bnd); rounding may move the true boundary by eps bins at most (a
-// few ulps of the largest magnitude in either expression), so only a bin
-// within eps of it is placed by pxOf itself, and the pixels are exactly
-// pxOf's (tests/browser/pixels.test.js).
+// A level of bins as lodPixels reads it, made once (rowLod, lodRow): the
+// idle, user and kernel ns as running sums, and the last user and kernel
+// entries as the last one so far (-1: none yet), so that a pixel's bins
+// are summed by two reads whatever their number.  Sums of whole ns stay
+// exact; an entry (a span) is in one bin only, so a last entry that
+// differs from the one before a pixel's first bin is in the pixel.
+function lodCumulate(lv) {
+  const I = lv.I, U = lv.U, K = lv.K, LU = lv.LU, LK = lv.LK, n = I.length;
+  for (let j = 1; j < n; j++) {
+    I[j] += I[j - 1]; U[j] += U[j - 1]; K[j] += K[j - 1];
+    if (LU[j] < 0) LU[j] = LU[j - 1]; if (LK[j] < 0) LK[j] = LK[j - 1];
+  }
+  return lv;
+}
+// Pass 1 of drawExecLod: per pixel of bins j..jEnd-1 of level lv
+// (lodCumulate's) the winner of its bins (3.4), into cols (pixel, then a
+// row-local span index, -2 idle) with its coverage and idle flag; pixels
+// with nothing are left out.  Returns the number of entries in cols.  A
+// bin belongs to pixel pxOf(its number).  Rather than a division for
+// every bin (several a pixel), where the next pixel starts is computed
+// once a pixel, as a bin number (bnd); rounding may move the true
+// boundary by eps bins at most (a few ulps of the largest magnitude in
+// either expression), so only a bin within eps of it is placed by pxOf
+// itself, and the pixels are exactly pxOf's (tests/browser/pixels.test.js).
 function lodPixels(lv, j, jEnd, O, t0, P, cols, cov, idl) {
   if (j >= jEnd) return 0;
   const q = lv.q, base = lv.base, J = lv.J, I = lv.I, U = lv.U, K = lv.K, LU = lv.LU, LK = lv.LK;
-  const pxOf = b => Math.floor((O + (base + b) * q - t0) / P), bnd = p => (p * P + t0 - O) / q - base;
+  const pxOf = b => Math.floor((O + (base + b) * q - t0) / P), invq = 1 / q, bnd = p => (p * P + t0 - O) * invq - base;
   const bmax = Math.abs((base + J[jEnd - 1] + 1) * q);
   const epsq = 4 * (2 * (Math.abs(O) + Math.abs(t0)) + bmax + Math.abs(O) + bmax) / q + Math.abs(base) + 1, EPS = 8.881784197001252e-16; // 2^-50
   let nc = 0, px = pxOf(J[j]); if (px < 0) px = 0;
   let e = bnd(px + 1);
+  // the running values before the pixel's first bin
+  let pI = 0, pU = 0, pK = 0, pLU = -1, pLK = -1;
+  if (j) { pI = I[j - 1]; pU = U[j - 1]; pK = K[j - 1]; pLU = LU[j - 1]; pLK = LK[j - 1]; }
   for (;;) {
     const eps = EPS * (epsq + Math.abs(e)), lo = e - eps, hi = e + eps;
-    let tI = I[j], tU = U[j], tK = K[j], lU = LU[j], lK = LK[j];
-    for (j++; j < jEnd; j++) {
-      const b = J[j];
-      if (b >= lo && (b > hi || pxOf(b) > px)) break;
-      tI += I[j]; tU += U[j]; tK += K[j]; const x = LU[j], y = LK[j]; if (x >= 0) lU = x; if (y >= 0) lK = y;
-    }
+    for (j++; j < jEnd; j++) { const b = J[j]; if (b >= lo && (b > hi || pxOf(b) > px)) break; }
+    const cI = I[j - 1], cU = U[j - 1], cK = K[j - 1], cLU = LU[j - 1], cLK = LK[j - 1];
     // times in whole ns: sums and ties exact
+    let tI = cI - pI, tU = cU - pU, tK = cK - pK; const lU = cLU !== pLU ? cLU : -1, lK = cLK !== pLK ? cLK : -1;
+    pI = cI; pU = cU; pK = cK; pLU = cLU; pLK = cLK;
     const busy = tU + tK; tU *= 10; tK *= 10; let pick;
     if (tU >= tI && tU >= tK && lU >= 0) pick = lU; else if (tK > tU && tK >= tI && lK >= 0) pick = lK; else pick = tI > 0 ? -2 : -1;
     if (pick !== -1) { cov[nc >> 1] = busy * 1e-9 / P; idl[nc >> 1] = tI > 0 ? 1 : 0; cols[nc++] = px; cols[nc++] = pick; }

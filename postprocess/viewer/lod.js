@@ -170,7 +170,7 @@ function lodRow(tiles, id, q, key, grp) {
     a.forEach((i, p) => { const x = ts[i] + du[i]; e[p] = p && e[p - 1] > x ? e[p - 1] : x; });
   }
   return { key, cols, names, ev, ts, du, ex: lodShared('ident', n), hlA: lodShared('ones', n), hl: false, C,
-    lod: { q0: q, levels: [{ q, base: 0, J, I, U, K, LU, LK }], lidx, lend } };
+    lod: { q0: q, levels: [lodCumulate({ q, base: 0, J, I, U, K, LU, LK })], lidx, lend } };
 }
 // A tile's long spans by row (column gc of a span: its cpu or pid), made
 // once a tile rather than once a row.

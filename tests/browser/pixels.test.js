@@ -1,20 +1,21 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // lodPixels (postprocess/viewer/draw.js), pass 1 of drawing a row from
 // bins, finds each pixel's bins from one boundary a pixel instead of a
-// division a bin.  The pixels must be exactly those of the division,
-// including bins that start on a pixel boundary, which rounding decides:
-// here both are run on random and on boundary-aligned bins and their
-// outputs compared entry by entry.  Node only (no browser): the function's
+// division a bin, and sums them from running sums (lodCumulate).  The
+// pixels must be exactly those of the division, including bins that start
+// on a pixel boundary, which rounding decides, with the same sums, ties
+// and last events: here both are run on random and on boundary-aligned
+// bins and their outputs compared entry by entry.  Node only (no browser): the function's
 // text is taken from draw.js.
 'use strict';
 const fs = require('fs'), path = require('path');
 const src = fs.readFileSync(path.join(__dirname, '../../postprocess/viewer/draw.js'), 'utf8');
-const m = /\nfunction lodPixels\([^]*?\n}\n/.exec(src);
+const m = /\nfunction lodCumulate\([^]*?\n}\n[^]*?\nfunction lodPixels\([^]*?\n}\n/.exec(src);
 let fails = 0, n = 0;
 const ok = (c, what) => { n++; if (!c) fails++; console.log((c ? 'ok' : 'not ok') + ' - ' + what); };
-ok(!!m, 'draw.js defines lodPixels');
+ok(!!m, 'draw.js defines lodCumulate and lodPixels');
 if (!m) process.exit(1);
-const lodPixels = new Function(m[0] + '; return lodPixels;')(); // eslint-disable-line no-new-func
+const [lodCumulate, lodPixels] = new Function(m[0] + '; return [lodCumulate, lodPixels];')(); // eslint-disable-line no-new-func
 
 // The rule of docs/spec/VIEWER.md 3.4.1 as drawExecLod had it: every bin's
 // pixel by its own division, bins of one pixel summed in order.
@@ -55,7 +56,8 @@ function bins(nb, gap, base) {
 }
 function same(lv, j, jEnd, O, t0, P) {
   const w = 4 * (jEnd - j) + 16, a = [new Int32Array(w), new Float32Array(w), new Uint8Array(w)], b = [new Int32Array(w), new Float32Array(w), new Uint8Array(w)];
-  const na = lodPixels(lv, j, jEnd, O, t0, P, ...a), nb = reference(lv, j, jEnd, O, t0, P, ...b);
+  const c = lodCumulate({ q: lv.q, base: lv.base, J: lv.J, I: lv.I.slice(), U: lv.U.slice(), K: lv.K.slice(), LU: lv.LU.slice(), LK: lv.LK.slice() });
+  const na = lodPixels(c, j, jEnd, O, t0, P, ...a), nb = reference(lv, j, jEnd, O, t0, P, ...b);
   if (na !== nb) return 'entries ' + na + ' != ' + nb;
   for (let i = 0; i < na; i++) if (a[0][i] !== b[0][i]) return 'entry ' + i + ': ' + a[0][i] + ' != ' + b[0][i];
   for (let i = 0; i < na >> 1; i++) if (a[1][i] !== b[1][i] || a[2][i] !== b[2][i]) return 'coverage ' + i;
