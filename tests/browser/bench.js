@@ -78,18 +78,25 @@ const f = x => x.toFixed(1);
       console.log(`  PID and RPC rows and the zoomed-in arrays built after the first draw, in 10 ms steps: ${f((await page.evaluate(() => window.kutraceState().perf.rest)))} ms in all`);
     }
     const t0 = s.t0, t1 = s.t1, W = t1 - t0, c = (t0 + t1) / 2;
-    // Redraws after zoom (full view, x10, x100, x1000 ... ) and pans.
-    const js = [], fr = [], wk = [];
-    for (const z of [1, 2, 10, 30, 100, 1000, 10000]) {
-      for (let p = 0; p < 3; p++) {
-        const a = c - W / z / 2 + p * W / z / 10;
-        js.push(await page.evaluate(([a, b]) => { window.kutrace.setWindow(a, b); return window.kutrace.render(); }, [a, a + W / z]));
-        fr.push(await frame(page, `window.kutrace.setWindow(${a + W / z / 20}, ${a + W / z + W / z / 20})`));
-        wk.push(await work(page, `window.kutrace.setWindow(${a + W / z / 40}, ${a + W / z + W / z / 40})`));
+    // Redraws after zoom (full view, x10, x100, x1000 ... ) and pans.  In
+    // summary mode a window whose tiles are still on their way draws
+    // little, so each step's windows are visited and their data awaited
+    // first: the times are those of frames that draw everything.
+    const steps = async (zooms, js, fr, wk, ph) => {
+      for (const z of zooms) {
+        for (let p = 0; p < 3; p++) {
+          const a = c - W / z / 2 + p * W / z / 10, win = [[a, a + W / z]];
+          for (const d of [20, 40]) win.push([a + W / z / d, a + W / z + W / z / d]);
+          if (lod) for (const [x, y] of win) { await page.evaluate(([x, y]) => { window.kutrace.setWindow(x, y); window.kutrace.render(); }, [x, y]); await complete(page); }
+          if (lod) await page.evaluate(([x, y]) => window.kutrace.setWindow(x, y), win[2]); // (the first window's frame follows another)
+          js.push(await page.evaluate(([a, b]) => { window.kutrace.setWindow(a, b); return window.kutrace.render(); }, win[0]));
+          if (ph && p === 0) ph.push(`x${z} ` + Object.entries(await page.evaluate(() => window.kutraceState().perf.phase || {})).filter(e => e[1] >= 0.5).map(([k, v]) => k + ' ' + f(v)).join(' '));
+          fr.push(await frame(page, `window.kutrace.setWindow(${win[1][0]}, ${win[1][1]})`));
+          wk.push(await work(page, `window.kutrace.setWindow(${win[2][0]}, ${win[2][1]})`));
+        }
       }
-    }
-    let j = stats(js), q = stats(fr), w = stats(wk);
-    if (lod) { // the same steps again, each to its complete picture (tiles and rows fetched from the server)
+    };
+    if (lod) { // the steps, each to its complete picture (tiles and rows fetched from the server), before any is kept
       const full = [];
       for (const z of [1, 2, 10, 30, 100, 1000, 10000]) {
         for (let p = 0; p < 3; p++) {
@@ -102,6 +109,9 @@ const f = x => x.toFixed(1);
       console.log(`  summary mode: pan/zoom to the complete picture (tiles and window rows from the server): median ${f(u.median)} ms, p95 ${f(u.p95)} ms, max ${f(u.max)} ms; ${l.tiles} tiles kept, ${l.loads} windows of rows loaded` +
         (l.slow.length ? `; requests over 0.5 s: ${l.slow.map(x => x[0].replace(/^(\w+)\?/, '$1 ') + ' ' + x[1] + ' ms').join(', ')}` : ''));
     }
+    const js = [], fr = [], wk = [];
+    await steps([1, 2, 10, 30, 100, 1000, 10000], js, fr, wk, null);
+    let j = stats(js), q = stats(fr), w = stats(wk);
     console.log(`  redraw after pan/zoom (CPU rows): script median ${f(j.median)} ms, max ${f(j.max)} ms; frame (script + paint) median ${f(w.median)} ms, max ${f(w.max)} ms; to painted frame median ${f(q.median)} ms, p95 ${f(q.p95)} ms, max ${f(q.max)} ms`);
     await page.evaluate(([a, b]) => window.kutrace.setWindow(a, b), [t0, t1]);
     const opens = [], openJs = [];
@@ -115,19 +125,12 @@ const f = x => x.toFixed(1);
     await page.evaluate(() => window.kutrace.toggleGroup('PID'));
     const npid = (await page.evaluate(() => window.kutraceState().visibleRows.length));
     const js2 = [], fr2 = [], wk2 = [], ph = [];
-    for (const z of [1, 3, 10, 30, 100, 1000]) {
-      for (let p = 0; p < 3; p++) {
-        const a = c - W / z / 2 + p * W / z / 10;
-        js2.push(await page.evaluate(([a, b]) => { window.kutrace.setWindow(a, b); return window.kutrace.render(); }, [a, a + W / z]));
-        if (p === 0) ph.push(`x${z} ` + Object.entries(await page.evaluate(() => window.kutraceState().perf.phase || {})).filter(e => e[1] >= 0.5).map(([k, v]) => k + ' ' + f(v)).join(' '));
-        fr2.push(await frame(page, `window.kutrace.setWindow(${a + W / z / 20}, ${a + W / z + W / z / 20})`));
-        wk2.push(await work(page, `window.kutrace.setWindow(${a + W / z / 40}, ${a + W / z + W / z / 40})`));
-      }
-    }
+    await steps([1, 3, 10, 30, 100, 1000], js2, fr2, wk2, ph);
     j = stats(js2); q = stats(fr2); w = stats(wk2);
     console.log(`  redraw after opening the PID group (${npid} rows): script median ${f(stats(openJs).median)} ms (of ${openJs.map(f).join(', ')}), median ${f(open1)} ms to the painted frame (of ${opens.map(f).join(', ')})`);
     console.log(`  redraw after pan/zoom with the PID group open (${npid} rows): script median ${f(j.median)} ms, max ${f(j.max)} ms; frame (script + paint) median ${f(w.median)} ms, max ${f(w.max)} ms; to painted frame median ${f(q.median)} ms, p95 ${f(q.p95)} ms, max ${f(q.max)} ms`);
     console.log(`    phases (ms) by zoom: ${ph.join('; ')}`);
+    if (process.env.KT_BENCH_SAMPLES) console.log(`    samples in order (script; painted; frame): ${js2.map(f).join(' ')}; ${fr2.map(f).join(' ')}; ${wk2.map(f).join(' ')}`);
     await page.evaluate(([a, b]) => window.kutrace.setWindow(a, b), [t0, t1]);
     // the prefix shared by the most PID rows, and the most common syscall name
     const pre = new Map(); for (const r of s.rows) if (r.group === 'PID') { const p = r.label.replace(/[^A-Za-z_-].*/, ''); pre.set(p, (pre.get(p) || []).concat([r.label])); }
