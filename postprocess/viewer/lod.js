@@ -97,13 +97,19 @@ function lodDraw(r, g, P) {
   if (!eligible) SUM.note = 'rows to load';
   const q = lodQ(P, eligible ? c.q0 : Infinity), qn = Math.round(q * 1e9), O = D.t0;
   const ta = Math.floor(Math.max(0, Math.floor((S.t0 - O) / q)) / TILE), tb = Math.floor(Math.max(0, Math.floor((S.t1 - O) / q) + 1) / TILE);
-  const key = qn + ':' + ta + ':' + tb, gb = grp[0];
+  const gb = grp[0];
   let pr = r.sumRow;
-  if (!pr || pr.key !== key) {
+  // A pseudo row serves every view within its tiles, and takes in a tile
+  // on either side that is already here: panning to and fro does not
+  // make every row's again, which costs more than drawing them.
+  if (!pr || pr.key[0] !== qn || pr.key[1] > ta || pr.key[2] < tb) {
     const tiles = [];
     for (let ti = ta; ti <= tb; ti++) { const t = lodTile(qn, ti, gb); if (t) tiles.push(t); }
     if (tiles.length < tb - ta + 1) { SUM.viewCount = NaN; r.sumHow = 'none'; return true; } // drawn when the tiles are here; nothing known of the view yet
-    pr = r.sumRow = lodRow(tiles, r.id, q, key, grp);
+    const before = ta > 0 ? LOD.tiles.get(gb + ':' + qn + ':' + (ta - 1)) : null, after = LOD.tiles.get(gb + ':' + qn + ':' + (tb + 1));
+    if (before) tiles.unshift(before);
+    if (after) tiles.push(after);
+    pr = r.sumRow = lodRow(tiles, r.id, q, [qn, before ? ta - 1 : ta, after ? tb + 1 : tb], grp);
   }
   if (gb === 'cpus') SUM.viewCount += lodCount(pr, q, O); // (the PID rows hold the same spans again)
   // drawExecLod over the tiles' bins; its long spans drawn by drawSpan
