@@ -408,7 +408,7 @@ int kt_store_rows(duckdb_connection c, const struct kt_lodpyr *py, int cpu, int6
 }
 
 /*
- * The level of detail of the viewer's CPU and PID rows (docs/spec/VIEWER.md
+ * The level of detail of the viewer's CPU, PID and RPC rows (docs/spec/VIEWER.md
  * 3.4.1): what a row's rowLod would compute from the page's rows, so that
  * the summary draws what the rows would.  The viewer's rows (data.js
  * buildRows): a CPU row for every cpu >= 0 of a row with event >= 0; a
@@ -416,17 +416,23 @@ int kt_store_rows(duckdb_connection c, const struct kt_lodpyr *py, int cpu, int6
  * (LOD_PIDROW), labelled with the name of the first of those; a row's
  * time extent over its rows of event >= 0 but the RPC begin/end points;
  * its execution spans (LOD_EXEC, LOD_PEXEC: a PID row's on any CPU) by
- * kind idle, user, kernel (LOD_KIND).
+ * kind idle, user, kernel (LOD_KIND).  An RPC row for every id > 0 of an
+ * RPC request/response/middle point (its arg; events 513 to 515) or of a
+ * left/right mark (its rpc), but those named ".0", in the order of their
+ * first such span, labelled with the longest name of those (the first of
+ * the longest); its spans those of rpc = id and event >= 0 but the marks
+ * (LOD_REXEC: its execution spans).
  */
 #define LOD_EXEC_EV "((event >= 0 AND event < 512) OR (event >= 1024 AND event < 4096) OR event >= 65536)"
 #define LOD_EXEC "cpu >= 0 AND " LOD_EXEC_EV
 #define LOD_PEXEC "pid > 0 AND " LOD_EXEC_EV
-/* The spans drawn in full over the bins: of a CPU row or a PID row. */
-#define LOD_LONG LOD_EXEC_EV " AND (cpu >= 0 OR pid > 0)"
+#define LOD_REXEC "rpc > 0 AND " LOD_EXEC_EV
+/* The spans drawn in full over the bins: of a CPU, a PID or an RPC row. */
+#define LOD_LONG LOD_EXEC_EV " AND (cpu >= 0 OR pid > 0 OR rpc > 0)"
 #define LOD_PIDROW "((event > 65536 AND event < 131072) OR event IN (526, 527))"
 #define LOD_KIND "CASE WHEN event IN (65536, 131072) THEN 0 WHEN event > 65536 THEN 1 ELSE 2 END"
 /* What STORE/lod/ holds; another version is made again. */
-#define LOD_VERSION 3
+#define LOD_VERSION 4
 
 /* STORE/lod/meta: "t0 t1" and the answer, kept with the pyramid (of
  * this LOD_VERSION: another one's answer is made again). */
@@ -509,6 +515,62 @@ static int lod_meta_pids(duckdb_connection c, const char *store, struct kt_buf *
 	}
 	duckdb_destroy_result(&res);
 	kt_buf_free(&esc);
+	return failed ? -1 : 0;
+}
+
+/* The RPC rows of /api/lodmeta: [id, execution spans, first execution
+ * start, first start, latest end as start and duration, label], in the
+ * page's order (of each id's first RPC point or mark), and the answer's
+ * end.  JavaScript's length counts UTF-16 units, length() code points:
+ * the two differ on names with characters past U+FFFF only, which the
+ * longest-name rule then may pick apart (such RPC names are not seen). */
+static int lod_meta_rpcs(duckdb_connection c, const char *store, struct kt_buf *out, char *err,
+			 size_t errlen)
+{
+	char sql[2048 + 4200];
+	duckdb_result res;
+	int failed = 0, first = 1;
+	struct kt_buf esc = { 0 };
+
+	snprintf(sql, sizeof(sql),
+		 "WITH s AS (SELECT file_row_number AS rn, * FROM read_parquet('%s/span.parquet',"
+		 " file_row_number = true)),"
+		 " p AS (SELECT CASE WHEN event IN (526, 527) THEN rpc ELSE arg END AS id, rn, name FROM s"
+		 " WHERE ((event >= 513 AND event <= 515) OR (event IN (526, 527) AND rpc > 0)) AND name <> '.0'),"
+		 " r AS (SELECT id, min(rn) AS o, arg_min(name, [-length(name)::BIGINT, rn]) AS label"
+		 " FROM p WHERE id > 0 GROUP BY id)"
+		 " SELECT r.id::INTEGER, count(s.rn) FILTER (WHERE " LOD_EXEC_EV "),"
+		 " min(ts) FILTER (WHERE " LOD_EXEC_EV "),"
+		 " min(ts) FILTER (WHERE event NOT IN (526, 527)),"
+		 " arg_max(ts, ts + dur) FILTER (WHERE event NOT IN (526, 527)),"
+		 " arg_max(dur, ts + dur) FILTER (WHERE event NOT IN (526, 527)), any_value(r.label)"
+		 " FROM r LEFT JOIN s ON s.rpc = r.id AND s.event >= 0 GROUP BY r.id, r.o ORDER BY r.o", store);
+	if (run(c, sql, &res, err, errlen) < 0)
+		return -1;
+	kt_buf_puts(out, "],\"rpcs\":[");
+	for (duckdb_data_chunk ch; (ch = next_chunk(res, &failed, err, errlen));) {
+		int32_t *id = IN(ch, 0, int32_t);
+		duckdb_string_t *nm = IN(ch, 6, duckdb_string_t);
+		idx_t m = duckdb_data_chunk_get_size(ch);
+
+		for (idx_t i = 0; i < m; i++) {
+			uint32_t l = duckdb_string_t_length(nm[i]);
+
+			kt_buf_printf(out, "%s[%d", first ? "" : ",", id[i]);
+			put_extent(out, ch, i);
+			if (esc.cap < 6 * (size_t)l + 1) {
+				esc.p = kt_xrealloc(esc.p, 6 * (size_t)l + 1);
+				esc.cap = 6 * (size_t)l + 1;
+			}
+			kt_buf_puts(out, ",\"");
+			kt_buf_add(out, esc.p, kt_json_escape_mem(esc.p, duckdb_string_t_data(&nm[i]), l));
+			kt_buf_puts(out, "\"]");
+			first = 0;
+		}
+		duckdb_destroy_data_chunk(&ch);
+	}
+	duckdb_destroy_result(&res);
+	kt_buf_free(&esc);
 	if (failed)
 		return -1;
 	kt_buf_puts(out, "]}");
@@ -575,14 +637,16 @@ int kt_store_lod_meta(duckdb_connection c, const char *store, int64_t *t0, int64
 	duckdb_destroy_result(&res);
 	if (failed)
 		return -1;
-	return lod_meta_pids(c, store, out, err, errlen);
+	if (lod_meta_pids(c, store, out, err, errlen) < 0)
+		return -1;
+	return lod_meta_rpcs(c, store, out, err, errlen);
 }
 
 /*
  * The pyramid (STORE/lod/): the bins of every level from q0 up, each
  * level one Parquet file ordered by bin, so that a tile reads only its
  * row groups instead of every span in its time: L.parquet those of the
- * CPU rows, pL.parquet those of the PID rows.  Level L + 1 is made from
+ * CPU rows, pL.parquet those of the PID rows, rL.parquet those of the RPC rows.  Level L + 1 is made from
  * level L (the later child's last events win: their ts are kept); the
  * spans of 2 q0 or longer go apart (long.parquet).  Written once, into
  * lod.tmp and renamed, so that a half-made pyramid is never read; the
@@ -642,11 +706,15 @@ int kt_store_lod_pyramid(duckdb_connection c, const char *store, int64_t t0, int
 		errf(err, errlen, "%s: %s", tmp, strerror(errno));
 		return -1;
 	}
-	/* level 0 of the CPU rows (0.parquet) and of the PID rows (p0.parquet) */
-	static const char *const row[2][3] = { { "cpu", LOD_EXEC, "" }, { "pid", LOD_PEXEC, "p" } };
+	/* level 0 of the CPU rows (0.parquet), the PID rows (p0.parquet) and
+	 * the RPC rows (r0.parquet) */
+	static const char *const row[3][4] = {
+		{ "cpu", LOD_EXEC, "", "level of detail: level 0" },
+		{ "pid", LOD_PEXEC, "p", "level of detail: level 0 of the PID rows" },
+		{ "rpc", LOD_REXEC, "r", "level of detail: level 0 of the RPC rows" } };
 
-	for (int g = 0; g < 2; g++) {
-		kt_progress_step(g ? "level of detail: level 0 of the PID rows" : "level of detail: level 0");
+	for (int g = 0; g < 3; g++) {
+		kt_progress_step(row[g][3]);
 		snprintf(sql, sizeof(sql),
 			 "COPY (SELECT %s, (ts - %" PRId64 ") // %" PRId64 " AS b, " LOD_BIN_COLS " FROM"
 			 " (SELECT %s, ts, dur, event, " LOD_KIND " AS k FROM span WHERE %s)"
@@ -671,18 +739,14 @@ int kt_store_lod_pyramid(duckdb_connection c, const char *store, int64_t t0, int
 		if ((t1 - t0) / q < 2)
 			break;
 		kt_progress_step("level of detail: one level up");
-		snprintf(sql, sizeof(sql),
-			 "COPY (SELECT cpu, b // 2 AS b, " LOD_UP_COLS " FROM read_parquet('%s/%d.parquet')"
-			 " GROUP BY ALL ORDER BY b, cpu) TO '%s/%d.parquet' (FORMAT parquet)", tmp,
-			 levels - 1, tmp, levels);
-		if (exec_sql(c, sql, err, errlen) < 0)
-			goto fail;
-		snprintf(sql, sizeof(sql),
-			 "COPY (SELECT pid, b // 2 AS b, " LOD_UP_COLS " FROM read_parquet('%s/p%d.parquet')"
-			 " GROUP BY ALL ORDER BY b, pid) TO '%s/p%d.parquet' (FORMAT parquet)", tmp,
-			 levels - 1, tmp, levels);
-		if (exec_sql(c, sql, err, errlen) < 0)
-			goto fail;
+		for (int g = 0; g < 3; g++) {
+			snprintf(sql, sizeof(sql),
+				 "COPY (SELECT %s, b // 2 AS b, " LOD_UP_COLS " FROM read_parquet('%s/%s%d.parquet')"
+				 " GROUP BY ALL ORDER BY b, %s) TO '%s/%s%d.parquet' (FORMAT parquet)", row[g][0],
+				 tmp, row[g][2], levels - 1, row[g][0], tmp, row[g][2], levels);
+			if (exec_sql(c, sql, err, errlen) < 0)
+				goto fail;
+		}
 	}
 	/* levels last: its presence says the rest is complete */
 	snprintf(sql, sizeof(sql), "%s/meta", tmp);
@@ -712,14 +776,15 @@ fail:
 }
 
 /* The bins of tile [a, b) of width q, of the CPU rows (what: "cpu", the
- * level file L.parquet) or the PID rows ("pid", pL.parquet), as
+ * level file L.parquet), the PID rows ("pid", pL.parquet) or the RPC rows
+ * ("rpc", rL.parquet), as
  * bins_json's {"ID":[...], ...}. */
 static int lod_bins(duckdb_connection c, const struct kt_lodpyr *py, int level, const char *what,
 		    int64_t t0, int64_t q, int64_t a, int64_t b, struct kt_buf *out, char *err,
 		    size_t errlen)
 {
 	char sql[1024 + 3 * sizeof(py->dir)];
-	const char *pre = what[0] == 'p' ? "p" : "";
+	const char *pre = what[0] == 'p' ? "p" : what[0] == 'r' ? "r" : "";
 	duckdb_result res;
 	int64_t lo = t0 + a * q, hi = t0 + b * q;
 
@@ -738,17 +803,23 @@ static int lod_bins(duckdb_connection c, const struct kt_lodpyr *py, int level, 
 			 "SELECT %s, (ts - %" PRId64 ") // %" PRId64 " AS b, " LOD_KIND " AS k, count(*),"
 			 " sum(dur)::BIGINT, arg_max(event, ts) FROM span WHERE %s AND ts >= %" PRId64
 			 " AND ts < %" PRId64 " GROUP BY ALL ORDER BY %s, b, k", what, t0, q,
-			 pre[0] ? LOD_PEXEC : LOD_EXEC, lo, hi, what);
+			 pre[0] == 'p' ? LOD_PEXEC : pre[0] == 'r' ? LOD_REXEC : LOD_EXEC, lo, hi, what);
 	if (run(c, sql, &res, err, errlen) < 0)
 		return -1;
 	return bins_json(res, 0, out, err, errlen);
 }
 
 int kt_store_lod(duckdb_connection c, const struct kt_lodpyr *py, int64_t t0, int64_t q, int64_t a,
-		 int64_t b, int pids, struct kt_buf *out, char *err, size_t errlen)
+		 int64_t b, int grp, struct kt_buf *out, char *err, size_t errlen)
 {
+	static const char *const g3[3][4] = { { "cpu", "cpu >= 0", LOD_EXEC, "cpus" },
+					      { "pid", "pid > 0", LOD_PEXEC, "pids" },
+					      { "rpc", "rpc > 0", LOD_REXEC, "rpcs" } };
 	char sql[1024 + 3 * sizeof(py->dir)];
-	const char *who = pids ? "pid > 0" : "cpu >= 0", *rows = pids ? LOD_PEXEC : LOD_EXEC;
+
+	if (grp < 0 || grp > 2)
+		grp = 0;
+	const char *who = g3[grp][1], *rows = g3[grp][2];
 	int level = -1;
 
 	/* A level of the pyramid, else straight from span. */
@@ -759,8 +830,8 @@ int kt_store_lod(duckdb_connection c, const struct kt_lodpyr *py, int64_t t0, in
 
 	out->len = 0;
 	kt_buf_printf(out, "{\"q\":%" PRId64 ",\"a\":%" PRId64 ",\"b\":%" PRId64 ",\"%s\":", q, a, b,
-		      pids ? "pids" : "cpus");
-	if (lod_bins(c, py, level, pids ? "pid" : "cpu", t0, q, a, b, out, err, errlen) < 0)
+		      g3[grp][3]);
+	if (lod_bins(c, py, level, g3[grp][0], t0, q, a, b, out, err, errlen) < 0)
 		return -1;
 	kt_buf_puts(out, ",");
 	/* The spans a pixel or longer are drawn in full over the bins: those
