@@ -217,7 +217,7 @@ eq "lod, rows=pid: bins of more than one pid, twenty of them, no CPU's" "True Tr
 eq "lod, rows=pid: the long spans of pid > 0" \
 	"$(sql "SELECT count(*) FROM span WHERE $PX AND dur >= 2 * $QB AND ts < $TS0 + 2000 * $QB AND ts + dur > $TS0 + 100 * $QB")" \
 	"$(python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); print(len(m["long"]))' "$TMP/lodp.json")"
-eq "lod: rows neither cpu nor pid: 400" 400 "$(code "$B/api/lod?t=$TOK&q=$QB&a=0&b=10&rows=rpc")"
+eq "lod: rows neither cpu, pid nor rpc: 400" 400 "$(code "$B/api/lod?t=$TOK&q=$QB&a=0&b=10&rows=gpu")"
 eq "lod: too many bins: 400" 400 "$(code "$B/api/lod?t=$TOK&q=1&a=0&b=65537")"
 eq "lod: no width: 400" 400 "$(code "$B/api/lod?t=$TOK&q=0&a=0&b=10")"
 eq "window: every CPU's rows of the window" \
@@ -289,6 +289,58 @@ eq "store gone: the page (already made) still answers" 200 "$(code "$URL")"
 check "store gone: the server is still running" kill -0 $PID
 eq "store gone: one line in the terminal" 1 "$(grep -c 'the store is gone' "$TMP/store.err")"
 kill -INT $PID; wait $PID; eq "store gone: SIGINT still exits 0" 0 $?
+
+# The RPC rows (rows=rpc), on a synthetic trace with RPCs (the real one
+# has none), from its pyramid and from span: every id > 0 of an RPC
+# point (its arg) or of a left/right mark (its rpc) but those named
+# ".0", in the order of the first of those, labelled with the longest
+# name of those (the first of the longest); its spans those of rpc = id.
+if [ -x "$KT_BIN/kutrace_synth" ]; then
+	"$KT_BIN/kutrace_synth" -s 7 -c 4 -t 8 -d 1000 -m 1 --rpc -o "$TMP/rpc.trace" >/dev/null 2>&1 &&
+		"$Q" build "$TMP/rpc.trace" -o "$TMP/rpc.tables" >/dev/null 2>&1 || nok "a synthetic trace with RPCs: its store"
+	STORE=$TMP/rpc.tables
+	"$V" "$STORE" --prepare --pyramid-min 0 2>/dev/null
+	start rpc "$STORE" --no-browser
+	TS0=$(sql "SELECT min(ts) FROM span") QB=65536
+	get "$B/api/lodmeta?t=$TOK" > "$TMP/lodmetar.json"
+	RX="rpc > 0 AND ((event >= 0 AND event < 512) OR (event >= 1024 AND event < 4096) OR event >= 65536)"
+	eq "lodmeta: per RPC row in the page's order the execution spans and the label" \
+		"$(sql "SELECT string_agg(id || ':' || (SELECT count(*) FROM span s WHERE s.rpc = p.id AND $RX) || ':' || l, ' ' ORDER BY o) FROM
+			(SELECT id, min(rn) o, first(name ORDER BY length(name) DESC, rn) l FROM (SELECT CASE WHEN event IN (526, 527) THEN rpc ELSE arg END id, name, rn
+			FROM (SELECT *, row_number() OVER () rn FROM span) WHERE ((event BETWEEN 513 AND 515) OR (event IN (526, 527) AND rpc > 0)) AND name <> '.0')
+			WHERE id > 0 GROUP BY id) p")" \
+		"$(python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); print(" ".join("%d:%d:%s" % (p[0], p[1], p[6]) for p in m["rpcs"]))' "$TMP/lodmetar.json")"
+	check "lodmeta: RPC rows, more than one of them with spans" python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); sys.exit(sum(r[1] > 0 for r in m["rpcs"]) < 2)' "$TMP/lodmetar.json"
+	get "$B/api/lod?t=$TOK&q=$QB&a=100&b=2000&rows=rpc" > "$TMP/lodr.json"
+	sql "SELECT rpc, (ts - $TS0) // $QB AS b, count(*), coalesce(sum(dur) FILTER (WHERE event IN (65536, 131072)), 0),
+		coalesce(sum(dur) FILTER (WHERE event > 65536 AND event <> 131072), 0), coalesce(sum(dur) FILTER (WHERE event < 65536), 0), arg_max(event, ts) FILTER (WHERE event > 65536 AND event <> 131072), arg_max(event, ts) FILTER (WHERE event < 65536)
+		FROM span WHERE $RX AND ts >= $TS0 + 100 * $QB AND ts < $TS0 + 2000 * $QB GROUP BY ALL ORDER BY rpc, b" > "$TMP/lodr.sql"
+	python3 -c 'import json,sys
+m = json.load(open(sys.argv[1]))
+for c in sorted(m["rpcs"], key=int):
+    for b in m["rpcs"][c]:
+        print(",".join(str(x) for x in [c, b[0], b[6]] + b[1:4] + [x if x >= 0 else "" for x in b[4:6]]))' "$TMP/lodr.json" > "$TMP/lodr.api"
+	same_file "lod, rows=rpc: per RPC id the bins of the store's SQL" "$TMP/lodr.sql" "$TMP/lodr.api"
+	eq "lod, rows=rpc: bins of more than one RPC, no CPU's or PID's" "True False False" \
+		"$(python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); print(len(m["rpcs"]) > 1, "cpus" in m, "pids" in m)' "$TMP/lodr.json")"
+	eq "lod, rows=rpc: the long spans of rpc > 0" \
+		"$(sql "SELECT count(*) FROM span WHERE $RX AND dur >= 2 * $QB AND ts < $TS0 + 2000 * $QB AND ts + dur > $TS0 + 100 * $QB")" \
+		"$(python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); print(len(m["long"]))' "$TMP/lodr.json")"
+	QP=$(cut -d' ' -f1 "$STORE/lod/levels")
+	for q in $QP $((QP * 4)) $((QP / 4)); do
+		get "$B/api/lod?t=$TOK&q=$q&a=0&b=4096&rows=rpc" > "$TMP/lodr.pyr.$q"
+	done
+	kill -INT $PID; wait $PID
+	rm -rf "$STORE/lod"
+	start rpc2 "$STORE" --no-browser --pyramid-min 1000000000
+	for q in $QP $((QP * 4)) $((QP / 4)); do
+		get "$B/api/lod?t=$TOK&q=$q&a=0&b=4096&rows=rpc" > "$TMP/lodr.span.$q"
+		check "lod, q $q ns, rows=rpc: the pyramid's tile is the one made from span" sh -c "grep -q '\"rpcs\":{\"' '$TMP/lodr.span.$q' && cmp -s '$TMP/lodr.span.$q' '$TMP/lodr.pyr.$q'"
+	done
+	kill -INT $PID; wait $PID
+else
+	skip "the RPC rows' level of detail: kutrace_synth not built (make test-progs)"
+fi
 
 # More spans than the page may hold: the page without rows (the viewer
 # draws from summaries, VIEWER 3.4.1); the data still answers.
