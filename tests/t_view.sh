@@ -202,21 +202,28 @@ eq "lodmeta: per PID row the execution spans and the label" \
 		arg_min(name, rn) FILTER (WHERE (event > 65536 AND event < 131072) OR event IN (526, 527)) l FROM (SELECT *, row_number() OVER () rn FROM span)
 		WHERE pid > 0 AND event >= 0 GROUP BY pid HAVING l IS NOT NULL)")" \
 	"$(python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); print(" ".join("%d:%d:%s" % (p[0], p[1], p[6]) for p in m["pids"]))' "$TMP/lodmeta.json")"
-get "$B/api/lod?t=$TOK&q=$QB&a=100&b=2000&rows=pid" > "$TMP/lodp.json"
-sql "SELECT pid, (ts - $TS0) // $QB AS b, count(*), coalesce(sum(dur) FILTER (WHERE event IN (65536, 131072)), 0),
-	coalesce(sum(dur) FILTER (WHERE event > 65536 AND event <> 131072), 0), coalesce(sum(dur) FILTER (WHERE event < 65536), 0), arg_max(event, ts) FILTER (WHERE event > 65536 AND event <> 131072), arg_max(event, ts) FILTER (WHERE event < 65536)
-	FROM span WHERE $PX AND ts >= $TS0 + 100 * $QB AND ts < $TS0 + 2000 * $QB GROUP BY ALL ORDER BY pid, b" > "$TMP/lodp.sql"
-python3 -c 'import json,sys
+# lod_rows KIND X: /api/lod?rows=KIND (pid, rpc), bins 100 to 1999 of QB
+# ns, against the store's SQL over the spans X: per KIND the bins, and the
+# long spans ($TMP/lodKIND.json).
+lod_rows() {
+	local k=$1 x=$2 f=$TMP/lod$1
+	get "$B/api/lod?t=$TOK&q=$QB&a=100&b=2000&rows=$k" > "$f.json"
+	sql "SELECT $k, (ts - $TS0) // $QB AS b, count(*), coalesce(sum(dur) FILTER (WHERE event IN (65536, 131072)), 0),
+		coalesce(sum(dur) FILTER (WHERE event > 65536 AND event <> 131072), 0), coalesce(sum(dur) FILTER (WHERE event < 65536), 0), arg_max(event, ts) FILTER (WHERE event > 65536 AND event <> 131072), arg_max(event, ts) FILTER (WHERE event < 65536)
+		FROM span WHERE $x AND ts >= $TS0 + 100 * $QB AND ts < $TS0 + 2000 * $QB GROUP BY ALL ORDER BY $k, b" > "$f.sql"
+	python3 -c 'import json,sys
 m = json.load(open(sys.argv[1]))
-for c in sorted(m["pids"], key=int):
-    for b in m["pids"][c]:
-        print(",".join(str(x) for x in [c, b[0], b[6]] + b[1:4] + [x if x >= 0 else "" for x in b[4:6]]))' "$TMP/lodp.json" > "$TMP/lodp.api"
-same_file "lod, rows=pid: per pid the bins of the store's SQL" "$TMP/lodp.sql" "$TMP/lodp.api"
+for c in sorted(m[sys.argv[2]], key=int):
+    for b in m[sys.argv[2]][c]:
+        print(",".join(str(x) for x in [c, b[0], b[6]] + b[1:4] + [x if x >= 0 else "" for x in b[4:6]]))' "$f.json" "${k}s" > "$f.api"
+	same_file "lod, rows=$k: per $k the bins of the store's SQL" "$f.sql" "$f.api"
+	eq "lod, rows=$k: the long spans of $k > 0" \
+		"$(sql "SELECT count(*) FROM span WHERE $x AND dur >= 2 * $QB AND ts < $TS0 + 2000 * $QB AND ts + dur > $TS0 + 100 * $QB")" \
+		"$(python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); print(len(m["long"]))' "$f.json")"
+}
+lod_rows pid "$PX"
 eq "lod, rows=pid: bins of more than one pid, twenty of them, no CPU's" "True True False" \
-	"$(python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); print(len(m["pids"]) > 1, sum(map(len, m["pids"].values())) > 20, "cpus" in m)' "$TMP/lodp.json")"
-eq "lod, rows=pid: the long spans of pid > 0" \
-	"$(sql "SELECT count(*) FROM span WHERE $PX AND dur >= 2 * $QB AND ts < $TS0 + 2000 * $QB AND ts + dur > $TS0 + 100 * $QB")" \
-	"$(python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); print(len(m["long"]))' "$TMP/lodp.json")"
+	"$(python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); print(len(m["pids"]) > 1, sum(map(len, m["pids"].values())) > 20, "cpus" in m)' "$TMP/lodpid.json")"
 eq "lod: rows neither cpu, pid nor rpc: 400" 400 "$(code "$B/api/lod?t=$TOK&q=$QB&a=0&b=10&rows=gpu")"
 eq "lod: too many bins: 400" 400 "$(code "$B/api/lod?t=$TOK&q=1&a=0&b=65537")"
 eq "lod: no width: 400" 400 "$(code "$B/api/lod?t=$TOK&q=0&a=0&b=10")"
@@ -311,21 +318,9 @@ if [ -x "$KT_BIN/kutrace_synth" ]; then
 			WHERE id > 0 GROUP BY id) p")" \
 		"$(python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); print(" ".join("%d:%d:%s" % (p[0], p[1], p[6]) for p in m["rpcs"]))' "$TMP/lodmetar.json")"
 	check "lodmeta: RPC rows, more than one of them with spans" python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); sys.exit(sum(r[1] > 0 for r in m["rpcs"]) < 2)' "$TMP/lodmetar.json"
-	get "$B/api/lod?t=$TOK&q=$QB&a=100&b=2000&rows=rpc" > "$TMP/lodr.json"
-	sql "SELECT rpc, (ts - $TS0) // $QB AS b, count(*), coalesce(sum(dur) FILTER (WHERE event IN (65536, 131072)), 0),
-		coalesce(sum(dur) FILTER (WHERE event > 65536 AND event <> 131072), 0), coalesce(sum(dur) FILTER (WHERE event < 65536), 0), arg_max(event, ts) FILTER (WHERE event > 65536 AND event <> 131072), arg_max(event, ts) FILTER (WHERE event < 65536)
-		FROM span WHERE $RX AND ts >= $TS0 + 100 * $QB AND ts < $TS0 + 2000 * $QB GROUP BY ALL ORDER BY rpc, b" > "$TMP/lodr.sql"
-	python3 -c 'import json,sys
-m = json.load(open(sys.argv[1]))
-for c in sorted(m["rpcs"], key=int):
-    for b in m["rpcs"][c]:
-        print(",".join(str(x) for x in [c, b[0], b[6]] + b[1:4] + [x if x >= 0 else "" for x in b[4:6]]))' "$TMP/lodr.json" > "$TMP/lodr.api"
-	same_file "lod, rows=rpc: per RPC id the bins of the store's SQL" "$TMP/lodr.sql" "$TMP/lodr.api"
+	lod_rows rpc "$RX"
 	eq "lod, rows=rpc: bins of more than one RPC, no CPU's or PID's" "True False False" \
-		"$(python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); print(len(m["rpcs"]) > 1, "cpus" in m, "pids" in m)' "$TMP/lodr.json")"
-	eq "lod, rows=rpc: the long spans of rpc > 0" \
-		"$(sql "SELECT count(*) FROM span WHERE $RX AND dur >= 2 * $QB AND ts < $TS0 + 2000 * $QB AND ts + dur > $TS0 + 100 * $QB")" \
-		"$(python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); print(len(m["long"]))' "$TMP/lodr.json")"
+		"$(python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); print(len(m["rpcs"]) > 1, "cpus" in m, "pids" in m)' "$TMP/lodrpc.json")"
 	QP=$(cut -d' ' -f1 "$STORE/lod/levels")
 	for q in $QP $((QP * 4)) $((QP / 4)); do
 		get "$B/api/lod?t=$TOK&q=$q&a=0&b=4096&rows=rpc" > "$TMP/lodr.pyr.$q"
