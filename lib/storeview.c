@@ -481,8 +481,10 @@ static int lod_meta_kept(const char *store, int64_t *t0, int64_t *t1, struct kt_
 	return 0;
 }
 
-/* span with each row's number in the store's order, the page's. */
-#define LOD_SPAN_RN "(SELECT file_row_number AS rn, * FROM read_parquet('%s/span.parquet', file_row_number = true))"
+/* span with each row's number in the store's order, the page's: a
+ * subquery, not a CTE, which DuckDB would materialize when read twice. */
+#define LOD_SPAN_RN "(SELECT file_row_number AS rn, ts, dur, cpu, pid, rpc, event, arg, name" \
+	" FROM read_parquet('%s/span.parquet', file_row_number = true))"
 /* The latest end by rows x (the first of the rows ending last, as the
  * page's summary picks it, lib/pagelod.c): its ts and dur from one row. */
 #define LOD_LAST_END(x) " arg_max(ts, [ts + dur, -rn]) FILTER (WHERE " x ")," \
@@ -519,14 +521,14 @@ static int lod_meta_rows(duckdb_connection c, const char *store, int kind, struc
 			 " GROUP BY pid HAVING count(*) FILTER (WHERE " LOD_PIDROW ") > 0 ORDER BY pid", store);
 	else
 		snprintf(sql, sizeof(sql),
-			 "WITH s AS " LOD_SPAN_RN ","
-			 " p AS (SELECT CASE WHEN event IN (526, 527) THEN rpc ELSE arg END AS id, rn, name FROM s"
-			 " WHERE ((event >= 513 AND event <= 515) OR (event IN (526, 527) AND rpc > 0)) AND name <> '.0'),"
+			 "WITH p AS (SELECT CASE WHEN event IN (526, 527) THEN rpc ELSE arg END AS id, rn, name"
+			 " FROM " LOD_SPAN_RN " WHERE ((event >= 513 AND event <= 515) OR (event IN (526, 527) AND rpc > 0))"
+			 " AND name <> '.0'),"
 			 " r AS (SELECT id, min(rn) AS o, arg_min(name, [-length(name)::BIGINT, rn]) AS label"
 			 " FROM p WHERE id > 0 GROUP BY id)"
 			 " SELECT r.id::INTEGER," LOD_EXTENT_COLS ", any_value(r.label)"
-			 " FROM r LEFT JOIN s ON s.rpc = r.id AND s.event >= 0 GROUP BY r.id, r.o ORDER BY r.o",
-			 store);
+			 " FROM r LEFT JOIN " LOD_SPAN_RN " s ON s.rpc = r.id AND s.event >= 0 GROUP BY r.id, r.o ORDER BY r.o",
+			 store, store);
 	if (run(c, sql, &res, err, errlen) < 0)
 		return -1;
 	kt_buf_printf(out, ",\"%s\":[", lod_kinds[kind].key);
