@@ -613,9 +613,10 @@ int kt_store_lod_meta(duckdb_connection c, const char *store, int64_t *t0, int64
  * The pyramid (STORE/lod/): the bins of every level from q0 up, each
  * level one Parquet file ordered by bin, so that a tile reads only its
  * row groups instead of every span in its time: L.parquet those of the
- * CPU rows, pL.parquet those of the PID rows, rL.parquet those of the RPC rows.  Level L + 1 is made from
- * level L (the later child's last events win: their ts are kept); the
- * spans of 2 q0 or longer go apart (long.parquet).  Written once, into
+ * CPU rows, pL.parquet those of the PID rows, rL.parquet those of the RPC
+ * rows.  Level L + 1 is made from level L (the later child's last events
+ * win: their ts are kept); the spans of 2 q0 or longer go apart
+ * (long.parquet).  Written once, into
  * lod.tmp and renamed, so that a half-made pyramid is never read; the
  * store is rebuilt whole (a new directory), which takes its pyramid away.
  */
