@@ -126,11 +126,13 @@ int kt_store_tiles(duckdb_connection c, int64_t t0, int64_t t1, int n, struct kt
  * "end":[ts, dur of the latest end], "cpus":[[cpu, execution spans, first
  * execution start, first start, latest end's ts and dur], ...]} and the
  * first start t0 and latest end t1 in ns; then "pids":[[pid, the same
- * five, label], ...] of every PID row.  kt_store_lod: the execution spans
+ * five, label], ...] of every PID row, "rpcs":[[id, the same five, label],
+ * ...] of every RPC row in the page's order.  kt_store_lod: the execution spans
  * of bins [a, b) of q ns from t0, per CPU {"q","a","b","cpus":{"CPU":[[bin,
  * idle_ns, user_ns, kernel_ns, last_user_event, last_kernel_event, rows],
  * ...]}, "long":[rows of 2q or longer overlapping the bins], "more"}; with
- * pids, per pid > 0 ("pids":{"PID":...}, the long rows of pid > 0).
+ * grp 1 per pid > 0 ("pids":{"PID":...}, the long rows of pid > 0), with
+ * grp 2 per rpc > 0 ("rpcs":{"RPC":...}, the long rows of rpc > 0).
  */
 #define KT_ROWS_LONG_MAX 200000L
 int kt_store_lod_meta(duckdb_connection c, const char *store, int64_t *t0, int64_t *t1,
@@ -146,7 +148,7 @@ int kt_store_lod_pyramid(duckdb_connection c, const char *store, int64_t t0, int
 			 const struct kt_buf *meta, struct kt_lodpyr *py, char *err, size_t errlen);
 /* py: the pyramid, or NULL (every tile from span). */
 int kt_store_lod(duckdb_connection c, const struct kt_lodpyr *py, int64_t t0, int64_t q, int64_t a,
-		 int64_t b, int pids, struct kt_buf *out, char *err, size_t errlen);
+		 int64_t b, int grp, struct kt_buf *out, char *err, size_t errlen);
 
 /* The rows of cpu (every cpu if < 0) that overlap [t0, t1) ns, at most
  * limit, in the store's order, as JSON rows (docs/spec/FORMATS.md

@@ -408,7 +408,7 @@ int kt_store_rows(duckdb_connection c, const struct kt_lodpyr *py, int cpu, int6
 }
 
 /*
- * The level of detail of the viewer's CPU and PID rows (docs/spec/VIEWER.md
+ * The level of detail of the viewer's CPU, PID and RPC rows (docs/spec/VIEWER.md
  * 3.4.1): what a row's rowLod would compute from the page's rows, so that
  * the summary draws what the rows would.  The viewer's rows (data.js
  * buildRows): a CPU row for every cpu >= 0 of a row with event >= 0; a
@@ -416,17 +416,34 @@ int kt_store_rows(duckdb_connection c, const struct kt_lodpyr *py, int cpu, int6
  * (LOD_PIDROW), labelled with the name of the first of those; a row's
  * time extent over its rows of event >= 0 but the RPC begin/end points;
  * its execution spans (LOD_EXEC, LOD_PEXEC: a PID row's on any CPU) by
- * kind idle, user, kernel (LOD_KIND).
+ * kind idle, user, kernel (LOD_KIND).  An RPC row for every id > 0 of an
+ * RPC request/response/middle point (its arg; events 513 to 515) or of a
+ * left/right mark (its rpc), but those named ".0", in the order of their
+ * first such span, labelled with the longest name of those (the first of
+ * the longest); its spans those of rpc = id and event >= 0 but the marks
+ * (LOD_REXEC: its execution spans).
  */
 #define LOD_EXEC_EV "((event >= 0 AND event < 512) OR (event >= 1024 AND event < 4096) OR event >= 65536)"
 #define LOD_EXEC "cpu >= 0 AND " LOD_EXEC_EV
 #define LOD_PEXEC "pid > 0 AND " LOD_EXEC_EV
-/* The spans drawn in full over the bins: of a CPU row or a PID row. */
-#define LOD_LONG LOD_EXEC_EV " AND (cpu >= 0 OR pid > 0)"
+#define LOD_REXEC "rpc > 0 AND " LOD_EXEC_EV
+/* The spans drawn in full over the bins: of a CPU, a PID or an RPC row. */
+#define LOD_LONG LOD_EXEC_EV " AND (cpu >= 0 OR pid > 0 OR rpc > 0)"
 #define LOD_PIDROW "((event > 65536 AND event < 131072) OR event IN (526, 527))"
 #define LOD_KIND "CASE WHEN event IN (65536, 131072) THEN 0 WHEN event > 65536 THEN 1 ELSE 2 END"
+/* The three kinds of rows with summaries: the column that names a row,
+ * which spans are a row's, which are its execution spans, the prefix of
+ * its pyramid's files, its key in /api/lodmeta and /api/lod, and the
+ * progress line of its level 0. */
+static const struct lod_kind {
+	const char *col, *who, *exec, *pre, *key, *step;
+} lod_kinds[3] = {
+	{ "cpu", "cpu >= 0", LOD_EXEC, "", "cpus", "level of detail: level 0" },
+	{ "pid", "pid > 0", LOD_PEXEC, "p", "pids", "level of detail: level 0 of the PID rows" },
+	{ "rpc", "rpc > 0", LOD_REXEC, "r", "rpcs", "level of detail: level 0 of the RPC rows" },
+};
 /* What STORE/lod/ holds; another version is made again. */
-#define LOD_VERSION 3
+#define LOD_VERSION 4
 
 /* STORE/lod/meta: "t0 t1" and the answer, kept with the pyramid (of
  * this LOD_VERSION: another one's answer is made again). */
@@ -464,45 +481,77 @@ static int lod_meta_kept(const char *store, int64_t *t0, int64_t *t1, struct kt_
 	return 0;
 }
 
-/* The PID rows of /api/lodmeta: [pid, execution spans, first execution
- * start, first start, latest end as start and duration, label], and the
- * answer's end. */
-static int lod_meta_pids(duckdb_connection c, const char *store, struct kt_buf *out, char *err,
-			 size_t errlen)
+/* span with each row's number in the store's order, the page's: a
+ * subquery, not a CTE, which DuckDB would materialize when read twice. */
+#define LOD_SPAN_RN "(SELECT file_row_number AS rn, ts, dur, cpu, pid, rpc, event, arg, name" \
+	" FROM read_parquet('%s/span.parquet', file_row_number = true))"
+/* The latest end by rows x (the first of the rows ending last, as the
+ * page's summary picks it, lib/pagelod.c): its ts and dur from one row. */
+#define LOD_LAST_END(x) " arg_max(ts, [ts + dur, -rn]) FILTER (WHERE " x ")," \
+	" arg_max(dur, [ts + dur, -rn]) FILTER (WHERE " x ")"
+/* put_extent's five columns of a row. */
+#define LOD_EXTENT_COLS " count(*) FILTER (WHERE " LOD_EXEC_EV "), min(ts) FILTER (WHERE " LOD_EXEC_EV ")," \
+	" min(ts) FILTER (WHERE event NOT IN (526, 527))," LOD_LAST_END("event NOT IN (526, 527)")
+
+/*
+ * The rows of one kind of /api/lodmeta, ",\"KEY\":[[id, execution spans,
+ * first execution start, first start, latest end as start and duration
+ * (, label)], ...]": the CPU rows by cpu, the PID rows by pid with the
+ * label of their first user-mode span or mark, the RPC rows in the page's
+ * order (of each id's first RPC point or mark) with the longest of their
+ * names.  JavaScript's length counts UTF-16 units, length() code points:
+ * the two differ on names with characters past U+FFFF only, which the
+ * longest-name rule then may pick apart (such RPC names are not seen).
+ */
+static int lod_meta_rows(duckdb_connection c, const char *store, int kind, struct kt_buf *out,
+			 char *err, size_t errlen)
 {
-	char sql[1024 + 4200];
+	char sql[2048 + 8400];
 	duckdb_result res;
 	int failed = 0, first = 1;
 	struct kt_buf esc = { 0 };
 
-	snprintf(sql, sizeof(sql),
-		 "SELECT pid, count(*) FILTER (WHERE " LOD_EXEC_EV "), min(ts) FILTER (WHERE " LOD_EXEC_EV "),"
-		 " min(ts) FILTER (WHERE event NOT IN (526, 527)),"
-		 " arg_max(ts, ts + dur) FILTER (WHERE event NOT IN (526, 527)),"
-		 " arg_max(dur, ts + dur) FILTER (WHERE event NOT IN (526, 527)),"
-		 " arg_min(name, file_row_number) FILTER (WHERE " LOD_PIDROW ") AS label"
-		 " FROM read_parquet('%s/span.parquet', file_row_number = true) WHERE pid > 0 AND event >= 0"
-		 " GROUP BY pid HAVING count(*) FILTER (WHERE " LOD_PIDROW ") > 0 ORDER BY pid", store);
+	if (kind == 0)
+		snprintf(sql, sizeof(sql), "SELECT cpu," LOD_EXTENT_COLS " FROM " LOD_SPAN_RN
+			 " WHERE cpu >= 0 AND event >= 0 GROUP BY cpu ORDER BY cpu", store);
+	else if (kind == 1)
+		snprintf(sql, sizeof(sql), "SELECT pid," LOD_EXTENT_COLS ","
+			 " arg_min(name, rn) FILTER (WHERE " LOD_PIDROW ") FROM " LOD_SPAN_RN
+			 " WHERE pid > 0 AND event >= 0"
+			 " GROUP BY pid HAVING count(*) FILTER (WHERE " LOD_PIDROW ") > 0 ORDER BY pid", store);
+	else
+		snprintf(sql, sizeof(sql),
+			 "WITH p AS (SELECT CASE WHEN event IN (526, 527) THEN rpc ELSE arg END AS id, rn, name"
+			 " FROM " LOD_SPAN_RN " WHERE ((event >= 513 AND event <= 515) OR (event IN (526, 527) AND rpc > 0))"
+			 " AND name <> '.0'),"
+			 " r AS (SELECT id, min(rn) AS o, arg_min(name, [-length(name)::BIGINT, rn]) AS label"
+			 " FROM p WHERE id > 0 GROUP BY id)"
+			 " SELECT r.id::INTEGER," LOD_EXTENT_COLS ", any_value(r.label)"
+			 " FROM r LEFT JOIN " LOD_SPAN_RN " s ON s.rpc = r.id AND s.event >= 0 GROUP BY r.id, r.o ORDER BY r.o",
+			 store, store);
 	if (run(c, sql, &res, err, errlen) < 0)
 		return -1;
-	kt_buf_puts(out, "],\"pids\":[");
+	kt_buf_printf(out, ",\"%s\":[", lod_kinds[kind].key);
 	for (duckdb_data_chunk ch; (ch = next_chunk(res, &failed, err, errlen));) {
-		int32_t *pp = IN(ch, 0, int32_t);
-		duckdb_string_t *nm = IN(ch, 6, duckdb_string_t);
+		int32_t *id = IN(ch, 0, int32_t);
+		duckdb_string_t *nm = kind ? IN(ch, 6, duckdb_string_t) : NULL;
 		idx_t m = duckdb_data_chunk_get_size(ch);
 
 		for (idx_t i = 0; i < m; i++) {
-			uint32_t l = duckdb_string_t_length(nm[i]);
-
-			kt_buf_printf(out, "%s[%d", first ? "" : ",", pp[i]);
+			kt_buf_printf(out, "%s[%d", first ? "" : ",", id[i]);
 			put_extent(out, ch, i);
-			if (esc.cap < 6 * (size_t)l + 1) {
-				esc.p = kt_xrealloc(esc.p, 6 * (size_t)l + 1);
-				esc.cap = 6 * (size_t)l + 1;
+			if (nm) {
+				uint32_t l = duckdb_string_t_length(nm[i]);
+
+				if (esc.cap < 6 * (size_t)l + 1) {
+					esc.p = kt_xrealloc(esc.p, 6 * (size_t)l + 1);
+					esc.cap = 6 * (size_t)l + 1;
+				}
+				kt_buf_puts(out, ",\"");
+				kt_buf_add(out, esc.p, kt_json_escape_mem(esc.p, duckdb_string_t_data(&nm[i]), l));
+				kt_buf_puts(out, "\"");
 			}
-			kt_buf_puts(out, ",\"");
-			kt_buf_add(out, esc.p, kt_json_escape_mem(esc.p, duckdb_string_t_data(&nm[i]), l));
-			kt_buf_puts(out, "\"]");
+			kt_buf_puts(out, "]");
 			first = 0;
 		}
 		duckdb_destroy_data_chunk(&ch);
@@ -511,24 +560,25 @@ static int lod_meta_pids(duckdb_connection c, const char *store, struct kt_buf *
 	kt_buf_free(&esc);
 	if (failed)
 		return -1;
-	kt_buf_puts(out, "]}");
+	kt_buf_puts(out, "]");
 	return 0;
 }
 
 int kt_store_lod_meta(duckdb_connection c, const char *store, int64_t *t0, int64_t *t1,
 		      struct kt_buf *out, char *err, size_t errlen)
 {
+	char sql[1024 + 4200];
 	duckdb_result res;
-	int failed = 0, first = 1;
+	int failed = 0;
 
 	if (lod_meta_kept(store, t0, t1, out) == 0)
 		return 0;
 
 	/* Times in the page's 10 ns units, so that the viewer makes the same
 	 * doubles of them as of its own rows (ts * 1e-8). */
-	if (run(c, "SELECT count(*), min(ts), arg_max(ts, ts + dur) FILTER (WHERE ts + dur < 999000000000),"
-		" arg_max(dur, ts + dur) FILTER (WHERE ts + dur < 999000000000) FROM span",
-		&res, err, errlen) < 0)
+	snprintf(sql, sizeof(sql), "SELECT count(*), min(ts)," LOD_LAST_END("ts + dur < 999000000000")
+		 " FROM " LOD_SPAN_RN, store);
+	if (run(c, sql, &res, err, errlen) < 0)
 		return -1;
 	duckdb_data_chunk ch = next_chunk(res, &failed, err, errlen);
 
@@ -541,8 +591,8 @@ int kt_store_lod_meta(duckdb_connection c, const char *store, int64_t *t0, int64
 
 		*t0 = n[0] ? a[0] : 0;
 		*t1 = ok ? e[0] + d[0] : *t0 + 1;
-		kt_buf_printf(out, "{\"n\":%" PRId64 ",\"t0\":%" PRId64 ",\"end\":[%" PRId64 ",%" PRId64
-			      "],\"cpus\":[", n[0], *t0 / 10, ok ? e[0] / 10 : -1, ok ? d[0] / 10 : 0);
+		kt_buf_printf(out, "{\"n\":%" PRId64 ",\"t0\":%" PRId64 ",\"end\":[%" PRId64 ",%" PRId64 "]",
+			      n[0], *t0 / 10, ok ? e[0] / 10 : -1, ok ? d[0] / 10 : 0);
 	}
 	if (ch)
 		duckdb_destroy_data_chunk(&ch);
@@ -552,39 +602,21 @@ int kt_store_lod_meta(duckdb_connection c, const char *store, int64_t *t0, int64
 			errf(err, errlen, "span: no answer");
 		return -1;
 	}
-	/* [cpu, execution spans, first execution start, first start, last end as start and duration] */
-	if (run(c, "SELECT cpu, count(*) FILTER (WHERE " LOD_EXEC "), min(ts) FILTER (WHERE " LOD_EXEC "),"
-		" min(ts) FILTER (WHERE event NOT IN (526, 527)),"
-		" arg_max(ts, ts + dur) FILTER (WHERE event NOT IN (526, 527)),"
-		" arg_max(dur, ts + dur) FILTER (WHERE event NOT IN (526, 527))"
-		" FROM span WHERE cpu >= 0 AND event >= 0 GROUP BY cpu ORDER BY cpu", &res, err,
-		errlen) < 0)
-		return -1;
-	for (duckdb_data_chunk ch2; (ch2 = next_chunk(res, &failed, err, errlen));) {
-		int32_t *cc = IN(ch2, 0, int32_t);
-		idx_t m = duckdb_data_chunk_get_size(ch2);
-
-		for (idx_t i = 0; i < m; i++) {
-			kt_buf_printf(out, "%s[%d", first ? "" : ",", cc[i]);
-			put_extent(out, ch2, i);
-			kt_buf_puts(out, "]");
-			first = 0;
-		}
-		duckdb_destroy_data_chunk(&ch2);
-	}
-	duckdb_destroy_result(&res);
-	if (failed)
-		return -1;
-	return lod_meta_pids(c, store, out, err, errlen);
+	for (int kind = 0; kind < 3; kind++)
+		if (lod_meta_rows(c, store, kind, out, err, errlen) < 0)
+			return -1;
+	kt_buf_puts(out, "}");
+	return 0;
 }
 
 /*
  * The pyramid (STORE/lod/): the bins of every level from q0 up, each
  * level one Parquet file ordered by bin, so that a tile reads only its
  * row groups instead of every span in its time: L.parquet those of the
- * CPU rows, pL.parquet those of the PID rows.  Level L + 1 is made from
- * level L (the later child's last events win: their ts are kept); the
- * spans of 2 q0 or longer go apart (long.parquet).  Written once, into
+ * CPU rows, pL.parquet those of the PID rows, rL.parquet those of the RPC
+ * rows.  Level L + 1 is made from level L (the later child's last events
+ * win: their ts are kept); the spans of 2 q0 or longer go apart
+ * (long.parquet).  Written once, into
  * lod.tmp and renamed, so that a half-made pyramid is never read; the
  * store is rebuilt whole (a new directory), which takes its pyramid away.
  */
@@ -642,16 +674,17 @@ int kt_store_lod_pyramid(duckdb_connection c, const char *store, int64_t t0, int
 		errf(err, errlen, "%s: %s", tmp, strerror(errno));
 		return -1;
 	}
-	/* level 0 of the CPU rows (0.parquet) and of the PID rows (p0.parquet) */
-	static const char *const row[2][3] = { { "cpu", LOD_EXEC, "" }, { "pid", LOD_PEXEC, "p" } };
+	/* level 0 of the CPU rows (0.parquet), the PID rows (p0.parquet) and
+	 * the RPC rows (r0.parquet) */
+	for (int g = 0; g < 3; g++) {
+		const struct lod_kind *k = &lod_kinds[g];
 
-	for (int g = 0; g < 2; g++) {
-		kt_progress_step(g ? "level of detail: level 0 of the PID rows" : "level of detail: level 0");
+		kt_progress_step(k->step);
 		snprintf(sql, sizeof(sql),
 			 "COPY (SELECT %s, (ts - %" PRId64 ") // %" PRId64 " AS b, " LOD_BIN_COLS " FROM"
 			 " (SELECT %s, ts, dur, event, " LOD_KIND " AS k FROM span WHERE %s)"
-			 " GROUP BY ALL ORDER BY b, %s) TO '%s/%s0.parquet' (FORMAT parquet)", row[g][0], t0,
-			 q0, row[g][0], row[g][1], row[g][0], tmp, row[g][2]);
+			 " GROUP BY ALL ORDER BY b, %s) TO '%s/%s0.parquet' (FORMAT parquet)", k->col, t0,
+			 q0, k->col, k->exec, k->col, tmp, k->pre);
 		if (exec_sql(c, sql, err, errlen) < 0)
 			goto fail;
 	}
@@ -671,11 +704,13 @@ int kt_store_lod_pyramid(duckdb_connection c, const char *store, int64_t t0, int
 		if ((t1 - t0) / q < 2)
 			break;
 		kt_progress_step("level of detail: one level up");
-		for (int g = 0; g < 2; g++) {
+		for (int g = 0; g < 3; g++) {
+			const struct lod_kind *k = &lod_kinds[g];
+
 			snprintf(sql, sizeof(sql),
 				 "COPY (SELECT %s, b // 2 AS b, " LOD_UP_COLS " FROM read_parquet('%s/%s%d.parquet')"
 				 " GROUP BY ALL ORDER BY b, %s) TO '%s/%s%d.parquet' (FORMAT parquet)",
-				 row[g][0], tmp, row[g][2], levels - 1, row[g][0], tmp, row[g][2], levels);
+				 k->col, tmp, k->pre, levels - 1, k->col, tmp, k->pre, levels);
 			if (exec_sql(c, sql, err, errlen) < 0)
 				goto fail;
 		}
@@ -707,15 +742,15 @@ fail:
 	return -1;
 }
 
-/* The bins of tile [a, b) of width q, of the CPU rows (what: "cpu", the
- * level file L.parquet) or the PID rows ("pid", pL.parquet), as
- * bins_json's {"ID":[...], ...}. */
-static int lod_bins(duckdb_connection c, const struct kt_lodpyr *py, int level, const char *what,
-		    int64_t t0, int64_t q, int64_t a, int64_t b, struct kt_buf *out, char *err,
-		    size_t errlen)
+/* The bins of tile [a, b) of width q of one kind of rows (from its level
+ * files L.parquet, pL.parquet or rL.parquet), as bins_json's {"ID":[...],
+ * ...}. */
+static int lod_bins(duckdb_connection c, const struct kt_lodpyr *py, int level,
+		    const struct lod_kind *k, int64_t t0, int64_t q, int64_t a, int64_t b,
+		    struct kt_buf *out, char *err, size_t errlen)
 {
 	char sql[1024 + 3 * sizeof(py->dir)];
-	const char *pre = what[0] == 'p' ? "p" : "";
+	const char *what = k->col, *pre = k->pre;
 	duckdb_result res;
 	int64_t lo = t0 + a * q, hi = t0 + b * q;
 
@@ -733,18 +768,19 @@ static int lod_bins(duckdb_connection c, const struct kt_lodpyr *py, int level, 
 		snprintf(sql, sizeof(sql),
 			 "SELECT %s, (ts - %" PRId64 ") // %" PRId64 " AS b, " LOD_KIND " AS k, count(*),"
 			 " sum(dur)::BIGINT, arg_max(event, ts) FROM span WHERE %s AND ts >= %" PRId64
-			 " AND ts < %" PRId64 " GROUP BY ALL ORDER BY %s, b, k", what, t0, q,
-			 pre[0] ? LOD_PEXEC : LOD_EXEC, lo, hi, what);
+			 " AND ts < %" PRId64 " GROUP BY ALL ORDER BY %s, b, k", what, t0, q, k->exec, lo,
+			 hi, what);
 	if (run(c, sql, &res, err, errlen) < 0)
 		return -1;
 	return bins_json(res, 0, out, err, errlen);
 }
 
 int kt_store_lod(duckdb_connection c, const struct kt_lodpyr *py, int64_t t0, int64_t q, int64_t a,
-		 int64_t b, int pids, struct kt_buf *out, char *err, size_t errlen)
+		 int64_t b, int grp, struct kt_buf *out, char *err, size_t errlen)
 {
 	char sql[1024 + 3 * sizeof(py->dir)];
-	const char *who = pids ? "pid > 0" : "cpu >= 0", *rows = pids ? LOD_PEXEC : LOD_EXEC;
+	const struct lod_kind *k = &lod_kinds[grp >= 0 && grp < 3 ? grp : 0];
+	const char *who = k->who, *rows = k->exec;
 	int level = -1;
 
 	/* A level of the pyramid, else straight from span. */
@@ -755,8 +791,8 @@ int kt_store_lod(duckdb_connection c, const struct kt_lodpyr *py, int64_t t0, in
 
 	out->len = 0;
 	kt_buf_printf(out, "{\"q\":%" PRId64 ",\"a\":%" PRId64 ",\"b\":%" PRId64 ",\"%s\":", q, a, b,
-		      pids ? "pids" : "cpus");
-	if (lod_bins(c, py, level, pids ? "pid" : "cpu", t0, q, a, b, out, err, errlen) < 0)
+		      k->key);
+	if (lod_bins(c, py, level, k, t0, q, a, b, out, err, errlen) < 0)
 		return -1;
 	kt_buf_puts(out, ",");
 	/* The spans a pixel or longer are drawn in full over the bins: those

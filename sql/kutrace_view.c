@@ -315,17 +315,17 @@ static enum MHD_Result api(struct server *s, struct MHD_Connection *c, const cha
 	}
 	if (strcmp(what, "lod") == 0) {
 		int64_t q, a, b2;
-		const char *rows = header(c, MHD_GET_ARGUMENT_KIND, "rows");	/* cpu (the default) or pid */
+		const char *rows = header(c, MHD_GET_ARGUMENT_KIND, "rows");	/* cpu (the default), pid or rpc */
 
-		if (rows && strcmp(rows, "cpu") != 0 && strcmp(rows, "pid") != 0)
-			return text(c, MHD_HTTP_BAD_REQUEST, "rows: cpu or pid");
+		if (rows && strcmp(rows, "cpu") != 0 && strcmp(rows, "pid") != 0 && strcmp(rows, "rpc") != 0)
+			return text(c, MHD_HTTP_BAD_REQUEST, "rows: cpu, pid or rpc");
 		if (arg_i64(c, "q", 1, INT64_MAX / 4, &q) < 0 || arg_i64(c, "a", 0, INT64_MAX / 4, &a) < 0 ||
 		    arg_i64(c, "b", 1, INT64_MAX / 4, &b2) < 0 || b2 <= a || b2 - a > 65536 ||
 		    a > INT64_MAX / 4 / q || b2 > INT64_MAX / 4 / q)
 			return text(c, MHD_HTTP_BAD_REQUEST, "give q ns and bins a < b, at most 65536 of them");
 		if (lod_meta(s, err, sizeof(err)) < 0 ||
 		    kt_store_lod(kt_db_conn(s->db), s->pyr.levels ? &s->pyr : NULL, s->t0, q, a, b2,
-				 rows && rows[0] == 'p', &b, err, sizeof(err)) < 0) {
+				 !rows ? 0 : rows[0] == 'p' ? 1 : rows[0] == 'r' ? 2 : 0, &b, err, sizeof(err)) < 0) {
 			kt_buf_free(&b);
 			return failure(s, c, err);
 		}

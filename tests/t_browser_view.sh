@@ -30,14 +30,19 @@ kill -INT $PID; wait $PID; eq "SIGINT: exit 0" 0 $?
 # (LOD_SUB 0.25); a synthetic trace of 400 K spans uses the default, and
 # bins half to a quarter of a pixel (LOD_SUB 2), with which its eight
 # threads' PID rows (about 30 K spans each) are drawn from their bins at
-# the whole trace.
-view_fidelity() { # NAME STORE [LOD_SUB,...] [PID rows from bins]
+# the whole trace; a synthetic trace with RPCs (465 rows, too thin for
+# many to be compared) the same with its RPC group open, its first RPC
+# rows on screen drawn from their bins at the whole trace; and a
+# hand-built one (tests/tools/mkrpcrows.py: ids in no ascending order,
+# two RPC rows drawn from their bins at the whole trace, one of them far
+# shorter than its bins).
+view_fidelity() { # NAME STORE [LOD_SUB,...] [PID rows from bins] [RPC rows from bins]
 	local out=$TMP/$1.out
 	# the level of detail precomputed (STORE/lod/) however small the store
 	"$V" "$2" --no-browser --pyramid-min 0 > "$out" 2> "$TMP/$1.err" &
 	local pid=$! i
 	for i in $(seq 300); do [ -s "$out" ] && break; sleep 0.1; done
-	KT_LOD_SUB=${3:-} KT_LOD_PIDS=${4:-} suite "lod.test.js-$1" timeout 600 node tests/browser/lod.test.js "$1" "$(head -1 "$out")"
+	KT_LOD_SUB=${3:-} KT_LOD_PIDS=${4:-} KT_LOD_RPCS=${5:-} suite "lod.test.js-$1" timeout 600 node tests/browser/lod.test.js "$1" "$(head -1 "$out")"
 	kill -INT $pid; wait $pid
 }
 "$KT_BIN/kutrace_sql" build "$(real_trace)" -o "$TMP/real2.tables" >/dev/null 2>&1 || nok "kutrace_sql build of the real trace"
@@ -46,7 +51,13 @@ if [ -x "$KT_BIN/kutrace_synth" ]; then
 	"$KT_BIN/kutrace_synth" -s 7 -c 4 -t 8 -d 1000 -m 3 --ipc -o "$TMP/synth.trace" >/dev/null &&
 		"$KT_BIN/kutrace_sql" build "$TMP/synth.trace" -o "$TMP/synth.tables" >/dev/null 2>&1 || nok "a synthetic trace's store"
 	view_fidelity synth "$TMP/synth.tables" 2 8
+	"$KT_BIN/kutrace_synth" -s 7 -c 4 -t 8 -d 1000 -m 3 -x 30,10,10,1 --rpc -o "$TMP/rpc.trace" >/dev/null &&
+		"$KT_BIN/kutrace_sql" build "$TMP/rpc.trace" -o "$TMP/rpc.tables" >/dev/null 2>&1 || nok "a synthetic trace with RPCs: its store"
+	view_fidelity rpc "$TMP/rpc.tables" 2 1 10
 else
 	skip "the fidelity rule on a synthetic trace: kutrace_synth not built (make test-progs)"
 fi
+python3 tests/tools/mkrpcrows.py "$TMP/hand.json" &&
+	"$KT_BIN/kutrace_sql" build "$TMP/hand.json" -o "$TMP/hand.tables" >/dev/null 2>&1 || nok "the hand-built RPC trace's store"
+view_fidelity hand "$TMP/hand.tables" "" "" 2
 exit 0

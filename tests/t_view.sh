@@ -202,22 +202,29 @@ eq "lodmeta: per PID row the execution spans and the label" \
 		arg_min(name, rn) FILTER (WHERE (event > 65536 AND event < 131072) OR event IN (526, 527)) l FROM (SELECT *, row_number() OVER () rn FROM span)
 		WHERE pid > 0 AND event >= 0 GROUP BY pid HAVING l IS NOT NULL)")" \
 	"$(python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); print(" ".join("%d:%d:%s" % (p[0], p[1], p[6]) for p in m["pids"]))' "$TMP/lodmeta.json")"
-get "$B/api/lod?t=$TOK&q=$QB&a=100&b=2000&rows=pid" > "$TMP/lodp.json"
-sql "SELECT pid, (ts - $TS0) // $QB AS b, count(*), coalesce(sum(dur) FILTER (WHERE event IN (65536, 131072)), 0),
-	coalesce(sum(dur) FILTER (WHERE event > 65536 AND event <> 131072), 0), coalesce(sum(dur) FILTER (WHERE event < 65536), 0), arg_max(event, ts) FILTER (WHERE event > 65536 AND event <> 131072), arg_max(event, ts) FILTER (WHERE event < 65536)
-	FROM span WHERE $PX AND ts >= $TS0 + 100 * $QB AND ts < $TS0 + 2000 * $QB GROUP BY ALL ORDER BY pid, b" > "$TMP/lodp.sql"
-python3 -c 'import json,sys
+# lod_rows KIND X: /api/lod?rows=KIND (pid, rpc), bins 100 to 1999 of QB
+# ns, against the store's SQL over the spans X: per KIND the bins, and the
+# long spans ($TMP/lodKIND.json).
+lod_rows() {
+	local k=$1 x=$2 f=$TMP/lod$1
+	get "$B/api/lod?t=$TOK&q=$QB&a=100&b=2000&rows=$k" > "$f.json"
+	sql "SELECT $k, (ts - $TS0) // $QB AS b, count(*), coalesce(sum(dur) FILTER (WHERE event IN (65536, 131072)), 0),
+		coalesce(sum(dur) FILTER (WHERE event > 65536 AND event <> 131072), 0), coalesce(sum(dur) FILTER (WHERE event < 65536), 0), arg_max(event, ts) FILTER (WHERE event > 65536 AND event <> 131072), arg_max(event, ts) FILTER (WHERE event < 65536)
+		FROM span WHERE $x AND ts >= $TS0 + 100 * $QB AND ts < $TS0 + 2000 * $QB GROUP BY ALL ORDER BY $k, b" > "$f.sql"
+	python3 -c 'import json,sys
 m = json.load(open(sys.argv[1]))
-for c in sorted(m["pids"], key=int):
-    for b in m["pids"][c]:
-        print(",".join(str(x) for x in [c, b[0], b[6]] + b[1:4] + [x if x >= 0 else "" for x in b[4:6]]))' "$TMP/lodp.json" > "$TMP/lodp.api"
-same_file "lod, rows=pid: per pid the bins of the store's SQL" "$TMP/lodp.sql" "$TMP/lodp.api"
+for c in sorted(m[sys.argv[2]], key=int):
+    for b in m[sys.argv[2]][c]:
+        print(",".join(str(x) for x in [c, b[0], b[6]] + b[1:4] + [x if x >= 0 else "" for x in b[4:6]]))' "$f.json" "${k}s" > "$f.api"
+	same_file "lod, rows=$k: per $k the bins of the store's SQL" "$f.sql" "$f.api"
+	eq "lod, rows=$k: the long spans of $k > 0" \
+		"$(sql "SELECT count(*) FROM span WHERE $x AND dur >= 2 * $QB AND ts < $TS0 + 2000 * $QB AND ts + dur > $TS0 + 100 * $QB")" \
+		"$(python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); print(len(m["long"]))' "$f.json")"
+}
+lod_rows pid "$PX"
 eq "lod, rows=pid: bins of more than one pid, twenty of them, no CPU's" "True True False" \
-	"$(python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); print(len(m["pids"]) > 1, sum(map(len, m["pids"].values())) > 20, "cpus" in m)' "$TMP/lodp.json")"
-eq "lod, rows=pid: the long spans of pid > 0" \
-	"$(sql "SELECT count(*) FROM span WHERE $PX AND dur >= 2 * $QB AND ts < $TS0 + 2000 * $QB AND ts + dur > $TS0 + 100 * $QB")" \
-	"$(python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); print(len(m["long"]))' "$TMP/lodp.json")"
-eq "lod: rows neither cpu nor pid: 400" 400 "$(code "$B/api/lod?t=$TOK&q=$QB&a=0&b=10&rows=rpc")"
+	"$(python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); print(len(m["pids"]) > 1, sum(map(len, m["pids"].values())) > 20, "cpus" in m)' "$TMP/lodpid.json")"
+eq "lod: rows neither cpu, pid nor rpc: 400" 400 "$(code "$B/api/lod?t=$TOK&q=$QB&a=0&b=10&rows=gpu")"
 eq "lod: too many bins: 400" 400 "$(code "$B/api/lod?t=$TOK&q=1&a=0&b=65537")"
 eq "lod: no width: 400" 400 "$(code "$B/api/lod?t=$TOK&q=0&a=0&b=10")"
 eq "window: every CPU's rows of the window" \
@@ -289,6 +296,72 @@ eq "store gone: the page (already made) still answers" 200 "$(code "$URL")"
 check "store gone: the server is still running" kill -0 $PID
 eq "store gone: one line in the terminal" 1 "$(grep -c 'the store is gone' "$TMP/store.err")"
 kill -INT $PID; wait $PID; eq "store gone: SIGINT still exits 0" 0 $?
+
+# The RPC rows (rows=rpc), on a synthetic trace with RPCs (the real one
+# has none), from its pyramid and from span: every id > 0 of an RPC
+# point (its arg) or of a left/right mark (its rpc) but those named
+# ".0", in the order of the first of those, labelled with the longest
+# name of those (the first of the longest); its spans those of rpc = id.
+if [ -x "$KT_BIN/kutrace_synth" ]; then
+	"$KT_BIN/kutrace_synth" -s 7 -c 4 -t 8 -d 1000 -m 1 --rpc -o "$TMP/rpc.trace" >/dev/null 2>&1 &&
+		"$Q" build "$TMP/rpc.trace" -o "$TMP/rpc.tables" >/dev/null 2>&1 || nok "a synthetic trace with RPCs: its store"
+	STORE=$TMP/rpc.tables
+	"$V" "$STORE" --prepare --pyramid-min 0 2>/dev/null
+	start rpc "$STORE" --no-browser
+	TS0=$(sql "SELECT min(ts) FROM span") QB=65536
+	get "$B/api/lodmeta?t=$TOK" > "$TMP/lodmetar.json"
+	RX="rpc > 0 AND ((event >= 0 AND event < 512) OR (event >= 1024 AND event < 4096) OR event >= 65536)"
+	eq "lodmeta: per RPC row in the page's order the execution spans and the label" \
+		"$(sql "SELECT string_agg(id || ':' || (SELECT count(*) FROM span s WHERE s.rpc = p.id AND $RX) || ':' || l, ' ' ORDER BY o) FROM
+			(SELECT id, min(rn) o, first(name ORDER BY length(name) DESC, rn) l FROM (SELECT CASE WHEN event IN (526, 527) THEN rpc ELSE arg END id, name, rn
+			FROM (SELECT *, row_number() OVER () rn FROM span) WHERE ((event BETWEEN 513 AND 515) OR (event IN (526, 527) AND rpc > 0)) AND name <> '.0')
+			WHERE id > 0 GROUP BY id) p")" \
+		"$(python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); print(" ".join("%d:%d:%s" % (p[0], p[1], p[6]) for p in m["rpcs"]))' "$TMP/lodmetar.json")"
+	check "lodmeta: RPC rows, more than one of them with spans" python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); sys.exit(sum(r[1] > 0 for r in m["rpcs"]) < 2)' "$TMP/lodmetar.json"
+	lod_rows rpc "$RX"
+	eq "lod, rows=rpc: bins of more than one RPC, no CPU's or PID's" "True False False" \
+		"$(python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); print(len(m["rpcs"]) > 1, "cpus" in m, "pids" in m)' "$TMP/lodrpc.json")"
+	QP=$(cut -d' ' -f1 "$STORE/lod/levels")
+	for q in $QP $((QP * 4)) $((QP / 4)); do
+		get "$B/api/lod?t=$TOK&q=$q&a=0&b=4096&rows=rpc" > "$TMP/lodr.pyr.$q"
+	done
+	kill -INT $PID; wait $PID
+	rm -rf "$STORE/lod"
+	start rpc2 "$STORE" --no-browser --pyramid-min 1000000000
+	for q in $QP $((QP * 4)) $((QP / 4)); do
+		get "$B/api/lod?t=$TOK&q=$q&a=0&b=4096&rows=rpc" > "$TMP/lodr.span.$q"
+		check "lod, q $q ns, rows=rpc: the pyramid's tile is the one made from span" sh -c "grep -q '\"rpcs\":{\"' '$TMP/lodr.span.$q' && cmp -s '$TMP/lodr.span.$q' '$TMP/lodr.pyr.$q'"
+	done
+	kill -INT $PID; wait $PID
+else
+	skip "the RPC rows' level of detail: kutrace_synth not built (make test-progs)"
+fi
+
+# A hand-built trace (tests/tools/mkrpcrows.py): RPC ids first seen in
+# no ascending order, one named ".0" only, one from a left mark only; the
+# last two spans of RPC 5 and of CPU 0 end together from different
+# starts, and a row's latest end is the first of them in row order (as
+# the page's summary takes it), its ts and dur from that one row.
+python3 tests/tools/mkrpcrows.py "$TMP/hand.json" &&
+	"$Q" build "$TMP/hand.json" -o "$TMP/hand.tables" >/dev/null 2>&1 || nok "the hand-built RPC trace's store"
+STORE=$TMP/hand.tables
+start hand "$STORE" --no-browser
+get "$B/api/lodmeta?t=$TOK" > "$TMP/lodmetah.json"
+eq "lodmeta, hand-built: the RPC rows in the order first seen, with the longest name, their execution spans" \
+	"900:get.reply:400 37:put.ack.long:300 4100:scan:50 5:sync:260 260:mk:10" \
+	"$(python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); print(" ".join("%d:%s:%d" % (p[0], p[6], p[1]) for p in m["rpcs"]))' "$TMP/lodmetah.json")"
+eq "hand-built: RPC 5's last two spans end together from different starts" "2 2" \
+	"$(sql "SELECT count(*), count(DISTINCT ts) FROM span WHERE rpc = 5 AND ts + dur = (SELECT max(ts + dur) FROM span WHERE rpc = 5)" | tr ',' ' ')"
+LAST="SELECT ts // 10 || ' ' || dur // 10 FROM (SELECT *, row_number() OVER () rn FROM span) WHERE event >= 0 AND event NOT IN (526, 527)"
+eq "lodmeta, hand-built: RPC 5's latest end is the first in row order of those ending last" \
+	"$(sql "$LAST AND rpc = 5 ORDER BY ts + dur DESC, rn LIMIT 1")" \
+	"$(python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); print(*[p[4:6] for p in m["rpcs"] if p[0] == 5][0])' "$TMP/lodmetah.json")"
+eq "lodmeta, hand-built: so is CPU 0's" \
+	"$(sql "$LAST AND cpu = 0 ORDER BY ts + dur DESC, rn LIMIT 1")" \
+	"$(python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); print(*[p[4:6] for p in m["cpus"] if p[0] == 0][0])' "$TMP/lodmetah.json")"
+eq "lodmeta, hand-built: that is the user-mode span's (ts 187.72 ms, 50 us)" "118772010 5000" \
+	"$(python3 -c 'import json,sys; m = json.load(open(sys.argv[1])); print(*[p[4:6] for p in m["rpcs"] if p[0] == 5][0])' "$TMP/lodmetah.json")"
+kill -INT $PID; wait $PID
 
 # More spans than the page may hold: the page without rows (the viewer
 # draws from summaries, VIEWER 3.4.1); the data still answers.

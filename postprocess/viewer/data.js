@@ -17,12 +17,13 @@ const D = { n: 0, ts: null, dur: null, cpu: null, pid: null, rpc: null, ev: null
   hasMark: false, arcs: null, ipis: null, extra: [] };
 
 // Summary mode (a page served by kutrace_view without rows, VIEWER 3.4.1):
-// the CPU and PID rows as the whole trace has them (cpus: Map cpu -> {m
-// execution spans, tmin, tmax, q0}; pids: the same per pid, with its
-// label), D holding only the rows of the window loaded (win: [a, b)
-// seconds, or null), and the hook that draws a CPU or PID row from the
-// summaries (set by lod.js).
-const SUM = { on: false, cpus: null, pids: null, win: null, draw: null, status: null, note: '', viewCount: 0, t0: 0, t1: 1 };
+// the CPU, PID and RPC rows as the whole trace has them (cpus: Map cpu ->
+// {m execution spans, tmin, tmax, q0}; pids: the same per pid, with its
+// label; rpcs: the same per RPC id in the page's order, or null when the
+// summary has none), D holding only the rows of the window loaded (win:
+// [a, b) seconds, or null), and the hook that draws a CPU, PID or RPC row
+// from the summaries (set by lod.js).
+const SUM = { on: false, cpus: null, pids: null, rpcs: null, win: null, draw: null, status: null, note: '', viewCount: 0, t0: 0, t1: 1 };
 
 function isKernel(e) { return e >= 0 && e < 0x1000 && !(e >= 0x200 && e < 0x400); }
 function isSyscall(e) { return (e >= 0x800 && e < 0xA00) || (e >= 0xC00 && e < 0xE00); }
@@ -273,6 +274,8 @@ function buildRows(keepOpen) {
   if (SUM.on && SUM.pids) for (const [p, x] of SUM.pids) pidLabel.set(p, x.label); // every PID row, labelled as the whole trace labels it
   const pids = [...pidLabel.keys()].sort((a, b) => a - b);
   mk('PID', pids.map(p => [p, pidLabel.get(p)]));
+  // every RPC row in the whole trace's order, labelled as it labels them
+  if (SUM.on && SUM.rpcs) { rpcOrder.length = 0; for (const [id, x] of SUM.rpcs) { rpcOrder.push(id); rpcLabel.set(id, x.label); } }
   mk('RPC', rpcOrder.map(id => [id, rpcLabel.get(id)]));
   // id -> row index lookups: a typed table for small ids, a Map beyond.
   const lookup = rows => {
@@ -297,7 +300,7 @@ function buildRows(keepOpen) {
     a = rpc[k] > 0 ? rL(rpc[k]) : -1; rr[k] = a; if (a >= 0) { cnt[a]++; if (s < tmin[a]) tmin[a] = s; if (end > tmax[a]) tmax[a] = end; }
   }
   for (let i = 0; i < nR; i++) { const r = ROWS[i]; r.tmin = tmin[i]; r.tmax = tmax[i]; r.nEx = cEx[i]; r.nOv = cOv[i]; r.ready = false; }
-  if (SUM.on) for (const [g, m] of [[G[0], SUM.cpus], [G[1], SUM.pids]]) if (m) for (const r of g.rows) { const c = m.get(r.id); if (c) { r.tmin = c.tmin; r.tmax = c.tmax; } }
+  if (SUM.on) for (const [g, m] of [[G[0], SUM.cpus], [G[1], SUM.pids], [G[2], SUM.rpcs]]) if (m) for (const r of g.rows) { const c = m.get(r.id); if (c) { r.tmin = c.tmin; r.tmax = c.tmax; } }
   D.cpuRow = cr; D.pidRow = pr; D.rpcRow = rr; D.exf = exf;
   // The CPU rows now (the first view shows them); the PID and RPC rows in
   // the background after the first draw, or at once when needed (ensureRows).
@@ -470,7 +473,7 @@ function lodQ0(ext, m) { return Math.pow(2, Math.max(0, Math.ceil(Math.log2(4 * 
 // the same rows: the summary draws what the rows would.
 function rowLod(r) {
   if (r.lod !== undefined) return r.lod;
-  const sm = !SUM.on ? null : r.group === G[0] ? SUM.cpus : r.group === G[1] ? SUM.pids : null;
+  const sm = !SUM.on ? null : r.group === G[0] ? SUM.cpus : r.group === G[1] ? SUM.pids : r.group === G[2] ? SUM.rpcs : null;
   const sc = sm ? sm.get(r.id) : null; // the whole row's, not the window's
   const m = r.ex.length; r.lod = null; if (m < 256 || (sc && sc.m < 256)) return null;
   const rts = r.ts, rdu = r.du, rev = r.ev, dts = D.ts, ddu = D.dur, ex = r.ex, O = Math.round(D.t0 * 1e9);
@@ -490,7 +493,11 @@ function rowLod(r) {
   let q = q0, base = base0;
   for (;;) {
     levels.push({ q, base, J, I, U, K, LU, LK });
-    if (nb <= 2 || levels.length > 40) break;
+    // up to the level whose one bin from the trace's start holds every
+    // span, above which all levels are alike: a row far shorter than a
+    // pixel (an RPC's) is drawn with the width the pixel asks for, the
+    // width a summary draws it with (lodQ), not with finer bins
+    if (base + J[nb - 1] <= 0 || levels.length > 40) break;
     const pb = Math.floor(base / 2); let pn = 0; last = -1;
     for (let j = 0; j < nb; j++) { const c = Math.floor((base + J[j]) / 2) - pb; if (c !== last) { pn++; last = c; } }
     const J2 = new Int32Array(pn), I2 = new Float64Array(pn), U2 = new Float64Array(pn), K2 = new Float64Array(pn), LU2 = new Int32Array(pn).fill(-1), LK2 = new Int32Array(pn).fill(-1);

@@ -327,7 +327,7 @@ function drawIpc(x, yc, size, v, fill) {
 // 10 x user, 10 x kernel) and the winner's colour is drawn; whole blocks of
 // BLK entries that fall inside the pixel are added from their summaries.
 function drawExec(r, g) {
-  if (SUM.draw && PB.on && r.group !== G[2] && SUM.draw(r, g, (S.t1 - S.t0) / L.pw)) return; // CPU and PID rows from the summaries (lod.js)
+  if (SUM.draw && PB.on && SUM.draw(r, g, (S.t1 - S.t0) / L.pw)) return; // CPU, PID and RPC rows from the summaries (lod.js)
   const n = r.ex.length; if (!n) return;
   const rts = r.ts, rdu = r.du, rev = r.ev, list = r.ex, t0 = S.t0, t1 = S.t1;
   const P = (t1 - t0) / L.pw, E = g.E, yc = g.yc;

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Summary mode (docs/spec/VIEWER.md 3.4.1): a page served by kutrace_view
-// without rows.  The CPU and PID rows are drawn from the server's bins (/api/lod),
+// without rows.  The CPU, PID and RPC rows are drawn from the server's bins (/api/lod),
 // the very bins rowLod would make of the rows, fetched in tiles of TILE
 // bins and kept; the rows themselves (/api/window) are loaded for the
 // window on screen once it holds at most LOAD_MAX spans, and then
-// everything that works on rows (search, RPC rows, marks, arcs, locks,
+// everything that works on rows (search, marks, arcs, locks,
 // the frequency overlay) works on those.  Uses data.js and draw.js.
 const TILE = 4096, LOAD_MAX = 300000;
 const LOD = { api: '', tiles: new Map(), asked: new Map(), pending: 0, err: '', winAsk: null, spans: 0, sumExec: 0,
@@ -20,9 +20,11 @@ function lodGet(what) {
 // not as the JSON's decimals parse: the same doubles, the same pixels.
 function fix10(x) { return Math.round(x * 1e8) * 1e-8; }
 
-// /api/lodmeta: the CPU and PID rows of the whole trace and each one's
-// finest bin, computed as rowLod computes it from the page's rows; a PID
-// row also has the label the page of rows gives it.
+// /api/lodmeta: the CPU, PID and RPC rows of the whole trace and each
+// one's finest bin, computed as rowLod computes it from the page's rows; a
+// PID or RPC row also has the label the page of rows gives it, and the RPC
+// rows come in the page's order (rpcs: null when the summary has none, as
+// the page's own: its RPC rows are then those of its rows).
 async function lodStart(api) {
   LOD.api = api;
   lodMeta(await lodGet('lodmeta'));
@@ -38,11 +40,14 @@ function lodMeta(m) {
   for (const [cpu, n, first, tmin, tts, tdu] of m.cpus) { LOD.sumExec += n; SUM.cpus.set(cpu, row(n, first, tmin, tts, tdu)); }
   SUM.pids = new Map();
   for (const [pid, n, first, tmin, tts, tdu, label] of m.pids || []) SUM.pids.set(pid, Object.assign(row(n, first, tmin, tts, tdu), { label }));
+  SUM.rpcs = m.rpcs ? new Map() : null;
+  for (const [id, n, first, tmin, tts, tdu, label] of m.rpcs || []) SUM.rpcs.set(id, Object.assign(row(n, first, tmin, tts, tdu), { label }));
   SUM.draw = lodDraw; SUM.status = lodStatus;
 }
 
-// One tile of the CPU rows (gb 'cpus') or of the PID rows ('pids', asked
-// for only when the PID group is drawn): per row the bins (absolute
+// One tile of the CPU rows (gb 'cpus'), of the PID rows ('pids', asked
+// for only when the PID group is drawn) or of the RPC rows ('rpcs', the
+// same): per row the bins (absolute
 // numbers from the trace start), their idle, user and kernel ns, last
 // user and kernel events and rows; the long spans (two bins or longer) as
 // columns D can be swapped for.
@@ -51,7 +56,7 @@ function lodTile(qn, ti, gb) {
   if (LOD.local) { const lt = lodLocalTile(qn, ti, gb); if (lt) LOD.tiles.set(key, lt); else SUM.note = 'rows loading'; return lt; }
   if (!LOD.asked.has(key)) {
     LOD.pending++;
-    LOD.asked.set(key, lodGet('lod?q=' + qn + '&a=' + ti * TILE + '&b=' + (ti + 1) * TILE + (gb === 'pids' ? '&rows=pid' : '')).then(j => {
+    LOD.asked.set(key, lodGet('lod?q=' + qn + '&a=' + ti * TILE + '&b=' + (ti + 1) * TILE + (gb === 'pids' ? '&rows=pid' : gb === 'rpcs' ? '&rows=rpc' : '')).then(j => {
       const bins = obj => {
         const out = new Map();
         for (const c of Object.keys(obj || {})) {
@@ -76,9 +81,9 @@ function lodQ(P, q0) {
 }
 
 // Which summaries a row has: its group's in a tile and the row's column
-// (cpu or pid) of a long span; null for the RPC rows (none).
-function lodGroup(r) { return r.group === G[0] ? ['cpus', 2] : r.group === G[1] ? ['pids', 3] : null; }
-// A CPU or PID row from the summaries; false: draw it from the rows in D.
+// (cpu, pid or rpc) of a long span.
+function lodGroup(r) { return r.group === G[0] ? ['cpus', 2] : r.group === G[1] ? ['pids', 3] : r.group === G[2] ? ['rpcs', 4] : null; }
+// A CPU, PID or RPC row from the summaries; false: draw it from the rows in D.
 function lodDraw(r, g, P) {
   const grp = lodGroup(r), c = grp && SUM[grp[0]] ? SUM[grp[0]].get(r.id) : null; if (!c) return false;
   if (!LOD.check) { LOD.check = true; setTimeout(lodWindow, 0); }
@@ -111,7 +116,7 @@ function lodDraw(r, g, P) {
     if (after) tiles.push(after);
     pr = r.sumRow = lodRow(tiles, r.id, q, [qn, before ? ta - 1 : ta, after ? tb + 1 : tb], grp);
   }
-  if (gb === 'cpus') SUM.viewCount += lodCount(pr, q, O); // (the PID rows hold the same spans again)
+  if (gb === 'cpus') SUM.viewCount += lodCount(pr, q, O); // (the PID and RPC rows hold the same spans again)
   // drawExecLod over the tiles' bins; its long spans drawn by drawSpan
   // from the tile's rows, swapped in for D's columns for the while.
   const keep = [D.ts, D.dur, D.cpu, D.pid, D.rpc, D.ev, D.arg, D.ret, D.ipc, D.nm, D.names, hlSpan];
@@ -231,7 +236,7 @@ function lodStatus() {
   if (LOD.local) return '[CPU and PID rows drawn from the page\'s summary' + (LOD.local.hold ? '' : '; decoding ' + LOD.spans + ' rows') + (SUM.note ? '; ' + SUM.note : '') + ']';
   const f = x => x.toFixed(6);
   const rows = SUM.win ? 'rows of ' + f(SUM.win[0]) + '..' + f(SUM.win[1]) + ' s loaded (' + D.n + ' of ' + LOD.spans + ')' : 'no rows loaded';
-  return '[CPU and PID rows drawn from summaries; ' + rows + (SUM.note ? '; ' + SUM.note : '') + (LOD.err ? '; ' + LOD.err : '') + ']';
+  return '[CPU, PID and RPC rows drawn from summaries; ' + rows + (SUM.note ? '; ' + SUM.note : '') + (LOD.err ? '; ' + LOD.err : '') + ']';
 }
 
 // ---------------------------------------------------------------- the page's own summary
@@ -317,6 +322,6 @@ function lodLocalTile(qn, ti, gb) {
 }
 // The rows are here: drawn from them from now on.
 function lodLocalEnd() {
-  SUM.on = false; SUM.draw = null; SUM.status = null; SUM.cpus = null; SUM.pids = null; SUM.note = '';
+  SUM.on = false; SUM.draw = null; SUM.status = null; SUM.cpus = null; SUM.pids = null; SUM.rpcs = null; SUM.note = '';
   LOD.local = null; LOD.tiles.clear();
 }
