@@ -468,6 +468,20 @@ function rowArrays(r) {
 // The duration level of a span a pixel or longer (2^L ns .. 2^(L+1)).
 function lodLevel(d) { return Math.min(40, Math.max(0, Math.floor(Math.log2(d * 1e9)))); }
 function lodQ0(ext, m) { return Math.pow(2, Math.max(0, Math.ceil(Math.log2(4 * ext / m * 1e9)))) * 1e-9; }
+// A level of bins as lodPixels reads it, made once (rowLod, lodRow): the
+// idle, user and kernel ns as running sums, and the last user and kernel
+// entries as the last one so far (-1: none yet), so that a pixel's bins
+// are summed by two reads whatever their number.  Sums of whole ns stay
+// exact; an entry (a span) is in one bin only, so a last entry that
+// differs from the one before a pixel's first bin is in the pixel.
+function lodCumulate(lv) {
+  const I = lv.I, U = lv.U, K = lv.K, LU = lv.LU, LK = lv.LK, n = I.length;
+  for (let j = 1; j < n; j++) {
+    I[j] += I[j - 1]; U[j] += U[j - 1]; K[j] += K[j - 1];
+    if (LU[j] < 0) LU[j] = LU[j - 1]; if (LK[j] < 0) LK[j] = LK[j - 1];
+  }
+  return lv;
+}
 // Bins and times in whole ns (times are whole 10 ns on a page), so that the
 // bins and their sums are exactly those kutrace_view's /api/lod makes of
 // the same rows: the summary draws what the rows would.

@@ -387,20 +387,6 @@ let LOD_COV = new Float32Array(4096), LOD_IDL = new Uint8Array(4096); // scratch
 // row whose finest bins are wider than that is walked span by span (then
 // at most about 16 spans per pixel on average).
 let LOD_ON = true, LOD_SUB = 4; // tests compare with the exact walk (kutrace.setLod)
-// A level of bins as lodPixels reads it, made once (rowLod, lodRow): the
-// idle, user and kernel ns as running sums, and the last user and kernel
-// entries as the last one so far (-1: none yet), so that a pixel's bins
-// are summed by two reads whatever their number.  Sums of whole ns stay
-// exact; an entry (a span) is in one bin only, so a last entry that
-// differs from the one before a pixel's first bin is in the pixel.
-function lodCumulate(lv) {
-  const I = lv.I, U = lv.U, K = lv.K, LU = lv.LU, LK = lv.LK, n = I.length;
-  for (let j = 1; j < n; j++) {
-    I[j] += I[j - 1]; U[j] += U[j - 1]; K[j] += K[j - 1];
-    if (LU[j] < 0) LU[j] = LU[j - 1]; if (LK[j] < 0) LK[j] = LK[j - 1];
-  }
-  return lv;
-}
 // Pass 1 of drawExecLod: per pixel of bins j..jEnd-1 of level lv
 // (lodCumulate's) the winner of its bins (3.4), into cols (pixel, then a
 // row-local span index, -2 idle) with its coverage and idle flag; pixels

@@ -5,17 +5,17 @@
 // pixels must be exactly those of the division, including bins that start
 // on a pixel boundary, which rounding decides, with the same sums, ties
 // and last events: here both are run on random and on boundary-aligned
-// bins and their outputs compared entry by entry.  Node only (no browser): the function's
-// text is taken from draw.js.
+// bins and their outputs compared entry by entry.  Node only (no
+// browser): the functions' texts are taken from data.js and draw.js.
 'use strict';
 const fs = require('fs'), path = require('path');
-const src = fs.readFileSync(path.join(__dirname, '../../postprocess/viewer/draw.js'), 'utf8');
-const m = /\nfunction lodCumulate\([^]*?\n}\n[^]*?\nfunction lodPixels\([^]*?\n}\n/.exec(src);
+const src = f => fs.readFileSync(path.join(__dirname, '../../postprocess/viewer', f), 'utf8');
+const mc = /\nfunction lodCumulate\([^]*?\n}\n/.exec(src('data.js')), mp = /\nfunction lodPixels\([^]*?\n}\n/.exec(src('draw.js'));
 let fails = 0, n = 0;
 const ok = (c, what) => { n++; if (!c) fails++; console.log((c ? 'ok' : 'not ok') + ' - ' + what); };
-ok(!!m, 'draw.js defines lodCumulate and lodPixels');
-if (!m) process.exit(1);
-const [lodCumulate, lodPixels] = new Function(m[0] + '; return [lodCumulate, lodPixels];')(); // eslint-disable-line no-new-func
+ok(!!mc && !!mp, 'data.js defines lodCumulate and draw.js lodPixels');
+if (!mc || !mp) process.exit(1);
+const [lodCumulate, lodPixels] = new Function(mc[0] + mp[0] + '; return [lodCumulate, lodPixels];')(); // eslint-disable-line no-new-func
 
 // The rule of docs/spec/VIEWER.md 3.4.1 as drawExecLod had it: every bin's
 // pixel by its own division, bins of one pixel summed in order.
