@@ -20,7 +20,8 @@
 # cold build) while a warm CI run and two kernel builds shared the cores;
 # 51.8 min to the end of the suites at 9fd6af7 with browser benchmarks
 # and CPU hogs beside it (three load-sensitive checks failed under them:
-# t_vm_why's disk share 93-94 % of 95, t_vm_debian's ftrace peer).
+# t_vm_why's disk share 93-94 % of 95, t_vm_debian's ftrace peer);
+# 45.5 min to the end of the suites at c7f4c33 on a quiet machine.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 F=${KT_FRESH:-/var/tmp/kutrace-fresh}
