@@ -402,7 +402,7 @@ function lodPixels(lv, j, jEnd, O, t0, P, cols, cov, idl) {
   const q = lv.q, base = lv.base, J = lv.J, I = lv.I, U = lv.U, K = lv.K, LU = lv.LU, LK = lv.LK;
   const pxOf = b => Math.floor((O + (base + b) * q - t0) / P), invq = 1 / q, bnd = p => (p * P + t0 - O) * invq - base;
   const bmax = Math.abs((base + J[jEnd - 1] + 1) * q);
-  const epsq = 4 * (2 * (Math.abs(O) + Math.abs(t0)) + bmax + Math.abs(O) + bmax) / q + Math.abs(base) + 1, EPS = 8.881784197001252e-16; // 2^-50
+  const epsq = 4 * (3 * Math.abs(O) + 2 * Math.abs(t0) + 2 * bmax) / q + Math.abs(base) + 1, EPS = 8.881784197001252e-16; // 2^-50
   let nc = 0, px = pxOf(J[j]); if (px < 0) px = 0;
   let e = bnd(px + 1);
   // the running values before the pixel's first bin
@@ -451,22 +451,7 @@ function drawExecLod(r, g, lod, P) {
       else { const h = e >> 8; cb = 4; cc = W_FASTK[h === 4 || h === 6 ? 1 : h === 5 || h === 7 ? 2 : h >= 8 ? 3 : 0]; }
     }
     const p = FB[cb], q = FB[cb + 1], v = grey ? W_GREY : cc, a = ax + cols[c];
-    if (cb && cov[c >> 1] < 0.5 && COVER_ON) { // partly covered: mixed
-      if (!one || a < 0 || a >= W) { aggCol(B + cols[c], e, grey, idl[c >> 1], cov[c >> 1] * P, P, FB); continue; }
-      // aggCol at dpr 1, inline: most pixels of a thread's row are these
-      const mv = u[((FB[4] + FB[5]) >> 1) * W + a]; if (mv !== 0xFFFFFFFF && mv !== W_BLACK && !WASH.has(mv)) continue;
-      if (idl[c >> 1] && FB[1] > FB[0]) { const iv = grey ? W_GREY : W_BLACK; for (let i = FB[0] * W + a, end = FB[1] * W; i < end; i += W) u[i] = iv; perf.prims++; }
-      if (q <= p) continue;
-      const k = Math.round(coverAlpha(cov[c >> 1] * P / P) * 256), r1 = v & 255, g1 = (v >> 8) & 255, b1 = (v >> 16) & 255;
-      let lo = -1, lv = 0;
-      for (let i = p * W + a, end = q * W; i < end; i += W) {
-        const o = u[i]; if (o === lo) { u[i] = lv; continue; }
-        const r0 = o & 255, g0 = (o >> 8) & 255, b0 = (o >> 16) & 255;
-        lo = o; lv = u[i] = (0xFF000000 | ((b0 + (((b1 - b0) * k) >> 8)) << 16) | ((g0 + (((g1 - g0) * k) >> 8)) << 8) | (r0 + (((r1 - r0) * k) >> 8))) >>> 0;
-      }
-      perf.prims++;
-      continue;
-    }
+    if (cb && cov[c >> 1] < 0.5 && COVER_ON) { aggCol(B + cols[c], e, grey, idl[c >> 1], cov[c >> 1] * P, P, FB); continue; } // partly covered: mixed
     if (one && a >= 0 && a < W) { for (let i = p * W + a, end = q * W; i < end; i += W) u[i] = v; perf.prims++; } else pbCol(B + cols[c], p, q, v);
   }
   // spans a pixel or longer, in full
