@@ -7,6 +7,7 @@ trap 'rm -rf "$TMP"' EXIT
 ok()   { echo "ok - $*"; }
 nok()  { echo "not ok - $*"; }
 skip() { echo "skip - $*"; }
+diag() { echo "# $*"; }
 # check "what" command...: ok if the command succeeds
 check() { local what=$1; shift; if "$@"; then ok "$what"; else nok "$what"; fi; }
 # between what lo hi actual: ok if lo <= actual <= hi (integers)
