@@ -7,10 +7,13 @@
 # fragments so that one make process sees the whole dependency graph.
 
 CC      ?= cc
+# lib/'s stage folders, in the order of the data flow (lib/README.md)
+KT_LIB_DIRS := base raw decode spans rows page store tool
+KT_LIB_INC  := -Ilib $(addprefix -Ilib/,$(KT_LIB_DIRS))
 BUILD   ?= build
 OPT     ?= -O2 -g
 CFLAGS  += $(OPT) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror \
-           -Iinclude -Ilibkutrace -Ilib -I$(BUILD)/gen -MMD -MP
+           -Iinclude -Ilibkutrace $(KT_LIB_INC) -I$(BUILD)/gen -MMD -MP
 LDLIBS  += -lm
 # `make SAN=1` builds with AddressSanitizer + UndefinedBehaviorSanitizer.
 ifeq ($(SAN),1)

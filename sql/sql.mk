@@ -16,9 +16,9 @@ DUCKDB_LDLIBS := -L$(DUCKDB_DIR)/lib -lduckdb '-Wl,-rpath,$$ORIGIN/../lib/kutrac
 ifeq ($(KT_HAVE_DUCKDB),1)
 PROGS += $(SQL_PROGS)
 # libktstore: the table store (lib/store.c), for these programs only.
-$(OBJ)/lib/store.o $(OBJ)/lib/tool_store.o: CFLAGS += -I$(DUCKDB_DIR)/include -DKUTRACE_TOOL_VERSION='"$(file <VERSION)"'
-$(OBJ)/lib/storeview.o: CFLAGS += -I$(DUCKDB_DIR)/include
-$(LIBKTSTORE): $(OBJ)/lib/store.o $(OBJ)/lib/parquet.o $(OBJ)/lib/tool_store.o $(OBJ)/lib/storeview.o
+$(OBJ)/lib/store/store.o $(OBJ)/lib/tool/tool_store.o: CFLAGS += -I$(DUCKDB_DIR)/include -DKUTRACE_TOOL_VERSION='"$(file <VERSION)"'
+$(OBJ)/lib/store/storeview.o: CFLAGS += -I$(DUCKDB_DIR)/include
+$(LIBKTSTORE): $(OBJ)/lib/store/store.o $(OBJ)/lib/store/parquet.o $(OBJ)/lib/tool/tool_store.o $(OBJ)/lib/store/storeview.o
 	rm -f $@
 	$(AR) rcs $@ $^
 $(OBJ)/sql/%.o: sql/%.c
@@ -48,7 +48,7 @@ TEST_PROGS += $(BIN)/pqwrite
 $(OBJ)/tests/sql/%.o: tests/sql/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
-$(BIN)/pqwrite: $(OBJ)/tests/sql/pqwrite.o $(OBJ)/lib/parquet.o
+$(BIN)/pqwrite: $(OBJ)/tests/sql/pqwrite.o $(OBJ)/lib/store/parquet.o
 	@mkdir -p $(BIN)
 	$(CC) $(LDFLAGS) -o $@ $^ -lzstd -lpthread
 else ifeq ($(CROSS),)

@@ -15,8 +15,9 @@ if [ -z "$gen" ]; then
 fi
 # The library without the table store's part (libktstore: DuckDB), as
 # sql/sql.mk lists it.
-store=$(sed -n 's/^\$(LIBKTSTORE): //p' sql/sql.mk | grep -o 'lib/[a-z_]*\.o' | sed 's/\.o$/.c/')
-if ! gcc -O1 -g -fsanitize=thread -std=c11 -D_GNU_SOURCE -Iinclude -Ilib -Ilibkutrace -DKT_HAVE_ZLIB=1 $(ls lib/*.c | grep -vxF "$store") libkutrace/*.c "$gen" \
+store=$(sed -n 's/^\$(LIBKTSTORE): //p' sql/sql.mk | grep -o 'lib/[a-z_]*/[a-z_]*\.o' | sed 's/\.o$/.c/')
+inc=$(for d in lib lib/*/; do printf -- '-I%s ' "${d%/}"; done)
+if ! gcc -O1 -g -fsanitize=thread -std=c11 -D_GNU_SOURCE -Iinclude $inc -Ilibkutrace -DKT_HAVE_ZLIB=1 $(ls lib/*/*.c | grep -vxF "$store") libkutrace/*.c "$gen" \
 	postprocess/kutrace_postproc.c -o "$TMP/pp" -lm -ljansson -lz 2>"$TMP/cc.err"; then
 	nok "kutrace_postproc builds with -fsanitize=thread"; sed 's/^/#   /' "$TMP/cc.err"; exit 0
 fi
@@ -35,7 +36,7 @@ same_file "same JSON both ways" <(grep -v randomid "$TMP/a.json") <(grep -v rand
 # The Parquet writer's worker thread (lib/parquet.c: one per file encodes
 # a row group while the caller fills the next), many small row groups.
 if [ -f /usr/include/zstd.h ]; then
-	if gcc -O1 -g -fsanitize=thread -std=c11 -D_GNU_SOURCE -Ilib tests/sql/pqwrite.c lib/parquet.c \
+	if gcc -O1 -g -fsanitize=thread -std=c11 -D_GNU_SOURCE $inc tests/sql/pqwrite.c lib/store/parquet.c \
 		-o "$TMP/pqw" -lzstd -lpthread 2>"$TMP/cc.err"; then
 		"$TMP/pqw" "$TMP/p.parquet" 20000 300 5 > "$TMP/p.csv" 2>"$TMP/p.err"
 		check "Parquet writer: no data race (67 row groups)" \

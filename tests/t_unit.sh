@@ -35,11 +35,11 @@ if [ -z "$dups" ]; then ok "format constants defined only in include/kutrace/for
 else nok "format constants defined outside format.h:"; echo "$dups" | sed 's/^/#   /'; fi
 
 # One error style: library code returns its errors; only the programs'
-# helpers in lib/tool*.c stop the program (and the x-allocators in
-# lib/util.c, on out of memory).
-calls=$(grep -nE '\b(kt_die|exit|_exit|abort)\(' lib/*.c libkutrace/*.c |
-	grep -v '^lib/tool[a-z_]*\.c:' | grep -vE '^lib/util\.c:[0-9]+:\s+kt_die\("out of memory')
-if [ -z "$calls" ]; then ok "no library code calls kt_die or exit (lib/tool.c and out of memory aside)"
+# helpers in lib/base/tool.c and lib/tool/ stop the program (and the
+# x-allocators in lib/base/util.c, on out of memory).
+calls=$(grep -nE '\b(kt_die|exit|_exit|abort)\(' lib/*/*.c libkutrace/*.c |
+	grep -vE '^lib/(tool/tool[a-z_]*|base/tool)\.c:' | grep -vE '^lib/base/util\.c:[0-9]+:\s+kt_die\("out of memory')
+if [ -z "$calls" ]; then ok "no library code calls kt_die or exit (lib/base/tool.c, lib/tool/ and out of memory aside)"
 else nok "library code that ends the program:"; echo "$calls" | sed 's/^/#   /'; fi
 
 # No dependency circle among the files of either library (by the symbols

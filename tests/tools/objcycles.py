@@ -9,7 +9,8 @@ file that also made decoders).
 
     objcycles.py SRCDIR OBJDIR
 
-checks the object OBJDIR/X.o of every SRCDIR/X.c (a missing object is an
+checks the object OBJDIR/X.o of every SRCDIR/X.c (and OBJDIR/D/X.o of
+SRCDIR/D/X.c) (a missing object is an
 error: run make first).  Prints each circle, one line each, and exits 1
 if there is any; else prints the files in layer order, bottom first."""
 import os
@@ -72,8 +73,17 @@ def layers(graph):
     return order
 
 
+def sources(srcdir):
+    """Every X.c under srcdir, as the path "X" or "FOLDER/X" below it."""
+    out = []
+    for top, _, files in os.walk(srcdir):
+        rel = os.path.relpath(top, srcdir)
+        out += [os.path.normpath(os.path.join(rel, f[:-2])) for f in files if f.endswith('.c')]
+    return sorted(out)
+
+
 def main(srcdir, objdir):
-    names = sorted(n[:-2] for n in os.listdir(srcdir) if n.endswith('.c'))
+    names = sources(srcdir)
     defs, uses = {}, {}
     for n in names:
         obj = os.path.join(objdir, n + '.o')

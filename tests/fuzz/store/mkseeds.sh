@@ -4,7 +4,7 @@
 # change to the table store's format: the sound store rpc.tables/ (from
 # tests/golden/rpc.trace) whose files stand for the tables an input does
 # not replace, and the seeds tests/fuzz/corpus/fuzz_store/TABLE.store:
-# byte 0 the table's index in kt_store_tables[] (lib/store.c), bytes 1-2
+# byte 0 the table's index in kt_store_tables[] (lib/store/store.c), bytes 1-2
 # the length of meta.json, meta.json, then the table's Parquet file.
 # Also the row-stream seeds of fuzz_rowpipe (tests/fuzz/corpus/fuzz_rowpipe/).
 # A rerun changes some bytes, not the meaning: the row stream's header has
@@ -23,7 +23,7 @@ python3 - "$S" "$C" <<'PY'
 import re, struct, sys
 store, corpus = sys.argv[1:]
 # kt_store_tables[], in its order
-src = open("lib/store.c").read()
+src = open("lib/store/store.c").read()
 tables = re.findall(r'"(\w+)"', src.split("kt_store_tables[] = {")[1].split("NULL")[0])
 meta = open(store + "/meta.json", "rb").read()
 for i, t in enumerate(tables):
