@@ -78,8 +78,8 @@ endif
 
 # Every directory's fragment: libkutrace/, lib/, postprocess/*.mk ...,
 # then install.mk (install, uninstall, DKMS).
-include libkutrace/libkutrace.mk lib/lib.mk
-include $(sort $(filter-out libkutrace/libkutrace.mk lib/lib.mk,$(wildcard */*.mk)))
+include libkutrace/libkutrace.mk lib/lib.mk viewer/viewer.mk
+include $(sort $(filter-out libkutrace/libkutrace.mk lib/lib.mk viewer/viewer.mk,$(wildcard */*.mk)))
 include install.mk
 
 all: $(PROGS)

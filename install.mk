@@ -8,7 +8,7 @@
 #                                  template, man pages, bash completion,
 #                                  docs and examples;
 #                                  kutrace_sql with its private libduckdb.so
-#                                  when it was built (sql/sql.mk)
+#                                  when it was built (query/query.mk)
 #   make uninstall                 removes exactly what install put there
 #   make dkms-install              module source to /usr/src/kutrace-VERSION,
 #                                  dkms add + install for DKMS_KERNELS (default:
@@ -40,7 +40,7 @@ DATADIR       ?= $(PREFIX)/share
 MANDIR        ?= $(DATADIR)/man
 DOCDIR        ?= $(DATADIR)/doc/kutrace
 # Where bash-completion loads a command's completion from when it is first
-# completed (the front door's, control/kutrace.bash).
+# completed (the front door's, door/kutrace.bash).
 BASHCOMPDIR   ?= $(DATADIR)/bash-completion/completions
 PKGCONFIGDIR  ?= $(LIBDIR)/pkgconfig
 # kutrace's private libraries (libduckdb.so), never on the linker's path:
@@ -66,7 +66,7 @@ INST_DOCS  := README.md $(wildcard docs/*.md)
 INST_EX    := $(wildcard examples/*.c examples/*.md examples/*/*)
 KT_SONAME  := libkutrace.so.$(KT_SOVERSION)
 KT_SOREAL  := libkutrace.so.$(KT_VERSION)
-# kutrace_sql (sql/sql.mk, when DuckDB is there) goes apart: the Debian
+# kutrace_sql (query/query.mk, when DuckDB is there) goes apart: the Debian
 # package kutrace-sql carries it, libduckdb.so (64 MB) and DuckDB's MIT
 # licence (debian/rules); uninstall removes them whether built or not.
 # kutrace_view (libmicrohttpd) goes with them: it links DuckDB too.
@@ -134,7 +134,7 @@ install: $(INST_PROGS:%=$(BIN)/%) $(LIBKT) $(LIBKT_SO) $(VIEWER_FILES) $(KT_SQL_
 	$(INSTALL) -m 644 $(INST_HDRS:%=include/kutrace/%) $(KT_D)$(INCLUDEDIR)/kutrace/
 	$(INSTALL) -m 644 $(VIEWER_FILES) $(KT_D)$(DATADIR)/kutrace/
 	$(INSTALL) -d $(KT_D)$(BASHCOMPDIR)
-	$(INSTALL) -m 644 control/kutrace.bash $(KT_D)$(BASHCOMPDIR)/kutrace
+	$(INSTALL) -m 644 door/kutrace.bash $(KT_D)$(BASHCOMPDIR)/kutrace
 	for m in $(INST_MAN); do \
 		s=$${m##*.}; d=$(KT_D)$(MANDIR)/man$$s/$$(basename $$m); \
 		$(INSTALL) -d $(KT_D)$(MANDIR)/man$$s && \

@@ -28,8 +28,8 @@ $(BUILD)/gen/kutrace.skel.h: $(OBJ)/bpf/kutrace.bpf.o
 	@mkdir -p $(dir $@)
 	bpftool gen skeleton $< name kutrace_bpf > $@.tmp && mv $@.tmp $@
 
-$(OBJ)/control/kt_bpf_load.o: $(BUILD)/gen/kutrace.skel.h
-$(OBJ)/control/kutrace_control.o: CFLAGS += -DKT_HAVE_BPF
-$(BIN)/kutrace_control: $(OBJ)/control/kt_bpf_load.o
+$(OBJ)/record/kt_bpf_load.o: $(BUILD)/gen/kutrace.skel.h
+$(OBJ)/record/kutrace_control.o: CFLAGS += -DKT_HAVE_BPF
+$(BIN)/kutrace_control: $(OBJ)/record/kt_bpf_load.o
 $(BIN)/kutrace_control: LDLIBS += -lbpf -lelf -lz
 endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-3-Clause) */
 /*
  * bpfstate.h - the BPF backend's shared state, as the BPF programs
- * (kutrace.bpf.c) and userland (libkutrace/bpfchan.c, control/kt_bpf_load.c)
+ * (kutrace.bpf.c) and userland (libkutrace/bpfchan.c, record/kt_bpf_load.c)
  * see it.  Not a trace format: the trace blocks are the module's.
  *
  * Two mmap-able arrays, pinned under KT_BPF_PIN while tracing is set up:

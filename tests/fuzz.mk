@@ -6,7 +6,7 @@
 # sanitizer build for N seconds each (tests/fuzz/mutate.py); t_fuzz runs
 # each target 5 s after replaying every corpus file (run.sh --short) and
 # the mutation run 2 s per program.
-# fuzz_store and fuzz_view link the table store and DuckDB (sql/sql.mk):
+# fuzz_store and fuzz_view link the table store and DuckDB (query/query.mk):
 # they are built only where DuckDB is (KT_HAVE_DUCKDB; fuzz_view also
 # needs libmicrohttpd), and t_fuzz says when they are not.
 FUZZ_B       := build-fuzz
@@ -43,14 +43,14 @@ comma := ,
 # The store reader includes kutrace_sql.c (its reports and printer) and
 # links libktstore (built here with the sanitizers) and DuckDB (not).
 ifeq ($(KT_HAVE_DUCKDB),1)
-$(BUILD)/fuzz/fuzz_store: sql/kutrace_sql.c $(LIBKTSTORE)
+$(BUILD)/fuzz/fuzz_store: query/kutrace_sql.c $(LIBKTSTORE)
 $(BUILD)/fuzz/fuzz_store: FUZZ_CFLAGS = -I$(DUCKDB_DIR)/include \
 	-DFZ_STORE='"$(CURDIR)/tests/fuzz/store/rpc.tables"'
 $(BUILD)/fuzz/fuzz_store: FUZZ_LIBS = $(LIBKTSTORE)
 $(BUILD)/fuzz/fuzz_store: FUZZ_LDLIBS = $(DUCKDB_LDLIBS) -lreadline -lzstd -lpthread
 # The local server's requests: kutrace_view.c's handler over the same
 # sound store, libmicrohttpd (not instrumented) doing HTTP.
-$(BUILD)/fuzz/fuzz_view: sql/kutrace_view.c $(LIBKTSTORE)
+$(BUILD)/fuzz/fuzz_view: query/kutrace_view.c $(LIBKTSTORE)
 $(BUILD)/fuzz/fuzz_view: FUZZ_CFLAGS = -I$(DUCKDB_DIR)/include \
 	-DFZ_STORE='"$(CURDIR)/tests/fuzz/store/rpc.tables"' \
 	-DFZ_TPL='"$(CURDIR)/build/share/kutrace/viewer.html"'

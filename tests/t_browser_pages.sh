@@ -7,7 +7,7 @@
 # screenshots in build/screenshots/pages_*.png.  About 15 s.
 . tests/lib.sh
 MS=$KT_BIN/makeself
-# The template make assembles (postprocess/viewer.mk), with its files.
+# The template make assembles (viewer/viewer.mk), with its files.
 TPL=$KT_BIN/../share/kutrace/viewer.html
 browser_ready "pages browser tests" || exit 0
 for f in rpc_q points_disk small; do

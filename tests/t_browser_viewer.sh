@@ -8,7 +8,7 @@
 # pages in Firefox (firefox-esr) when it is installed.
 . tests/lib.sh
 MS=$KT_BIN/makeself
-# The template make assembles (postprocess/viewer.mk), with its files.
+# The template make assembles (viewer/viewer.mk), with its files.
 TPL=$KT_BIN/../share/kutrace/viewer.html
 browser_ready "viewer browser tests" || exit 0
 # Pass 1 of drawing a row from bins against the division it replaces (node).

@@ -1,12 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# The front door, kutrace (control/kutrace.c, issue 31): each command runs
+# The front door, kutrace (door/kutrace.c, issue 31): each command runs
 # its program with exactly the arguments after it and gives back its exit
 # status; the programs next to kutrace come before PATH; kutrace help
 # lists every command of the table; an unknown command or a program not
 # installed is one line and exit 2.  The checks of arguments and exit
 # status are also run against two broken doors, which they must fail.
-# Then the bash completion (control/kutrace.bash) in bash itself, and the
+# Then the bash completion (door/kutrace.bash) in bash itself, and the
 # progress line (lib/progress.c) on a pseudo-terminal (script(1)) and its
 # absence when standard error is a file.
 . "$(dirname "$0")/lib.sh"
@@ -19,10 +19,10 @@ fails() { ! "$@"; }
 # lines FILE: how many lines FILE has
 lines() { wc -l < "$1" | tr -d ' '; }
 
-# The table of control/kutrace.c: command, program, verb (or NULL).
+# The table of door/kutrace.c: command, program, verb (or NULL).
 sed -n 's/^\t{ "\([a-z]*\)", "\([a-z_]*\)", "\{0,1\}\([A-Za-z]*\)"\{0,1\},.*/\1 \2 \3/p' \
-	"$KT_ROOT/control/kutrace.c" > "$TMP/table"
-between "the command table read from control/kutrace.c" 10 40 "$(lines "$TMP/table")"
+	"$KT_ROOT/door/kutrace.c" > "$TMP/table"
+between "the command table read from door/kutrace.c" 10 40 "$(lines "$TMP/table")"
 
 # ---- help, --version, --list-commands --------------------------------
 "$K" help > "$TMP/help" 2> "$TMP/e"; rc=$?
@@ -162,12 +162,12 @@ comp() {
 	shift
 	PATH=$B:$PATH bash -c '. "$1"; cd "$2" || exit 1; shift 2
 		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
-		_kutrace; printf "%s\n" "${COMPREPLY[@]}"' _ "$KT_ROOT/control/kutrace.bash" "$dir" "$@" | sort
+		_kutrace; printf "%s\n" "${COMPREPLY[@]}"' _ "$KT_ROOT/door/kutrace.bash" "$dir" "$@" | sort
 }
 mkdir -p "$TMP/c/bdir"
 touch "$TMP/c/basic.trace" "$TMP/c/basic.json" "$TMP/c/b.txt" "$TMP/c/x.trace"
 eq "complete -F _kutrace kutrace is registered" "complete -F _kutrace kutrace" \
-	"$(bash -c '. "$1"; complete -p kutrace' _ "$KT_ROOT/control/kutrace.bash")"
+	"$(bash -c '. "$1"; complete -p kutrace' _ "$KT_ROOT/door/kutrace.bash")"
 eq "kutrace <TAB>: every command, help, --help, --version" \
 	"$( ("$K" --list-commands; printf '%s\n' help --help --version) | sort)" "$(comp "$TMP/c" kutrace '')"
 eq "kutrace po<TAB>: postproc" "postproc" "$(comp "$TMP/c" kutrace po)"

@@ -5,7 +5,7 @@
 # one line of error and a non-zero exit, never a crash or a half page.
 . tests/lib.sh
 MS=$KT_BIN/makeself UM=$KT_BIN/unmakeself
-# The template make assembles (postprocess/viewer.mk), with its files.
+# The template make assembles (viewer/viewer.mk), with its files.
 TPL=$KT_BIN/../share/kutrace/viewer.html
 D=tests/data/viewer
 
@@ -41,7 +41,7 @@ check "template '-' uses KUTRACE_VIEWER" cmp -s $TMP/a3.html $TMP/small.html
 $MS - $D/small.json $TMP/a4.html 2>/dev/null
 check "template '-' found next to the program" cmp -s $TMP/a4.html $TMP/small.html
 # The source directory has no viewer.js (make assembles it): one line.
-$MS postprocess/viewer/viewer.html $D/small.json $TMP/a5.html 2>$TMP/a5.err; rc=$?
+$MS viewer/viewer.html $D/small.json $TMP/a5.html 2>$TMP/a5.err; rc=$?
 check "the source directory's viewer.html: exit 1, one line naming build/share/kutrace" \
 	bash -c "[ $rc = 1 ] && [ \$(wc -l < $TMP/a5.err) = 1 ] && grep -q 'viewer.js.*build/share/kutrace' $TMP/a5.err"
 

@@ -14,8 +14,8 @@ if [ -z "$gen" ]; then
 	exit 0
 fi
 # The library without the table store's part (libktstore: DuckDB), as
-# sql/sql.mk lists it.
-store=$(sed -n 's/^\$(LIBKTSTORE): //p' sql/sql.mk | grep -o 'lib/[a-z_]*/[a-z_]*\.o' | sed 's/\.o$/.c/')
+# query/query.mk lists it.
+store=$(sed -n 's/^\$(LIBKTSTORE): //p' query/query.mk | grep -o 'lib/[a-z_]*/[a-z_]*\.o' | sed 's/\.o$/.c/')
 inc=$(for d in lib lib/*/; do printf -- '-I%s ' "${d%/}"; done)
 if ! gcc -O1 -g -fsanitize=thread -std=c11 -D_GNU_SOURCE -Iinclude $inc -Ilibkutrace -DKT_HAVE_ZLIB=1 $(ls lib/*/*.c | grep -vxF "$store") libkutrace/*.c "$gen" \
 	postprocess/kutrace_postproc.c -o "$TMP/pp" -lm -ljansson -lz 2>"$TMP/cc.err"; then

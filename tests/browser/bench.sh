@@ -96,8 +96,8 @@ for n in ${KT_BENCH_SPANS:-1000000 10000000 20000000}; do
 	# The old template: its source directory while viewer.js was one
 	# file there, else the directory that commit's make assembles.
 	old=$out/ab-old; rm -rf $old; mkdir -p $old
-	if git cat-file -e "$KT_BENCH_AB:postprocess/viewer/viewer.js" 2>/dev/null; then
-		for f in $(git ls-tree --name-only "$KT_BENCH_AB" postprocess/viewer/); do
+	if git cat-file -e "$KT_BENCH_AB:viewer/viewer.js" 2>/dev/null; then
+		for f in $(git ls-tree --name-only "$KT_BENCH_AB" viewer/); do
 			git show "$KT_BENCH_AB:$f" > $old/$(basename $f)
 		done
 		oldtpl=$old/viewer.html

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// lodPixels (postprocess/viewer/draw.js), pass 1 of drawing a row from
+// lodPixels (viewer/draw.js), pass 1 of drawing a row from
 // bins, finds each pixel's bins from one boundary a pixel instead of a
 // division a bin, and sums them from running sums (lodCumulate).  The
 // pixels must be exactly those of the division, including bins that start

@@ -26,7 +26,7 @@
  * finding like any other (this target catches nothing itself).
  */
 #define main kutrace_sql_main
-#include "../../sql/kutrace_sql.c"
+#include "../../query/kutrace_sql.c"
 #undef main
 #include "fuzz.h"
 #include <ftw.h>

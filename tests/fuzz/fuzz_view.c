@@ -19,7 +19,7 @@
  * kutrace_view's handler, not its HTTP parser.
  */
 #define main kutrace_view_main
-#include "../../sql/kutrace_view.c"
+#include "../../query/kutrace_view.c"
 #undef main
 #include "fuzz.h"
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """The viewer's modules are layers: assemble.sh puts them in one closure
-in the order of VIEWER_PARTS (postprocess/viewer.mk: data.js, draw.js,
+in the order of VIEWER_PARTS (viewer/viewer.mk: data.js, draw.js,
 ui.js), and each may use only the top-level names of the modules before
 it, so that data never reaches into drawing and drawing never into the
 controls.  Prints one line per name used against that order; exit 1 if
@@ -18,12 +18,12 @@ def code(js):
 
 
 def main(root='.'):
-    mk = open(root + '/postprocess/viewer.mk').read()
-    parts = re.search(r'^VIEWER_PARTS\s*:=\s*\$\(addprefix postprocess/viewer/,([^)]*)\)', mk, re.M).group(1).split()
+    mk = open(root + '/viewer/viewer.mk').read()
+    parts = re.search(r'^VIEWER_PARTS\s*:=\s*\$\(addprefix viewer/,([^)]*)\)', mk, re.M).group(1).split()
     owner = {}
     src = {}
     for i, p in enumerate(parts):
-        src[p] = code(open(root + '/postprocess/viewer/' + p).read())
+        src[p] = code(open(root + '/viewer/' + p).read())
         for line in src[p].split('\n'):
             m = re.match(r'(?:async )?function (\w+)', line)
             names = [m.group(1)] if m else []
@@ -40,7 +40,7 @@ def main(root='.'):
             if owner.get(n, -1) > i and n not in seen:
                 seen.add(n)
                 line = src[p].count('\n', 0, m.start()) + 1
-                print(f'postprocess/viewer/{p}:{line}: uses {n} of the later module {parts[owner[n]]}')
+                print(f'viewer/{p}:{line}: uses {n} of the later module {parts[owner[n]]}')
                 bad += 1
     print(f'{len(parts)} modules, {len(owner)} top-level names, {bad} used against the order', file=sys.stderr)
     return 1 if bad or len(parts) < 2 else 0

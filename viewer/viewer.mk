@@ -10,19 +10,19 @@
 # make install and the .deb take it from there.
 
 VIEWER_DIR   := $(BUILD)/share/kutrace
-VIEWER_PARTS := $(addprefix postprocess/viewer/,data.js draw.js lod.js why.js machines.js ui.js)
+VIEWER_PARTS := $(addprefix viewer/,data.js draw.js lod.js why.js machines.js ui.js)
 VIEWER_COPY  := viewer.html viewer.css pages.js pages.css
 VIEWER_FILES := $(VIEWER_COPY:%=$(VIEWER_DIR)/%) $(VIEWER_DIR)/viewer.js
 
-$(BUILD)/gen/viewer-format.js: postprocess/viewer/gen_format.sh include/kutrace/format.h
+$(BUILD)/gen/viewer-format.js: viewer/gen_format.sh include/kutrace/format.h
 	@mkdir -p $(dir $@)
-	sh postprocess/viewer/gen_format.sh include/kutrace/format.h > $@.tmp && mv $@.tmp $@
+	sh viewer/gen_format.sh include/kutrace/format.h > $@.tmp && mv $@.tmp $@
 
-$(VIEWER_DIR)/viewer.js: postprocess/viewer/assemble.sh $(BUILD)/gen/viewer-format.js $(VIEWER_PARTS)
+$(VIEWER_DIR)/viewer.js: viewer/assemble.sh $(BUILD)/gen/viewer-format.js $(VIEWER_PARTS)
 	@mkdir -p $(dir $@)
-	sh postprocess/viewer/assemble.sh $(BUILD)/gen/viewer-format.js $(VIEWER_PARTS) > $@.tmp && mv $@.tmp $@
+	sh viewer/assemble.sh $(BUILD)/gen/viewer-format.js $(VIEWER_PARTS) > $@.tmp && mv $@.tmp $@
 
-$(VIEWER_DIR)/%: postprocess/viewer/%
+$(VIEWER_DIR)/%: viewer/%
 	@mkdir -p $(dir $@)
 	cp $< $@
 

@@ -21,20 +21,20 @@ $(OBJ)/lib/store/storeview.o: CFLAGS += -I$(DUCKDB_DIR)/include
 $(LIBKTSTORE): $(OBJ)/lib/store/store.o $(OBJ)/lib/store/parquet.o $(OBJ)/lib/tool/tool_store.o $(OBJ)/lib/store/storeview.o
 	rm -f $@
 	$(AR) rcs $@ $^
-$(OBJ)/sql/%.o: sql/%.c
+$(OBJ)/query/%.o: query/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -I$(DUCKDB_DIR)/include -c -o $@ $<
-$(BIN)/kutrace_sql: $(OBJ)/sql/kutrace_sql.o $(LIBKTSTORE) $(KT_TOOLS)
+$(BIN)/kutrace_sql: $(OBJ)/query/kutrace_sql.o $(LIBKTSTORE) $(KT_TOOLS)
 	@mkdir -p $(BIN)
 	$(CC) $(LDFLAGS) -o $@ $^ $(DUCKDB_LDLIBS) -lreadline -lzstd $(KT_TOOLS_LDLIBS) $(LDLIBS)
-$(BIN)/kutrace_why: $(OBJ)/sql/kutrace_why.o $(LIBKTSTORE) $(KT_TOOLS)
+$(BIN)/kutrace_why: $(OBJ)/query/kutrace_why.o $(LIBKTSTORE) $(KT_TOOLS)
 	@mkdir -p $(BIN)
 	$(CC) $(LDFLAGS) -o $@ $^ $(DUCKDB_LDLIBS) -lzstd $(KT_TOOLS_LDLIBS) $(LDLIBS)
 # kutrace_view, the viewer's local server: HTTP through libmicrohttpd
 # (tests/deps/sql.apt); without it the other programs are built alone.
 ifeq ($(KT_HAVE_MHD),1)
 PROGS += $(BIN)/kutrace_view
-$(BIN)/kutrace_view: $(OBJ)/sql/kutrace_view.o $(LIBKTSTORE) $(KT_TOOLS) | $(VIEWER_FILES)
+$(BIN)/kutrace_view: $(OBJ)/query/kutrace_view.o $(LIBKTSTORE) $(KT_TOOLS) | $(VIEWER_FILES)
 	@mkdir -p $(BIN)
 	$(CC) $(LDFLAGS) -o $@ $^ $(DUCKDB_LDLIBS) -lmicrohttpd -lzstd $(KT_TOOLS_LDLIBS) $(LDLIBS)
 else

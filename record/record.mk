@@ -1,0 +1,8 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# kutrace_control: the control program (the control channel of libkutrace, libkutrace/channel.h).
+PROGS += $(BIN)/kutrace_control
+
+$(BIN)/kutrace_control: $(OBJ)/record/kutrace_control.o $(KT_TOOLS)
+	@mkdir -p $(BIN)
+	$(CC) $(LDFLAGS) -o $@ $^ $(KT_TOOLS_LDLIBS) $(LDLIBS)
+
