@@ -46,7 +46,7 @@ PROGS   :=
 TEST_PROGS :=
 
 # The one probe for the one optional library: pages are deflated when
-# zlib is there (lib/html.c tests KT_HAVE_ZLIB, never the header itself).
+# zlib is there (lib/page/html.c tests KT_HAVE_ZLIB, never the header itself).
 # A cross build (the guest programs) uses no JSON and no pages: the host's
 # jansson and zlib are not the target's.
 ifeq ($(CROSS),)

@@ -18,7 +18,7 @@
 # Everything installed is listed here, so uninstall can remove the same set
 # (no install manifest to lose).  The layout keeps the viewer template at
 # $(PREFIX)/share/kutrace/viewer.html, which is where kutrace_postproc and
-# makeself look for it relative to their own binary (lib/html.c).
+# makeself look for it relative to their own binary (lib/page/html.c).
 #
 # Only what a program that marks itself needs is installed for developers:
 # include/kutrace/control.h, format.h and counter.h (the clock entries

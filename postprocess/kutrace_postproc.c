@@ -10,8 +10,8 @@
  * order (kt_raw_each), which is time order per CPU, and an event is handed
  * to the span builder once no later block can still produce an earlier
  * event (the block start minus the late-store window).  The reorder FIFOs
- * therefore hold about one block per CPU (lib/merge.c), and rows are
- * written in order as they come (lib/jsonout.c), so memory does not grow
+ * therefore hold about one block per CPU (lib/decode/merge.c), and rows are
+ * written in order as they come (lib/rows/jsonout.c), so memory does not grow
  * with the trace.
  */
 #include <errno.h>

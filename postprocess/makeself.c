@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * makeself - embed a KUtrace JSON trace into the timeline viewer template,
- * giving one self-contained HTML page (lib/html.c does the work).
+ * giving one self-contained HTML page (lib/page/html.c does the work).
  *
  *   makeself TEMPLATE JSON OUT.html
  *   makeself TEMPLATE JSON            (writes the page to stdout)

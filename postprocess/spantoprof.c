@@ -110,7 +110,7 @@ static struct prow *new_row(int kind, int64_t id)
 	return p;
 }
 
-/* Open addressing as kt_intern's table (lib/util.c), keyed by (kind, id). */
+/* Open addressing as kt_intern's table (lib/base/util.c), keyed by (kind, id). */
 static struct prow *get_row(int kind, int64_t id)
 {
 	if ((nrows + 1) * 2 > rtabcap) {

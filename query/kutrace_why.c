@@ -966,7 +966,7 @@ static int same_target(json_t *a, json_t *b)
 
 /*
  * The page's answers (a block after its end, where the viewer looks:
- * postprocess/viewer/why.js) are these plus the ones it had for other
+ * viewer/why.js) are these plus the ones it had for other
  * targets.  The page is rewritten whole (kt_out): never half of one.
  */
 static void put_in_page(const char *page, json_t *answers)

@@ -15,7 +15,7 @@ DUCKDB_LDLIBS := -L$(DUCKDB_DIR)/lib -lduckdb '-Wl,-rpath,$$ORIGIN/../lib/kutrac
 
 ifeq ($(KT_HAVE_DUCKDB),1)
 PROGS += $(SQL_PROGS)
-# libktstore: the table store (lib/store.c), for these programs only.
+# libktstore: the table store (lib/store/store.c), for these programs only.
 $(OBJ)/lib/store/store.o $(OBJ)/lib/tool/tool_store.o: CFLAGS += -I$(DUCKDB_DIR)/include -DKUTRACE_TOOL_VERSION='"$(file <VERSION)"'
 $(OBJ)/lib/store/storeview.o: CFLAGS += -I$(DUCKDB_DIR)/include
 $(LIBKTSTORE): $(OBJ)/lib/store/store.o $(OBJ)/lib/store/parquet.o $(OBJ)/lib/tool/tool_store.o $(OBJ)/lib/store/storeview.o

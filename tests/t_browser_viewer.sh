@@ -40,7 +40,7 @@ if [ -x $KT_BIN/kutrace_synth ] && [ -x $KT_BIN/kutrace_postproc ]; then
 fi
 mkdir -p build/screenshots
 suite viewer.test.js timeout 600 node tests/browser/viewer.test.js $TMP build/screenshots
-# A page big enough to carry its summary (VIEWER 3.4.1, lib/pagelod.c):
+# A page big enough to carry its summary (VIEWER 3.4.1, lib/page/pagelod.c):
 # held on it (?summary=1), every CPU and PID pixel column is drawn as from
 # all its rows, at the zooms the summary serves (tests/browser/lod.test.js).
 # Eight threads: PID rows of about 30 K spans, drawn from their bins at

@@ -7,7 +7,7 @@
 # installed is one line and exit 2.  The checks of arguments and exit
 # status are also run against two broken doors, which they must fail.
 # Then the bash completion (door/kutrace.bash) in bash itself, and the
-# progress line (lib/progress.c) on a pseudo-terminal (script(1)) and its
+# progress line (lib/base/progress.c) on a pseudo-terminal (script(1)) and its
 # absence when standard error is a file.
 . "$(dirname "$0")/lib.sh"
 B=$(cd "$KT_BIN" && pwd)

@@ -57,7 +57,7 @@ else
 	skip "synthetic round trip: no node"
 fi
 
-# The columns are stored as differences from predictions (lib/html.c,
+# The columns are stored as differences from predictions (lib/page/html.c,
 # struct pred): rows that break every prediction still round trip.
 E=tests/browser/pred_edge.json
 $MS $TPL $E $TMP/pe.html 2>$TMP/err && $UM $TMP/pe.html > $TMP/pe.json
@@ -161,7 +161,7 @@ rc=$?
 check "unmakeself on damaged data: error, no crash (rc=$rc)" [ $rc = 1 ]
 
 # A page of 262,144 rows or more carries the summary of its CPU and PID
-# rows (lib/pagelod.c, VIEWER 3.4.1): exactly the bins, extents, labels and long spans
+# rows (lib/page/pagelod.c, VIEWER 3.4.1): exactly the bins, extents, labels and long spans
 # tests/tools/ktlod.py makes of the JSON by the rule, on its own; a page
 # of fewer rows, of rows out of time order, with a CPU past 65535 or of
 # more than 2^18 threads has

@@ -237,7 +237,7 @@ for g in basic rpc ipi exec edges arm64 riscv64; do onepass $g $G/$g.trace; done
 onepass late "$TMP/late.trace"
 OPENV="KT_JSONOUT_STEP=5 KT_JSONOUT_BUDGET=40" onepass latetiny "$TMP/late.trace"
 check "one pass, tiny budget: rows really came late" grep -q "rows placed late" "$TMP/op_latetiny.err"
-# A page of 262,144 rows or more carries its summary (lib/pagelod.c), made
+# A page of 262,144 rows or more carries its summary (lib/page/pagelod.c), made
 # from the columns: the same bytes both ways too.
 "$B/kutrace_synth" -s 7 -c 4 -t 40 -d 1000 -m 3 -o "$TMP/big4.trace" >/dev/null 2>&1
 onepass summary "$TMP/big4.trace"
@@ -386,7 +386,7 @@ check "missing file: one-line error" test $rc -ne 0 -a "$out" = "kutrace_postpro
 check "--help" "$B/kutrace_postproc" --help
 check "rawtoevent --help" "$B/rawtoevent" --help
 
-# ---- outputs written whole or not at all (lib/tool_out.c) ------------------
+# ---- outputs written whole or not at all (lib/tool/tool_out.c) ------------------
 # Each failure below comes after the output was opened: it must leave no
 # final file and no temporary, only what the directory held before.
 o=$TMP/out; mkdir -p "$o"

@@ -26,7 +26,7 @@ check "kutrace_sql build --help" test $rc = 0 -a -n "$(echo "$out" | grep '^usag
 if ldd "$P" | grep -q duckdb; then nok "kutrace_postproc does not link DuckDB"; else
 	ok "kutrace_postproc does not link DuckDB"; fi
 
-# The Parquet writer (lib/parquet.c): DuckDB reads back exactly what it
+# The Parquet writer (lib/store/parquet.c): DuckDB reads back exactly what it
 # wrote, extremes, wrapping deltas, NULL runs, empty and long strings,
 # a constant column, over many row groups.
 for seed in 1 2; do

@@ -382,7 +382,7 @@ for page in "rpc_q:an RPC page" "points_disk:a points page"; do
 done
 
 # ---- one escaper: odd names come out of every tool in the same bytes
-# (lib/json.c kt_json_escape_mem): the input spells them in other ways
+# (lib/rows/json.c kt_json_escape_mem): the input spells them in other ways
 # (raw '<', \u escapes for DEL and é); every writer gives the canonical
 # form: '<' as \u003c, DEL as \u007f, é as UTF-8, \n and \t by letter.
 # The rows written out, as the tools print rows (as t_postproc's edges).
@@ -441,7 +441,7 @@ same_file "rows print a time's double as %12.8f rounds it" "$TMP/ns.want" "$TMP/
 eq "kutrace_export keeps a time's nanoseconds" "1000000.005 0.015" \
 	"$("$B/kutrace_export" --perfetto "$TMP/ns.json" 2>/dev/null | grep -o '"name":"write","ts":[0-9.]*,"dur":[0-9.]*' | head -1 | sed 's/.*"ts":\([0-9.]*\),"dur":\([0-9.]*\)/\1 \2/')"
 
-# ---- command lines (lib/tool_args.c) --------------------------------------
+# ---- command lines (lib/tool/tool_args.c) --------------------------------------
 # Every program parsed by the one table: an unknown option, or a prefix of
 # one (never taken for it), prints the usage to stderr and exits 2 with
 # nothing on stdout; -h, --help and -help print it to stdout and exit 0

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# kutrace_postproc hands rows to a writer thread (lib/jsonout.c): build it
+# kutrace_postproc hands rows to a writer thread (lib/rows/jsonout.c): build it
 # with ThreadSanitizer and run it on a trace big enough for many chunks,
 # with the default and with a tiny memory budget (late rows, final copy).
 . tests/lib.sh
@@ -33,7 +33,7 @@ check "no data race with late rows ($(grep -o '[0-9]* rows placed late' "$TMP/b.
 	bash -c '! grep -q ThreadSanitizer "$1" && grep -q "rows placed late" "$1"' _ "$TMP/b.err"
 same_file "same JSON both ways" <(grep -v randomid "$TMP/a.json") <(grep -v randomid "$TMP/b.json")
 
-# The Parquet writer's worker thread (lib/parquet.c: one per file encodes
+# The Parquet writer's worker thread (lib/store/parquet.c: one per file encodes
 # a row group while the caller fills the next), many small row groups.
 if [ -f /usr/include/zstd.h ]; then
 	if gcc -O1 -g -fsanitize=thread -std=c11 -D_GNU_SOURCE $inc tests/sql/pqwrite.c lib/store/parquet.c \

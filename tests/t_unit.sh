@@ -16,11 +16,11 @@ cmocka() {
 # The module's trace-buffer core in userspace (module/user/): claim,
 # headers, fusion, TSDELTA, abandoned blocks, wraparound, full buffer.
 cmocka unit_core 9 "the module core"
-# Raw blocks to events (lib/decode.c), one test per class of entry, and
-# events to spans (lib/span.c), one per kind of nesting.
+# Raw blocks to events (lib/decode/decode.c), one test per class of entry, and
+# events to spans (lib/spans/span.c), one per kind of nesting.
 cmocka unit_decode 9 "kt_decode_block"
 cmocka unit_span 9 "the span builder"
-# Row lines (lib/json.c): every writer's bytes, printf's digits, parse back.
+# Row lines (lib/rows/json.c): every writer's bytes, printf's digits, parse back.
 cmocka unit_row 5 "the row module and the page from rows"
 
 # format.h compiles alone, strictly, in userland.

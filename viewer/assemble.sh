@@ -10,9 +10,9 @@ cat <<'HEAD'
 // SPDX-License-Identifier: BSD-3-Clause
 // kutrace timeline viewer: draws KUtrace spans on a canvas from typed arrays.
 // Data: #ktmeta (JSON header) + #ktdata (base64 of a zlib blob of columns,
-// see lib/pageenc.c), or a KUtrace JSON file opened/dropped on the page.
+// see lib/page/pageenc.c), or a KUtrace JSON file opened/dropped on the page.
 // Test hook: window.kutraceState() and window.kutrace (the viewer object).
-// Built from postprocess/viewer/{data,draw,why,machines,ui}.js by assemble.sh.
+// Built from viewer/{data,draw,why,machines,ui}.js by assemble.sh.
 'use strict';
 (function () {
 if (window.ktOtherPage) return; // an RPC or points page: pages.js draws it

@@ -4,7 +4,7 @@
 // their per-row indexes (overlays by kind, blocks, level of detail), and
 // the state every module shares (S, L, views, perf).
 // assemble.sh runs the modules in one closure, in the order of
-// VIEWER_PARTS (postprocess/viewer.mk): the event constants generated from
+// VIEWER_PARTS (viewer/viewer.mk): the event constants generated from
 // format.h, this, draw.js, ui.js.  Each uses only the names of the ones
 // before it (tests/tools/viewerlayers.py).
 // ---------------------------------------------------------------- constants
@@ -86,7 +86,7 @@ function colF64(u, p, n, out, ix) {
   }
   return out;
 }
-// The KTV2 blob of lib/pageenc.c: columns, then the prediction undone in one
+// The KTV2 blob of lib/page/pageenc.c: columns, then the prediction undone in one
 // pass (the same rules as pred_row there), then the string table.  pause
 // (optional) is awaited after each column and each 2^20 rows of that pass,
 // so that a page drawn from its summary answers pan and zoom meanwhile.
@@ -130,7 +130,7 @@ async function decodeBlob(u, pause) {
   }
   return { n, cols, names };
 }
-// KTV3 (lib/pagecols.c): every column but the event's is grouped by the
+// KTV3 (lib/page/pagecols.c): every column but the event's is grouped by the
 // row's class (its event column value 0..4095, else 4096), the rows of
 // class 0 first; the row of each value in that order.
 function ktv3Rows(ev) {

@@ -26,7 +26,7 @@ $1 == "#define" && $2 ~ /^KUTRACE_/ && $3 ~ /^(0x[0-9A-Fa-f]+|[0-9]+)$/ {
 	val[substr($2, 9)] = v + 0
 }
 END {
-	print "// Generated from include/kutrace/format.h by postprocess/viewer/gen_format.sh - do not edit."
+	print "// Generated from include/kutrace/format.h by viewer/gen_format.sh - do not edit."
 	for (i = 1; i <= m; i++) {
 		k = split(fmt[i], part, "+"); v = 0
 		for (j = 1; j <= k; j++) {

@@ -240,7 +240,7 @@ function lodStatus() {
 }
 
 // ---------------------------------------------------------------- the page's own summary
-// A big page carries its summary (#ktlod, lib/pagelod.c): per CPU row the
+// A big page carries its summary (#ktlod, lib/page/pagelod.c): per CPU row the
 // bins rowLod would make of its rows at one width q (ns), per PID row of
 // 256 execution spans or more those at a width qp (2 q), and the
 // execution spans of 2 q or longer as rows.  The first picture is drawn

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // kutrace viewer for the book's pages that are not CPU timelines (makeself
 // embeds them whole, #ktdata data-kind="rpc" or "points", blob "KTJ1" +
-// the JSON text, see lib/pageenc.c):
+// the JSON text, see lib/page/pageenc.c):
 //  - an RPC page ("V4 flat RPCs"): one row per RPC, rows
 //    [T1, T2, T3, T4, "client:port", "server:port", lglen1, lglen2, rpcid,
 //     parent, "msgtype", "method", "status", datalen, "data"]; drawn as the

@@ -552,7 +552,7 @@ async function load() {
     LOD.onLoad = () => { if (S.search.text) doSearch(false); };
   }
   const metaEl = document.getElementById('ktmeta');
-  let dataEl = document.getElementById('ktdata'); // a big page's rows come after the viewer (lib/html.c)
+  let dataEl = document.getElementById('ktdata'); // a big page's rows come after the viewer (lib/page/html.c)
   if (!metaEl) { showOpener(); return; }
   const meta = JSON.parse(metaEl.textContent);
   perf.script = t0;

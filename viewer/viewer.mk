@@ -6,7 +6,7 @@
 # pages.css and viewer.js, which assemble.sh makes from the event constants
 # generated from format.h (gen_format.sh) and the modules data.js, draw.js,
 # lod.js, why.js, machines.js and ui.js.  makeself and kutrace_postproc in $(BIN) find it next to
-# themselves (../share/kutrace/viewer.html, lib/html.c); the tests, bench,
+# themselves (../share/kutrace/viewer.html, lib/page/html.c); the tests, bench,
 # make install and the .deb take it from there.
 
 VIEWER_DIR   := $(BUILD)/share/kutrace

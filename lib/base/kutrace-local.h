@@ -513,7 +513,7 @@ static inline int kt_tswalk_step(struct kt_tswalk *t, uint64_t w, uint64_t *full
 }
 
 /*
- * Damage detection for one block (lib/blockcheck.c), used by checktrace,
+ * Damage detection for one block (lib/raw/blockcheck.c), used by checktrace,
  * kutrace_postproc and rawtoevent: words no tracer writes (event numbers
  * 0x001..0x00F, 0x282..0x3FF), name entries with a length nibble of 0 or
  * more than 8, entries crossing the block end, entries after a run of

@@ -114,7 +114,7 @@ static uint64_t mix(uint64_t k)
 }
 
 /*
- * Open addressing, as kt_intern's table (lib/util.c) and span.c's lock
+ * Open addressing, as kt_intern's table (lib/base/util.c) and span.c's lock
  * table (lock_ent): each holds its own slot type, and a shared one would
  * need hash and compare callbacks.
  */

@@ -5,7 +5,7 @@
  * into columns), pagerows.c (rows into columns), pageextract.c (the way
  * back).
  *
- * A page is the viewer template (postprocess/viewer/viewer.html) with its
+ * A page is the viewer template (viewer/viewer.html) with its
  * local <link rel="stylesheet" href="X.css"> and <script src="X.js"> lines
  * inlined, and the trace embedded at the template line
  * "<!-- kutrace:data -->" as two elements:
@@ -16,7 +16,7 @@
  *   <script type="application/octet-stream" id="ktdata" data-enc="deflate">
  *       base64 of a zlib stream (DecompressionStream('deflate') in the
  *       browser; data-enc="raw" when built without zlib) holding the
- *       events as columns, see the blob layout in lib/html.c.
+ *       events as columns, see the blob layout in lib/page/html.c.
  *
  * The blob also keeps the exact text around and between the rows, so
  * kt_html_extract() gives back the JSON file byte for byte.
@@ -25,7 +25,7 @@
  * and a points (scatter) page ("points" : [[t, value], ...]), are checked
  * row by row and embedded whole: ktmeta is {}, ktdata has
  * data-kind="rpc" or "points" and its blob is "KTJ1" + the JSON text
- * (drawn by postprocess/viewer/pages.js).
+ * (drawn by viewer/pages.js).
  */
 #ifndef KUTRACE_HTML_H
 #define KUTRACE_HTML_H
@@ -81,7 +81,7 @@ int kt_html_extract(FILE *out, const char *html, size_t len,
  * Locate viewer.html: $KUTRACE_VIEWER if set, else next to the running
  * program (argv0 or /proc/self/exe) in ../share/kutrace/viewer.html: the
  * installed template, or the one the build assembles in build/share/kutrace
- * (the source directory postprocess/viewer/ has no viewer.js of its own).
+ * (the source directory viewer/ has no viewer.js of its own).
  * Returns a malloc'd path, or NULL if none exists.
  */
 char *kt_html_find_template(const char *argv0);

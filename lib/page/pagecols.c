@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * pagecols.c - the column order of KTV3 (lib/pageenc.c's blob), both ways:
+ * pagecols.c - the column order of KTV3 (lib/page/pageenc.c's blob), both ways:
  * pg_cols_pack reorders the encoder's KTV2 columns, pg_cols_unpack puts a
  * KTV3 blob's columns back into KTV2's row order for the extractor.  The
- * viewer (postprocess/viewer/data.js, decodeBlob) undoes it the same way.
+ * viewer (viewer/data.js, decodeBlob) undoes it the same way.
  *
  * Why: deflate sees one column as one byte stream and models it with one
  * set of Huffman codes per block.  A column's values depend mostly on the

@@ -22,7 +22,7 @@
  *     name: 0 for the name last seen with the same event, else index + 1.
  *   The event column in row order, every other column grouped by the
  *   row's event value, and duration, arg and retval split by byte
- *   position (lib/pagecols.c says how and why).
+ *   position (lib/page/pagecols.c says how and why).
  *   (KTV2, written before: every column in row order; KTV1: ts - previous
  *   ts, and every other column as it is; unmakeself reads both.)
  *   u:nstrings u:lenbytes  v:len[nstrings]  u:databytes  UTF-8 data

@@ -3,7 +3,7 @@
  * pagelod.c - the summary a big CPU page carries next to its rows
  * (docs/spec/VIEWER.md 3.4.1), so that the viewer draws its first picture
  * before it has decoded a single row: per CPU row the bins that rowLod
- * (postprocess/viewer/data.js) would make of the rows, at the finest
+ * (viewer/data.js) would make of the rows, at the finest
  * power-of-two width the page keeps (the whole trace in at most
  * PAGE_LOD_BINS bins; the coarser levels the viewer sums itself, as
  * rowLod does), per PID row of PID_LOD_MIN execution spans or more the

@@ -1274,7 +1274,7 @@ static void first_switch(struct kt_spans *s, struct cpu *c, const struct kt_even
 	}
 	/*
 	 * Readers accept a block set up shortly before the start time pair
-	 * (lib/raw.c): what its thread did before the start is not in the
+	 * (lib/raw/raw.c): what its thread did before the start is not in the
 	 * trace, so its span starts at the start, unless the CPU has an event
 	 * before the start (before_start()).
 	 */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * parquet.h - a small streaming Parquet writer (lib/parquet.c) for the
+ * parquet.h - a small streaming Parquet writer (lib/store/parquet.c) for the
  * table store's big tables, written row by row as the rows arrive, in
  * bounded memory: flat schemas of INT32, INT64 and UTF-8 strings, each
  * column REQUIRED or OPTIONAL, PLAIN encoding, one zstd page per column

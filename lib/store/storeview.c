@@ -486,7 +486,7 @@ static int lod_meta_kept(const char *store, int64_t *t0, int64_t *t1, struct kt_
 #define LOD_SPAN_RN "(SELECT file_row_number AS rn, ts, dur, cpu, pid, rpc, event, arg, name" \
 	" FROM read_parquet('%s/span.parquet', file_row_number = true))"
 /* The latest end by rows x (the first of the rows ending last, as the
- * page's summary picks it, lib/pagelod.c): its ts and dur from one row.
+ * page's summary picks it, lib/page/pagelod.c): its ts and dur from one row.
  * The key is the end and the row number in one 128-bit integer (rows
  * below 2^40), not a list [end, -rn]: a list is built for every row, and
  * made the meta of 54 M spans three times slower. */

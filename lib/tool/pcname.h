@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * pcname.h - what samptoname_k and samptoname_u share (lib/tool_pcname.c):
+ * pcname.h - what samptoname_k and samptoname_u share (lib/tool/tool_pcname.c):
  * a symbol table looked up by address, and their main(), which renames PC
  * sample rows on their way from stdin to stdout (docs/spec/FORMATS.md 6.7).
  */

@@ -16,7 +16,7 @@
 // are drawn from their bins at the whole trace, with some LOD_SUB;
 // KT_LOD_RPCS=N the same of the RPC rows).
 // node lod.test.js NAME PAGE.html PAGE.html?summary=1: the same rule for a
-// page's own summary (#ktlod, lib/pagelod.c), held by ?summary=1, against
+// page's own summary (#ktlod, lib/page/pagelod.c), held by ?summary=1, against
 // the page's rows, at the zooms its summary is fine enough for (the whole
 // trace down to about half of it, VIEWER 3.4.1).  A row the summary
 // cannot draw as the rows would at a zoom (its bins too coarse, or too few

@@ -520,7 +520,7 @@ async function testOrig(ctx) {
   check('orig: no errors', errors.length === 0, errors);
 }
 
-// The KTV3 columns are differences from predictions (lib/pageenc.c, struct
+// The KTV3 columns are differences from predictions (lib/page/pageenc.c, struct
 // pred); the viewer must undo them exactly, also where they fail.
 async function testPred(ctx) {
   const { page, errors } = await open(ctx, path.join(dir, 'pred.html'));

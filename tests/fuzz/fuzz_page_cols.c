@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * libFuzzer: KTV3's column order (lib/pagecols.c) on hostile columns.
+ * libFuzzer: KTV3's column order (lib/page/pagecols.c) on hostile columns.
  * Input: u:nrows, then the 11 columns as u:len bytes.  Whatever
  * pg_cols_unpack accepts must pack and unpack again to the same columns:
  * the reader and the writer agree on every input the reader takes.

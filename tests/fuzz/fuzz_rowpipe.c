@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * libFuzzer: the row stream reader (lib/rowpipe.c), what `kutrace_sql
+ * libFuzzer: the row stream reader (lib/rows/rowpipe.c), what `kutrace_sql
  * build --rows-fd N` reads from kutrace_postproc --tables or anyone else.
  * Every input is read to its end mark or its first error (which must say
  * why); then the rows read, the header and the backend record go through

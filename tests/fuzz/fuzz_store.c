@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * libFuzzer: the table store's reader (docs/TABLES.md), as kutrace_sql
- * opens a store someone else wrote: kt_db_open (lib/store.c) reads
+ * opens a store someone else wrote: kt_db_open (lib/store/store.c) reads
  * meta.json (jansson) and checks every Parquet file through DuckDB's
  * parquet_file_metadata before it makes the views; then the queries of
  * kutrace_sql run on it: count(*), every row of the damaged table and

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * libFuzzer: the user-buffer merge (lib/ubuf.c, docs/spec/FORMATS.md 9)
+ * libFuzzer: the user-buffer merge (lib/raw/ubuf.c, docs/spec/FORMATS.md 9)
  * as kutrace_postproc runs it: a sound kernel trace of 4 CPUs (made once
  * with rawwrite.h) with the input appended as its user section (its
  * first word made the user block magic), indexed,

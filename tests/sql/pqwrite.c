@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * pqwrite - the Parquet writer (lib/parquet.c) under test: writes N rows
+ * pqwrite - the Parquet writer (lib/store/parquet.c) under test: writes N rows
  * of values chosen to be hard (the extremes of each type, wrapping
  * deltas, long and empty strings, NULL runs, a constant column) to
  * OUT.parquet in row groups of G rows, and the same rows as CSV to

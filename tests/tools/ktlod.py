@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-# ktlod.py PAGE.html JSON: a page's summary (#ktlod, lib/pagelod.c) against
+# ktlod.py PAGE.html JSON: a page's summary (#ktlod, lib/page/pagelod.c) against
 # the summary made here from the JSON's rows by the rule of
 # docs/spec/VIEWER.md 3.4.1, independently: the extents of /api/lodmeta,
 # every bin of every CPU row and of every PID row of 256 execution spans

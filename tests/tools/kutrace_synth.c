@@ -7,7 +7,7 @@
  * unfused syscalls, page faults, device and timer interrupts with softirqs
  * and PC samples, blocking syscalls and faults whose threads later resume
  * inside them on any CPU, preemption, wakeups, idle with MWAIT, marks, long
- * idle gaps (TSDELTA), late stores.  Entries go through lib/rawwrite.c, a
+ * idle gaps (TSDELTA), late stores.  Entries go through lib/raw/rawwrite.c, a
  * model of the kernel module's buffer, so the file has real block layout,
  * fusion, TSDELTA, side blocks and wraparound.  The simulator knows what
  * every CPU is really doing, which is the truth the tests compare against.

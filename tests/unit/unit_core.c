@@ -265,7 +265,7 @@ static void test_wraparound(void **state)
 }
 
 /*
- * The tests' trace writer (lib/rawwrite.c, behind kutrace_synth and the
+ * The tests' trace writer (lib/raw/rawwrite.c, behind kutrace_synth and the
  * golden traces) must lay out entries exactly as the core does: the same
  * sequence of calls gives the same entry words, block by block (headers
  * aside: the writer jitters their times as a module's block setup does).

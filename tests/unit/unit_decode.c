@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * unit_decode - cmocka unit tests of kt_decode_block (lib/decode.c): raw
+ * unit_decode - cmocka unit tests of kt_decode_block (lib/decode/decode.c): raw
  * 64 KiB blocks to events, one test per class of entry.  The traces are
- * written by lib/rawwrite.c (held equal to the module core by unit_core)
- * and read back by lib/raw.c; each event is compared as its line of
+ * written by lib/raw/rawwrite.c (held equal to the module core by unit_core)
+ * and read back by lib/raw/raw.c; each event is compared as its line of
  * rawtoevent text (docs/spec/FORMATS.md 4.5), with the expected lines
  * worked out from docs/spec/FORMATS.md 4 and docs/FORMAT.md.
  *

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * unit_row - cmocka tests of the one row module (lib/json.c): every
+ * unit_row - cmocka tests of the one row module (lib/rows/json.c): every
  * writer's row line is the same bytes, the times are printf's "%12.8f" /
  * "%10.8f" digits, and kt_json_parse_row reads a line back byte for byte;
- * and the page built from rows as data (lib/pageenc.c, kutrace_postproc's
+ * and the page built from rows as data (lib/page/pageenc.c, kutrace_postproc's
  * one pass) is the page the JSON front end makes of those rows' text.
  */
 #include <inttypes.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * unit_span - cmocka unit tests of the span builder (lib/span.c): events,
+ * unit_span - cmocka unit tests of the span builder (lib/spans/span.c): events,
  * as kt_decode_block passes them on, to timespan rows, one test per kind
  * of nesting.  Each row is compared, in the order the builder hands them
  * out, as "start dur cpu pid rpc event arg retval ipc name" (event in
