@@ -42,7 +42,7 @@
 #include "kutrace_core.h"
 #include "kutrace/control.h"
 #include "channel.h"
-#include "kutrace-local.h"
+#include "tool.h"
 #include "fakedev.h"
 
 /* ------------------------------------------------------------ util */

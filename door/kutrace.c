@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kutrace-local.h"
+#include "tool.h"
 
 static const struct command {
 	const char *name;	/* kutrace NAME */

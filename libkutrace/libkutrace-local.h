@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * libkutrace-local.h - what libkutrace's own files share and the tools'
- * library (lib/base/kutrace-local.h) reuses: base-40 labels and the name
+ * library (lib/, base.h and decode.h) reuses: base-40 labels and the name
  * tables generated at build time from the system headers.  Not installed;
  * libkutrace.so exports none of it (libkutrace.map).
  */

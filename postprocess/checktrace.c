@@ -24,7 +24,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "kutrace-local.h"
+#include "tool.h"
 
 #define MAX_CTR   0x001FFFFFFFFFFFFFULL
 #define MAX_CALLS 0x1000

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "kutrace-local.h"
+#include "tool.h"
 
 struct ctx {
 	struct kt_jsonout *out;

@@ -84,7 +84,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "html.h"
+#include "tool.h"
+#include "page.h"
 #include "jsonrows.h"
 
 #define MAX_HOSTS 64

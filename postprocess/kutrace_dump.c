@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kutrace-local.h"
+#include "tool.h"
 
 static void usage(FILE *f)
 {

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tool.h"
 #include "jsonrows.h"
 
 #define PID_CPUS	1

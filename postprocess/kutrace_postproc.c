@@ -27,8 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "kutrace-local.h"
-#include "html.h"
+#include "tool.h"
+#include "page.h"
 
 struct ctx {
 	struct kt_raw raw;

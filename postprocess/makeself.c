@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kutrace-local.h"
-#include "html.h"
+#include "tool.h"
+#include "page.h"
 
 static int ends_with(const char *s, const char *suf)
 {

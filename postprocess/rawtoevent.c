@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "kutrace-local.h"
+#include "tool.h"
 
 struct ctx {
 	struct kt_raw raw;

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tool.h"
 #include "pcname.h"
 
 static struct kt_symtab syms;

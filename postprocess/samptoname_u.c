@@ -28,6 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tool.h"
 #include "pcname.h"
 
 #define PID_LOOKBACK 12

@@ -38,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tool.h"
 #include "jsonrows.h"
 
 enum { K_CPU, K_PID, K_RPC, K_N };

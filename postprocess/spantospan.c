@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tool.h"
 #include "jsonrows.h"
 
 #define MAX_CPUS 4096

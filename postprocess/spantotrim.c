@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tool.h"
 #include "jsonrows.h"
 
 static void usage(FILE *f)

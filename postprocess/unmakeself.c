@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kutrace-local.h"
-#include "html.h"
+#include "tool.h"
+#include "page.h"
 
 int main(int argc, char **argv)
 {

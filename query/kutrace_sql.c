@@ -25,6 +25,7 @@
 #include <readline/history.h>
 #include <readline/readline.h>
 
+#include "tool.h"
 #include "store.h"
 
 /* DuckDB's memory limit by default: the program stays within 2 GB (a

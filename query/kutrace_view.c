@@ -30,7 +30,8 @@
 
 #include <microhttpd.h>
 
-#include "html.h"
+#include "tool.h"
+#include "page.h"
 #include "store.h"
 
 #define KT_MEMORY "1500MB"

@@ -32,6 +32,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "tool.h"
 #include "parquet.h"
 #include "store.h"
 

@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 
-#include "kutrace-local.h"
+#include "tool.h"
 #include "kutrace/control.h"
 #include "channel.h"
 #include "bpfchan.h"

@@ -43,14 +43,31 @@ if [ -z "$calls" ]; then ok "no library code calls kt_die or exit (lib/base/tool
 else nok "library code that ends the program:"; echo "$calls" | sed 's/^/#   /'; fi
 
 # No dependency circle among the files of either library (by the symbols
-# each object defines and uses): lib/'s tool.c, which util.c's allocators
-# stop through, is the bottom, and program helpers over other files live
-# in lib/tool_*.c.  The objects are those of the build under test.
+# each object defines and uses), and lib/'s stage folders in the order of
+# lib/README.md: a file uses (by symbol or #include) only its own folder
+# and those before it; base/tool.c, which util.c's allocators stop
+# through, is at the bottom, the programs' helpers in tool/ at the top.
+# The objects are those of the build under test.
 for d in lib libkutrace; do
 	out=$(python3 tests/tools/objcycles.py "$d" "$(dirname "$KT_BIN")/obj/$d" 2>&1); rc=$?
-	check "$d/: no dependency circle between its files" test $rc = 0
+	check "$d/: no dependency circle between its files$([ $d = lib ] && echo ", no use of a later stage's folder")" test $rc = 0
 	echo "$out" | sed 's/^/#   /'
 done
+# ... and the check sees a use that runs back up: a copy of two stages
+# where the first includes the second's header and calls its function.
+m=$TMP/stages
+mkdir -p "$m/src/one" "$m/src/two" "$m/obj/one" "$m/obj/two"
+printf '| `one/` | `one.h` | first |\n| `two/` | `two.h` | second |\n' > "$m/src/README.md"
+echo 'int one(void);' > "$m/src/one/one.h"
+echo 'int two(void);' > "$m/src/two/two.h"
+printf '#include "two.h"\nint one(void) { return two(); }\n' > "$m/src/one/a.c"
+printf '#include "one.h"\nint two(void) { return 2; }\n' > "$m/src/two/b.c"
+cc -c -I"$m/src/one" -I"$m/src/two" -o "$m/obj/one/a.o" "$m/src/one/a.c" &&
+	cc -c -I"$m/src/one" -I"$m/src/two" -o "$m/obj/two/b.o" "$m/src/two/b.c"
+out=$(python3 tests/tools/objcycles.py "$m/src" "$m/obj" 2>&1); rc=$?
+eq "a file that uses a later stage's folder is named, by symbol and by #include" \
+	"1 one/a uses two/b: two/ comes after one/ one/a.c includes two.h: two/ comes after one/" \
+	"$rc $(echo "$out" | tr '\n' ' ' | sed 's/ $//')"
 
 # The viewer's event numbers are format.h's (tests/tools/viewerconst.py);
 # its modules are layers (tests/tools/viewerlayers.py).

@@ -2,7 +2,7 @@
 /*
  * progress.c - progress on long work: one line on stderr, redrawn in
  * place, "kutrace_postproc: rows 12.3 M  45 %  3.2 s", for a person
- * watching a big trace go through.  Declared in kutrace-local.h.
+ * watching a big trace go through.  Declared in base.h.
  *
  * Drawn only when stderr is a terminal (or when forced): in a file or a
  * pipe, \r-redrawn lines would be noise.  At most 10 redraws a second,
@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "kutrace-local.h"
+#include "base.h"
 
 static enum kt_progress_mode mode = KT_PROGRESS_AUTO;
 static int on = -1;		/* -1: not decided yet */

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kutrace-local.h"
+#include "base.h"
 
 static const char *progname = "kutrace";
 

@@ -13,7 +13,7 @@
 #include <errno.h>
 #include <sys/stat.h>
 
-#include "kutrace-local.h"
+#include "base.h"
 
 FILE *kt_fopen_in(const char *path, char *err, size_t errlen)
 {

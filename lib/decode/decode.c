@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kutrace-local.h"
+#include "decode.h"
 
 /* Name-table keys: a kind in the upper 32 bits, the number below. */
 #define KEY(kind, n)	(((uint64_t)(kind) << 32) | (uint32_t)(n))

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kutrace-local.h"
+#include "decode.h"
 
 struct item {
 	struct kt_event e;

@@ -3,7 +3,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "kutrace-local.h"
+#include "decode.h"
 
 const char *const kt_softirq_names[16] = {
 	"hi", "timer", "tx", "rx", "block", "irq_p", "taskl", "sched",

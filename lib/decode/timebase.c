@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "kutrace-local.h"
+#include "decode.h"
 
 #define USEC_PER_MINUTE 60000000ULL
 

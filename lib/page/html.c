@@ -2,7 +2,7 @@
 /*
  * html.c - embed KUtrace JSON into the timeline viewer template, and get it
  * back out (makeself, unmakeself, kutrace_postproc): the template, the
- * files it inlines and the API of html.h.  The page data's format and
+ * files it inlines and the API of page.h.  The page data's format and
  * its encoder are in pageenc.c, JSON into columns in pagejson.c, the way
  * back out in pageextract.c, the JSON scanner in jscan.c, the book's other
  * page kinds in pagekind.c.
@@ -25,8 +25,8 @@
 #endif
 #define KT_HAVE_JANSSON 1
 
-#include "kutrace-local.h"
-#include "html.h"
+#include "rows.h"
+#include "page.h"
 #include "page-local.h"
 
 /* ---------------------------------------------------------------------- */

@@ -28,8 +28,8 @@
 #endif
 #define KT_HAVE_JANSSON 1
 
-#include "kutrace-local.h"
-#include "html.h"
+#include "rows.h"
+#include "page.h"
 #include "page-local.h"
 
 /* ---------------------------------------------------------------------- */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * page-local.h - what the page code's files share: html.c (the template
- * and the API of html.h), pageenc.c (the column encoder; the page data's
+ * and the API of page.h), pageenc.c (the column encoder; the page data's
  * format is described at its top), pagejson.c (JSON into columns),
  * pagerows.c (rows as data into columns),
  * pageextract.c (columns back into JSON), jscan.c (the JSON scanner) and
@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "kutrace-local.h"
+#include "rows.h"
 
 #define NCOLS 11
 #define MAX_DEPTH 512
@@ -240,7 +240,7 @@ int pg_cols_pack(struct trace *t);
 int pg_cols_unpack(const unsigned char *const *p, const size_t *len, uint32_t nrows,
 		   struct bv *out);
 
-/* kt_pagecols (html.h): the trace in columns, built from rows (pagerows.c). */
+/* kt_pagecols (page.h): the trace in columns, built from rows (pagerows.c). */
 struct kt_pagecols {
 	struct trace t;
 	uint64_t max;

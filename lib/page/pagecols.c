@@ -32,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kutrace-local.h"
+#include "rows.h"
 #include "page-local.h"
 
 #define NCLASS 4097

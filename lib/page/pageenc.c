@@ -46,8 +46,8 @@
 #include <zlib.h>
 #endif
 
-#include "kutrace-local.h"
-#include "html.h"
+#include "rows.h"
+#include "page.h"
 #include "page-local.h"
 
 /* ---------------------------------------------------------------------- */

@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kutrace-local.h"
+#include "rows.h"
 #include "page-local.h"
 
 /* The finest level: the whole trace in at most this many bins, 4 to 8 per

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * pagerows.c - a CPU page's columns from rows as data: kutrace_postproc's
- * row stream is the page's input (kt_pagecols_*, html.h), so the page
+ * row stream is the page's input (kt_pagecols_*, page.h), so the page
  * needs no second reading of the JSON.  The columns are pageenc.c's; the
  * odd row goes through pagejson.c's own row reader.
  */
@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kutrace-local.h"
-#include "html.h"
+#include "rows.h"
+#include "page.h"
 #include "page-local.h"
 
 /* ---------------------------------------------------------------------- */

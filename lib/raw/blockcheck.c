@@ -30,7 +30,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 
-#include "kutrace-local.h"
+#include "raw.h"
 
 /* Unused words at the end of a full block: an entry of up to 8 words plus
  * up to 8 TSDELTA words did not fit (kutrace's module), with margin. */

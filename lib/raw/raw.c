@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kutrace-local.h"
+#include "raw.h"
 
 /*
  * Copy non-seekable input to an unlinked temporary file.  A first block

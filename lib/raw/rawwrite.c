@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kutrace-local.h"
+#include "raw.h"
 #include "rawwrite.h"
 
 struct rw_cpu {

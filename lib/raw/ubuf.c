@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kutrace-local.h"
+#include "raw.h"
 
 static void note(struct kt_user *u, const char *fmt, uint64_t a, uint64_t b)
 {

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kutrace-local.h"
+#include "rows.h"
 
 static char *esc_name(char *p, const char *s);
 

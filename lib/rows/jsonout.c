@@ -30,7 +30,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kutrace-local.h"
+#include "rows.h"
 
 #define NLANES 16		/* lane NLANES is the unsorted spare */
 #define STEP	(1 << 16)	/* rows between two looks at the bound */

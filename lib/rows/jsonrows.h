@@ -24,7 +24,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "kutrace-local.h"
+#include "rows.h"
 
 /*
  * A row as the tools read it.  Not struct kt_row (nsec10 integers): the

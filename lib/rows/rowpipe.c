@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kutrace-local.h"
+#include "rows.h"
 
 struct kt_rowpipe_w {
 	FILE *f;

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kutrace-local.h"
+#include "spans.h"
 
 #define MAX_NEST	6
 #define MAX_SPAN	800000000LL	/* 8 s in nsec10 */

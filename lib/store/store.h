@@ -13,7 +13,7 @@
 #include <stddef.h>
 
 #include "duckdb.h"
-#include "kutrace-local.h"
+#include "rows.h"
 
 /* A reader refuses a store whose meta.json says a higher version. */
 #define KT_STORE_VERSION 1

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "html.h"
+#include "page.h"
 #include "store.h"
 
 static void errf(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -3,7 +3,7 @@
  * tool_args.c - the programs' command lines: a table of options per
  * program over getopt_long_only, which takes the original KUtrace's
  * single-dash words (-maxblock N, -row, -all) as well as kutrace's
- * --long-options.  Declared in kutrace-local.h.
+ * --long-options.  Declared in tool.h.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kutrace-local.h"
+#include "tool.h"
 
 #define KT_ARGS_MAX 32	/* options in one table, --help included */
 

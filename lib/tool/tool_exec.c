@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "kutrace-local.h"
+#include "tool.h"
 
 int kt_find_sibling(const char *name, char *path, size_t len)
 {

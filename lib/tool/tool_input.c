@@ -8,7 +8,7 @@
  */
 #include <stdio.h>
 
-#include "kutrace-local.h"
+#include "tool.h"
 
 FILE *kt_xfopen_in(const char *path)
 {

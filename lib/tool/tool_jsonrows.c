@@ -4,7 +4,7 @@
  * program with the reader's one-line error (tool.c).  Apart from tool.c so
  * that a program that never reads JSON does not link jansson.
  */
-#include "kutrace-local.h"
+#include "tool.h"
 #include "jsonrows.h"
 
 void kt_xjr_open(struct kt_jreader *r, const char *path)

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "kutrace-local.h"
+#include "tool.h"
 
 /* An open output; few at a time (kt_unlink_on_die holds up to 4 paths). */
 struct kt_out {

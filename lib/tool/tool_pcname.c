@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tool.h"
 #include "pcname.h"
 
 void kt_symtab_add(struct kt_symtab *t, uint64_t addr, uint64_t size, const char *name)

@@ -22,7 +22,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "html.h"
+#include "tool.h"
+#include "page.h"
 #include "jsonrows.h"
 #include "store.h"
 

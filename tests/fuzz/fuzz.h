@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 
-#include "kutrace-local.h"
+#include "tool.h"
 
 static jmp_buf fz_jmp;
 static int fz_armed;

@@ -4,7 +4,7 @@
  * back from the page byte for byte (unmakeself's promise).
  */
 #include "fuzz.h"
-#include "html.h"
+#include "page.h"
 
 static char tpl[64];
 

@@ -5,7 +5,7 @@
  * hold (a bound on the rows a page claims).
  */
 #include "fuzz.h"
-#include "html.h"
+#include "page.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 {

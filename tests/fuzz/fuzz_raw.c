@@ -15,7 +15,7 @@
  * counter of 2^63 with a plausible stop counter after it).
  */
 #include "fuzz.h"
-#include "html.h"
+#include "page.h"
 
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size,

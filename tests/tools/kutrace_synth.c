@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kutrace-local.h"
+#include "tool.h"
 #include "rawwrite.h"
 
 /* ---------------------------------------------------------------------- */

@@ -37,7 +37,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kutrace-local.h"
+#include "tool.h"
 #include "rawwrite.h"
 
 #define C0 1000000000000ULL

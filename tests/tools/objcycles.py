@@ -12,7 +12,15 @@ file that also made decoders).
 checks the object OBJDIR/X.o of every SRCDIR/X.c (and OBJDIR/D/X.o of
 SRCDIR/D/X.c) (a missing object is an
 error: run make first).  Prints each circle, one line each, and exits 1
-if there is any; else prints the files in layer order, bottom first."""
+if there is any; else prints the files in layer order, bottom first.
+
+Where SRCDIR/README.md has a table whose rows start with a folder
+("| `base/` | `base.h` | ..."), those folders are stages in that order:
+then a file may use (by symbol or by #include of a header that lives in
+SRCDIR) only its own folder and the folders before it, every folder must
+be in the table and every folder of the table must hold its interface
+header; each fault is one line, and exit 1."""
+import re
 import os
 import subprocess
 import sys
@@ -82,6 +90,49 @@ def sources(srcdir):
     return sorted(out)
 
 
+def stages(srcdir):
+    """[(folder, header)] from SRCDIR/README.md's table, in order; [] if none."""
+    path = os.path.join(srcdir, 'README.md')
+    if not os.path.exists(path):
+        return []
+    rows = re.findall(r'^\| `([\w-]+)/` \| `([\w.-]+\.h)` \|', open(path).read(), re.M)
+    return rows
+
+
+def folder_faults(srcdir, graph, order):
+    """One line for each use of a later folder, by symbol or by #include."""
+    rank = {f: i for i, (f, _) in enumerate(order)}
+    out = []
+    dirs = sorted(d for d in os.listdir(srcdir) if os.path.isdir(os.path.join(srcdir, d)))
+    for d in dirs:
+        if d not in rank:
+            out.append('%s/: a folder not in %s/README.md' % (d, srcdir))
+    for f, h in order:
+        if not os.path.exists(os.path.join(srcdir, f, h)):
+            out.append('%s/: no interface header %s' % (f, h))
+    home = {}
+    for d in dirs:
+        for n in os.listdir(os.path.join(srcdir, d)):
+            if n.endswith('.h'):
+                home[n] = d
+    for v in sorted(graph):
+        a = v.split('/')[0]
+        for w in graph[v]:
+            b = w.split('/')[0]
+            if a in rank and b in rank and rank[b] > rank[a]:
+                out.append('%s uses %s: %s/ comes after %s/' % (v, w, b, a))
+    for d in dirs:
+        for n in sorted(os.listdir(os.path.join(srcdir, d))):
+            if not n.endswith(('.c', '.h')):
+                continue
+            text = open(os.path.join(srcdir, d, n)).read()
+            for inc in re.findall(r'^\s*#\s*include\s+"([^"]+)"', text, re.M):
+                b = home.get(inc)
+                if b and d in rank and rank[b] > rank[d]:
+                    out.append('%s/%s includes %s: %s/ comes after %s/' % (d, n, inc, b, d))
+    return out
+
+
 def main(srcdir, objdir):
     names = sources(srcdir)
     defs, uses = {}, {}
@@ -98,8 +149,14 @@ def main(srcdir, objdir):
         # one path around the circle, for the message: the edges inside it
         edges = ['%s->%s' % (a, b) for a in comp for b in graph[a] if b in comp]
         print('circle: %s (%s)' % (' '.join(comp), ', '.join(edges)))
-    if bad:
+    order = stages(srcdir)
+    faults = folder_faults(srcdir, graph, order) if order else []
+    for f in faults:
+        print(f)
+    if bad or faults:
         return 1
+    if order:
+        print('%d folders in order: %s' % (len(order), ' '.join(f + '/' for f, _ in order)))
     print('%d files, layers: %s' % (len(names), ' | '.join(layers(graph))))
     return 0
 

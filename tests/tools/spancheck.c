@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kutrace-local.h"
+#include "tool.h"
 
 #define SHOW		8
 

@@ -42,7 +42,7 @@
 #include <sys/time.h>
 #include <sys/wait.h>
 
-#include "kutrace-local.h"
+#include "tool.h"
 #include "rawwrite.h"
 #include "channel.h"
 #include "kutrace/control.h"

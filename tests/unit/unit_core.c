@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "kutrace_core.h"
-#include "kutrace-local.h"
+#include "tool.h"
 #include "rawwrite.h"
 
 #define W	KUTRACE_BLOCK_WORDS

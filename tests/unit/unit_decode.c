@@ -26,7 +26,7 @@
 
 #include <cmocka.h>
 
-#include "kutrace-local.h"
+#include "tool.h"
 #include "rawwrite.h"
 
 #define C0	1000000ULL

@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "kutrace-local.h"
+#include "tool.h"
 
 /* docs/spec/FORMATS.md 1.5 worked examples. */
 static void test_base40(void **state)

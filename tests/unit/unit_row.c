@@ -18,8 +18,9 @@
 
 #include <cmocka.h>
 
+#include "tool.h"
 #include "jsonrows.h"
-#include "html.h"
+#include "page.h"
 
 /* The longest name an entry carries (docs/spec/FORMATS.md 1.3): 56 bytes. */
 #define LONG56 "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRST"

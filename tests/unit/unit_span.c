@@ -21,7 +21,7 @@
 
 #include <cmocka.h>
 
-#include "kutrace-local.h"
+#include "tool.h"
 
 #define MAXROW	32
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * html.h - the self-contained HTML timeline page: html.c (the template and
+ * page.h - the self-contained HTML timeline page: html.c (the template and
  * the writers), pageenc.c (the columns and the blob), pagejson.c (JSON
  * into columns), pagerows.c (rows into columns), pageextract.c (the way
  * back).

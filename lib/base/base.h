@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * base.h - the bottom of libkttools, the private static library of kutrace's
+ * programs (never installed; programs that mark themselves use the public
+ * libkutrace, include/kutrace/control.h)
+ *
+ * What every stage uses: one-line errors and kt_die (tool.c: the programs'
+ * end; library code returns its errors), the progress line (progress.c),
+ * allocation, interned names, growable buffers and input files (util.c).
+ * All constants of the format come from kutrace/format.h.
+ */
+#ifndef KT_LIB_BASE_H
+#define KT_LIB_BASE_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <stddef.h>
+
+#include "kutrace/format.h"
+#include "libkutrace-local.h"
+
+/* ---------------------------------------------------------------------- */
+/* Errors: one line, naming the file, block and word where possible.       */
+/* ---------------------------------------------------------------------- */
+
+/* Print "prog: msg" to stderr and exit(1). */
+void kt_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* Set the program name used by kt_die (basename of argv[0]). */
+void kt_set_progname(const char *argv0);
+const char *kt_progname(void);
+/*
+ * kt_die removes this file (a program's half-written output) before it
+ * exits, as it does every file so named (up to 4); NULL forgets them all,
+ * kt_unlink_forget one.
+ */
+void kt_unlink_on_die(const char *path);
+void kt_unlink_forget(const char *path);
+
+/*
+ * Progress on long work (progress.c): one line on stderr redrawn in place,
+ * "PROG: rows 12.3 M  45 %  3.2 s", at most 10 times a second, by default
+ * only when stderr is a terminal (--quiet and --progress choose).
+ */
+enum kt_progress_mode { KT_PROGRESS_AUTO, KT_PROGRESS_OFF, KT_PROGRESS_ON };
+void kt_progress_mode(enum kt_progress_mode m);
+/* Whether lines are drawn: to hand the choice to a program this one runs. */
+int kt_progress_on(void);
+/* what and its count ("rows", 12345678; what NULL: none), done of total (0: unknown). */
+void kt_progress(const char *what, uint64_t count, uint64_t done, uint64_t total);
+/* A step of work with no count ("tables: slice done"). */
+void kt_progress_step(const char *what);
+/* Erase the line if one is drawn (before other output, and at the end). */
+void kt_progress_end(void);
+
+/* Open an input file for reading: a directory or a device (/dev/zero) is
+ * refused, a file or a pipe is not.  NULL and the one-line reason in err. */
+FILE *kt_fopen_in(const char *path, char *err, size_t errlen);
+
+void *kt_xmalloc(size_t n);
+void *kt_xcalloc(size_t n, size_t size);
+void *kt_xrealloc(void *p, size_t n);
+char *kt_xstrdup(const char *s);
+
+/* String interning: one copy of each distinct name for a run. */
+const char *kt_intern(const char *s);
+/* Drop every interned name (no pointer from kt_intern may be used after). */
+void kt_intern_reset(void);
+
+/* ---------------------------------------------------------------------- */
+/* Growable string buffer                                                  */
+/* ---------------------------------------------------------------------- */
+
+struct kt_buf {
+	char *p;
+	size_t len, cap;
+};
+void kt_buf_add(struct kt_buf *b, const char *s, size_t n);
+void kt_buf_puts(struct kt_buf *b, const char *s);
+void kt_buf_printf(struct kt_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void kt_buf_free(struct kt_buf *b);
+
+#endif /* KT_LIB_BASE_H */
