@@ -13,15 +13,8 @@
 #     -k       keep the chroot (in $KT_FRESH, default /var/tmp/kutrace-fresh)
 #
 # Root only (chroot, bind mounts).  Prints "fresh: CMD: rc R after S s" and
-# leaves the whole output in $KT_FRESH.log.  Seen: `make demo` 112 s,
-# `make test` about 49 minutes (28 Nov: 45.4 min to the end of the suites,
-# then 3.3 min for the sanitizer pass; 2-core Xeon guest); 64.7 min on
-# 28 Nov at e493fa8 (riscv64 added: its suite 316 s with the kernel's
-# cold build) while a warm CI run and two kernel builds shared the cores;
-# 51.8 min to the end of the suites at 9fd6af7 with browser benchmarks
-# and CPU hogs beside it (three load-sensitive checks failed under them:
-# t_vm_why's disk share 93-94 % of 95, t_vm_debian's ftrace peer);
-# 45.5 min to the end of the suites at c7f4c33 on a quiet machine.
+# leaves the whole output in $KT_FRESH.log.  Its figures are in
+# docs/PERFORMANCE.md.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 F=${KT_FRESH:-/var/tmp/kutrace-fresh}
