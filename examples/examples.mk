@@ -12,7 +12,8 @@ $(EX_PROGS): $(BIN)/%: $(OBJ)/examples/%.o $(LIBKT)
 # boots a Debian cloud kernel in QEMU (the kernel and its headers fetched
 # on first use, cached in /var/cache/kutrace), traces hello_world_trace
 # and a small mixed workload, and leaves demo/*.trace, demo/*.json and
-# demo/*.html.
+# demo/*.html; and demo/*.tables where DuckDB is installed (`make deps`:
+# query/query.mk then adds kutrace_sql to demo-run's prerequisites).
 .PHONY: demo demo-run
 demo:
 	tests/install-deps.sh build vm
@@ -25,3 +26,8 @@ demo-run: $(BIN)/kutrace_postproc
 	for t in demo/*.trace; do $(BIN)/kutrace_postproc $$t $$tab || exit 1; done
 	@ls -l demo
 	@echo "demo: open demo/*.html in a browser (or load demo/*.json in the viewer)"
+	@if [ -x $(BIN)/kutrace_sql ]; then \
+		echo "demo: SQL over the trace: $(BIN)/kutrace_sql $$(ls -d demo/*.tables | head -1) --report syscalls"; \
+	else \
+		echo "demo: no demo/*.tables: DuckDB is not installed (make deps, then make demo again)"; \
+	fi

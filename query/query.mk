@@ -15,6 +15,8 @@ DUCKDB_LDLIBS := -L$(DUCKDB_DIR)/lib -lduckdb '-Wl,-rpath,$$ORIGIN/../lib/kutrac
 
 ifeq ($(KT_HAVE_DUCKDB),1)
 PROGS += $(SQL_PROGS)
+# `make demo` leaves the demo traces' tables too (examples/examples.mk).
+demo-run: $(BIN)/kutrace_sql
 # libktstore: the table store (lib/store/store.c), for these programs only.
 $(OBJ)/lib/store/store.o $(OBJ)/lib/tool/tool_store.o: CFLAGS += -I$(DUCKDB_DIR)/include -DKUTRACE_TOOL_VERSION='"$(file <VERSION)"'
 $(OBJ)/lib/store/storeview.o: CFLAGS += -I$(DUCKDB_DIR)/include

@@ -5,7 +5,7 @@
 # patch checks (t_kernel_patch).
 # Kernels are built on first use by tests/vm/kbuild.sh and cached in
 # /var/cache/kutrace/kbuild.  `make test` (and CI) runs the same suites
-# without p6.12-nohz (see README "Patched kernels").
+# without p6.12-nohz (see docs/install-guide.md, "Patched kernel").
 .PHONY: test-kernels
 test-kernels: test-progs
 	KT_KERNELS="p6.1 p6.12" KT_TICKLESS_KERNELS="p6.1-nohz p6.12-nohz" \

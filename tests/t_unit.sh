@@ -80,3 +80,23 @@ if command -v python3 >/dev/null; then
 	[ $rc = 0 ] || echo "$out" | sed 's/^/#   /'
 fi
 
+
+# docs/ARCHITECTURE.md follows the tree: its Layout table names exactly
+# the tracked top-level folders, and every path it names in the tree
+# exists (a path whose first part is no folder of the tree, as
+# `trace_1/2/many`, and the kernel's own include/linux/ are not the tree's).
+arch=docs/ARCHITECTURE.md
+tree=$(cd "$KT_ROOT" && git ls-files 2>/dev/null | grep / | cut -d/ -f1 | grep -v '^\.' | sort -u | tr '\n' ' ')
+[ -n "$tree" ] || tree=$(cd "$KT_ROOT" && find . -mindepth 1 -maxdepth 1 -type d ! -name '.*' ! -name 'build*' ! -name demo | sed 's|^\./||' | sort | tr '\n' ' ')
+listed=$(awk '/^## Layout/ { on = 1; next } /^## / { on = 0 } on && /^\| `/' "$arch" |
+	sed 's/^| `\([^/`]*\)\/.*/\1/' | sort -u | tr '\n' ' ')
+eq "ARCHITECTURE.md's Layout lists every top-level folder, and only those" "$tree" "$listed"
+missing=$(grep -o '`[a-z][a-z0-9_./-]*/[a-z0-9_.*/-]*`' "$arch" | tr -d '`' | sort -u |
+	while read -r f; do
+		case " $tree " in *" ${f%%/*} "*) ;; *) continue ;; esac
+		case $f in include/linux/*) continue ;; esac
+		case $f in *'*'*) compgen -G "$KT_ROOT/$f" > /dev/null || echo "$f" ;;
+		*) [ -e "$KT_ROOT/$f" ] || echo "$f" ;; esac
+	done)
+check "every path ARCHITECTURE.md names exists ($(grep -o '`[a-z][a-z0-9_./-]*/[a-z0-9_.*/-]*`' "$arch" | sort -u | wc -l) paths)" test -z "$missing"
+[ -z "$missing" ] || echo "$missing" | sed 's/^/#   missing: /'
