@@ -174,6 +174,97 @@ static void cache_clear(struct cache *c)
 	c->loaded = 0;
 }
 
+/*
+ * Every value read from a store may be NULL or out of range (a store is a
+ * directory of files anyone can rewrite): each is checked before use, and
+ * a bad one ends the program in one line naming its table and column.
+ * Times (ns) and durations are bounded so that their sums and differences,
+ * doubled, fit in 64 bits; the row stream and the JSON reader bound them
+ * tighter (1e9 s).
+ */
+#define T_MAX ((int64_t)1 << 60)
+
+static const char *store_name = "?";	/* the input, for the messages */
+
+static void bad_value(const char *tc, idx_t row, const char *what)
+	__attribute__((noreturn));
+static void bad_value(const char *tc, idx_t row, const char *what)
+{
+	kt_die("%s: %s is %s in row %llu", store_name, tc, what, (unsigned long long)row + 1);
+}
+
+/* Column col of r, a number in [lo, hi], from table.column tc. */
+static int64_t num(duckdb_result *r, idx_t col, idx_t row, const char *tc, int64_t lo, int64_t hi)
+{
+	if (duckdb_value_is_null(r, col, row))
+		bad_value(tc, row, "NULL");
+	int64_t n = duckdb_value_int64(r, col, row);
+
+	if (n != 0 && n >= lo && n <= hi)
+		return n;
+	/* 0 is also what a value that does not convert reads as: the text
+	 * tells them apart. */
+	char *v = duckdb_value_varchar(r, col, row), *end;
+
+	if (!v)
+		bad_value(tc, row, "not a number");
+	errno = 0;
+	n = strtoll(v, &end, 10);
+	if (errno || end == v || *end || n < lo || n > hi) {
+		char what[96];
+
+		snprintf(what, sizeof(what), "out of range (%.40s)", v);
+		duckdb_free(v);
+		bad_value(tc, row, what);
+	}
+	duckdb_free(v);
+	return n;
+}
+
+static int32_t i32(duckdb_result *r, idx_t col, idx_t row, const char *tc)
+{
+	return (int32_t)num(r, col, row, tc, INT32_MIN, INT32_MAX);
+}
+
+/* A time (ns) and a duration. */
+static int64_t ts_of(duckdb_result *r, idx_t col, idx_t row, const char *tc)
+{
+	return num(r, col, row, tc, -T_MAX, T_MAX);
+}
+
+static int64_t dur_of(duckdb_result *r, idx_t col, idx_t row, const char *tc)
+{
+	return num(r, col, row, tc, 0, T_MAX);
+}
+
+/* A nullable integer: -1 when NULL. */
+static int32_t i32_or(duckdb_result *r, idx_t col, idx_t row, const char *tc)
+{
+	return duckdb_value_is_null(r, col, row) ? -1 : i32(r, col, row, tc);
+}
+
+/* Text that may be NULL (NULL then), interned. */
+static const char *str(duckdb_result *r, idx_t col, idx_t row)
+{
+	if (duckdb_value_is_null(r, col, row))
+		return NULL;
+	char *v = duckdb_value_varchar(r, col, row);
+	const char *s = kt_intern(v);
+
+	duckdb_free(v);
+	return s;
+}
+
+/* Text that may not be NULL, interned. */
+static const char *need_str(duckdb_result *r, idx_t col, idx_t row, const char *tc)
+{
+	const char *s = str(r, col, row);
+
+	if (!s)
+		bad_value(tc, row, "NULL");
+	return s;
+}
+
 /* Rows of sql, each handed to fn with its column values as text. */
 static void query(struct ctx *x, const char *sql, void (*fn)(struct ctx *, duckdb_result *,
 							      idx_t, void *), void *arg)
@@ -197,9 +288,10 @@ typedef void (*row_fn)(struct ctx *, duckdb_result *, idx_t, void *);
  * when the window is long (--slowest).
  */
 static struct arr *cached(struct ctx *x, struct cache *c, int32_t key, size_t size, row_fn fn,
-			  const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+			  const char *key_tc, const char *fmt, ...)
+	__attribute__((format(printf, 7, 8)));
 static struct arr *cached(struct ctx *x, struct cache *c, int32_t key, size_t size, row_fn fn,
-			  const char *fmt, ...)
+			  const char *key_tc, const char *fmt, ...)
 {
 	int fresh = 0;
 
@@ -216,7 +308,7 @@ static struct arr *cached(struct ctx *x, struct cache *c, int32_t key, size_t si
 			kt_die("%.*s", (int)strcspn(duckdb_result_error(&r), "\n"),
 			       duckdb_result_error(&r));
 		for (idx_t i = 0; i < duckdb_row_count(&r); i++) {
-			int32_t k = duckdb_value_int32(&r, 0, i);
+			int32_t k = i32(&r, 0, i, key_tc);
 
 			if (!cur || cur->key != k)
 				cur = find(c, k, size, &fresh);
@@ -241,31 +333,20 @@ static int host_of(const struct ctx *x, duckdb_result *r, idx_t col, idx_t row)
 	return ti;
 }
 
-static const char *str(duckdb_result *r, idx_t col, idx_t row)
-{
-	if (duckdb_value_is_null(r, col, row))
-		return NULL;
-	char *v = duckdb_value_varchar(r, col, row);
-	const char *s = kt_intern(v);
-
-	duckdb_free(v);
-	return s;
-}
-
 static void add_state(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
 {
 	struct state *s = push(arg);
-	const char *st = str(r, 4, i);
+	const char *st = need_str(r, 4, i, "thread_state.state");
 
 	(void)x;
-	s->ts = duckdb_value_int64(r, 1, i);
-	s->end = s->ts + duckdb_value_int64(r, 2, i);
-	s->cpu = duckdb_value_int32(r, 3, i);
+	s->ts = ts_of(r, 1, i, "thread_state.ts");
+	s->end = s->ts + dur_of(r, 2, i, "thread_state.dur");
+	s->cpu = i32(r, 3, i, "thread_state.cpu");
 	s->state = strcmp(st, "running") == 0 ? RUNNING : strcmp(st, "runnable") == 0 ? RUNNABLE :
 		   SLEEPING;
 	s->reason = str(r, 5, i);
-	s->waker_pid = duckdb_value_is_null(r, 6, i) ? -1 : duckdb_value_int32(r, 6, i);
-	s->waker_cpu = duckdb_value_is_null(r, 7, i) ? -1 : duckdb_value_int32(r, 7, i);
+	s->waker_pid = i32_or(r, 6, i, "thread_state.waker_pid");
+	s->waker_cpu = i32_or(r, 7, i, "thread_state.waker_cpu");
 }
 
 /* A thread's states over the window, in time order. */
@@ -274,6 +355,7 @@ static struct arr *states_of(struct ctx *x, int32_t pid)
 	/* And each thread's first running state after the window: where a
 	 * wait at the window's end was going to run, and who woke it. */
 	return cached(x, HERE(x, states), pid, sizeof(struct state), add_state,
+		      "thread_state.pid",
 		      "WITH nx AS (SELECT pid, min(ts) AS t FROM thread_state WHERE trace_id = %s AND "
 		      "state = 'running' AND ts >= %" PRId64 " GROUP BY pid) "
 		      "SELECT s.pid, s.ts, s.dur, s.cpu, s.state, s.reason, s.waker_pid, s.waker_cpu "
@@ -287,35 +369,50 @@ static void add_run(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
 	struct run *s = push(arg);
 
 	(void)x;
-	s->ts = duckdb_value_int64(r, 1, i);
-	s->end = s->ts + duckdb_value_int64(r, 2, i);
-	s->pid = duckdb_value_int32(r, 3, i);
+	s->ts = ts_of(r, 1, i, "sched_slice.ts");
+	s->end = s->ts + dur_of(r, 2, i, "sched_slice.dur");
+	s->pid = i32(r, 3, i, "sched_slice.pid");
 }
 
 /* Who ran on a CPU over the window. */
 static struct arr *runs_of(struct ctx *x, int32_t cpu)
 {
-	return cached(x, HERE(x, runs), cpu, sizeof(struct run), add_run,
+	return cached(x, HERE(x, runs), cpu, sizeof(struct run), add_run, "sched_slice.cpu",
 		      "SELECT cpu, ts, dur, pid FROM sched_slice WHERE trace_id = %s AND "
 		      "ts < %" PRId64 " AND ts + dur > %" PRId64 " ORDER BY cpu, ts",
 		      TRACE(x), x->w1, x->w0);
 }
 
 /* A named interval (an interrupt, a traced lock's hold): key, ts, dur, name. */
-static void add_irq(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
+static void add_named(duckdb_result *r, idx_t i, void *arg, const char *const tc[3])
 {
 	struct irq *s = push(arg);
 
+	s->ts = ts_of(r, 1, i, tc[0]);
+	s->end = s->ts + dur_of(r, 2, i, tc[1]);
+	s->name = need_str(r, 3, i, tc[2]);
+}
+
+static void add_irq(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
+{
+	static const char *const tc[3] = { "slice.ts", "slice.dur", "slice.name" };
+
 	(void)x;
-	s->ts = duckdb_value_int64(r, 1, i);
-	s->end = s->ts + duckdb_value_int64(r, 2, i);
-	s->name = str(r, 3, i);
+	add_named(r, i, arg, tc);
+}
+
+static void add_hold(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
+{
+	static const char *const tc[3] = { "lock.ts", "lock.dur", "lock.name and lock.lock" };
+
+	(void)x;
+	add_named(r, i, arg, tc);
 }
 
 /* The interrupt running on cpu at time t (a wakeup's source), or NULL. */
 static const char *irq_at(struct ctx *x, int32_t cpu, int64_t t)
 {
-	struct arr *a = cached(x, HERE(x, irqs), cpu, sizeof(struct irq), add_irq,
+	struct arr *a = cached(x, HERE(x, irqs), cpu, sizeof(struct irq), add_irq, "slice.cpu",
 				     "SELECT cpu, ts, dur, name FROM slice WHERE trace_id = %s "
 				     "AND kind IN ('interrupt', 'softirq') AND ts <= %" PRId64
 				     " AND ts + dur >= %" PRId64 " ORDER BY cpu, ts, depth",
@@ -346,7 +443,7 @@ static const char *irq_at(struct ctx *x, int32_t cpu, int64_t t)
 /* The traced lock pid held over most of [a, b), or NULL. */
 static const char *held_by(struct ctx *x, int32_t pid, int64_t a, int64_t b)
 {
-	const struct arr *h = cached(x, HERE(x, holds), pid, sizeof(struct irq), add_irq,
+	const struct arr *h = cached(x, HERE(x, holds), pid, sizeof(struct irq), add_hold, "lock.pid",
 				     "SELECT pid, ts, dur, coalesce(name, 'lock ' || lock) FROM lock "
 				     "WHERE trace_id = %s AND kind = 'held' AND ts < %" PRId64
 				     " AND ts + dur > %" PRId64 " ORDER BY pid, ts",
@@ -606,14 +703,14 @@ struct exe {
 static void add_exe(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
 {
 	struct exe *e = push(arg);
-	int32_t ev = duckdb_value_int32(r, 5, i);
+	int32_t ev = i32(r, 5, i, "span.event");
 
 	e->ti = host_of(x, r, 0, i);
-	e->pid = duckdb_value_int32(r, 1, i);
-	e->ts = duckdb_value_int64(r, 2, i);
-	e->end = e->ts + duckdb_value_int64(r, 3, i);
-	e->cpu = duckdb_value_int32(r, 4, i);
-	e->what = ev >= 65536 ? kt_intern("user code") : str(r, 6, i);
+	e->pid = i32(r, 1, i, "span.pid");
+	e->ts = ts_of(r, 2, i, "span.ts");
+	e->end = e->ts + dur_of(r, 3, i, "span.dur");
+	e->cpu = i32(r, 4, i, "span.cpu");
+	e->what = ev >= 65536 ? kt_intern("user code") : need_str(r, 6, i, "span.name");
 }
 
 /*
@@ -716,7 +813,7 @@ static void add_name(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
 	names.ti = kt_xrealloc(names.ti, (names.n + 1) * sizeof(*names.ti));
 	names.name = kt_xrealloc(names.name, (names.n + 1) * sizeof(*names.name));
 	names.ti[names.n] = host_of(x, r, 0, i);
-	names.pid[names.n] = duckdb_value_int32(r, 1, i);
+	names.pid[names.n] = i32(r, 1, i, "thread.pid");
 	names.name[names.n++] = str(r, 2, i);
 }
 
@@ -927,9 +1024,9 @@ static void add_rpc_run(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
 	struct run *s = push(arg);
 
 	s->ti = host_of(x, r, 0, i);
-	s->pid = duckdb_value_int32(r, 1, i);
-	s->ts = duckdb_value_int64(r, 2, i);
-	s->end = duckdb_value_int64(r, 3, i);
+	s->pid = i32(r, 1, i, "rpc.pid");
+	s->ts = ts_of(r, 2, i, "rpc.begin_ts");
+	s->end = ts_of(r, 3, i, "rpc.end_ts");
 }
 
 /* x->w0..w1, what the caches load, covers every target (main). */
@@ -1029,7 +1126,8 @@ static void put_in_page(const char *page, json_t *answers)
 	free(buf);
 }
 
-static int64_t one_int(struct ctx *x, const char *sql)
+/* The one value of sql (of table.column tc, a time or a count), -1 if none. */
+static int64_t one_int(struct ctx *x, const char *sql, const char *tc)
 {
 	duckdb_result r;
 	int64_t v = -1;
@@ -1037,7 +1135,7 @@ static int64_t one_int(struct ctx *x, const char *sql)
 	if (duckdb_query(x->c, sql, &r) == DuckDBError)
 		kt_die("%.*s", (int)strcspn(duckdb_result_error(&r), "\n"), duckdb_result_error(&r));
 	if (duckdb_row_count(&r) && !duckdb_value_is_null(&r, 0, 0))
-		v = duckdb_value_int64(&r, 0, 0);
+		v = num(&r, 0, 0, tc, -T_MAX, T_MAX);
 	duckdb_destroy_result(&r);
 	return v;
 }
@@ -1064,14 +1162,14 @@ static void add_target(struct targets *ts, const char *label, int ti, int32_t pi
 static void add_rpc_row(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
 {
 	char label[128];
-
 	const char *m = str(r, 4, i);
+	int32_t id = i32(r, 0, i, "rpc.rpc");
+	int64_t a = ts_of(r, 2, i, "rpc.begin_ts"), b = ts_of(r, 3, i, "rpc.end_ts");
 
-	snprintf(label, sizeof(label), "rpc %d%s%s", duckdb_value_int32(r, 0, i), m ? " " : "",
-		 m ? m : "");
-	add_target(arg, label, host_of(x, r, 5, i), duckdb_value_int32(r, 1, i),
-		   duckdb_value_int32(r, 0, i), duckdb_value_int64(r, 2, i),
-		   duckdb_value_int64(r, 3, i));
+	if (b < a)
+		bad_value("rpc.end_ts", i, "before rpc.begin_ts");
+	snprintf(label, sizeof(label), "rpc %d%s%s", id, m ? " " : "", m ? m : "");
+	add_target(arg, label, host_of(x, r, 5, i), i32(r, 1, i, "rpc.pid"), id, a, b);
 }
 
 /*
@@ -1096,9 +1194,9 @@ static void add_mark_row(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
 {
 	char label[128];
 
-	snprintf(label, sizeof(label), "mark %s", str(r, 3, i));
-	add_target(arg, label, host_of(x, r, 4, i), duckdb_value_int32(r, 0, i), 0,
-		   duckdb_value_int64(r, 1, i), duckdb_value_int64(r, 2, i));
+	snprintf(label, sizeof(label), "mark %s", need_str(r, 3, i, "mark.label"));
+	add_target(arg, label, host_of(x, r, 4, i), i32(r, 0, i, "mark.pid"), 0,
+		   ts_of(r, 1, i, "mark.ts"), ts_of(r, 2, i, "mark.ts"));
 }
 
 /* A target that does not exist: one line, exit 2 (the temporary store,
@@ -1160,6 +1258,7 @@ int main(int argc, char **argv)
 
 	kt_set_progname(argv[0]);
 	kt_args(&spec, argc, argv, pos);
+	store_name = pos[0];
 	if ((pid_s != NULL) + (mark != NULL) + (rpc != NULL) + (slowest != 0) != 1)
 		none("choose one target: --pid P [--from T1 --to T2], --mark NAME, --rpc ID or "
 		     "--slowest N");
@@ -1188,6 +1287,8 @@ int main(int argc, char **argv)
 		struct host *h = &x.h[x.nh++];
 		char *tid = duckdb_value_varchar(&r, 0, i), *m = duckdb_value_varchar(&r, 1, i);
 
+		if (!tid || duckdb_value_is_null(&r, 0, i))
+			bad_value("machine.trace_id", i, "NULL");
 		if (strchr(tid, '\''))
 			kt_die("a trace id with a quote");
 		h->id = kt_xstrdup(tid);
@@ -1203,8 +1304,8 @@ int main(int argc, char **argv)
 	query(&x, "SELECT trace_id, pid, name FROM thread", add_name, NULL);
 
 	struct targets ts = { 0 };
-	int64_t lo = one_int(&x, "SELECT min(start_ts) FROM cpu");
-	int64_t hi = one_int(&x, "SELECT max(end_ts) FROM cpu");
+	int64_t lo = one_int(&x, "SELECT min(start_ts) FROM cpu", "cpu.start_ts");
+	int64_t hi = one_int(&x, "SELECT max(end_ts) FROM cpu", "cpu.end_ts");
 
 	if (pid_s) {
 		char *end;
@@ -1219,27 +1320,30 @@ int main(int argc, char **argv)
 		for (ti = 0; ti < x.nh - 1; ti++) {
 			snprintf(sql, sizeof(sql), "SELECT count(*) FROM thread WHERE pid = %ld AND "
 				 "trace_id = %s", pid, x.h[ti].lit);
-			if (one_int(&x, sql) > 0)
+			if (one_int(&x, sql, "thread.pid") > 0)
 				break;
 		}
 		snprintf(sql, sizeof(sql), "SELECT min(start_ts) FROM thread WHERE pid = %ld AND "
 			 "trace_id = %s", pid, x.h[ti].lit);
-		int64_t life0 = one_int(&x, sql);
+		int64_t life0 = one_int(&x, sql, "thread.start_ts");
 
 		snprintf(sql, sizeof(sql), "SELECT max(end_ts) FROM thread WHERE pid = %ld AND "
 			 "trace_id = %s", pid, x.h[ti].lit);
-		int64_t life1 = one_int(&x, sql);
+		int64_t life1 = one_int(&x, sql, "thread.end_ts");
 
 		if (life0 < 0)
 			none("pid %ld: no such thread in the trace", pid);
+		if (life1 < life0)
+			kt_die("%s: thread.end_ts is before thread.start_ts (pid %ld)", store_name, pid);
 		/* Without --from/--to: the thread's whole life in the trace. */
 		int64_t a_ns = life0, b_ns = life1;
 
 		if (from) {
 			double a = strtod(from, NULL), b = strtod(to, NULL);
 
-			if (!(b > a))
-				kt_die("--from %s --to %s: an interval (seconds, from < to)", from, to);
+			if (!(b > a) || !(a > -1e9 && b < 1e9))
+				kt_die("--from %s --to %s: an interval (seconds, from < to, within 1e9 s)",
+				       from, to);
 			a_ns = llround(a * 1e9);
 			b_ns = llround(b * 1e9);
 			if (b_ns <= lo || a_ns >= hi)
@@ -1291,7 +1395,7 @@ int main(int argc, char **argv)
 	}
 	/* An old JSON without wakeup arcs: running and blocked time are still
 	 * exact, but no sleep can be followed to what ended it. */
-	x.blind = one_int(&x, "SELECT count(*) FROM wakeup") ? NULL :
+	x.blind = one_int(&x, "SELECT count(*) FROM wakeup", "wakeup") ? NULL :
 		  "this trace has no wakeups: a sleep's cause (lock, pipe, timer, disk, network, "
 		  "memory, ipi, interrupt) cannot be seen and shows as unknown";
 	if (x.blind && !json)

@@ -218,3 +218,45 @@ two "an interval outside the trace: one line, exit 2" "$W" "$TMP/lock.json" --pi
 two "no such RPC: one line, exit 2" "$W" "$TMP/lock.json" --rpc 7
 two "no such mark: one line, exit 2" "$W" "$TMP/lock.json" --mark nosuch
 two "no target: one line, exit 2" "$W" "$TMP/lock.json"
+
+# A store is files anyone can rewrite (issue 48, item 4): every value read
+# may be NULL or out of range.  One column of one table rewritten by
+# DuckDB; kutrace_why says which table and column in one line, exit 1,
+# no signal.
+"$S" build "$TMP/rpc.json" -o "$TMP/good.tables" 2>/dev/null
+# damaged NAME TABLE EXPR: a copy of the store whose TABLE has EXPR for a column
+damaged() {
+	rm -rf "$TMP/$1.tables"
+	cp -r "$TMP/good.tables" "$TMP/$1.tables"
+	"$S" "$TMP/$1.tables" -c "COPY (SELECT * REPLACE ($3) FROM $2) TO '$TMP/$1.parquet' (FORMAT parquet)" > /dev/null &&
+		mv "$TMP/$1.parquet" "$TMP/$1.tables/$2.parquet"
+}
+# bad WHAT MESSAGE ARGS...: one line naming the column, exit 1
+bad() {
+	local what=$1 msg=$2; shift 2
+	"$W" "$@" > /dev/null 2> "$TMP/be"; local rc=$?
+	if [ $rc = 1 ] && [ "$(wc -l < "$TMP/be")" = 1 ] && grep -q "$msg" "$TMP/be"; then ok "$what"
+	else nok "$what (exit $rc: $(head -2 "$TMP/be" | tr '\n' '|'))"; fi
+}
+damaged nullstate thread_state "NULL::VARCHAR AS state"
+bad "thread_state.state NULL, --pid: one line naming it, exit 1" \
+	"nullstate.tables: thread_state.state is NULL in row" "$TMP/nullstate.tables" --pid 300
+bad "thread_state.state NULL, --rpc: one line naming it, exit 1" \
+	"thread_state.state is NULL" "$TMP/nullstate.tables" --rpc 77 --json
+damaged nullname span "NULL::VARCHAR AS name"
+bad "span.name NULL, --rpc --json: one line naming it, exit 1" \
+	"nullname.tables: span.name is NULL in row" "$TMP/nullname.tables" --rpc 77 --json
+damaged nullcpu thread_state "CASE WHEN pid = 400 THEN NULL ELSE cpu END AS cpu"
+bad "thread_state.cpu NULL: one line naming it, exit 1" \
+	"thread_state.cpu is NULL" "$TMP/nullcpu.tables" --rpc 77
+# (a sum that overflows in SQL is DuckDB's own one-line error)
+damaged bigdur sched_slice "CAST(4000000000000000000 AS BIGINT) AS dur"
+bad "sched_slice.dur of 4e18 ns: out of range, one line, exit 1" \
+	"sched_slice.dur is out of range (4000000000000000000)" "$TMP/bigdur.tables" --rpc 77
+damaged bigpid rpc "CAST(pid AS BIGINT) + 4294967296 AS pid"
+bad "rpc.pid beyond 32 bits: out of range, one line, exit 1" \
+	"rpc.pid is out of range" "$TMP/bigpid.tables" --rpc 77
+damaged nullwho thread "NULL::INTEGER AS pid"
+bad "thread.pid NULL: one line naming it, exit 1" "thread.pid is NULL" "$TMP/nullwho.tables" --rpc 77
+"$W" "$TMP/good.tables" --rpc 77 --json > /dev/null 2> "$TMP/be"
+eq "the store they were made from is sound" "0" "$?"
