@@ -277,3 +277,32 @@ check "... and leaves it as it was" test -f "$TMP/bad/notastore/keep"
 "$S" build "$TMP/k/basic.json" -o "$TMP/k/rpc.again" 2>/dev/null
 eq "build replaces a store that is there" "basic" "$(q "$TMP/k/rpc.again" "select trace_id from machine")"
 no_debris "$TMP/k/rpc.again." "replacing a store"
+
+# The row stream (kutrace_sql build --rows-fd, lib/rows/rowpipe.c) with
+# times near the limits (issue 48, item 6a): start * 10 and dur * 10 must
+# not overflow into the store.  A crafted stream: one name, one row, the
+# header, the end mark.  Refused in one line, no store left; a row at the
+# bound is taken.
+rowpipe() {	# FILE START DUR
+	python3 - "$@" <<'PY'
+import struct, sys
+f, start, dur = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+hdr = b'{"Comment": "crafted", "tracebase": "2024-01-01_00:00:00", "events": ['
+out = b"N" + struct.pack("=II", 0, 4) + b"user"
+out += b"R" + struct.pack("=8q", start, dur, 0, 0, 0, 42, 0, 0x10000 + 42) + struct.pack("=3i", 0, 0, 0)
+out += b"M" + struct.pack("=I", len(hdr)) + hdr + b"E"
+open(f, "wb").write(out)
+PY
+}
+rowpipe "$TMP/bad/big.rows" 922337203685477580 10
+one_line "row stream: a start near INT64_MAX/10 is refused" "row time out of range" \
+	sh -c "exec '$S' build --rows-fd 3 --source crafted -o '$TMP/bad/big.tables' 3< '$TMP/bad/big.rows'"
+no_debris "$TMP/bad/big.tables" "row stream: a start out of range"
+rowpipe "$TMP/bad/bigdur.rows" 100 -922337203685477580
+one_line "row stream: a dur near INT64_MIN/10 is refused" "row time out of range" \
+	sh -c "exec '$S' build --rows-fd 3 --source crafted -o '$TMP/bad/bigdur.tables' 3< '$TMP/bad/bigdur.rows'"
+no_debris "$TMP/bad/bigdur.tables" "row stream: a dur out of range"
+rowpipe "$TMP/bad/edge.rows" 449999999999999990 10
+"$S" build --rows-fd 3 --source crafted -o "$TMP/bad/edge.tables" 3< "$TMP/bad/edge.rows" 2>/dev/null
+eq "row stream: a row at the bound is taken, exactly" "4499999999999999900,100" \
+	"$(q "$TMP/bad/edge.tables" "select ts, dur from span")"

@@ -232,6 +232,9 @@ int kt_rowpipe_next(struct kt_rowpipe_r *p, struct kt_row *r)
 			for (int i = 4; i < 8; i++)
 				if (v[i] < INT32_MIN || v[i] > INT32_MAX)
 					return fail(p, "row field out of range");
+			for (int i = 0; i < 2; i++)
+				if (v[i] < -KT_ROW_TIME_MAX || v[i] > KT_ROW_TIME_MAX)
+					return fail(p, "row time out of range");
 			r->start = v[0];
 			r->dur = v[1];
 			r->arg = v[2];

@@ -13,6 +13,13 @@
 
 #include "spans.h"
 
+/*
+ * The bound of a row's start and dur (10 ns units) wherever rows enter
+ * (the row stream, the JSON reader of kutrace_sql build): 9e18 ns, so that
+ * (start + dur) * 10 fits in 64 bits.
+ */
+#define KT_ROW_TIME_MAX 450000000000000000LL
+
 /* Length (1..4) of the valid UTF-8 sequence at s, 0 if s[0] starts none. */
 size_t kt_utf8_seq(const unsigned char *s);
 

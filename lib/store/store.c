@@ -714,6 +714,11 @@ int kt_store_w_row(struct kt_store_w *w, const struct kt_row *r)
 
 	if (w->err[0])
 		return -1;
+	/* Every sum and product of times below fits (ns, from 10 ns units). */
+	if (r->start < -KT_ROW_TIME_MAX || r->start > KT_ROW_TIME_MAX ||
+	    r->dur < -KT_ROW_TIME_MAX || r->dur > KT_ROW_TIME_MAX)
+		return errf(w->err, sizeof(w->err), "row %" PRIu64 ": time out of range (start %"
+			    PRId64 ", dur %" PRId64 ", 10 ns units)", w->rows + 1, r->start, r->dur);
 	span_row(w->span, r, name);
 	if (kt_pq_row(w->span) < 0)
 		return errf(w->err, sizeof(w->err), "%s", kt_pq_error(w->span));

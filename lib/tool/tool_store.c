@@ -142,7 +142,7 @@ static int64_t to_ns10(double sec, const char *path, long line)
 {
 	double v = nearbyint(sec * 1e8);
 
-	if (!(v > -9e17 && v < 9e17))
+	if (!(v >= (double)-KT_ROW_TIME_MAX && v <= (double)KT_ROW_TIME_MAX))
 		kt_die("%s:%ld: time %g s is out of range", path, line, sec);
 	return (int64_t)v;
 }
