@@ -360,6 +360,7 @@ struct fast_in {
 	char *line;
 	size_t cap;
 	ssize_t len;
+	long lineno;		/* of line */
 };
 
 static int fast_open(struct fast_in *in, const char *path)
@@ -368,7 +369,8 @@ static int fast_open(struct fast_in *in, const char *path)
 	if (!in->f)
 		return -1;
 	setvbuf(in->f, NULL, _IOFBF, 1 << 20);
-	while ((in->len = getline(&in->line, &in->cap, in->f)) > 0)
+	in->lineno = 0;
+	while ((in->len = getline(&in->line, &in->cap, in->f)) > 0 && ++in->lineno)
 		if (strcmp(in->line, "\"events\" : [\n") == 0)
 			return 0;
 	return -1;
@@ -382,13 +384,25 @@ static void fast_close(struct fast_in *in)
 	*in = (struct fast_in){ 0 };
 }
 
-/* One RPC mark (pass 1), as either path reads it. */
-static void note_row(struct host *h, int64_t start, int64_t cpu, int64_t event, int64_t arg)
+/*
+ * The CPUs a host's rows may name: -1 (no CPU), 0..MAX_CPU - 1.  Each
+ * host's CPU c becomes cpu0 + c in the merge: a number read from a file
+ * is checked before that sum (fuzz_align's CPU 9223372036854775807).
+ */
+#define MAX_CPU 4096
+
+/* One RPC mark (pass 1), as either path reads it; line: the row's line. */
+static void note_row(struct host *h, int64_t start, int64_t cpu, int64_t event, int64_t arg,
+		     long line)
 {
 	int64_t t = h->base + start * 10;
 
+	if (cpu < -1 || cpu >= MAX_CPU)
+		kt_die("%s:%ld: cpu %" PRId64 " is out of range (-1, 0..%d)", h->json, line, cpu,
+		       MAX_CPU - 1);
+
 	h->first = t < h->first ? t : h->first;
-	if (cpu >= h->ncpu && cpu < 4096)
+	if (cpu >= h->ncpu)
 		h->ncpu = (int)cpu + 1;
 	if (event == KUTRACE_RX_PKT || event == KUTRACE_TX_PKT) {
 		if (h->npk == h->cappk) {
@@ -424,13 +438,15 @@ static int scan_fast(struct host *h)
 	int ok = 0, k;
 
 	if (fast_open(&in, h->json) == 0) {
-		while ((in.len = getline(&in.line, &in.cap, in.f)) > 0 &&
+		while ((in.len = getline(&in.line, &in.cap, in.f)) > 0 && ++in.lineno &&
 		       (k = fast_row(in.line, (size_t)in.len, &w)) == 1) {
-			/* rows are bounded to 1e9 s, as the JSON reader bounds them */
+			/* rows are bounded to 1e9 s, as the JSON reader bounds them
+			 * (which then says which row is not) */
 			if (w.start > 100000000000000000LL || w.start < -100000000000000000LL ||
+			    w.dur > 100000000000000000LL || w.dur < -100000000000000000LL ||
 			    fast_fields(w.rest, v) < 0)
 				break;
-			note_row(h, w.start, w.cpu, v[2], v[3]);
+			note_row(h, w.start, w.cpu, v[2], v[3], in.lineno);
 		}
 		ok = in.len > 0 && k == 0 && (in.len = getline(&in.line, &in.cap, in.f)) > 0 &&
 		     strcmp(in.line, "]}\n") == 0 && getline(&in.line, &in.cap, in.f) < 0;
@@ -502,7 +518,7 @@ static void scan(struct host *h)
 	h->npk = 0;
 	kt_xjr_open(rp, h->json);
 	while (kt_xjr_next(rp, &row))
-		note_row(h, t10(row.start), row.cpu, row.event, row.arg);
+		note_row(h, t10(row.start), row.cpu, row.event, row.arg, row.line);
 	kt_jr_close(rp);
 	memset(rp, 0, sizeof(*rp));
 sort:
@@ -1199,6 +1215,11 @@ static void advance(struct cursor *c)
 		if (!c->live)
 			return;
 		c->start = w.start, c->dur = w.dur, c->cpu = w.cpu, c->rest = w.rest;
+		/* pass 1 checked these: a change since is refused */
+		if (w.start > 100000000000000000LL || w.start < -100000000000000000LL ||
+		    w.dur > 100000000000000000LL || w.dur < -100000000000000000LL)
+			kt_die("%s: a row's time out of range (the file changed while read)",
+			       h->json);
 		shift(h, &c->start, &c->dur);
 		if (c->own)
 			fast_write(c->own, c->start, c->dur, c->cpu, c->rest);
@@ -1213,6 +1234,9 @@ static void advance(struct cursor *c)
 		if (c->own)
 			kt_jw_row(c->own, &c->row);
 	}
+	if (c->cpu < -1 || c->cpu >= MAX_CPU)
+		kt_die("%s: cpu %" PRId64 " is out of range (-1, 0..%d)", h->json, c->cpu,
+		       MAX_CPU - 1);
 	if (c->cpu >= 0)
 		c->cpu += h->cpu0;
 	if (!h->fast)

@@ -135,6 +135,20 @@ bad "a directory (a store): not read" "a directory (a table store?): give its tr
 sed 's/"tracebase" : "2026-/"tracebase" : "201-/' "$TMP/a/beta.json" > "$TMP/tb.json"
 bad "a tracebase no clock can have (fuzz_align's finding)" "tb.json: tracebase 201-11-28_10:00:00 is not a time of 1970..2100" \
 	"$TMP/a/alpha.json" "$TMP/tb.json"
+# Numbers before arithmetic (issue 48, item 6b): a CPU the merge would
+# overflow renumbering (cpu0 + c), read the slow way (19 digits) and the
+# fast way (18); a duration past 1e9 s in a line of ours.
+sed '10s/^\(\[[^,]*, [^,]*, \)1,/\19223372036854775807,/' "$TMP/a/beta.json" > "$TMP/cpu.json"
+bad "a CPU of 9223372036854775807: refused, naming file and row" \
+	"cpu.json:10: cpu 9223372036854775807 is out of range" "$TMP/a/alpha.json" "$TMP/cpu.json"
+sed '11s/^\(\[[^,]*, [^,]*, \)1,/\1999999999999999999,/' "$TMP/a/beta.json" > "$TMP/cpu18.json"
+bad "a CPU of 18 digits (the fast reader): refused, naming file and row" \
+	"cpu18.json:11: cpu 999999999999999999 is out of range" "$TMP/a/alpha.json" "$TMP/cpu18.json"
+sed '12s/^\(\[[^,]*, \)[^,]*,/\1-2.00000000,/; 12s/, 1, 200,/, -2, 200,/' "$TMP/a/beta.json" > "$TMP/cpum.json"
+bad "a CPU of -2: refused" "cpum.json:12: cpu -2 is out of range" "$TMP/a/alpha.json" "$TMP/cpum.json"
+sed '10s/^\(\[[^,]*, \)[^,]*,/\19999999999.99999999,/' "$TMP/a/beta.json" > "$TMP/dur.json"
+bad "a duration of 1e10 s: refused, naming file and row" "dur.json:10: event row time out of range" \
+	"$TMP/a/alpha.json" "$TMP/dur.json"
 
 # The tables: the fleet layout, times in the reference clock.
 if [ -x "$KT_BIN/kutrace_sql" ]; then
