@@ -1172,7 +1172,19 @@ static void fast_write(FILE *f, int64_t start, int64_t dur, int64_t cpu, const c
 	p = fixed8_put(e, start, 12);
 	*--p = '[';
 	fwrite_unlocked(p, (size_t)(buf + sizeof(buf) - p), 1, f);
-	fputs_unlocked(rest, f);
+	size_t n = strlen(rest);
+
+	if (kt_utf8_ok(rest, n)) {
+		fwrite_unlocked(rest, n, 1, f);
+		return;
+	}
+	/* A name's bytes that are not UTF-8 as U+FFFD, as the JSON writer
+	 * does: the merged JSON stays JSON. */
+	char *fixed = kt_xmalloc(3 * n + 1);
+
+	n = kt_utf8_fix(fixed, 3 * n + 1, rest, n);
+	fwrite_unlocked(fixed, n, 1, f);
+	free(fixed);
 }
 
 /* kt_row_cmp's order: start, duration, CPU, then pid, event, rpc, arg, ... */

@@ -150,6 +150,20 @@ sed '10s/^\(\[[^,]*, \)[^,]*,/\19999999999.99999999,/' "$TMP/a/beta.json" > "$TM
 bad "a duration of 1e10 s: refused, naming file and row" "dur.json:10: event row time out of range" \
 	"$TMP/a/alpha.json" "$TMP/dur.json"
 
+# A name that is not UTF-8 (issue 48, item 7): a 0xF1 byte in one of
+# beta's names, in a line of ours (the fast reader copies the rest of the
+# line) and, with the file's rows in another layout, through the JSON
+# reader.  The merged JSON is JSON, the byte U+FFFD.
+mkdir -p "$TMP/u8"
+sed '11s/"lookup\.1"/"look\xf1up.1"/' "$TMP/a/beta.json" > "$TMP/u8/beta.json"
+"$A" "$TMP/a/alpha.json" "$TMP/u8/beta.json" -o "$TMP/u8/m" > /dev/null 2>&1
+check "a 0xF1 byte in a name (fast reader): the merged JSON is valid, the name has U+FFFD" \
+	python3 -c 'import json,sys; n={r[9] for r in json.load(open(sys.argv[1]))["events"]}; sys.exit("look\ufffdup.1" not in n)' "$TMP/u8/m.json"
+sed '11s/, 0.00000001,/, 1e-8,/' "$TMP/u8/beta.json" > "$TMP/u8/slow.json"
+"$A" "$TMP/a/alpha.json" "$TMP/u8/slow.json" -o "$TMP/u8/s" > /dev/null 2>&1
+check "a 0xF1 byte in a name (JSON reader): the merged JSON is valid, the name has U+FFFD" \
+	python3 -c 'import json,sys; n={r[9] for r in json.load(open(sys.argv[1]))["events"]}; sys.exit("look\ufffdup.1" not in n)' "$TMP/u8/s.json"
+
 # The tables: the fleet layout, times in the reference clock.
 if [ -x "$KT_BIN/kutrace_sql" ]; then
 	"$A" "$TMP/a/alpha.json" "$TMP/a/beta.json" -o "$TMP/m4" --tables > /dev/null

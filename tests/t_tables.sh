@@ -306,3 +306,22 @@ rowpipe "$TMP/bad/edge.rows" 449999999999999990 10
 "$S" build --rows-fd 3 --source crafted -o "$TMP/bad/edge.tables" 3< "$TMP/bad/edge.rows" 2>/dev/null
 eq "row stream: a row at the bound is taken, exactly" "4499999999999999900,100" \
 	"$(q "$TMP/bad/edge.tables" "select ts, dur from span")"
+
+# A name that is not UTF-8 (issue 48, item 7), in a JSON file and in the
+# row stream: the store is written, the bad byte U+FFFD.
+sed '0,/"-idle-"\]/s//"-id\xf1le-"]/' "$TMP/k/rpc.json" > "$TMP/bad/u8.json"
+"$S" build "$TMP/bad/u8.json" -o "$TMP/bad/u8.tables" 2>/dev/null
+eq "JSON: a name with a 0xF1 byte: the store, the byte as U+FFFD" "1" \
+	"$(q "$TMP/bad/u8.tables" "select count(*) from span where name = '-id' || chr(65533) || 'le-'")"
+python3 - "$TMP/bad/u8.rows" <<'PY'
+import struct, sys
+hdr = b'{"Comment": "crafted", "tracebase": "2024-01-01_00:00:00", "events": ['
+name = b"us\xf1er"
+out = b"N" + struct.pack("=II", 0, len(name)) + name
+out += b"R" + struct.pack("=8q", 100, 10, 0, 0, 0, 42, 0, 0x10000 + 42) + struct.pack("=3i", 0, 0, 0)
+out += b"M" + struct.pack("=I", len(hdr)) + hdr + b"E"
+open(sys.argv[1], "wb").write(out)
+PY
+"$S" build --rows-fd 3 --source crafted -o "$TMP/bad/u8r.tables" 3< "$TMP/bad/u8.rows" 2>/dev/null
+eq "row stream: a name with a 0xF1 byte: the store, the byte as U+FFFD" "1" \
+	"$(q "$TMP/bad/u8r.tables" "select count(*) from span where name = 'us' || chr(65533) || 'er'")"

@@ -158,5 +158,30 @@ for i in $(seq 0 19); do
 done
 eq "20 damaged user sections: no crash, no extra mark" 0 $bad
 
+# A user-block name that is not UTF-8 (issue 48, item 7): four bytes of
+# one name word changed.  The name is repaired where it enters (U+FFFD for
+# each bad byte): the JSON, the page and the tables are written, and the
+# other names are as they were.
+"$GEN" -o "$TMP/u8.trace" -p 1 -t 1 -n 5 --names > /dev/null 2>&1
+python3 - "$TMP/u8.trace" "$TMP/u8bad.trace" <<'PY'
+import sys
+d = bytearray(open(sys.argv[1], "rb").read())
+i = d.find(b"method0")
+d[i + 2:i + 6] = b"\xf1\xff\x80\xc0"
+open(sys.argv[2], "wb").write(d)
+PY
+"$B/kutrace_postproc" "$TMP/u8bad.trace" -o "$TMP/u8bad.json" --no-html > /dev/null 2>&1
+check "a name that is not UTF-8: the JSON is valid, the name has U+FFFD for each bad byte" \
+	python3 -c 'import json,sys; n={r[9] for r in json.load(open(sys.argv[1]))["events"]}; sys.exit(not "me\ufffd\ufffd\ufffd\ufffd0.1" in n)' "$TMP/u8bad.json"
+if [ -x "$B/kutrace_sql" ]; then
+	"$B/kutrace_postproc" "$TMP/u8bad.trace" --tables -o "$TMP/u8bad.json" > /dev/null 2> "$TMP/u8.err"
+	eq "a name that is not UTF-8: --tables writes the store (exit 0, no error)" "0 0" \
+		"$? $(grep -c 'not valid UTF8\|no tables' "$TMP/u8.err")"
+	"$B/kutrace_sql" "$TMP/u8bad.tables" --csv -c "select distinct name from span where name like 'me%0.1'" > "$TMP/u8.name"
+	check "... whose span.name has it repaired" python3 -c 'import sys; sys.exit(open(sys.argv[1], "rb").read().split(b"\n")[1] != "me\ufffd\ufffd\ufffd\ufffd0.1".encode())' "$TMP/u8.name"
+else
+	skip "a name that is not UTF-8 in the tables: kutrace_sql is not built"
+fi
+
 # The fast path's cost on this machine (a figure, not a check).
 "$GEN" --bench 2000000 | sed 's/^/# /'

@@ -62,6 +62,25 @@ void *kt_xcalloc(size_t n, size_t size);
 void *kt_xrealloc(void *p, size_t n);
 char *kt_xstrdup(const char *s);
 
+/*
+ * UTF-8 (util.c).  Names come from any bytes (a trace's name entries, a
+ * JSON file, a row stream); where they enter, each byte that is not part
+ * of valid UTF-8 becomes U+FFFD (EF BF BD), as the JSON escaper and the
+ * page do, so one bad name costs that name, not the trace.
+ */
+/* Length (1..4) of the valid UTF-8 sequence at s, 0 if s[0] starts none
+ * (it reads on to the sequence's end or a NUL). */
+size_t kt_utf8_seq(const unsigned char *s);
+/* 1 if the n bytes of s are valid UTF-8 (NULs aside). */
+int kt_utf8_ok(const char *s, size_t n);
+/*
+ * The n bytes of s into out (outlen bytes, at least 1), each byte that is
+ * not part of valid UTF-8 as U+FFFD, whole sequences only (a sequence that
+ * does not fit ends the text), NUL-terminated: valid UTF-8 that fits is
+ * copied as it is.  3 * n + 1 bytes always suffice.  Returns the length.
+ */
+size_t kt_utf8_fix(char *out, size_t outlen, const char *s, size_t n);
+
 /* String interning: one copy of each distinct name for a run. */
 const char *kt_intern(const char *s);
 /* Drop every interned name (no pointer from kt_intern may be used after). */

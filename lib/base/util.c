@@ -136,6 +136,77 @@ static uint64_t hash_str(const char *s)
 	return h;
 }
 
+/* ---- UTF-8 (base.h) ---------------------------------------------------- */
+
+size_t kt_utf8_seq(const unsigned char *s)
+{
+	unsigned char c = s[0];
+	uint32_t cp, min;
+	size_t n;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xC2 && c <= 0xDF)
+		n = 2, cp = c & 0x1F, min = 0x80;
+	else if ((c & 0xF0) == 0xE0)
+		n = 3, cp = c & 0x0F, min = 0x800;
+	else if (c >= 0xF0 && c <= 0xF4)
+		n = 4, cp = c & 0x07, min = 0x10000;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xC0) != 0x80)	/* also stops at the NUL */
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3F);
+	}
+	if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+		return 0;
+	return n;
+}
+
+/* The sequence at s[i] of n bytes, read without passing n: its length or 0. */
+static size_t seq_at(const char *s, size_t i, size_t n)
+{
+	unsigned char u[5] = { 0 };
+	size_t k = n - i < 4 ? n - i : 4;
+
+	memcpy(u, s + i, k);	/* a sequence cut at n is invalid */
+	return kt_utf8_seq(u);
+}
+
+int kt_utf8_ok(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if ((unsigned char)s[i] < 0x80)
+			continue;
+		size_t k = seq_at(s, i, n);
+
+		if (!k)
+			return 0;
+		i += k - 1;
+	}
+	return 1;
+}
+
+size_t kt_utf8_fix(char *out, size_t outlen, const char *s, size_t n)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t k = (unsigned char)s[i] < 0x80 ? 1 : seq_at(s, i, n);
+		const char *from = k ? s + i : "\xEF\xBF\xBD";
+		size_t len = k ? k : 3;
+
+		if (o + len >= outlen)
+			break;
+		memcpy(out + o, from, len);
+		o += len;
+		i += k ? k - 1 : 0;
+	}
+	out[o] = '\0';
+	return o;
+}
+
 /*
  * Open addressing; spantoprof's get_row has a table of the same form for
  * its (kind, id) keys: a shared one would need hash and compare callbacks.

@@ -185,6 +185,8 @@ static const char *pid_name(const struct kt_decoder *d, int64_t pid)
  * (a space between two digits becomes '_', the first and last characters
  * stay), control bytes become '_'.  Unlike the original, quotes,
  * backslashes and non-ASCII bytes are kept: the JSON writer escapes them.
+ * A byte that is not part of valid UTF-8 becomes U+FFFD (kt_utf8_fix): a
+ * name is text in every output and table.
  */
 void kt_clean_name(const char *in, size_t n, char *out, size_t outlen)
 {
@@ -204,6 +206,13 @@ void kt_clean_name(const char *in, size_t n, char *out, size_t outlen)
 		out[o++] = (c <= 0x20 || c == 0x7F) ? '_' : (char)c;
 	}
 	out[o] = '\0';
+	if (!kt_utf8_ok(out, o)) {
+		char *raw = kt_xmalloc(o + 1);
+
+		memcpy(raw, out, o + 1);
+		kt_utf8_fix(out, outlen, raw, o);
+		free(raw);
+	}
 }
 
 /*

@@ -199,32 +199,6 @@ static int sec_fixed8(double x, int *neg, uint64_t *mag)
 	return 1;
 }
 
-size_t kt_utf8_seq(const unsigned char *s)
-{
-	unsigned char c = s[0];
-	uint32_t cp, min;
-	size_t n;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xC2 && c <= 0xDF)
-		n = 2, cp = c & 0x1F, min = 0x80;
-	else if ((c & 0xF0) == 0xE0)
-		n = 3, cp = c & 0x0F, min = 0x800;
-	else if (c >= 0xF0 && c <= 0xF4)
-		n = 4, cp = c & 0x07, min = 0x10000;
-	else
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xC0) != 0x80)	/* also stops at the NUL */
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3F);
-	}
-	if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-		return 0;
-	return n;
-}
-
 /*
  * The one JSON string escaper (every tool's names, the page codec's
  * canonical rows): ", \ and controls escaped, \n and \t by letter; '<' as

@@ -114,6 +114,7 @@ static void jr_expect(struct kt_jreader *r, int want, const char *what)
 static void jr_capture_string(struct kt_jreader *r, struct kt_buf *b)
 {
 	char c0 = (char)jr_get(r);
+	size_t start = b->len;
 
 	kt_buf_add(b, &c0, 1);
 	for (;;) {
@@ -125,8 +126,20 @@ static void jr_capture_string(struct kt_jreader *r, struct kt_buf *b)
 		if (c == '\n')
 			jr_fail(r, r->line - 1, "newline inside a string");
 		kt_buf_add(b, &ch, 1);
-		if (c == '"')
+		if (c == '"' && kt_utf8_ok(b->p + start, b->len - start))
 			return;
+		if (c == '"') {
+			/* Bytes that are not UTF-8 (a name from any bytes) as
+			 * U+FFFD: jansson would refuse the whole file. */
+			size_t n = b->len - start;
+			char *fixed = kt_xmalloc(3 * n + 1);
+
+			n = kt_utf8_fix(fixed, 3 * n + 1, b->p + start, n);
+			b->len = start;
+			kt_buf_add(b, fixed, n);
+			free(fixed);
+			return;
+		}
 		if (c == '\\') {
 			c = jr_get(r);
 			if (c < 0)

@@ -204,6 +204,18 @@ int kt_rowpipe_next(struct kt_rowpipe_r *p, struct kt_row *r)
 				free(s);
 				return fail(p, "bad name record");
 			}
+			if (!kt_utf8_ok(s, len)) {
+				/* bytes that are not UTF-8 as U+FFFD: names are text */
+				char *fixed = malloc(3 * (size_t)len + 1);
+
+				if (!fixed) {
+					free(s);
+					return fail(p, "out of memory");
+				}
+				kt_utf8_fix(fixed, 3 * (size_t)len + 1, s, len);
+				free(s);
+				s = fixed;
+			}
 			if (p->nnames == p->capnames) {
 				size_t c = p->capnames ? 2 * p->capnames : 256;
 				char **n = realloc(p->names, c * sizeof(*n));

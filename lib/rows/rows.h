@@ -20,9 +20,6 @@
  */
 #define KT_ROW_TIME_MAX 450000000000000000LL
 
-/* Length (1..4) of the valid UTF-8 sequence at s, 0 if s[0] starts none. */
-size_t kt_utf8_seq(const unsigned char *s);
-
 /* ---------------------------------------------------------------------- */
 /* JSON output (docs/spec/FORMATS.md 5.10) and time-sorting of rows        */
 /* ---------------------------------------------------------------------- */
