@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -46,6 +47,20 @@
 #define KT_PYRAMID_MIN 1000000ULL
 /* Rows of one window at most (/api/rows). */
 #define KT_ROWS_MAX 1000000L
+/*
+ * What one client may hold (issue 48): a request's URL at most
+ * KT_URL_MAX bytes (else 414) with at most KT_ARGS_MAX arguments (else
+ * 400; the viewer sends a handful); a connection idle for KT_IDLE_S
+ * seconds is closed; at most KT_CONN_MAX connections (fewer if the
+ * descriptors do not allow it), half of them from one address.  Each
+ * connection's memory is KT_CONN_MEM bytes (libmicrohttpd's pool: the
+ * request, its headers and arguments).
+ */
+#define KT_URL_MAX 4096
+#define KT_ARGS_MAX 32
+#define KT_IDLE_S 10u
+#define KT_CONN_MAX 16384u
+#define KT_CONN_MEM ((size_t)64 * 1024)
 
 struct server {
 	const char *store, *tpl;
@@ -192,6 +207,18 @@ static enum MHD_Result text(struct MHD_Connection *c, unsigned int status, const
 
 /* A data error: one line in the terminal (once while the store is gone)
  * and the same line to the page. */
+static enum MHD_Result failure(struct server *s, struct MHD_Connection *c, const char *err);
+
+/* A store file refused (kt_store_open: a link, or not a regular file,
+ * which is never served): 403 and the line; any other error a failure. */
+static enum MHD_Result refused(struct server *s, struct MHD_Connection *c, int e, const char *err)
+{
+	if (e != ELOOP && e != EINVAL)
+		return failure(s, c, err);
+	fprintf(stderr, "kutrace_view: %s\n", err);
+	return text(c, MHD_HTTP_FORBIDDEN, err);
+}
+
 static enum MHD_Result failure(struct server *s, struct MHD_Connection *c, const char *err)
 {
 	char e2[512];
@@ -229,6 +256,11 @@ static int build_page(struct server *s, int summary, char *err, size_t errlen)
 
 	if (!f) {
 		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (kt_store_file_ok(s->store, "span.parquet", err, errlen) < 0) {
+		fclose(f);
+		free(p);
 		return -1;
 	}
 	int rc = kt_store_page(kt_db_conn(s->db), s->store, s->tpl, s->page_max, summary, f, err,
@@ -288,15 +320,17 @@ static enum MHD_Result api(struct server *s, struct MHD_Connection *c, const cha
 
 	if (kt_store_present(s->store, err, sizeof(err)) < 0)
 		return failure(s, c, err);
+	/* What DuckDB reads (the span view's file): the store's own, a
+	 * regular file, or nothing is read. */
+	if (kt_store_file_ok(s->store, "span.parquet", err, sizeof(err)) < 0)
+		return refused(s, c, errno, err);
 	if (strcmp(what, "meta") == 0) {
 		char path[4200];
 		FILE *f;
 
 		snprintf(path, sizeof(path), "%s/meta.json", s->store);
-		if (!(f = fopen(path, "r"))) {
-			snprintf(err, sizeof(err), "%s: %s", path, strerror(errno));
-			return failure(s, c, err);
-		}
+		if (!(f = kt_store_fopen(s->store, "meta.json", err, sizeof(err))))
+			return refused(s, c, errno, err);
 		size_t len = 0;
 		char *m = kt_html_slurp(f, &len);
 
@@ -324,7 +358,15 @@ static enum MHD_Result api(struct server *s, struct MHD_Connection *c, const cha
 		    arg_i64(c, "b", 1, INT64_MAX / 4, &b2) < 0 || b2 <= a || b2 - a > 65536 ||
 		    a > INT64_MAX / 4 / q || b2 > INT64_MAX / 4 / q)
 			return text(c, MHD_HTTP_BAD_REQUEST, "give q ns and bins a < b, at most 65536 of them");
-		if (lod_meta(s, err, sizeof(err)) < 0 ||
+		if (lod_meta(s, err, sizeof(err)) < 0)
+			return failure(s, c, err);
+		/* The bins' times from the trace's start: every sum checked. */
+		int64_t bq, hi, q2;
+
+		if (__builtin_mul_overflow(b2, q, &bq) || __builtin_add_overflow(s->t0, bq, &hi) ||
+		    __builtin_mul_overflow(q, 2, &q2))
+			return text(c, MHD_HTTP_BAD_REQUEST, "q and b: bins beyond the range of times");
+		if (
 		    kt_store_lod(kt_db_conn(s->db), s->pyr.levels ? &s->pyr : NULL, s->t0, q, a, b2,
 				 !rows ? 0 : rows[0] == 'p' ? 1 : rows[0] == 'r' ? 2 : 0, &b, err, sizeof(err)) < 0) {
 			kt_buf_free(&b);
@@ -379,6 +421,16 @@ static enum MHD_Result api_why(struct server *s, struct MHD_Connection *c)
 	    (strcmp(kind, "mark") && strspn(a, "0123456789") != strlen(a)) ||
 	    (*t1 && strcmp(kind, "pid")) || a[0] == '-')
 		return text(c, MHD_HTTP_BAD_REQUEST, "spec: rpc:ID, pid:P[:T1:T2] or mark:NAME");
+	/* An id or a pid as kutrace_why takes it: 1 to 2^31 - 1. */
+	if (strcmp(kind, "mark") != 0) {
+		char *end;
+
+		errno = 0;
+		long long v = strtoll(a, &end, 10);
+
+		if (errno || *end || v < 1 || v > INT32_MAX)
+			return text(c, MHD_HTTP_BAD_REQUEST, "spec: an id or a pid from 1 to 2147483647");
+	}
 	snprintf(flag, sizeof(flag), "--%s", kind);
 	char *args[] = { "kutrace_why", (char *)s->store, flag, a, "--json",
 			 *t1 ? "--from" : NULL, t1, "--to", t2, NULL };
@@ -396,16 +448,52 @@ static enum MHD_Result api_why(struct server *s, struct MHD_Connection *c)
 		     NULL);
 }
 
+/*
+ * Every request's URL, before libmicrohttpd parses its arguments: one of
+ * more than KT_URL_MAX bytes or KT_ARGS_MAX arguments is marked (the
+ * handler then answers 414 or 400) and its arguments cut off here.  For
+ * libmicrohttpd 0.9.75 answers a request whose arguments overflow its
+ * memory pool never at all: the client waits (issue 48); the pool then
+ * only ever holds a few.  The URL is in the connection's own read buffer,
+ * where libmicrohttpd parses it in place next.
+ */
+static char url_too_long, too_many_args;
+
+static void *uri_seen(void *cls, const char *uri, struct MHD_Connection *c)
+{
+	char *q = strchr(uri, '?');
+	size_t n = 1;
+	void *mark = NULL;
+
+	(void)cls;
+	(void)c;
+	for (const char *p = q; p && (p = strchr(p + 1, '&'));)
+		n++;
+	if (strlen(uri) > KT_URL_MAX)
+		mark = &url_too_long;
+	else if (q && n > KT_ARGS_MAX)
+		mark = &too_many_args;
+	if (mark && q)
+		q[1] = '\0';
+	return mark;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
 			      const char *method, const char *version, const char *upload,
 			      size_t *upload_size, void **state)
 {
 	struct server *s = cls;
-	const char *why = refusal(s, c);
 
 	(void)version;
 	(void)upload;
-	(void)state;
+	/* Refused before its arguments were parsed (uri_seen). */
+	if (*state == &url_too_long)
+		return text(c, MHD_HTTP_URI_TOO_LONG, "a URL of at most 4096 bytes");
+	if (*state == &too_many_args ||
+	    MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, NULL, NULL) > KT_ARGS_MAX)
+		return text(c, MHD_HTTP_BAD_REQUEST, "at most 32 arguments");
+	const char *why = refusal(s, c);
+
 	if (why)
 		return text(c, MHD_HTTP_FORBIDDEN, why);
 	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
@@ -480,6 +568,26 @@ static void open_browser(const char *url)
 	else
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
+}
+
+/* The connections served at once: KT_CONN_MAX, or what the descriptors
+ * allow (raised to the hard limit) less some for DuckDB and kutrace_why. */
+static unsigned int conn_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return 512;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (rl.rlim_cur > KT_CONN_MAX + 512)
+			rl.rlim_cur = KT_CONN_MAX + 512;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= KT_CONN_MAX + 512)
+		return KT_CONN_MAX;
+	return rl.rlim_cur > 512 + 64 ? (unsigned int)rl.rlim_cur - 512 : 64;
 }
 
 static void make_token(char *out)
@@ -561,10 +669,16 @@ int main(int argc, char **argv)
 
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
 				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	struct MHD_Daemon *d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, (uint16_t)port,
+	unsigned int conns = conn_limit();
+	/* epoll (else poll): select's 1024 descriptors would be the limit. */
+	struct MHD_Daemon *d = MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD, (uint16_t)port,
 						accept_peer, NULL, handle, &s,
 						MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-						MHD_OPTION_CONNECTION_TIMEOUT, 60u,
+						MHD_OPTION_CONNECTION_TIMEOUT, KT_IDLE_S,
+						MHD_OPTION_CONNECTION_LIMIT, conns,
+						MHD_OPTION_PER_IP_CONNECTION_LIMIT, conns / 2,
+						MHD_OPTION_CONNECTION_MEMORY_LIMIT, KT_CONN_MEM,
+						MHD_OPTION_URI_LOG_CALLBACK, uri_seen, NULL,
 						MHD_OPTION_END);
 
 	if (!d)

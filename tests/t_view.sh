@@ -13,6 +13,10 @@
 #   long spans and windows (lodmeta, lod, window);
 # - the store removed under it: one line in the terminal, errors to the
 #   page's requests, the server still answering;
+# - hostile stores and requests (issue 48): a link or a FIFO as a store's
+#   file refused at once (the server, kutrace_sql, kutrace_why), 1,100
+#   idle connections, too many arguments, a too long URL, numbers out of
+#   range in a request or STORE/lod/meta;
 # - a page and a store as inputs; the browser started only without
 #   --no-browser ($BROWSER); SIGINT: exit 0, the temporary store removed.
 . "$(dirname "$0")/lib.sh"
@@ -386,6 +390,141 @@ BROWSER=$TMP/browser start br tests/golden/basic.trace
 for i in $(seq 50); do [ -s "$TMP/opened" ] && break; sleep 0.1; done
 kill $PID; wait $PID
 eq "without --no-browser, \$BROWSER gets the URL" "$URL" "$(cat "$TMP/opened" 2>/dev/null)"
+
+# Hostile stores and requests (issue 48), each on a copy of the basic
+# trace's store: the server never serves a file outside the store nor
+# waits on one (a link or a FIFO as meta.json), never gives up a new
+# client to idle connections, answers every over-long or over-many
+# request at once, range-checks the numbers of STORE/lod/meta and of a
+# request; kutrace_sql and kutrace_why refuse a FIFO at once.
+# unfifo F: a FIFO's reader (were one waiting) gets its end of file.
+unfifo() {
+	python3 -c 'import os, sys
+try: os.close(os.open(sys.argv[1], os.O_WRONLY | os.O_NONBLOCK))
+except OSError: pass' "$1"
+}
+# ms CMD...: the command's output, then its time in ms on the last line
+ms() { local a=$(date +%s%N); "$@"; echo; echo $(( ($(date +%s%N) - a) / 1000000 )); }
+"$Q" build tests/golden/basic.trace -o "$TMP/h.tables" >/dev/null 2>&1
+H=$TMP/h.tables
+start hostile "$H" --no-browser
+# Requests: the limits, refused at once.
+eq "600 query arguments (1.2 KB): 400 at once" 400 \
+	"$(code -m 5 "$B/api/meta?t=$TOK$(printf '&a%.0s' $(seq 600))")"
+eq "a 5000-byte URL: 414 at once" 414 \
+	"$(code -m 5 "$B/api/meta?t=$TOK&x=$(printf 'y%.0s' $(seq 5000))")"
+eq "40 arguments (no more than 32): 400" 400 "$(code -m 5 "$B/api/meta?t=$TOK$(printf '&b%.0s' $(seq 40))")"
+eq "10 arguments: still 200" 200 "$(code -m 5 "$B/api/meta?t=$TOK$(printf '&c%.0s' $(seq 10))")"
+eq "why pid of 39 digits: 400" 400 "$(code -m 10 "$B/api/why?t=$TOK&spec=pid:$(printf '9%.0s' $(seq 39))")"
+eq "why rpc 2^31: 400" 400 "$(code -m 10 "$B/api/why?t=$TOK&spec=rpc:2147483648")"
+eq "why pid 0: 400" 400 "$(code -m 10 "$B/api/why?t=$TOK&spec=pid:0")"
+# meta.json a link to a file outside the store: refused, never served.
+echo 'secret outside the store' > "$TMP/outside.json"
+mv "$H/meta.json" "$H/meta.real"
+ln -s "$TMP/outside.json" "$H/meta.json"
+curl -s -m 5 -w '\n%{http_code}' "$B/api/meta?t=$TOK" > "$TMP/h.link"
+eq "meta.json a symbolic link: 403, the file not sent" "403 0" \
+	"$(tail -1 "$TMP/h.link") $(grep -c secret "$TMP/h.link")"
+check "meta.json a symbolic link: the line names it" grep -q 'meta.json: a symbolic link' "$TMP/h.link"
+# meta.json a FIFO: an answer at once, and the server goes on.
+rm "$H/meta.json"; mkfifo "$H/meta.json"
+read -r C1 T1 <<< "$(ms code -m 10 "$B/api/meta?t=$TOK" | tr '\n' ' ')"
+eq "meta.json a FIFO: 403" 403 "$C1"
+between "meta.json a FIFO: answered in ms" 0 3000 "$T1"
+eq "meta.json a FIFO: a later request still answered" 200 "$(code -m 10 "$B/api/lodmeta?t=$TOK")"
+unfifo "$H/meta.json"; rm -f "$H/meta.json"; mv "$H/meta.real" "$H/meta.json"
+# span.parquet a FIFO: what DuckDB would open, refused before it does.
+mv "$H/span.parquet" "$H/span.real"; mkfifo "$H/span.parquet"
+eq "span.parquet a FIFO: tiles 403 at once" 403 "$(code -m 10 "$B/api/tiles?t=$TOK&t0=0&t1=10&n=1")"
+unfifo "$H/span.parquet"; rm -f "$H/span.parquet"; mv "$H/span.real" "$H/span.parquet"
+eq "the store whole again: tiles 200" 200 "$(code -m 10 "$B/api/tiles?t=$TOK&t0=0&t1=10&n=1")"
+# 1,100 connections that never finish their request (more than
+# select()'s 1,024), all from 127.0.0.1 as the page's own: a new request
+# answered at once; the idle ones closed after 10 s.
+if [ "$(ulimit -Hn)" != unlimited ] && [ "$(ulimit -Hn)" -lt 1300 ]; then
+	skip "1,100 idle connections: only $(ulimit -Hn) descriptors"
+else
+	python3 - "$PORT" "$TOK" > "$TMP/flood" 2>&1 <<'EOF'
+import resource, socket, sys, time
+port, tok = int(sys.argv[1]), sys.argv[2]
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 4096) if hard != resource.RLIM_INFINITY else 4096, hard))
+idle = []
+try:
+    for i in range(1100):
+        s = socket.create_connection(("127.0.0.1", port), timeout=2)
+        s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        idle.append(s)
+except OSError as e:
+    print("connect", len(idle), e)
+print("idle", len(idle))
+time.sleep(0.5)
+t = time.time()
+try:
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    s.sendall(("GET /api/meta?t=%s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nConnection: close\r\n\r\n" % (tok, port)).encode())
+    print("answer", s.recv(12)[9:12].decode() or "none", int((time.time() - t) * 1000))
+    s.close()
+except OSError as e:
+    print("answer none", int((time.time() - t) * 1000))
+    print("#", e)
+# The idle ones: closed by the server within 10 s (and some slack).
+closed, end = 0, time.time() + 13
+for s in idle:
+    try:
+        while True:
+            s.settimeout(max(0.01, end - time.time()))
+            if s.recv(4096) == b"":
+                closed += 1
+                break
+    except socket.timeout:
+        pass
+    except OSError:
+        closed += 1
+    s.close()
+print("closed", closed, int(time.time() - t))
+EOF
+	eq "1,100 idle connections opened" "idle 1100" "$(grep '^idle' "$TMP/flood")"
+	read -r _ A AT <<< "$(grep '^answer' "$TMP/flood")"
+	eq "1,100 idle connections: a new request answered" 200 "$A"
+	between "1,100 idle connections: answered in ms" 0 3000 "$AT"
+	eq "1,100 idle connections: closed by the server after 10 s" 1100 "$(awk '/^closed/ {print $2}' "$TMP/flood")"
+	eq "after the idle ones: the server answers" 200 "$(code -m 10 "$B/api/meta?t=$TOK")"
+fi
+check "the server is still running" kill -0 $PID
+kill -INT $PID; wait $PID
+# STORE/lod/meta with a start near INT64_MAX: t0 + a*q would overflow.
+"$V" "$H" --prepare --pyramid-min 0 2>/dev/null
+{ echo "9223372036854775000 9223372036854775807"; tail -n +2 "$H/lod/meta"; } > "$TMP/lodmeta.bad"
+cp "$TMP/lodmeta.bad" "$H/lod/meta"
+start lodbad "$H" --no-browser --pyramid-min 0
+curl -s -m 10 -w '\n%{http_code}' "$B/api/lod?t=$TOK&q=1048576&a=0&b=65536" > "$TMP/h.lod"
+eq "lod/meta's start out of range: /api/lod answers 500" 500 "$(tail -1 "$TMP/h.lod")"
+check "lod/meta's start out of range: one line naming lod/meta" grep -q 'lod/meta: damaged' "$TMP/h.lod"
+check "lod/meta's start out of range: said in one line at start" sh -c "head -1 '$TMP/lodbad.err' | grep -q '^kutrace_view: .*lod/meta: damaged.*remove'"
+eq "lod/meta's start out of range: other requests answered" 200 "$(code -m 10 "$B/api/meta?t=$TOK")"
+check "lod/meta's start out of range: the server is still running" kill -0 $PID
+kill -INT $PID; wait $PID
+rm -rf "$H/lod"
+# kutrace_sql and kutrace_why with a FIFO for span.parquet or meta.json,
+# or a link out of the store: exit 1 at once, one line naming the file.
+W=$KT_BIN/kutrace_why
+for f in span.parquet meta.json; do
+	mv "$H/$f" "$TMP/$f.real"; mkfifo "$H/$f"
+	timeout 10 "$Q" "$H" --report cpu > /dev/null 2> "$TMP/fifo.sql"; R1=$?
+	timeout 10 "$W" "$H" --pid 1 > /dev/null 2> "$TMP/fifo.why"; R2=$?
+	unfifo "$H/$f"; rm -f "$H/$f"
+	eq "$f a FIFO: kutrace_sql --report cpu exits 1 at once" 1 "$R1"
+	eq "$f a FIFO: its one line names the file" "1 1" "$(wc -l < "$TMP/fifo.sql") $(grep -c "h.tables/$f: a FIFO" "$TMP/fifo.sql")"
+	eq "$f a FIFO: kutrace_why --pid 1 exits 1 at once" 1 "$R2"
+	eq "$f a FIFO: its one line names the file" "1 1" "$(wc -l < "$TMP/fifo.why") $(grep -c "h.tables/$f: a FIFO" "$TMP/fifo.why")"
+	ln -s "$TMP/$f.real" "$H/$f"
+	timeout 10 "$Q" "$H" --report cpu > /dev/null 2> "$TMP/link.sql"; R1=$?
+	eq "$f a link out of the store: kutrace_sql refuses it in one line" "1 1" \
+		"$R1 $(grep -c "h.tables/$f: a symbolic link" "$TMP/link.sql")"
+	rm "$H/$f"; mv "$TMP/$f.real" "$H/$f"
+done
+eq "the store whole again: kutrace_sql reads it" 0 "$(timeout 20 "$Q" "$H" --report cpu > /dev/null 2>&1; echo $?)"
 
 # Bad input: one line, exit 1, no server.
 "$V" "$TMP/none.trace" --no-browser > "$TMP/bad.out" 2> "$TMP/bad.err"

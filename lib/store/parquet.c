@@ -1050,16 +1050,10 @@ static void t_value(struct tin *t, int type, int depth, int in_list)
 	}
 }
 
-int kt_pq_check_footer(const char *path, char *err, size_t errlen)
+int kt_pq_check_footer(FILE *f, const char *path, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
 	unsigned char tail[8], head[4];
 	long size;
-
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
 	int rc = -1;
 
 	if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 12 ||

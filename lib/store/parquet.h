@@ -51,8 +51,9 @@ const char *kt_pq_error(const struct kt_pq *w);
 /*
  * Any Parquet file's footer checked before a reader trusts it: "PAR1" at
  * both ends, and every count and length the footer declares within its
- * bytes.  0, or -1 with a line naming the file in err.
+ * bytes.  f is the file opened for reading (kt_store_fopen), closed
+ * here; path names it.  0, or -1 with a line naming the file in err.
  */
-int kt_pq_check_footer(const char *path, char *err, size_t errlen);
+int kt_pq_check_footer(FILE *f, const char *path, char *err, size_t errlen);
 
 #endif /* KUTRACE_PARQUET_H */

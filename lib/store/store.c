@@ -1144,6 +1144,127 @@ struct kt_db {
 	duckdb_connection conn;
 };
 
+/* ---------------------------------------------------------------------- */
+/* A store's files                                                         */
+/* ---------------------------------------------------------------------- */
+
+static const char *file_kind(mode_t m)
+{
+	return S_ISFIFO(m) ? "a FIFO" : S_ISDIR(m) ? "a directory" : S_ISSOCK(m) ? "a socket" :
+	       S_ISCHR(m) || S_ISBLK(m) ? "a device" : S_ISLNK(m) ? "a symbolic link" : "not a file";
+}
+
+/*
+ * rel under store, part by part without following a link (O_NOFOLLOW):
+ * its last part checked by lstat (fstatat) to be a regular file before
+ * anything opens it, then (open) opened without blocking and checked
+ * again on the descriptor, in case it changed in between.  The one place
+ * a store's file is opened for reading.  An fd, 0 (checked only), or -1
+ * with err and errno.
+ */
+static int store_walk(const char *store, const char *rel, int open_it, char *err, size_t len)
+{
+	char part[256];
+	struct stat st;
+	int dfd = open(store, O_RDONLY | O_DIRECTORY | O_CLOEXEC), e;
+
+	if (dfd < 0) {
+		e = errno;
+		errf(err, len, "%s: %s", store, strerror(e));
+		errno = e;
+		return -1;
+	}
+	for (const char *p = rel;;) {
+		size_t n = strcspn(p, "/");
+
+		if (n == 0 || n >= sizeof(part) || (n == 1 && p[0] == '.') ||
+		    (n == 2 && p[0] == '.' && p[1] == '.')) {
+			close(dfd);
+			errf(err, len, "%s/%s: not a path inside the store", store, rel);
+			errno = EINVAL;
+			return -1;
+		}
+		memcpy(part, p, n);
+		part[n] = '\0';
+		if (fstatat(dfd, part, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			e = errno;
+			close(dfd);
+			errf(err, len, "%s/%s: %s", store, rel, strerror(e));
+			errno = e;
+			return -1;
+		}
+		int last = p[n] == '\0';
+
+		if (last ? !S_ISREG(st.st_mode) : !S_ISDIR(st.st_mode)) {
+			close(dfd);
+			errf(err, len, "%s/%s: %s%s, not a regular file: refused", store, rel,
+			     last ? "" : "a part of it is ", file_kind(st.st_mode));
+			errno = S_ISLNK(st.st_mode) ? ELOOP : EINVAL;
+			return -1;
+		}
+		if (last && !open_it) {
+			close(dfd);
+			return 0;
+		}
+		int fd = openat(dfd, part, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY |
+				(last ? O_NONBLOCK : O_DIRECTORY));
+
+		e = errno;
+		close(dfd);
+		if (fd < 0 || fstat(fd, &st) < 0 ||
+		    (last ? !S_ISREG(st.st_mode) : !S_ISDIR(st.st_mode))) {
+			if (fd >= 0) {
+				e = EINVAL;
+				close(fd);
+			}
+			errf(err, len, "%s/%s: %s", store, rel, e == ELOOP ? "a symbolic link, "
+			     "not a regular file: refused" : e == EINVAL ? "changed into something "
+			     "not a regular file: refused" : strerror(e));
+			errno = e;
+			return -1;
+		}
+		if (last) {
+			int fl = fcntl(fd, F_GETFL);
+
+			if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+				e = errno;
+				close(fd);
+				errf(err, len, "%s/%s: %s", store, rel, strerror(e));
+				errno = e;
+				return -1;
+			}
+			return fd;
+		}
+		dfd = fd;
+		p += n + 1;
+	}
+}
+
+int kt_store_open(const char *store, const char *rel, char *err, size_t errlen)
+{
+	return store_walk(store, rel, 1, err, errlen);
+}
+
+FILE *kt_store_fopen(const char *store, const char *rel, char *err, size_t errlen)
+{
+	int fd = store_walk(store, rel, 1, err, errlen);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "r");
+
+	if (fd >= 0 && !f) {
+		int e = errno;
+
+		close(fd);
+		errf(err, errlen, "%s/%s: %s", store, rel, strerror(e));
+		errno = e;
+	}
+	return f;
+}
+
+int kt_store_file_ok(const char *store, const char *rel, char *err, size_t errlen)
+{
+	return store_walk(store, rel, 0, err, errlen);
+}
+
 /* meta.json of one store: its version, and each table's row count. */
 static json_t *read_meta(const char *store, char *err, size_t len)
 {
@@ -1156,13 +1277,18 @@ static json_t *read_meta(const char *store, char *err, size_t len)
 	if (!S_ISDIR(st.st_mode))
 		return errf(err, len, "%s: not a table store (a directory)", store), NULL;
 	snprintf(path, sizeof(path), "%s/meta.json", store);
-	json_t *m = json_load_file(path, 0, &je);
+	FILE *f = kt_store_fopen(store, "meta.json", err, len);
 
-	if (!m) {
-		if (access(path, F_OK) < 0)
+	if (!f) {
+		if (errno == ENOENT)
 			errf(err, len, "%s: not a table store (no meta.json)", store);
-		else
-			errf(err, len, "%s:%d: %s", path, je.line, je.text);
+		return NULL;
+	}
+	json_t *m = json_loadf(f, 0, &je);
+
+	fclose(f);
+	if (!m) {
+		errf(err, len, "%s:%d: %s", path, je.line, je.text);
 		return NULL;
 	}
 	json_t *v = json_object_get(m, "store_version");
@@ -1189,11 +1315,15 @@ static int check_file(duckdb_connection c, const char *store, const char *t, jso
 	duckdb_result r;
 	json_t *want = json_object_get(json_object_get(meta, "tables"), t);
 
+	char rel[300];
+	FILE *f;
+
 	snprintf(path, sizeof(path), "%s/%s.parquet", store, t);
-	if (access(path, R_OK) < 0)
-		return errf(err, len, "%s: %s", path, strerror(errno));
-	/* Before DuckDB sizes anything from it (parquet.c says why). */
-	if (kt_pq_check_footer(path, err, len) < 0)
+	snprintf(rel, sizeof(rel), "%s.parquet", t);
+	/* A regular file of the store's own (DuckDB would follow a link or
+	 * wait on a FIFO), its footer checked before DuckDB sizes anything
+	 * from it (parquet.c says why). */
+	if (!(f = kt_store_fopen(store, rel, err, len)) || kt_pq_check_footer(f, path, err, len) < 0)
 		return -1;
 	q = sql_str(path);
 	if (!q || asprintf(&sql, "SELECT num_rows FROM parquet_file_metadata(%s)", q) < 0) {

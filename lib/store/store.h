@@ -11,6 +11,7 @@
 #define KUTRACE_STORE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "duckdb.h"
 #include "rows.h"
@@ -48,6 +49,22 @@ void kt_store_w_stats(struct kt_store_w *w, FILE *f);
 /* Show each step on the progress line (progress.c decides where it is drawn). */
 void kt_store_w_progress(struct kt_store_w *w, int on);
 void kt_store_w_free(struct kt_store_w *w);
+
+/*
+ * A store's own files, read by C code or handed to DuckDB.  rel is a
+ * path under store ("meta.json", "lod/meta"; no "." or ".." parts): no
+ * part of it may be a symbolic link, and it must be a regular file (a
+ * FIFO would block the reader, a link could lead out of the store).
+ * kt_store_open: the file opened for reading (never blocking on the
+ * opening), or -1; kt_store_fopen the same as a FILE; kt_store_file_ok:
+ * 0 if it is such a file (checked before a path goes to DuckDB, which
+ * opens it itself), else -1.  On failure one line naming the file in err,
+ * and errno: ENOENT (not there), ELOOP (a link), EINVAL (not a regular
+ * file), or the system's.
+ */
+int kt_store_open(const char *store, const char *rel, char *err, size_t errlen);
+FILE *kt_store_fopen(const char *store, const char *rel, char *err, size_t errlen);
+int kt_store_file_ok(const char *store, const char *rel, char *err, size_t errlen);
 
 /*
  * Reading: a DuckDB connection where every table is a view over the
@@ -140,6 +157,7 @@ int kt_store_lod_meta(duckdb_connection c, const char *store, int64_t *t0, int64
 /* The precomputed bins (STORE/lod/, made if missing): levels from q0 ns;
  * kt_store_lod_meta's answer (meta) is kept there too, and read back. */
 struct kt_lodpyr {
+	const char *store;	/* the store it belongs to */
 	char dir[4200];
 	int64_t q0;
 	int levels;

@@ -95,6 +95,11 @@ static void put_extent(struct kt_buf *out, duckdb_data_chunk ch, idx_t i)
 	}
 }
 
+/* Times a store may hold (ns): far enough from the ends of int64 that
+ * a time plus a request's width of bins (at most INT64_MAX / 4) or two
+ * of the pyramid's bins stays in range. */
+#define LOD_T_MAX ((int64_t)1 << 61)
+
 /* The ten columns of a row, in the JSON's order (docs/TABLES.md, span). */
 #define ROW_COLS "ts, dur, cpu, pid, rpc, event, arg, ret, ipc, name"
 
@@ -150,8 +155,13 @@ int kt_store_page(duckdb_connection c, const char *store, const char *tpl, uint6
 	int rc = -1, failed = 0;
 
 	snprintf(path, sizeof(path), "%s/meta.json", store);
-	json_t *m = json_load_file(path, 0, &je);
+	FILE *mf = kt_store_fopen(store, "meta.json", err, errlen);
+	json_t *m = mf ? json_loadf(mf, 0, &je) : NULL;
 
+	if (mf)
+		fclose(mf);
+	if (!mf)
+		return -1;
 	if (!m) {
 		errf(err, errlen, "%s: %s", path, je.text);
 		return -1;
@@ -380,9 +390,20 @@ int kt_store_rows(duckdb_connection c, const struct kt_lodpyr *py, int cpu, int6
 {
 	char sql[1024 + 2 * sizeof(py->dir)], where[64] = "";
 
+	int64_t from;
+
 	if (cpu >= 0)
 		snprintf(where, sizeof(where), "cpu = %d AND ", cpu);
 	out->len = 0;
+	if (t1 <= t0 || t0 < -LOD_T_MAX || t1 > LOD_T_MAX ||
+	    (py && __builtin_sub_overflow(t0, 2 * py->q0, &from))) {
+		errf(err, errlen, "rows: a window out of range");
+		return -1;
+	}
+	/* The files DuckDB is to read: the store's own, regular. */
+	if (py && (kt_store_file_ok(py->store, "span.parquet", err, errlen) < 0 ||
+		   kt_store_file_ok(py->store, "lod/longrows.parquet", err, errlen) < 0))
+		return -1;
 	/* With the pyramid: the rows shorter than 2 q0 start after t0 - 2 q0,
 	 * so only those row groups are read, and the longer ones are kept
 	 * apart (longrows.parquet); both with their row number in span, whose
@@ -447,30 +468,35 @@ static const struct lod_kind {
 
 /* STORE/lod/meta: "t0 t1" and the answer, kept with the pyramid (of
  * this LOD_VERSION: another one's answer is made again). */
-static int lod_meta_kept(const char *store, int64_t *t0, int64_t *t1, struct kt_buf *out)
+/* 1 kept (t0, t1 and out set), 0 none kept (or of another version), -1
+ * a damaged one (err: one line naming the file). */
+static int lod_meta_kept(const char *store, int64_t *t0, int64_t *t1, struct kt_buf *out,
+			 char *err, size_t errlen)
 {
-	char path[4200];
+	char e2[8];
 	long long a, b, q;
 	int v = 0;
 	size_t len = 0;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/lod/levels", store);
-	if (!(f = fopen(path, "r")))
-		return -1;
+	/* Not there (or not a file of the store's own): made again. */
+	if (!(f = kt_store_fopen(store, "lod/levels", e2, sizeof(e2))))
+		return 0;
 	int ok = fscanf(f, "%lld %lld %d", &q, &a, &v) == 3 && v == LOD_VERSION;
 
 	fclose(f);
 	if (!ok)
-		return -1;
-	snprintf(path, sizeof(path), "%s/lod/meta", store);
-	if (!(f = fopen(path, "r")))
+		return 0;
+	if (!(f = kt_store_fopen(store, "lod/meta", err, errlen)))
 		return -1;
 	char *m = fscanf(f, "%lld %lld\n", &a, &b) == 2 ? kt_html_slurp(f, &len) : NULL;
 
 	fclose(f);
-	if (!m || len < 8 || strncmp(m, "{\"n\":", 5) != 0) {
+	if (!m || len < 8 || strncmp(m, "{\"n\":", 5) != 0 || a < -LOD_T_MAX || a > LOD_T_MAX ||
+	    b < a || b > LOD_T_MAX) {
 		free(m);
+		errf(err, errlen, "%s/lod/meta: damaged (its times out of range or no answer);"
+		     " remove %s/lod to have it made again", store, store);
 		return -1;
 	}
 	*t0 = a;
@@ -478,7 +504,7 @@ static int lod_meta_kept(const char *store, int64_t *t0, int64_t *t1, struct kt_
 	out->len = 0;
 	kt_buf_add(out, m, len);
 	free(m);
-	return 0;
+	return 1;
 }
 
 /* span with each row's number in the store's order, the page's: a
@@ -575,8 +601,12 @@ int kt_store_lod_meta(duckdb_connection c, const char *store, int64_t *t0, int64
 	duckdb_result res;
 	int failed = 0;
 
-	if (lod_meta_kept(store, t0, t1, out) == 0)
-		return 0;
+	int kept = lod_meta_kept(store, t0, t1, out, err, errlen);
+
+	if (kept)
+		return kept > 0 ? 0 : -1;
+	if (kt_store_file_ok(store, "span.parquet", err, errlen) < 0)
+		return -1;
 
 	/* Times in the page's 10 ns units, so that the viewer makes the same
 	 * doubles of them as of its own rows (ts * 1e-8). */
@@ -594,7 +624,15 @@ int kt_store_lod_meta(duckdb_connection c, const char *store, int64_t *t0, int64
 		int ok = !va || duckdb_validity_row_is_valid(va, 0);
 
 		*t0 = n[0] ? a[0] : 0;
-		*t1 = ok ? e[0] + d[0] : *t0 + 1;
+		*t1 = *t0 + 1;
+		if (*t0 < -LOD_T_MAX || *t0 > LOD_T_MAX || (ok && (__builtin_add_overflow(e[0], d[0], t1) ||
+							     *t1 < *t0 || *t1 > LOD_T_MAX))) {
+			duckdb_destroy_data_chunk(&ch);
+			duckdb_destroy_result(&res);
+			errf(err, errlen, "%s/span.parquet: times out of range (first start %" PRId64
+			     ", latest end %" PRId64 " + %" PRId64 " ns)", store, a[0], e[0], d[0]);
+			return -1;
+		}
 		kt_buf_printf(out, "{\"n\":%" PRId64 ",\"t0\":%" PRId64 ",\"end\":[%" PRId64 ",%" PRId64 "]",
 			      n[0], *t0 / 10, ok ? e[0] / 10 : -1, ok ? d[0] / 10 : 0);
 	}
@@ -660,8 +698,12 @@ int kt_store_lod_pyramid(duckdb_connection c, const char *store, int64_t t0, int
 		q0 *= 2;
 	snprintf(dir, sizeof(dir), "%s/lod", store);
 	snprintf(py->dir, sizeof(py->dir), "%s", dir);
-	snprintf(tmp, sizeof(tmp), "%s/levels", dir);
-	if ((f = fopen(tmp, "r"))) {
+	py->store = store;
+	if (t0 < -LOD_T_MAX || t1 < t0 || t1 > LOD_T_MAX) {
+		errf(err, errlen, "%s: times out of range for the level of detail", store);
+		return -1;
+	}
+	if ((f = kt_store_fopen(store, "lod/levels", tmp, sizeof(tmp)))) {
 		long long a = 0, b = 0;
 		int v = 0, ok = fscanf(f, "%lld %lld %d", &a, &b, &v) == 3 && a == q0 && b > 0 &&
 				b < 64 && v == LOD_VERSION;
@@ -756,7 +798,7 @@ static int lod_bins(duckdb_connection c, const struct kt_lodpyr *py, int level,
 	char sql[1024 + 3 * sizeof(py->dir)];
 	const char *what = k->col, *pre = k->pre;
 	duckdb_result res;
-	int64_t lo = t0 + a * q, hi = t0 + b * q;
+	int64_t lo = t0 + a * q, hi = t0 + b * q;	/* checked by kt_store_lod */
 
 	/* One row per row, bin and kind: rows, ns, last event. */
 	if (level >= 0)
@@ -791,7 +833,28 @@ int kt_store_lod(duckdb_connection c, const struct kt_lodpyr *py, int64_t t0, in
 	for (int l = 0; py && l < py->levels; l++)
 		if (py->q0 << l == q)
 			level = l;
-	int64_t lo = t0 + a * q, hi = t0 + b * q;
+	int64_t lo, hi, aq, bq, q2, from;
+
+	/* Every sum below, checked: the caller's numbers come from a request
+	 * and t0 from a file. */
+	if (q < 1 || a < 0 || b <= a || __builtin_mul_overflow(a, q, &aq) ||
+	    __builtin_mul_overflow(b, q, &bq) || __builtin_add_overflow(t0, aq, &lo) ||
+	    __builtin_add_overflow(t0, bq, &hi) || __builtin_mul_overflow(q, 2, &q2) ||
+	    (py && __builtin_sub_overflow(lo, 2 * py->q0, &from))) {
+		errf(err, errlen, "lod: bins [%" PRId64 ", %" PRId64 ") of %" PRId64 " ns from %" PRId64
+		     " are out of range", a, b, q, t0);
+		return -1;
+	}
+	/* The files DuckDB is to read: the store's own, regular. */
+	if (py && kt_store_file_ok(py->store, "lod/long.parquet", err, errlen) < 0)
+		return -1;
+	if (level >= 0) {
+		char rel[64];
+
+		snprintf(rel, sizeof(rel), "lod/%s%d.parquet", k->pre, level);
+		if (kt_store_file_ok(py->store, rel, err, errlen) < 0)
+			return -1;
+	}
 
 	out->len = 0;
 	kt_buf_printf(out, "{\"q\":%" PRId64 ",\"a\":%" PRId64 ",\"b\":%" PRId64 ",\"%s\":", q, a, b,

@@ -14,6 +14,8 @@
  *   403, 404, 405, 413 or 500 (or libmicrohttpd's own for garbage);
  * - a 200 only for a request that carries the token and names no other
  *   host or origin: anything else answered 200 would be a hole;
+ * - an answer within 5 s, or the connection closed (a request of 500
+ *   arguments once got none at all, issue 48);
  * - the server still answers a sound request afterwards.
  * libmicrohttpd is a prebuilt library: coverage and the sanitizers see
  * kutrace_view's handler, not its HTTP parser.
@@ -56,6 +58,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	 * input would run out of ports in TIME_WAIT after ~60 k inputs). */
 	fz_d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_NO_LISTEN_SOCKET, 0,
 				accept_peer, NULL, handle, &fz_s, MHD_OPTION_CONNECTION_TIMEOUT, 2u,
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT, KT_CONN_MEM,
+				MHD_OPTION_URI_LOG_CALLBACK, uri_seen, NULL,
 				MHD_OPTION_END);
 	if (!fz_d) {
 		fprintf(stderr, "fuzz_view: cannot serve\n");
@@ -70,9 +74,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-/* One request's bytes to the server, its answer (up to cap) back. */
+/* One request's bytes to the server, its answer (up to cap) back; none
+ * within 5 s (the connection neither answered nor closed) is a finding. */
 static size_t fz_ask(const char *req, size_t n, char *ans, size_t cap)
 {
+	ssize_t r = 0;
 	int sv[2];
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(40000),
 				  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
@@ -91,8 +97,12 @@ static size_t fz_ask(const char *req, size_t n, char *ans, size_t cap)
 		off += (size_t)w;
 	}
 	shutdown(sv[1], SHUT_WR);
-	for (ssize_t r; got < cap && (r = recv(sv[1], ans + got, cap - got, 0)) > 0;)
+	while (got < cap && (r = recv(sv[1], ans + got, cap - got, 0)) > 0)
 		got += (size_t)r;
+	if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && !got) {
+		fprintf(stderr, "fuzz_view: no answer within 5 s to:\n%.400s\n", req);
+		abort();
+	}
 	close(sv[1]);
 	return got;
 }
