@@ -334,36 +334,22 @@ static int run_sql(duckdb_connection c, const char *sql, enum fmt fmt)
 /* ---------------------------------------------------------------------- */
 
 /* One table as TSV (ClickHouse's TabSeparatedWithNames) or JSON lines. */
-/*
- * An SQL identifier, quoted: a column name comes from a store's file, and
- * a store may come from anyone ("x", (SELECT ...) AS "y" must stay a name).
- */
-static char *ident(const char *s)
-{
-	struct kt_buf b = { 0 };
-
-	kt_buf_puts(&b, "\"");
-	for (; *s; s++) {
-		if (*s == '"')
-			kt_buf_puts(&b, "\"\"");
-		else
-			kt_buf_add(&b, s, 1);
-	}
-	kt_buf_puts(&b, "\"");
-	return b.p;
-}
-
 static void export_table(duckdb_connection c, const char *t, const char *fmt, const char *dir)
 {
 	duckdb_result r;
-	char *sql = NULL, *path = NULL, *tmp = NULL;
+	char *sql = NULL, *path = NULL, *tmp = NULL, *to;
 	struct kt_buf sel = { 0 };
 
 	if (asprintf(&sql, "DESCRIBE %s", t) < 0 || duckdb_query(c, sql, &r) == DuckDBError)
 		kt_die("%s: %s", t, duckdb_result_error(&r));
 	for (idx_t i = 0; i < duckdb_row_count(&r); i++) {
 		char *raw = duckdb_value_varchar(&r, 0, i), *type = duckdb_value_varchar(&r, 1, i);
-		char *col = ident(raw);
+		/* A column's name comes from a store's file, and a store may come
+		 * from anyone: ("x", (SELECT ...) AS "y" must stay a name). */
+		char *col = kt_sql_ident(raw);
+
+		if (!col)
+			kt_die("out of memory");
 
 		kt_buf_puts(&sel, i ? ", " : "");
 		if (strcmp(fmt, "tsv") == 0 && strcmp(type, "VARCHAR") == 0)
@@ -384,9 +370,8 @@ static void export_table(duckdb_connection c, const char *t, const char *fmt, co
 	if (asprintf(&path, "%s/%s.%s", dir, t, fmt) < 0 || asprintf(&tmp, "%s.tmp", path) < 0)
 		kt_die("out of memory");
 	kt_unlink_on_die(tmp);
-	if (strchr(tmp, '\''))
-		kt_die("%s: a quote in the directory name", dir);
-	if (asprintf(&sql, "COPY (SELECT %s FROM %s) TO '%s' (FORMAT %s)", sel.p, t, tmp,
+	if (!(to = kt_sql_str("%s", tmp)) ||
+	    asprintf(&sql, "COPY (SELECT %s FROM %s) TO %s (FORMAT %s)", sel.p, t, to,
 		     strcmp(fmt, "tsv") == 0 ?
 		     "csv, DELIMITER '\t', HEADER, QUOTE '', ESCAPE '', NULLSTR '\\N'" :
 		     "json") < 0)
@@ -402,6 +387,7 @@ static void export_table(duckdb_connection c, const char *t, const char *fmt, co
 	free(sel.p);
 	free(path);
 	free(tmp);
+	free(to);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -436,11 +422,14 @@ static void shell(duckdb_connection c, enum fmt fmt)
 			if (strcmp(cmd, "tables") == 0)
 				sql = kt_xstrdup("SELECT table_name AS name FROM information_schema.tables "
 						 "ORDER BY table_name");
-			else if (strcmp(cmd, "schema") == 0 && arg[0] && !strchr(arg, '\'')) {
-				if (asprintf(&sql, "SELECT column_name, data_type FROM "
-					     "information_schema.columns WHERE table_name = '%s' "
-					     "ORDER BY ordinal_position", arg) < 0)
+			else if (strcmp(cmd, "schema") == 0 && arg[0]) {
+				char *t = kt_sql_str("%s", arg);
+
+				if (!t || asprintf(&sql, "SELECT column_name, data_type FROM "
+						   "information_schema.columns WHERE table_name = %s "
+						   "ORDER BY ordinal_position", t) < 0)
 					kt_die("out of memory");
+				free(t);
 			} else if (strcmp(cmd, "schema") == 0)
 				sql = kt_xstrdup("SELECT table_name, string_agg(column_name || ' ' || "
 						 "data_type, ', ' ORDER BY ordinal_position) AS columns FROM "

@@ -296,14 +296,18 @@ static struct arr *cached(struct ctx *x, struct cache *c, int32_t key, size_t si
 	int fresh = 0;
 
 	if (!c->loaded) {
-		char sql[2048];
+		char *sql = NULL;
 		va_list ap;
 		duckdb_result r;
 		struct arr *cur = NULL;
 
+		/* Whole, not cut at a size: a trace id's literal has any length. */
 		va_start(ap, fmt);
-		vsnprintf(sql, sizeof(sql), fmt, ap);
+		int n = vasprintf(&sql, fmt, ap);
+
 		va_end(ap);
+		if (n < 0)
+			kt_die("out of memory");
 		if (duckdb_query(x->c, sql, &r) == DuckDBError)
 			kt_die("%.*s", (int)strcspn(duckdb_result_error(&r), "\n"),
 			       duckdb_result_error(&r));
@@ -315,6 +319,7 @@ static struct arr *cached(struct ctx *x, struct cache *c, int32_t key, size_t si
 			fn(x, &r, i, cur);
 		}
 		duckdb_destroy_result(&r);
+		free(sql);
 		c->loaded = 1;
 	}
 	return find(c, key, size, &fresh);
@@ -720,20 +725,19 @@ static void add_exe(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
  */
 static void load_exe(struct ctx *x, const struct target *t, size_t n)
 {
-	size_t cap = 512 + 200 * n, len;
-	char *sql = kt_xmalloc(cap);
+	/* A growing buffer: a trace id's literal has any length. */
+	struct kt_buf sql = { 0 };
 
-	len = (size_t)snprintf(sql, cap, "SELECT trace_id, pid, ts, dur, cpu, event, name FROM span "
-			       "WHERE cpu >= 0 AND ((event BETWEEN 1024 AND 4095) OR "
-			       "event > 65536) AND (false");
+	kt_buf_puts(&sql, "SELECT trace_id, pid, ts, dur, cpu, event, name FROM span "
+		    "WHERE cpu >= 0 AND ((event BETWEEN 1024 AND 4095) OR event > 65536) AND (false");
 	for (size_t i = 0; i < n; i++)
-		len += (size_t)snprintf(sql + len, cap - len, " OR (trace_id = %s AND pid = %d AND "
-					"ts < %" PRId64 " AND ts + dur > %" PRId64 ")",
-					x->h[t[i].ti].lit, t[i].pid, t[i].b, t[i].a);
+		kt_buf_printf(&sql, " OR (trace_id = %s AND pid = %d AND ts < %" PRId64
+			      " AND ts + dur > %" PRId64 ")", x->h[t[i].ti].lit, t[i].pid, t[i].b,
+			      t[i].a);
 	/* trace_id order is the hosts' order (main) */
-	snprintf(sql + len, cap - len, ") ORDER BY trace_id, pid, cpu, ts");
-	query(x, sql, add_exe, &x->exe);
-	free(sql);
+	kt_buf_puts(&sql, ") ORDER BY trace_id, pid, cpu, ts");
+	query(x, sql.p, add_exe, &x->exe);
+	kt_buf_free(&sql);
 }
 
 /* The first row of pid on cpu (of the host x->ti) ending after t, in x->exe. */
@@ -1126,6 +1130,23 @@ static void put_in_page(const char *page, json_t *answers)
 	free(buf);
 }
 
+/* SQL made whole, of any length (a literal of a name from the command line
+ * or a store has any). */
+static char *xsql(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *xsql(const char *fmt, ...)
+{
+	char *sql = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	int n = vasprintf(&sql, fmt, ap);
+
+	va_end(ap);
+	if (n < 0)
+		kt_die("out of memory");
+	return sql;
+}
+
 /* The one value of sql (of table.column tc, a time or a count), -1 if none. */
 static int64_t one_int(struct ctx *x, const char *sql, const char *tc)
 {
@@ -1180,14 +1201,14 @@ static void add_rpc_row(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
  */
 static void rpc_targets(struct ctx *x, struct targets *ts, const char *where, long limit)
 {
-	char sql[1024];
+	char *sql = xsql("WITH r AS (SELECT rpc, arg_min(pid, (begin_ts, trace_id)) AS pid, "
+			 "arg_min(trace_id, (begin_ts, trace_id)) AS tr, min(begin_ts) AS a, "
+			 "max(end_ts) AS b, min(method) AS method FROM rpc WHERE rpc > 0 GROUP BY rpc) "
+			 "SELECT rpc, pid, a, b, method, tr FROM r %s ORDER BY b - a DESC, rpc "
+			 "LIMIT %ld", where, limit);
 
-	snprintf(sql, sizeof(sql), "WITH r AS (SELECT rpc, arg_min(pid, (begin_ts, trace_id)) AS pid, "
-		 "arg_min(trace_id, (begin_ts, trace_id)) AS tr, min(begin_ts) AS a, "
-		 "max(end_ts) AS b, min(method) AS method FROM rpc WHERE rpc > 0 GROUP BY rpc) "
-		 "SELECT rpc, pid, a, b, method, tr FROM r %s ORDER BY b - a DESC, rpc LIMIT %ld",
-		 where, limit);
 	query(x, sql, add_rpc_row, ts);
+	free(sql);
 }
 
 static void add_mark_row(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
@@ -1289,11 +1310,9 @@ int main(int argc, char **argv)
 
 		if (!tid || duckdb_value_is_null(&r, 0, i))
 			bad_value("machine.trace_id", i, "NULL");
-		if (strchr(tid, '\''))
-			kt_die("a trace id with a quote");
 		h->id = kt_xstrdup(tid);
 		h->machine = kt_xstrdup(m ? m : "?");
-		if (asprintf(&h->lit, "'%s'", tid) < 0)
+		if (!(h->lit = kt_sql_str("%s", tid)))
 			kt_die("out of memory");
 		duckdb_free(tid);
 		duckdb_free(m);
@@ -1310,7 +1329,7 @@ int main(int argc, char **argv)
 	if (pid_s) {
 		char *end;
 		long pid = strtol(pid_s, &end, 10);
-		char label[128], sql[256];
+		char label[128], *sql;
 
 		if (*end || pid <= 0 || pid > INT32_MAX)
 			kt_die("--pid %s: a thread id", pid_s);
@@ -1318,18 +1337,24 @@ int main(int argc, char **argv)
 		int ti = 0;
 
 		for (ti = 0; ti < x.nh - 1; ti++) {
-			snprintf(sql, sizeof(sql), "SELECT count(*) FROM thread WHERE pid = %ld AND "
-				 "trace_id = %s", pid, x.h[ti].lit);
-			if (one_int(&x, sql, "thread.pid") > 0)
+			sql = xsql("SELECT count(*) FROM thread WHERE pid = %ld AND trace_id = %s",
+				   pid, x.h[ti].lit);
+			int64_t n = one_int(&x, sql, "thread.pid");
+
+			free(sql);
+			if (n > 0)
 				break;
 		}
-		snprintf(sql, sizeof(sql), "SELECT min(start_ts) FROM thread WHERE pid = %ld AND "
-			 "trace_id = %s", pid, x.h[ti].lit);
+		sql = xsql("SELECT min(start_ts) FROM thread WHERE pid = %ld AND trace_id = %s",
+			   pid, x.h[ti].lit);
 		int64_t life0 = one_int(&x, sql, "thread.start_ts");
 
-		snprintf(sql, sizeof(sql), "SELECT max(end_ts) FROM thread WHERE pid = %ld AND "
-			 "trace_id = %s", pid, x.h[ti].lit);
+		free(sql);
+		sql = xsql("SELECT max(end_ts) FROM thread WHERE pid = %ld AND trace_id = %s",
+			   pid, x.h[ti].lit);
 		int64_t life1 = one_int(&x, sql, "thread.end_ts");
+
+		free(sql);
 
 		if (life0 < 0)
 			none("pid %ld: no such thread in the trace", pid);
@@ -1361,20 +1386,24 @@ int main(int argc, char **argv)
 		snprintf(label, sizeof(label), "pid %ld", pid);
 		add_target(&ts, label, ti, (int32_t)pid, 0, a_ns, b_ns);
 	} else if (mark) {
-		char sql[1024];
+		char *open = kt_sql_str("%s", mark), *close = kt_sql_str("/%s", mark);
 
-		if (strchr(mark, '\''))
-			kt_die("--mark %s: a quote", mark);
-		snprintf(sql, sizeof(sql), "SELECT o.pid, o.ts, (SELECT min(c.ts) FROM mark c WHERE "
-			 "c.pid = o.pid AND c.label = '/%s' AND c.ts > o.ts AND c.trace_id = o.trace_id) "
-			 "AS e, o.label, o.trace_id FROM mark o WHERE o.label = '%s' AND e IS "
-			 "NOT NULL ORDER BY o.ts, o.trace_id", mark, mark);
+		if (!open || !close)
+			kt_die("out of memory");
+		char *sql = xsql("SELECT o.pid, o.ts, (SELECT min(c.ts) FROM mark c WHERE "
+				 "c.pid = o.pid AND c.label = %s AND c.ts > o.ts AND c.trace_id = "
+				 "o.trace_id) AS e, o.label, o.trace_id FROM mark o WHERE o.label = %s "
+				 "AND e IS NOT NULL ORDER BY o.ts, o.trace_id", close, open);
+
 		query(&x, sql, add_mark_row, &ts);
+		free(sql);
+		free(open);
+		free(close);
 		if (!ts.n)
 			none("--mark %s: no interval from a mark %s to a mark /%s on the same thread",
 			     mark, mark, mark);
 	} else {
-		char where[256] = "";
+		char *where = NULL;
 
 		if (rpc) {
 			char *end;
@@ -1382,13 +1411,17 @@ int main(int argc, char **argv)
 
 			if (*end || id <= 0 || id > INT32_MAX)
 				kt_die("--rpc %s: an RPC id", rpc);
-			snprintf(where, sizeof(where), "WHERE rpc = %ld", id);
+			where = xsql("WHERE rpc = %ld", id);
 		} else if (method) {
-			if (strchr(method, '\''))
-				kt_die("--method %s: a quote", method);
-			snprintf(where, sizeof(where), "WHERE method = '%s'", method);
+			char *m = kt_sql_str("%s", method);
+
+			if (!m)
+				kt_die("out of memory");
+			where = xsql("WHERE method = %s", m);
+			free(m);
 		}
-		rpc_targets(&x, &ts, where, rpc ? 1 : (long)slowest);
+		rpc_targets(&x, &ts, where ? where : "", rpc ? 1 : (long)slowest);
+		free(where);
 		if (!ts.n)
 			none("%s%s%s: no such RPC in the trace", rpc ? "--rpc " : "--slowest",
 			     rpc ? rpc : "", method ? " --method" : "");

@@ -227,26 +227,48 @@ static int run(duckdb_connection c, const char *sql, const char *what, char *err
 	return 0;
 }
 
-/* 'text' with quotes doubled, as an SQL string literal. */
-static char *sql_str(const char *s)
+/* s between two q, each q in it doubled: SQL's one escape in a literal
+ * ('...') and in an identifier ("..."). */
+static char *quoted(const char *s, char q)
 {
 	size_t n = 3;
 
 	for (const char *p = s; *p; p++)
-		n += *p == '\'' ? 2 : 1;
-	char *o = malloc(n), *q = o;
+		n += *p == q ? 2 : 1;
+	char *o = malloc(n), *d = o;
 
 	if (!o)
 		return NULL;
-	*q++ = '\'';
+	*d++ = q;
 	for (const char *p = s; *p; p++) {
-		if (*p == '\'')
-			*q++ = '\'';
-		*q++ = *p;
+		if (*p == q)
+			*d++ = q;
+		*d++ = *p;
 	}
-	*q++ = '\'';
-	*q = '\0';
+	*d++ = q;
+	*d = '\0';
 	return o;
+}
+
+char *kt_sql_str(const char *fmt, ...)
+{
+	char *s = NULL, *q;
+	va_list ap;
+
+	va_start(ap, fmt);
+	int n = vasprintf(&s, fmt, ap);
+
+	va_end(ap);
+	if (n < 0)
+		return NULL;
+	q = quoted(s, '\'');
+	free(s);
+	return q;
+}
+
+char *kt_sql_ident(const char *s)
+{
+	return quoted(s, '"');
 }
 
 static int rm_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
@@ -856,13 +878,15 @@ static int machine_table(struct kt_store_w *w, duckdb_connection conn,
 	const char *v[] = { m->trace_id, m->machine, m->kernel, m->cpu_model, m->tracebase,
 			    m->backend, KUTRACE_TOOL_VERSION };
 	char *q[7];
-	int rc = -1;
+	int rc = -1, oom = 0;
 
 	for (int i = 0; i < 7; i++)
-		q[i] = v[i] ? sql_str(v[i]) : strdup("NULL");
+		oom |= !(q[i] = v[i] ? kt_sql_str("%s", v[i]) : strdup("NULL"));
 	char *sql = NULL;
 
-	if (asprintf(&sql, "CREATE TABLE machine AS SELECT %s AS trace_id, %s AS machine, "
+	if (oom)
+		errf(w->err, sizeof(w->err), "machine: out of memory");
+	else if (asprintf(&sql, "CREATE TABLE machine AS SELECT %s AS trace_id, %s AS machine, "
 		     "CAST(%s AS VARCHAR) AS kernel, CAST(%s AS VARCHAR) AS cpu_model, "
 		     "CAST(%s AS VARCHAR) AS tracebase, CAST(%s AS VARCHAR) AS backend, "
 		     "%s AS tool_version, %d AS mbit_sec, %u AS flags, "
@@ -923,14 +947,12 @@ static int close_pq(struct kt_store_w *w, struct kt_pq **p, int tcol,
 /* A view over one of this store's own files, while it is being written. */
 static int view(struct kt_store_w *w, duckdb_connection c, const char *name, const char *file)
 {
-	char path[4200], *q, *sql = NULL;
+	char *q = kt_sql_str("%s/%s", w->tmp, file), *sql = NULL;
 	int rc;
 
-	snprintf(path, sizeof(path), "%s/%s", w->tmp, file);
-	q = sql_str(path);
 	if (!q || asprintf(&sql, "CREATE VIEW %s AS SELECT * FROM read_parquet(%s)", name, q) < 0) {
 		free(q);
-		return errf(w->err, sizeof(w->err), "%s: out of memory", path);
+		return errf(w->err, sizeof(w->err), "%s/%s: out of memory", w->tmp, file);
 	}
 	rc = run(c, sql, name, w->err, sizeof(w->err));
 	free(sql);
@@ -1058,9 +1080,12 @@ int kt_store_w_finish(struct kt_store_w *w, const struct kt_store_meta *m)
 	run(conn, "SET preserve_insertion_order = false", "settings", w->err, sizeof(w->err));
 	if (derive(w, conn, m, tables) < 0)
 		goto out;
-	char *tid = sql_str(m->trace_id ? m->trace_id : "");
-	char *mach = sql_str(m->machine ? m->machine : "unknown");
-	int ok = 1;
+	char *tid = kt_sql_str("%s", m->trace_id ? m->trace_id : "");
+	char *mach = kt_sql_str("%s", m->machine ? m->machine : "unknown");
+	int ok = tid && mach;
+
+	if (!ok)
+		errf(w->err, sizeof(w->err), "%s: out of memory", w->dir);
 
 	for (int i = 0; kt_store_tables[i] && ok; i++) {
 		const char *t = kt_store_tables[i];
@@ -1070,7 +1095,7 @@ int kt_store_w_finish(struct kt_store_w *w, const struct kt_store_meta *m)
 		if (strcmp(t, "span") == 0 || strcmp(t, "slice") == 0)
 			continue;	/* written above */
 		snprintf(path, sizeof(path), "%s/%s.parquet", w->tmp, t);
-		ppath = sql_str(path);
+		ppath = kt_sql_str("%s", path);
 		/* machine has the two columns already. */
 		int m2 = strcmp(t, "machine") != 0;
 
@@ -1325,7 +1350,7 @@ static int check_file(duckdb_connection c, const char *store, const char *t, jso
 	 * from it (parquet.c says why). */
 	if (!(f = kt_store_fopen(store, rel, err, len)) || kt_pq_check_footer(f, path, err, len) < 0)
 		return -1;
-	q = sql_str(path);
+	q = kt_sql_str("%s", path);
 	if (!q || asprintf(&sql, "SELECT num_rows FROM parquet_file_metadata(%s)", q) < 0) {
 		free(q);
 		return errf(err, len, "%s: out of memory", path);
@@ -1362,8 +1387,12 @@ static int make_view(struct kt_db *db, const char *name, char *const *stores, si
 		if (has && !has[i])
 			continue;
 		snprintf(path, sizeof(path), "%s/%s.parquet", stores[i], name);
-		q = sql_str(path);
-		kt_buf_printf(&b, "%s%s", used++ ? ", " : "", q ? q : "''");
+		q = kt_sql_str("%s", path);
+		if (!q) {
+			free(b.p);
+			return errf(err, errlen, "%s: out of memory", path);
+		}
+		kt_buf_printf(&b, "%s%s", used++ ? ", " : "", q);
 		free(q);
 	}
 	kt_buf_puts(&b, "])");

@@ -109,6 +109,18 @@ struct kt_inputs {
 /* Stores, globs of stores, traces and JSON files to store directories. */
 void kt_xopen_inputs(struct kt_inputs *in, const char **args, int n, const char *memory);
 
+/*
+ * Text made into SQL: every path and every name that comes from a file,
+ * an argument or the environment goes into SQL through one of these, never
+ * through a bare %s (a store named "x'; COPY ... TO 'f'; --" would run its
+ * own statements).  kt_sql_str: what fmt makes, as a string literal, '...'
+ * with each ' doubled; DuckDB's literals take every other byte as itself
+ * (a backslash, a newline, ", ;, --).  kt_sql_ident: s as an identifier,
+ * "..." with each " doubled.  Both malloc'd; NULL when out of memory.
+ */
+char *kt_sql_str(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *kt_sql_ident(const char *s);
+
 /* The DuckDB settings every connection gets: no network, no extensions
  * installed or loaded behind the user's back. */
 int kt_duckdb_open(duckdb_database *db, const char *memory_limit, const char *temp_dir,

@@ -65,6 +65,44 @@ static int run(duckdb_connection c, const char *sql, duckdb_result *res, char *e
 	return rc;
 }
 
+/* The SQL fmt makes, whole: a path's literal (kt_sql_str) may be twice
+ * the path's length, and a cut one is no statement; NULL with err set. */
+static char *sqlf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static char *sqlf(char *err, size_t errlen, const char *fmt, ...)
+{
+	char *sql = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	int n = vasprintf(&sql, fmt, ap);
+
+	va_end(ap);
+	if (n < 0) {
+		errf(err, errlen, "out of memory");
+		return NULL;
+	}
+	return sql;
+}
+
+/* A file's name as an SQL literal, dir/name; NULL with err set. */
+static char *file_lit(const char *dir, const char *name, char *err, size_t errlen)
+{
+	char *q = kt_sql_str("%s/%s", dir, name);
+
+	if (!q)
+		errf(err, errlen, "%s/%s: out of memory", dir, name);
+	return q;
+}
+
+/* run of sql (which it frees; NULL: sqlf's error, in err already). */
+static int run_free(duckdb_connection c, char *sql, duckdb_result *res, char *err, size_t errlen)
+{
+	int rc = sql ? run(c, sql, res, err, errlen) : -1;
+
+	free(sql);
+	return rc;
+}
+
 /* A fetched chunk, or NULL at the end; an error while streaming in err. */
 static duckdb_data_chunk next_chunk(duckdb_result res, int *failed, char *err, size_t errlen)
 {
@@ -337,8 +375,8 @@ int kt_store_tiles(duckdb_connection c, int64_t t0, int64_t t1, int n, struct kt
 }
 
 /* The rows sql selects (ROW_COLS), at most limit, as JSON rows after
- * pre: PRE[row,\nrow...],"more":BOOL}. */
-static int rows_json(duckdb_connection c, const char *sql, const char *pre, long limit,
+ * pre: PRE[row,\nrow...],"more":BOOL}; sql freed (NULL: sqlf's error). */
+static int rows_json(duckdb_connection c, char *sql, const char *pre, long limit,
 		     struct kt_buf *out, char *err, size_t errlen)
 {
 	duckdb_result res;
@@ -346,7 +384,7 @@ static int rows_json(duckdb_connection c, const char *sql, const char *pre, long
 	int failed = 0;
 	long seen = 0;
 
-	if (run(c, sql, &res, err, errlen) < 0)
+	if (run_free(c, sql, &res, err, errlen) < 0)
 		return -1;
 	kt_buf_puts(out, pre);
 	kt_buf_puts(out, "[");
@@ -388,7 +426,7 @@ static int rows_json(duckdb_connection c, const char *sql, const char *pre, long
 int kt_store_rows(duckdb_connection c, const struct kt_lodpyr *py, int cpu, int64_t t0,
 		  int64_t t1, long limit, struct kt_buf *out, char *err, size_t errlen)
 {
-	char sql[1024 + 2 * sizeof(py->dir)], where[64] = "";
+	char where[64] = "";
 
 	int64_t from;
 
@@ -410,22 +448,26 @@ int kt_store_rows(duckdb_connection c, const struct kt_lodpyr *py, int cpu, int6
 	 * order they are given back in.  Without it, ts + dur > t0 reads span
 	 * from its start. */
 	if (py) {
-		snprintf(sql, sizeof(sql),
-			 "SELECT " ROW_COLS " FROM (SELECT file_row_number AS rn, " ROW_COLS " FROM"
-			 " read_parquet('%s/../span.parquet', file_row_number = true) WHERE %sts < %" PRId64
-			 " AND ts > %" PRId64 " AND dur < %" PRId64 " AND ts + dur > %" PRId64 " UNION ALL"
-			 " SELECT * FROM read_parquet('%s/longrows.parquet') WHERE %sts < %" PRId64
-			 " AND ts + dur > %" PRId64 ") ORDER BY rn LIMIT %ld", py->dir, where, t1,
-			 t0 - 2 * py->q0, 2 * py->q0, t0, py->dir, where, t1, t0, limit + 1);
+		char *span = file_lit(py->dir, "../span.parquet", err, errlen);
+		char *lrows = span ? file_lit(py->dir, "longrows.parquet", err, errlen) : NULL;
+		char *sql = lrows ? sqlf(err, errlen,
+			"SELECT " ROW_COLS " FROM (SELECT file_row_number AS rn, " ROW_COLS " FROM"
+			" read_parquet(%s, file_row_number = true) WHERE %sts < %" PRId64
+			" AND ts > %" PRId64 " AND dur < %" PRId64 " AND ts + dur > %" PRId64 " UNION ALL"
+			" SELECT * FROM read_parquet(%s) WHERE %sts < %" PRId64
+			" AND ts + dur > %" PRId64 ") ORDER BY rn LIMIT %ld", span, where, t1,
+			t0 - 2 * py->q0, 2 * py->q0, t0, lrows, where, t1, t0, limit + 1) : NULL;
+
+		free(span);
+		free(lrows);
 		return rows_json(c, sql, "{\"rows\":", limit, out, err, errlen);
 	}
 	/* In the store's order, which is the page's (by ts, ties as the JSON
 	 * has them): a sort by ts could reorder ties, and with them what is
 	 * drawn over what.  DuckDB keeps a scan's order (preserve_insertion_order). */
-	snprintf(sql, sizeof(sql),
-		 "SELECT " ROW_COLS " FROM span WHERE %sts < %" PRId64
-		 " AND ts + dur > %" PRId64 " LIMIT %ld", where, t1, t0, limit + 1);
-	return rows_json(c, sql, "{\"rows\":", limit, out, err, errlen);
+	return rows_json(c, sqlf(err, errlen, "SELECT " ROW_COLS " FROM span WHERE %sts < %" PRId64
+				 " AND ts + dur > %" PRId64 " LIMIT %ld", where, t1, t0, limit + 1),
+			 "{\"rows\":", limit, out, err, errlen);
 }
 
 /*
@@ -510,7 +552,7 @@ static int lod_meta_kept(const char *store, int64_t *t0, int64_t *t1, struct kt_
 /* span with each row's number in the store's order, the page's: a
  * subquery, not a CTE, which DuckDB would materialize when read twice. */
 #define LOD_SPAN_RN "(SELECT file_row_number AS rn, ts, dur, cpu, pid, rpc, event, arg, name" \
-	" FROM read_parquet('%s/span.parquet', file_row_number = true))"
+	" FROM read_parquet(%s, file_row_number = true))"
 /* The latest end by rows x (the first of the rows ending last, as the
  * page's summary picks it, lib/page/pagelod.c): its ts and dur from one row.
  * The key is the end and the row number in one 128-bit integer (rows
@@ -536,30 +578,33 @@ static int lod_meta_kept(const char *store, int64_t *t0, int64_t *t1, struct kt_
 static int lod_meta_rows(duckdb_connection c, const char *store, int kind, struct kt_buf *out,
 			 char *err, size_t errlen)
 {
-	char sql[2048 + 8400];
+	char *sql, *span = file_lit(store, "span.parquet", err, errlen);
 	duckdb_result res;
 	int failed = 0, first = 1;
 	struct kt_buf esc = { 0 };
 
+	if (!span)
+		return -1;
 	if (kind == 0)
-		snprintf(sql, sizeof(sql), "SELECT cpu," LOD_EXTENT_COLS " FROM " LOD_SPAN_RN
-			 " WHERE cpu >= 0 AND event >= 0 GROUP BY cpu ORDER BY cpu", store);
+		sql = sqlf(err, errlen, "SELECT cpu," LOD_EXTENT_COLS " FROM " LOD_SPAN_RN
+			 " WHERE cpu >= 0 AND event >= 0 GROUP BY cpu ORDER BY cpu", span);
 	else if (kind == 1)
-		snprintf(sql, sizeof(sql), "SELECT pid," LOD_EXTENT_COLS ","
+		sql = sqlf(err, errlen, "SELECT pid," LOD_EXTENT_COLS ","
 			 " arg_min(name, rn) FILTER (WHERE " LOD_PIDROW ") FROM " LOD_SPAN_RN
 			 " WHERE pid > 0 AND event >= 0"
-			 " GROUP BY pid HAVING count(*) FILTER (WHERE " LOD_PIDROW ") > 0 ORDER BY pid", store);
+			 " GROUP BY pid HAVING count(*) FILTER (WHERE " LOD_PIDROW ") > 0 ORDER BY pid", span);
 	else
-		snprintf(sql, sizeof(sql),
-			 "WITH p AS (SELECT CASE WHEN event IN (526, 527) THEN rpc ELSE arg END AS id, rn, name"
-			 " FROM " LOD_SPAN_RN " WHERE ((event >= 513 AND event <= 515) OR (event IN (526, 527) AND rpc > 0))"
-			 " AND name <> '.0'),"
-			 " r AS (SELECT id, min(rn) AS o, arg_min(name, [-length(name)::BIGINT, rn]) AS label"
-			 " FROM p WHERE id > 0 GROUP BY id)"
-			 " SELECT r.id::INTEGER," LOD_EXTENT_COLS ", any_value(r.label)"
-			 " FROM r LEFT JOIN " LOD_SPAN_RN " s ON s.rpc = r.id AND s.event >= 0 GROUP BY r.id, r.o ORDER BY r.o",
-			 store, store);
-	if (run(c, sql, &res, err, errlen) < 0)
+		sql = sqlf(err, errlen,
+			   "WITH p AS (SELECT CASE WHEN event IN (526, 527) THEN rpc ELSE arg END AS id, rn, name"
+			   " FROM " LOD_SPAN_RN " WHERE ((event >= 513 AND event <= 515) OR (event IN (526, 527) AND rpc > 0))"
+			   " AND name <> '.0'),"
+			   " r AS (SELECT id, min(rn) AS o, arg_min(name, [-length(name)::BIGINT, rn]) AS label"
+			   " FROM p WHERE id > 0 GROUP BY id)"
+			   " SELECT r.id::INTEGER," LOD_EXTENT_COLS ", any_value(r.label)"
+			   " FROM r LEFT JOIN " LOD_SPAN_RN " s ON s.rpc = r.id AND s.event >= 0 GROUP BY r.id, r.o ORDER BY r.o",
+			   span, span);
+	free(span);
+	if (run_free(c, sql, &res, err, errlen) < 0)
 		return -1;
 	kt_buf_printf(out, ",\"%s\":[", lod_kinds[kind].key);
 	for (duckdb_data_chunk ch; (ch = next_chunk(res, &failed, err, errlen));) {
@@ -597,7 +642,7 @@ static int lod_meta_rows(duckdb_connection c, const char *store, int kind, struc
 int kt_store_lod_meta(duckdb_connection c, const char *store, int64_t *t0, int64_t *t1,
 		      struct kt_buf *out, char *err, size_t errlen)
 {
-	char sql[1024 + 4200];
+	char *span;
 	duckdb_result res;
 	int failed = 0;
 
@@ -610,9 +655,13 @@ int kt_store_lod_meta(duckdb_connection c, const char *store, int64_t *t0, int64
 
 	/* Times in the page's 10 ns units, so that the viewer makes the same
 	 * doubles of them as of its own rows (ts * 1e-8). */
-	snprintf(sql, sizeof(sql), "SELECT count(*), min(ts)," LOD_LAST_END("ts + dur < 999000000000")
-		 " FROM " LOD_SPAN_RN, store);
-	if (run(c, sql, &res, err, errlen) < 0)
+	if (!(span = file_lit(store, "span.parquet", err, errlen)))
+		return -1;
+	char *sql = sqlf(err, errlen, "SELECT count(*), min(ts)," LOD_LAST_END("ts + dur < 999000000000")
+			 " FROM " LOD_SPAN_RN, span);
+
+	free(span);
+	if (run_free(c, sql, &res, err, errlen) < 0)
 		return -1;
 	duckdb_data_chunk ch = next_chunk(res, &failed, err, errlen);
 
@@ -670,23 +719,27 @@ int kt_store_lod_meta(duckdb_connection c, const char *store, int64_t *t0, int64
 	" max(tu) AS tu, arg_max(ek, tk) AS ek, max(tk) AS tk, sum(c)::BIGINT AS c"
 
 
-static int exec_sql(duckdb_connection c, const char *sql, char *err, size_t errlen)
+/* COPY (query) TO dir/name as Parquet; query freed (NULL: sqlf's error).
+ * Prepared, as every statement here: one statement, never more. */
+static int copy_to(duckdb_connection c, char *query, const char *dir, const char *name,
+		   char *err, size_t errlen)
 {
+	char *to = query ? file_lit(dir, name, err, errlen) : NULL;
+	char *sql = to ? sqlf(err, errlen, "COPY (%s) TO %s (FORMAT parquet)", query, to) : NULL;
 	duckdb_result res;
+	int rc = run_free(c, sql, &res, err, errlen);
 
-	if (duckdb_query(c, sql, &res) == DuckDBError) {
-		errf(err, errlen, "%s", duckdb_result_error(&res));
+	if (rc == 0)
 		duckdb_destroy_result(&res);
-		return -1;
-	}
-	duckdb_destroy_result(&res);
-	return 0;
+	free(to);
+	free(query);
+	return rc;
 }
 
 int kt_store_lod_pyramid(duckdb_connection c, const char *store, int64_t t0, int64_t t1,
 			 const struct kt_buf *meta, struct kt_lodpyr *py, char *err, size_t errlen)
 {
-	char dir[4200], tmp[4300], sql[4096 + 8600];
+	char dir[4200], tmp[4300], name[64], path[4400];
 	FILE *f;
 	int levels = 0;
 	int64_t q0 = 1;
@@ -726,25 +779,25 @@ int kt_store_lod_pyramid(duckdb_connection c, const char *store, int64_t t0, int
 		const struct lod_kind *k = &lod_kinds[g];
 
 		kt_progress_step(k->step);
-		snprintf(sql, sizeof(sql),
-			 "COPY (SELECT %s, (ts - %" PRId64 ") // %" PRId64 " AS b, " LOD_BIN_COLS " FROM"
-			 " (SELECT %s, ts, dur, event, " LOD_KIND " AS k FROM span WHERE %s)"
-			 " GROUP BY ALL ORDER BY b, %s) TO '%s/%s0.parquet' (FORMAT parquet)", k->col, t0,
-			 q0, k->col, k->exec, k->col, tmp, k->pre);
-		if (exec_sql(c, sql, err, errlen) < 0)
+		snprintf(name, sizeof(name), "%s0.parquet", k->pre);
+		if (copy_to(c, sqlf(err, errlen, "SELECT %s, (ts - %" PRId64 ") // %" PRId64 " AS b, "
+				    LOD_BIN_COLS " FROM (SELECT %s, ts, dur, event, " LOD_KIND " AS k"
+				    " FROM span WHERE %s) GROUP BY ALL ORDER BY b, %s", k->col, t0, q0,
+				    k->col, k->exec, k->col), tmp, name, err, errlen) < 0)
 			goto fail;
 	}
-	snprintf(sql, sizeof(sql),
-		 "COPY (SELECT " ROW_COLS " FROM span WHERE " LOD_LONG " AND dur >= %" PRId64 ") TO"
-		 " '%s/long.parquet' (FORMAT parquet)", 2 * q0, tmp);
-	if (exec_sql(c, sql, err, errlen) < 0)
+	if (copy_to(c, sqlf(err, errlen, "SELECT " ROW_COLS " FROM span WHERE " LOD_LONG
+			    " AND dur >= %" PRId64, 2 * q0), tmp, "long.parquet", err, errlen) < 0)
 		goto fail;
-	snprintf(sql, sizeof(sql),
-		 "COPY (SELECT file_row_number AS rn, " ROW_COLS " FROM read_parquet('%s/span.parquet',"
-		 " file_row_number = true) WHERE dur >= %" PRId64 ") TO '%s/longrows.parquet' (FORMAT parquet)",
-		 store, 2 * q0, tmp);
-	if (exec_sql(c, sql, err, errlen) < 0)
+	char *span = file_lit(store, "span.parquet", err, errlen);
+
+	if (!span || copy_to(c, sqlf(err, errlen, "SELECT file_row_number AS rn, " ROW_COLS " FROM"
+				     " read_parquet(%s, file_row_number = true) WHERE dur >= %" PRId64,
+				     span, 2 * q0), tmp, "longrows.parquet", err, errlen) < 0) {
+		free(span);
 		goto fail;
+	}
+	free(span);
 	for (int64_t q = q0; levels < 63; q *= 2) {
 		levels++;
 		if ((t1 - t0) / q < 2)
@@ -753,25 +806,30 @@ int kt_store_lod_pyramid(duckdb_connection c, const char *store, int64_t t0, int
 		for (int g = 0; g < 3; g++) {
 			const struct lod_kind *k = &lod_kinds[g];
 
-			snprintf(sql, sizeof(sql),
-				 "COPY (SELECT %s, b // 2 AS b, " LOD_UP_COLS " FROM read_parquet('%s/%s%d.parquet')"
-				 " GROUP BY ALL ORDER BY b, %s) TO '%s/%s%d.parquet' (FORMAT parquet)",
-				 k->col, tmp, k->pre, levels - 1, k->col, tmp, k->pre, levels);
-			if (exec_sql(c, sql, err, errlen) < 0)
+			snprintf(name, sizeof(name), "%s%d.parquet", k->pre, levels - 1);
+			char *from = file_lit(tmp, name, err, errlen);
+
+			snprintf(name, sizeof(name), "%s%d.parquet", k->pre, levels);
+			if (!from || copy_to(c, sqlf(err, errlen, "SELECT %s, b // 2 AS b, " LOD_UP_COLS
+						     " FROM read_parquet(%s) GROUP BY ALL ORDER BY b, %s",
+						     k->col, from, k->col), tmp, name, err, errlen) < 0) {
+				free(from);
 				goto fail;
+			}
+			free(from);
 		}
 	}
 	/* levels last: its presence says the rest is complete */
-	snprintf(sql, sizeof(sql), "%s/meta", tmp);
-	if (!(f = fopen(sql, "w")) || fprintf(f, "%" PRId64 " %" PRId64 "\n", t0, t1) < 0 ||
+	snprintf(path, sizeof(path), "%s/meta", tmp);
+	if (!(f = fopen(path, "w")) || fprintf(f, "%" PRId64 " %" PRId64 "\n", t0, t1) < 0 ||
 	    fwrite(meta->p, 1, meta->len, f) != meta->len || fclose(f) != 0) {
-		errf(err, errlen, "%s: %s", sql, strerror(errno));
+		errf(err, errlen, "%s: %s", path, strerror(errno));
 		goto fail;
 	}
-	snprintf(sql, sizeof(sql), "%s/levels", tmp);
-	if (!(f = fopen(sql, "w")) || fprintf(f, "%" PRId64 " %d %d\n", q0, levels, LOD_VERSION) < 0 ||
+	snprintf(path, sizeof(path), "%s/levels", tmp);
+	if (!(f = fopen(path, "w")) || fprintf(f, "%" PRId64 " %d %d\n", q0, levels, LOD_VERSION) < 0 ||
 	    fclose(f) != 0) {
-		errf(err, errlen, "%s: %s", sql, strerror(errno));
+		errf(err, errlen, "%s: %s", path, strerror(errno));
 		goto fail;
 	}
 	if (kt_rmtree(dir) < 0 || rename(tmp, dir) < 0) {
@@ -795,28 +853,35 @@ static int lod_bins(duckdb_connection c, const struct kt_lodpyr *py, int level,
 		    const struct lod_kind *k, int64_t t0, int64_t q, int64_t a, int64_t b,
 		    struct kt_buf *out, char *err, size_t errlen)
 {
-	char sql[1024 + 3 * sizeof(py->dir)];
-	const char *what = k->col, *pre = k->pre;
+	const char *what = k->col;
+	char *sql;
 	duckdb_result res;
 	int64_t lo = t0 + a * q, hi = t0 + b * q;	/* checked by kt_store_lod */
 
 	/* One row per row, bin and kind: rows, ns, last event. */
-	if (level >= 0)
-		snprintf(sql, sizeof(sql),
-			 "SELECT %s, b, k, c, n, e FROM (SELECT %s, b, 0 AS k, c, i AS n, -1 AS e FROM"
-			 " read_parquet('%s/%s%d.parquet') WHERE b >= %" PRId64 " AND b < %" PRId64 " UNION ALL"
-			 " SELECT %s, b, 1, 0, u, coalesce(eu, -1) FROM read_parquet('%s/%s%d.parquet') WHERE b >= %" PRId64
-			 " AND b < %" PRId64 " AND eu IS NOT NULL UNION ALL SELECT %s, b, 2, 0, kn, coalesce(ek, -1) FROM"
-			 " read_parquet('%s/%s%d.parquet') WHERE b >= %" PRId64 " AND b < %" PRId64
-			 " AND ek IS NOT NULL) ORDER BY %s, b, k", what, what, py->dir, pre, level, a, b, what,
-			 py->dir, pre, level, a, b, what, py->dir, pre, level, a, b, what);
-	else
-		snprintf(sql, sizeof(sql),
-			 "SELECT %s, (ts - %" PRId64 ") // %" PRId64 " AS b, " LOD_KIND " AS k, count(*),"
-			 " sum(dur)::BIGINT, arg_max(event, ts) FROM span WHERE %s AND ts >= %" PRId64
-			 " AND ts < %" PRId64 " GROUP BY ALL ORDER BY %s, b, k", what, t0, q, k->exec, lo,
-			 hi, what);
-	if (run(c, sql, &res, err, errlen) < 0)
+	if (level >= 0) {
+		char name[64], *f;
+
+		snprintf(name, sizeof(name), "%s%d.parquet", k->pre, level);
+		if (!(f = file_lit(py->dir, name, err, errlen)))
+			return -1;
+		sql = sqlf(err, errlen,
+			   "SELECT %s, b, k, c, n, e FROM (SELECT %s, b, 0 AS k, c, i AS n, -1 AS e FROM"
+			   " read_parquet(%s) WHERE b >= %" PRId64 " AND b < %" PRId64 " UNION ALL"
+			   " SELECT %s, b, 1, 0, u, coalesce(eu, -1) FROM read_parquet(%s) WHERE b >= %" PRId64
+			   " AND b < %" PRId64 " AND eu IS NOT NULL UNION ALL SELECT %s, b, 2, 0, kn, coalesce(ek, -1) FROM"
+			   " read_parquet(%s) WHERE b >= %" PRId64 " AND b < %" PRId64
+			   " AND ek IS NOT NULL) ORDER BY %s, b, k", what, what, f, a, b, what,
+			   f, a, b, what, f, a, b, what);
+		free(f);
+	} else {
+		sql = sqlf(err, errlen,
+			   "SELECT %s, (ts - %" PRId64 ") // %" PRId64 " AS b, " LOD_KIND " AS k, count(*),"
+			   " sum(dur)::BIGINT, arg_max(event, ts) FROM span WHERE %s AND ts >= %" PRId64
+			   " AND ts < %" PRId64 " GROUP BY ALL ORDER BY %s, b, k", what, t0, q, k->exec, lo,
+			   hi, what);
+	}
+	if (run_free(c, sql, &res, err, errlen) < 0)
 		return -1;
 	return bins_json(res, 0, out, err, errlen);
 }
@@ -824,7 +889,7 @@ static int lod_bins(duckdb_connection c, const struct kt_lodpyr *py, int level,
 int kt_store_lod(duckdb_connection c, const struct kt_lodpyr *py, int64_t t0, int64_t q, int64_t a,
 		 int64_t b, int grp, struct kt_buf *out, char *err, size_t errlen)
 {
-	char sql[1024 + 3 * sizeof(py->dir)];
+	char *sql, *lng = NULL;
 	const struct lod_kind *k = &lod_kinds[grp >= 0 && grp < 3 ? grp : 0];
 	const char *who = k->who, *rows = k->exec;
 	int level = -1;
@@ -864,21 +929,24 @@ int kt_store_lod(duckdb_connection c, const struct kt_lodpyr *py, int64_t t0, in
 	kt_buf_puts(out, ",");
 	/* The spans a pixel or longer are drawn in full over the bins: those
 	 * of 2 bins or longer (a pixel is 4 to 8) that overlap the tile. */
+	if (py && !(lng = file_lit(py->dir, "long.parquet", err, errlen)))
+		return -1;
 	if (level >= 0)
-		snprintf(sql, sizeof(sql),
-			 "SELECT " ROW_COLS " FROM read_parquet('%s/long.parquet') WHERE %s AND dur >= %" PRId64
-			 " AND ts < %" PRId64 " AND ts + dur > %" PRId64 " ORDER BY cpu, ts", py->dir, who,
-			 2 * q, hi, lo);
+		sql = sqlf(err, errlen,
+			   "SELECT " ROW_COLS " FROM read_parquet(%s) WHERE %s AND dur >= %" PRId64
+			   " AND ts < %" PRId64 " AND ts + dur > %" PRId64 " ORDER BY cpu, ts", lng, who,
+			   2 * q, hi, lo);
 	else if (py)	/* those shorter than 2 q0 start after lo - 2 q0: only those row groups */
-		snprintf(sql, sizeof(sql),
-			 "SELECT * FROM (SELECT " ROW_COLS " FROM span WHERE %s AND dur >= %" PRId64
-			 " AND dur < %" PRId64 " AND ts < %" PRId64 " AND ts > %" PRId64 " AND ts + dur > %" PRId64
-			 " UNION ALL SELECT " ROW_COLS " FROM read_parquet('%s/long.parquet') WHERE %s AND ts < %" PRId64
-			 " AND ts + dur > %" PRId64 ") ORDER BY cpu, ts", rows, 2 * q, 2 * py->q0, hi,
-			 lo - 2 * py->q0, lo, py->dir, who, hi, lo);
+		sql = sqlf(err, errlen,
+			   "SELECT * FROM (SELECT " ROW_COLS " FROM span WHERE %s AND dur >= %" PRId64
+			   " AND dur < %" PRId64 " AND ts < %" PRId64 " AND ts > %" PRId64 " AND ts + dur > %" PRId64
+			   " UNION ALL SELECT " ROW_COLS " FROM read_parquet(%s) WHERE %s AND ts < %" PRId64
+			   " AND ts + dur > %" PRId64 ") ORDER BY cpu, ts", rows, 2 * q, 2 * py->q0, hi,
+			   lo - 2 * py->q0, lo, lng, who, hi, lo);
 	else
-		snprintf(sql, sizeof(sql),
-			 "SELECT " ROW_COLS " FROM span WHERE %s AND dur >= %" PRId64 " AND ts < %" PRId64
-			 " AND ts + dur > %" PRId64 " ORDER BY cpu, ts", rows, 2 * q, hi, lo);
+		sql = sqlf(err, errlen,
+			   "SELECT " ROW_COLS " FROM span WHERE %s AND dur >= %" PRId64 " AND ts < %" PRId64
+			   " AND ts + dur > %" PRId64 " ORDER BY cpu, ts", rows, 2 * q, hi, lo);
+	free(lng);
 	return rows_json(c, sql, "\"long\":", KT_ROWS_LONG_MAX, out, err, errlen);
 }
