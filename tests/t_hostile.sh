@@ -10,7 +10,9 @@
 # beside such a trace); a trace id, --mark and --method hold them too.
 # Each gives the answers of a plainly named copy, exit 0, and nothing
 # appears in the empty directory it runs in (an injected COPY would write
-# pwned.csv there).
+# pwned.csv there).  A store named with *, ? or [ beside a sibling the
+# pattern would match: the named store's answers or one line, never the
+# sibling's.
 . "$(dirname "$0")/lib.sh"
 KT_BIN=$(cd "$KT_BIN" && pwd)
 Q=$KT_BIN/kutrace_sql
@@ -209,3 +211,57 @@ if [ $RC = 0 ] && cmp -s "$TMP/why.want" "$TMP/out" && empty "why tid"; then
 else nok "kutrace_why on a trace id holding quotes: exit $RC: $(head -1 "$TMP/err")"; fi
 on "$TMP/tid.tables" "$W" @ --pid 500
 eq "kutrace_why --pid on a trace id holding quotes: exit 0" 0 "$RC"
+
+# Glob characters (issue 48): DuckDB reads *, ? and [ in a file's path as
+# a pattern, so a store named s*.tables would read its sibling sXb.tables
+# too, s[i].tables only si.tables.  Each program on a store so named gives
+# the named store's answers (the plain store's) or refuses it in one line:
+# never the sibling's.  The same for a store written under such a name.
+G=$TMP/glob
+mkdir -p "$G"
+"$Q" build "$KT_ROOT/tests/golden/basic.trace" -o "$G/si.tables" --quiet 2> /dev/null
+cp -a "$G/si.tables" "$G/sXb.tables"
+# named_or_refused WHAT: the plain store's output ($TMP/want), or exit
+# other than 0 with one line and no output.
+named_or_refused() {
+	if [ $RC = 0 ] && cmp -s "$TMP/want" "$TMP/out"; then
+		ok "$1: the named store's answers"
+	elif [ $RC != 0 ] && [ "$(wc -l < "$TMP/err")" = 1 ] && [ ! -s "$TMP/out" ]; then
+		ok "$1: refused in one line"
+	else
+		nok "$1: exit $RC, not the named store's answers: $(head -c 200 "$TMP/out" | tr '\n' ' ') $(head -1 "$TMP/err")"
+	fi
+}
+for g in 's*' 's?b' 's[i]'; do
+	cp -a "$PLAIN" "$G/$g.tables"
+	rm -rf "$G/$g.tables/lod"
+	for c in "kutrace_sql -c|$Q|@|--csv|-c|SELECT count(*), sum(dur), min(ts) FROM span" \
+		 "kutrace_sql --report cpu|$Q|@|--report|cpu|--csv" \
+		 "kutrace_why --slowest 1|$W|@|--slowest|1"; do
+		what=${c%%|*}
+		IFS='|' read -r -a cmd <<< "${c#*|}"
+		on "$PLAIN" "${cmd[@]}"; cp "$TMP/out" "$TMP/want"
+		on "$G/$g.tables" "${cmd[@]}"
+		named_or_refused "$what on a store named $g.tables beside si.tables and sXb.tables"
+	done
+	on "$G/$g.tables" "$V" @ --prepare --pyramid-min 0
+	if [ $RC = 0 ] && diff -r "$PLAIN/lod" "$G/$g.tables/lod" > /dev/null; then
+		ok "kutrace_view --prepare on $g.tables: the named store's pyramid"
+	elif [ $RC != 0 ] && [ "$(wc -l < "$TMP/err")" = 1 ]; then
+		ok "kutrace_view --prepare on $g.tables: refused in one line"
+	else nok "kutrace_view --prepare on $g.tables: exit $RC: $(head -1 "$TMP/err")"; fi
+	# A store written under such a name, and a trace's temporary store
+	# under such a TMPDIR.
+	on "$G/o$g.tables" "$Q" build "$TRACE" -o @ --quiet
+	if [ $RC = 0 ]; then
+		tables "$G/o$g.tables" > "$TMP/out"
+		cp "$TMP/tab.want" "$TMP/want"
+	else : > "$TMP/out"; fi
+	named_or_refused "kutrace_sql build -o o$g.tables"
+	mkdir -p "$G/t$g"
+	on "$G/t$g" env "TMPDIR=$G/t$g" "$Q" "$TRACE" --csv -c "SELECT count(*), sum(dur), min(ts) FROM span"
+	"$Q" "$PLAIN" --csv -c "SELECT count(*), sum(dur), min(ts) FROM span" > "$TMP/want" 2> /dev/null
+	named_or_refused "kutrace_sql on a trace under TMPDIR t$g"
+	empty "glob $g" > /dev/null
+done
+check "the siblings are untouched" sh -c "[ ! -e '$G/si.tables/lod' ] && [ ! -e '$G/sXb.tables/lod' ]"

@@ -669,6 +669,8 @@ struct kt_store_w *kt_store_w_new(const char *dir, const char *memory_limit,
 	struct stat st;
 	char meta[4200], p[4200];
 
+	if (kt_store_globfree(dir, err, errlen) < 0)
+		return NULL;
 	snprintf(meta, sizeof(meta), "%s/meta.json", dir);
 	if (stat(dir, &st) == 0 && (!S_ISDIR(st.st_mode) || stat(meta, &st) != 0)) {
 		errf(err, errlen, "%s: exists and is not a kutrace store; not replaced", dir);
@@ -1290,6 +1292,16 @@ int kt_store_file_ok(const char *store, const char *rel, char *err, size_t errle
 	return store_walk(store, rel, 0, err, errlen);
 }
 
+int kt_store_globfree(const char *path, char *err, size_t errlen)
+{
+	size_t k = strcspn(path, "*?[");
+
+	if (!path[k])
+		return 0;
+	return errf(err, errlen, "%s: a store's path may not hold '%c' (DuckDB would read *, ? and [ "
+		    "as a pattern of file names, maybe another directory's)", path, path[k]);
+}
+
 /* meta.json of one store: its version, and each table's row count. */
 static json_t *read_meta(const char *store, char *err, size_t len)
 {
@@ -1297,6 +1309,8 @@ static json_t *read_meta(const char *store, char *err, size_t len)
 	json_error_t je;
 	struct stat st;
 
+	if (kt_store_globfree(store, err, len) < 0)
+		return NULL;
 	if (stat(store, &st) < 0)
 		return errf(err, len, "%s: %s", store, strerror(errno)), NULL;
 	if (!S_ISDIR(st.st_mode))

@@ -67,6 +67,16 @@ FILE *kt_store_fopen(const char *store, const char *rel, char *err, size_t errle
 int kt_store_file_ok(const char *store, const char *rel, char *err, size_t errlen);
 
 /*
+ * DuckDB reads *, ? and [ in a file's path as a pattern of file names
+ * (read_parquet, parquet_file_metadata; no escape takes them as
+ * themselves): a store named "s*.tables" would read "sX.tables/" too,
+ * "s[ab].tables" only "sa.tables/".  0 if path holds none of them, else
+ * -1 with one line in err.  Every store read or written checks its path
+ * (kt_db_open, kt_store_w_new, storeview's files) before DuckDB sees it.
+ */
+int kt_store_globfree(const char *path, char *err, size_t errlen);
+
+/*
  * Reading: a DuckDB connection where every table is a view over the
  * Parquet files of all the stores named (checked first: meta.json's
  * version, each file present and whole).

@@ -84,9 +84,12 @@ static char *sqlf(char *err, size_t errlen, const char *fmt, ...)
 	return sql;
 }
 
-/* A file's name as an SQL literal, dir/name; NULL with err set. */
+/* A file's name as an SQL literal, dir/name, never a pattern
+ * (kt_store_globfree); NULL with err set. */
 static char *file_lit(const char *dir, const char *name, char *err, size_t errlen)
 {
+	if (kt_store_globfree(dir, err, errlen) < 0 || kt_store_globfree(name, err, errlen) < 0)
+		return NULL;
 	char *q = kt_sql_str("%s/%s", dir, name);
 
 	if (!q)
