@@ -6,6 +6,7 @@
 # not replace, and the seeds tests/fuzz/corpus/fuzz_store/TABLE.store:
 # byte 0 the table's index in kt_store_tables[] (lib/store/store.c), bytes 1-2
 # the length of meta.json, meta.json, then the table's Parquet file.
+# Then the seeds of NULLs and extreme values (mkedge.sh).
 # Also the row-stream seeds of fuzz_rowpipe (tests/fuzz/corpus/fuzz_rowpipe/).
 # A rerun changes some bytes, not the meaning: the row stream's header has
 # a random id, and DuckDB writes thread_state's rows in any order.
@@ -35,4 +36,5 @@ for t in rpc basic ipi exec; do
 done
 # the smallest sound stream: no rows, the header and the end mark
 printf 'M\002\000\000\000{}E' > tests/fuzz/corpus/fuzz_rowpipe/empty.rows
+tests/fuzz/store/mkedge.sh "$B"
 ls -l "$S" "$C" tests/fuzz/corpus/fuzz_rowpipe
