@@ -17,6 +17,14 @@
  * - an answer within 5 s, or the connection closed (a request of 500
  *   arguments once got none at all, issue 48);
  * - the server still answers a sound request afterwards.
+ * An input that begins "@F" and a byte k makes one of the store's files
+ * hostile for that request (issue 48; the store is a copy, in a
+ * temporary directory): meta.json (k % 10 < 5) or span.parquet a link
+ * (to /etc/passwd, or to a sound copy outside the store), a FIFO, a
+ * directory, or gone; then an /api/meta answered 200 with meta.json
+ * hostile, or any /api/ answered 200 with span.parquet hostile, is a
+ * finding (a FIFO would also hold the answer past 5 s).  The file is put
+ * back before the next input.
  * libmicrohttpd is a prebuilt library: coverage and the sanitizers see
  * kutrace_view's handler, not its HTTP parser.
  */
@@ -24,6 +32,7 @@
 #include "../../query/kutrace_view.c"
 #undef main
 #include "fuzz.h"
+#include <sys/stat.h>
 
 #ifndef FZ_STORE
 #define FZ_STORE "tests/fuzz/store/rpc.tables"
@@ -34,16 +43,73 @@
 
 static struct server fz_s;
 static struct MHD_Daemon *fz_d;
+static char fz_dir[64];	/* the store's copy */
+
+/* The store's copy, and a sound span.parquet outside it (a link's aim). */
+static void fz_copy_store(void)
+{
+	char cmd[512];
+
+	snprintf(fz_dir, sizeof(fz_dir), "/tmp/fuzz_view.XXXXXX");
+	if (!mkdtemp(fz_dir))
+		abort();
+	snprintf(cmd, sizeof(cmd), "cp -r '%s' '%s/s' && cp '%s/span.parquet' '%s/outside.parquet'",
+		 FZ_STORE, fz_dir, FZ_STORE, fz_dir);
+	if (system(cmd) != 0) {
+		fprintf(stderr, "fuzz_view: cannot copy %s\n", FZ_STORE);
+		abort();
+	}
+}
+
+static void fz_rm_copy(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", fz_dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "fuzz_view: %s left behind\n", fz_dir);
+}
+
+/* Store file k % 10 made hostile (1), or put back (0). */
+static void fz_hostile(unsigned int k, int on)
+{
+	const char *name = k % 10 < 5 ? "meta.json" : "span.parquet";
+	char f[128], keep[128], out[128];
+
+	snprintf(f, sizeof(f), "%s/s/%s", fz_dir, name);
+	snprintf(keep, sizeof(keep), "%s/%s.keep", fz_dir, name);
+	snprintf(out, sizeof(out), "%s/outside.parquet", fz_dir);
+	if (!on) {
+		if (unlink(f) < 0 && rmdir(f) < 0 && errno != ENOENT)
+			abort();
+		if (rename(keep, f) < 0)
+			abort();
+		return;
+	}
+	if (rename(f, keep) < 0)
+		abort();
+	switch (k % 5) {
+	case 0: if (symlink("/etc/passwd", f) < 0) abort(); break;
+	case 1: if (symlink(out, f) < 0) abort(); break;
+	case 2: if (mkfifo(f, 0600) < 0) abort(); break;
+	case 3: if (mkdir(f, 0700) < 0) abort(); break;
+	default: break;	/* gone */
+	}
+}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	char err[512];
-	char *in[1] = { (char *)FZ_STORE };
+	static char store[80];
+	char *in[1] = { store };
 	(void)argc;
 	(void)argv;
 	signal(SIGPIPE, SIG_IGN);
-	fz_s.store = FZ_STORE;
+	fz_copy_store();
+	atexit(fz_rm_copy);
+	snprintf(store, sizeof(store), "%s/s", fz_dir);
+	fz_s.store = store;
 	fz_s.page_max = KT_PAGE_MAX;
 	/* The page: the viewer template of the normal build, if it is there
 	 * (else the page's request answers 500, which is fine too). */
@@ -158,6 +224,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size > 60000)
 		return -1;
+	/* "@F" k: a hostile store file for this request */
+	int hostile = size >= 3 && data[0] == '@' && data[1] == 'F';
+	unsigned int hk = hostile ? data[2] : 0;
+
+	if (hostile) {
+		data += 3;
+		size -= 3;
+		fz_hostile(hk, 1);
+	}
 	snprintf(port, sizeof(port), "%u", fz_s.port);
 	for (size_t i = 0; i < size; i++) {
 		const char *sub = i + 1 < size && data[i] == '@' ?
@@ -177,6 +252,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned int status = 0;
 
 	ans[got] = 0;
+	if (hostile)
+		fz_hostile(hk, 0);
 	if (got && (sscanf(ans, "HTTP/1.%*1[01] %u ", &status) != 1 || !fz_known(status))) {
 		fprintf(stderr, "fuzz_view: not an answer it gives: %.80s\n", ans);
 		abort();
@@ -194,6 +271,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			      fz_foreign(req, "\nOrigin:"))) {
 		fprintf(stderr, "fuzz_view: 200 for a request without the token or from "
 			"elsewhere:\n%.400s\n", req);
+		abort();
+	}
+	/* A hostile file is never served, nor anything read through it. */
+	if (hostile && status == 200 &&
+	    (hk % 10 < 5 ? strncmp(req, "GET /api/meta?", 14) == 0 || strncmp(req, "GET /api/meta ", 14) == 0 :
+			   strncmp(req, "GET /api/", 9) == 0)) {
+		fprintf(stderr, "fuzz_view: 200 with %s %s:\n%.400s\n",
+			hk % 10 < 5 ? "meta.json" : "span.parquet",
+			(const char *[]){ "a link out", "a link to a copy", "a FIFO", "a directory", "gone" }[hk % 5],
+			req);
 		abort();
 	}
 	/* The server still answers. */
