@@ -147,6 +147,16 @@ static int make_buffer(const volatile uint64_t *ctl, uint64_t s)
 	/* First: a signal handler's event meanwhile takes the system call. */
 	ut.busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	/*
+	 * A signal that came after the caller saw the old state and before
+	 * busy was set may have made this session's buffer already: making it
+	 * again would find its file (O_EXCL) and leave the thread with none,
+	 * every later event of it lost.
+	 */
+	if (ut.state == s) {
+		ut.busy = 0;
+		return ut.hdr ? 0 : -1;
+	}
 	if (!__atomic_exchange_n(&atfork_done, 1, __ATOMIC_ACQ_REL))
 		pthread_atfork(NULL, NULL, forget_buffer);
 	if (ut.hdr)
