@@ -9,7 +9,7 @@
 // browser): the functions' texts are taken from data.js and draw.js.
 'use strict';
 const fs = require('fs'), path = require('path');
-const src = f => fs.readFileSync(path.join(__dirname, '../../postprocess/viewer', f), 'utf8');
+const src = f => fs.readFileSync(path.join(__dirname, '../../viewer', f), 'utf8');
 const mc = /\nfunction lodCumulate\([^]*?\n}\n/.exec(src('data.js')), mp = /\nfunction lodPixels\([^]*?\n}\n/.exec(src('draw.js'));
 let fails = 0, n = 0;
 const ok = (c, what) => { n++; if (!c) fails++; console.log((c ? 'ok' : 'not ok') + ' - ' + what); };
