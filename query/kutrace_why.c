@@ -296,18 +296,15 @@ static struct arr *cached(struct ctx *x, struct cache *c, int32_t key, size_t si
 	int fresh = 0;
 
 	if (!c->loaded) {
-		char *sql = NULL;
 		va_list ap;
 		duckdb_result r;
 		struct arr *cur = NULL;
 
 		/* Whole, not cut at a size: a trace id's literal has any length. */
 		va_start(ap, fmt);
-		int n = vasprintf(&sql, fmt, ap);
+		char *sql = kt_xvstrf(fmt, ap);
 
 		va_end(ap);
-		if (n < 0)
-			kt_die("out of memory");
 		if (duckdb_query(x->c, sql, &r) == DuckDBError)
 			kt_die("%.*s", (int)strcspn(duckdb_result_error(&r), "\n"),
 			       duckdb_result_error(&r));
@@ -1130,23 +1127,6 @@ static void put_in_page(const char *page, json_t *answers)
 	free(buf);
 }
 
-/* SQL made whole, of any length (a literal of a name from the command line
- * or a store has any). */
-static char *xsql(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *xsql(const char *fmt, ...)
-{
-	char *sql = NULL;
-	va_list ap;
-
-	va_start(ap, fmt);
-	int n = vasprintf(&sql, fmt, ap);
-
-	va_end(ap);
-	if (n < 0)
-		kt_die("out of memory");
-	return sql;
-}
-
 /* The one value of sql (of table.column tc, a time or a count), -1 if none. */
 static int64_t one_int(struct ctx *x, const char *sql, const char *tc)
 {
@@ -1201,7 +1181,7 @@ static void add_rpc_row(struct ctx *x, duckdb_result *r, idx_t i, void *arg)
  */
 static void rpc_targets(struct ctx *x, struct targets *ts, const char *where, long limit)
 {
-	char *sql = xsql("WITH r AS (SELECT rpc, arg_min(pid, (begin_ts, trace_id)) AS pid, "
+	char *sql = kt_xstrf("WITH r AS (SELECT rpc, arg_min(pid, (begin_ts, trace_id)) AS pid, "
 			 "arg_min(trace_id, (begin_ts, trace_id)) AS tr, min(begin_ts) AS a, "
 			 "max(end_ts) AS b, min(method) AS method FROM rpc WHERE rpc > 0 GROUP BY rpc) "
 			 "SELECT rpc, pid, a, b, method, tr FROM r %s ORDER BY b - a DESC, rpc "
@@ -1337,7 +1317,7 @@ int main(int argc, char **argv)
 		int ti = 0;
 
 		for (ti = 0; ti < x.nh - 1; ti++) {
-			sql = xsql("SELECT count(*) FROM thread WHERE pid = %ld AND trace_id = %s",
+			sql = kt_xstrf("SELECT count(*) FROM thread WHERE pid = %ld AND trace_id = %s",
 				   pid, x.h[ti].lit);
 			int64_t n = one_int(&x, sql, "thread.pid");
 
@@ -1345,12 +1325,12 @@ int main(int argc, char **argv)
 			if (n > 0)
 				break;
 		}
-		sql = xsql("SELECT min(start_ts) FROM thread WHERE pid = %ld AND trace_id = %s",
+		sql = kt_xstrf("SELECT min(start_ts) FROM thread WHERE pid = %ld AND trace_id = %s",
 			   pid, x.h[ti].lit);
 		int64_t life0 = one_int(&x, sql, "thread.start_ts");
 
 		free(sql);
-		sql = xsql("SELECT max(end_ts) FROM thread WHERE pid = %ld AND trace_id = %s",
+		sql = kt_xstrf("SELECT max(end_ts) FROM thread WHERE pid = %ld AND trace_id = %s",
 			   pid, x.h[ti].lit);
 		int64_t life1 = one_int(&x, sql, "thread.end_ts");
 
@@ -1390,7 +1370,7 @@ int main(int argc, char **argv)
 
 		if (!open || !close)
 			kt_die("out of memory");
-		char *sql = xsql("SELECT o.pid, o.ts, (SELECT min(c.ts) FROM mark c WHERE "
+		char *sql = kt_xstrf("SELECT o.pid, o.ts, (SELECT min(c.ts) FROM mark c WHERE "
 				 "c.pid = o.pid AND c.label = %s AND c.ts > o.ts AND c.trace_id = "
 				 "o.trace_id) AS e, o.label, o.trace_id FROM mark o WHERE o.label = %s "
 				 "AND e IS NOT NULL ORDER BY o.ts, o.trace_id", close, open);
@@ -1411,13 +1391,13 @@ int main(int argc, char **argv)
 
 			if (*end || id <= 0 || id > INT32_MAX)
 				kt_die("--rpc %s: an RPC id", rpc);
-			where = xsql("WHERE rpc = %ld", id);
+			where = kt_xstrf("WHERE rpc = %ld", id);
 		} else if (method) {
 			char *m = kt_sql_str("%s", method);
 
 			if (!m)
 				kt_die("out of memory");
-			where = xsql("WHERE method = %s", m);
+			where = kt_xstrf("WHERE method = %s", m);
 			free(m);
 		}
 		rpc_targets(&x, &ts, where ? where : "", rpc ? 1 : (long)slowest);

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 #include <stddef.h>
+#include <stdarg.h>
 
 #include "kutrace/format.h"
 #include "libkutrace-local.h"
@@ -61,6 +62,11 @@ void *kt_xmalloc(size_t n);
 void *kt_xcalloc(size_t n, size_t size);
 void *kt_xrealloc(void *p, size_t n);
 char *kt_xstrdup(const char *s);
+/* What fmt makes, allocated whole (SQL with a literal of any length):
+ * kt_vstrf NULL when out of memory, kt_xstrf and kt_xvstrf never. */
+char *kt_vstrf(const char *fmt, va_list ap);
+char *kt_xvstrf(const char *fmt, va_list ap);
+char *kt_xstrf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
  * UTF-8 (util.c).  Names come from any bytes (a trace's name entries, a

@@ -72,6 +72,33 @@ char *kt_xstrdup(const char *s)
 	return memcpy(kt_xmalloc(n), s, n);
 }
 
+char *kt_vstrf(const char *fmt, va_list ap)
+{
+	char *s = NULL;
+
+	return vasprintf(&s, fmt, ap) < 0 ? NULL : s;
+}
+
+char *kt_xvstrf(const char *fmt, va_list ap)
+{
+	char *s = kt_vstrf(fmt, ap);
+
+	if (!s)
+		kt_die("out of memory");
+	return s;
+}
+
+char *kt_xstrf(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	char *s = kt_xvstrf(fmt, ap);
+
+	va_end(ap);
+	return s;
+}
+
 void kt_buf_add(struct kt_buf *b, const char *s, size_t n)
 {
 	if (b->len + n + 1 > b->cap) {

@@ -252,14 +252,13 @@ static char *quoted(const char *s, char q)
 
 char *kt_sql_str(const char *fmt, ...)
 {
-	char *s = NULL, *q;
+	char *s, *q;
 	va_list ap;
 
 	va_start(ap, fmt);
-	int n = vasprintf(&s, fmt, ap);
-
+	s = kt_vstrf(fmt, ap);
 	va_end(ap);
-	if (n < 0)
+	if (!s)
 		return NULL;
 	q = quoted(s, '\'');
 	free(s);

@@ -70,17 +70,14 @@ static int run(duckdb_connection c, const char *sql, duckdb_result *res, char *e
 static char *sqlf(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static char *sqlf(char *err, size_t errlen, const char *fmt, ...)
 {
-	char *sql = NULL;
 	va_list ap;
 
 	va_start(ap, fmt);
-	int n = vasprintf(&sql, fmt, ap);
+	char *sql = kt_vstrf(fmt, ap);
 
 	va_end(ap);
-	if (n < 0) {
+	if (!sql)
 		errf(err, errlen, "out of memory");
-		return NULL;
-	}
 	return sql;
 }
 
