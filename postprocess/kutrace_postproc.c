@@ -13,11 +13,23 @@
  * therefore hold about one block per CPU (lib/decode/merge.c), and rows are
  * written in order as they come (lib/rows/jsonout.c), so memory does not grow
  * with the trace.
+ *
+ * --threads N (default: the machine's cores) spreads the work over threads
+ * without changing a byte of the output.  The first pass's block checks
+ * run in N-1 threads, each over its own share of the blocks, while this
+ * thread learns the names in block order.  In the second pass one thread
+ * decodes the blocks, in the same order as one thread alone would, and
+ * hands the events on in chunks, with a mark at each block's end; this
+ * thread merges them and builds the spans, and two more order and write
+ * the rows (jsonout.c).  The span builder stays one thread: a wakeup,
+ * a wait, a lock or a thread's name joins the timelines of the CPUs, in
+ * time order, so the per-CPU streams are only independent until the merge.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,13 +73,33 @@ struct ctx {
 	/* For the progress line: rows made, blocks through each pass. */
 	uint64_t rows;
 	long checked, decoded;
+	/* --threads: the decoding thread's items, and what it saw last. */
+	int threads;
+	struct kt_chq dq;
+	int dq_on;		/* the decoder hands its events to dq */
+	unsigned int dflags;	/* kt_decoder_flags after the last block taken */
+	char derr[256];		/* the decoding thread's fatal line */
+	int par_checked;	/* the checks ran in threads of their own */
+};
+
+/*
+ * What the decoding thread hands on, in the order one thread makes it:
+ * events, each block's end (its release bound), and the lines about
+ * damaged blocks, printed here where one thread prints them.
+ */
+enum { D_EVENT, D_BLOCK, D_WARN, D_SKIP, D_FATAL };
+struct ditem {
+	int kind;
+	unsigned int flags;	/* D_BLOCK: the decoder's flags after it */
+	long block;		/* D_WARN, D_SKIP, D_FATAL: its index (-1: derr) */
+	struct kt_event e;	/* D_EVENT; D_BLOCK: e.t is the bound */
 };
 
 /* Header facts: name records may come at any time, so read them late. */
 static void set_meta(struct ctx *c)
 {
 	kt_spans_meta(c->spans, &c->meta);
-	c->meta.flags = kt_decoder_flags(c->dec);
+	c->meta.flags = c->dq_on ? c->dflags : kt_decoder_flags(c->dec);
 }
 
 /* One event leaves the merge, in time order: on to the span builder. */
@@ -89,14 +121,27 @@ static void on_release(void *p, const struct kt_event *e)
 	kt_spans_event(c->spans, e);
 }
 
-static void on_event(void *p, const struct kt_event *e)
+static void take_event(struct ctx *c, const struct kt_event *e)
 {
-	struct ctx *c = p;
-
 	/* Name records too: a thread's name changes at its time (exec). */
 	if (e->t < c->released)
 		c->disorder++;	/* cross-CPU clock drift beyond the window */
 	kt_merge_push(c->merge, e);
+}
+
+static void on_event(void *p, const struct kt_event *e)
+{
+	struct ctx *c = p;
+
+	if (!c->dq_on) {
+		take_event(c, e);
+		return;
+	}
+	struct ditem *d = kt_chq_slot(&c->dq);
+
+	d->kind = D_EVENT;
+	d->e = *e;
+	kt_chq_put(&c->dq);
 }
 
 static void on_row(void *p, const struct kt_row *r)
@@ -132,34 +177,42 @@ static void setup(struct ctx *c)
 			      tb->slope_us * 100.0) + 1;
 }
 
+static void check_one(struct ctx *c, const struct kt_block *b, char *err, size_t errlen)
+{
+	int rc = kt_block_check(b, err, errlen);
+
+	c->verdict[b->index] = (signed char)rc;
+	if (rc)
+		c->vmsg[b->index] = kt_xstrdup(err);
+}
+
 /* First pass: each block checked, and names that user code may have put in any block. */
 static int on_prescan(void *p, const struct kt_block *b)
 {
 	struct ctx *c = p;
 
 	setup(c);
-	if (b->index >= c->nverdict) {
-		long n = c->nverdict ? c->nverdict : 256;
+	if (!c->par_checked) {
+		if (b->index >= c->nverdict) {
+			long n = c->nverdict ? c->nverdict : 256;
 
-		while (n <= b->index)
-			n *= 2;
-		c->verdict = kt_xrealloc(c->verdict, (size_t)n);
-		c->vmsg = kt_xrealloc(c->vmsg, (size_t)n * sizeof(*c->vmsg));
-		memset(c->verdict + c->nverdict, 0, (size_t)(n - c->nverdict));
-		memset(c->vmsg + c->nverdict, 0, (size_t)(n - c->nverdict) * sizeof(*c->vmsg));
-		c->nverdict = n;
-	}
-	int rc = kt_block_check(b, c->err, sizeof(c->err));
-
-	c->verdict[b->index] = (signed char)rc;
-	if (rc) {
+			while (n <= b->index)
+				n *= 2;
+			c->verdict = kt_xrealloc(c->verdict, (size_t)n);
+			c->vmsg = kt_xrealloc(c->vmsg, (size_t)n * sizeof(*c->vmsg));
+			memset(c->verdict + c->nverdict, 0, (size_t)(n - c->nverdict));
+			memset(c->vmsg + c->nverdict, 0, (size_t)(n - c->nverdict) * sizeof(*c->vmsg));
+			c->nverdict = n;
+		}
 		free(c->vmsg[b->index]);
-		c->vmsg[b->index] = kt_xstrdup(c->err);
+		c->vmsg[b->index] = NULL;
+		check_one(c, b, c->err, sizeof(c->err));
 	}
 	c->checked++;
 	kt_progress("blocks checked", (uint64_t)c->checked, (uint64_t)c->checked,
 		    (uint64_t)c->raw.nrefs);
-	if (rc < 0 && c->skip_damaged)
+	/* With --skip-damaged the checks are done by now (main). */
+	if (c->skip_damaged && b->index < c->nverdict && c->verdict[b->index] < 0)
 		return 0;	/* reported by on_block */
 	kt_decoder_prescan(c->dec, b);
 	return 0;
@@ -220,6 +273,172 @@ static int on_block(void *p, const struct kt_block *b)
 	user_release(c, t0 - c->window);
 	kt_progress("rows", c->rows, (uint64_t)c->decoded, (uint64_t)c->raw.nrefs);
 	return 0;
+}
+
+/* ---- --threads: the block checks and the decoding in threads of their own ---- */
+
+struct checker {
+	struct ctx *c;
+	struct kt_raw r;	/* kt_raw_share of c->raw */
+	long k, n;		/* blocks k, k+n, k+2n, ... */
+	pthread_t tid;
+	int started;
+};
+
+/*
+ * A read error is left to the names pass, which reads every block too and
+ * stops at the first it cannot read, as one thread does.
+ */
+static void *check_main(void *p)
+{
+	struct checker *w = p;
+	struct kt_block *b = kt_xmalloc(sizeof(*b));
+	char err[256];
+
+	for (long i = w->k; i < w->r.nrefs; i += w->n) {
+		if (kt_raw_read_at(&w->r, &w->r.refs[i], b) <= 0 || b->index >= w->c->nverdict)
+			break;
+		check_one(w->c, b, err, sizeof(err));
+	}
+	free(b);
+	return NULL;
+}
+
+/* The checks of every block in n threads; 0, or -1 if they cannot run. */
+static int checks_start(struct ctx *c, struct checker *w, int n)
+{
+	if (kt_raw_prepare(&c->raw) < 0)
+		kt_die("%s", c->raw.err);
+	if (!c->raw.each_indexed || !c->raw.map)
+		return -1;
+	long max = 0;
+
+	for (long i = 0; i < c->raw.nrefs; i++)
+		if (c->raw.refs[i].index >= max)
+			max = c->raw.refs[i].index + 1;
+	c->nverdict = max;
+	c->verdict = kt_xcalloc((size_t)max + 1, 1);
+	c->vmsg = kt_xcalloc((size_t)max + 1, sizeof(*c->vmsg));
+	for (int k = 0; k < n; k++) {
+		w[k] = (struct checker){ .c = c, .k = k, .n = n };
+		if (kt_raw_share(&w[k].r, &c->raw) < 0 ||
+		    pthread_create(&w[k].tid, NULL, check_main, &w[k]) != 0)
+			kt_die("cannot start the block check threads: %s", strerror(errno));
+		w[k].started = 1;
+	}
+	return 0;
+}
+
+static void checks_join(struct checker *w, int n)
+{
+	for (int k = 0; k < n; k++) {
+		if (!w[k].started)
+			continue;
+		pthread_join(w[k].tid, NULL);
+		kt_raw_close(&w[k].r);
+		w[k].started = 0;
+	}
+}
+
+static void put_item(struct ctx *c, int kind, long block, int64_t t)
+{
+	struct ditem *d = kt_chq_slot(&c->dq);
+
+	d->kind = kind;
+	d->block = block;
+	d->flags = kind == D_BLOCK ? kt_decoder_flags(c->dec) : 0;
+	d->e.t = t;
+	kt_chq_put(&c->dq);
+}
+
+/* The decoding thread's on_block: what on_block does but the span side. */
+static int decode_block(void *p, const struct kt_block *b)
+{
+	struct ctx *c = p;
+	int rc = b->index < c->nverdict ? c->verdict[b->index] : 0;
+
+	if (rc > 0)
+		put_item(c, D_WARN, b->index, 0);
+	if (rc < 0) {
+		put_item(c, c->skip_damaged ? D_SKIP : D_FATAL, b->index, 0);
+		return !c->skip_damaged;
+	}
+	if (kt_decode_block(c->dec, b) < 0) {
+		snprintf(c->derr, sizeof(c->derr), "%s: %s", c->raw.path, kt_decoder_err(c->dec));
+		put_item(c, D_FATAL, -1, 0);
+		return 1;
+	}
+	put_item(c, D_BLOCK, b->index,
+		 kt_timebase_ns10(kt_decoder_timebase(c->dec), b->base) - c->window);
+	return 0;
+}
+
+static void *decode_main(void *p)
+{
+	struct ctx *c = p;
+
+	if (kt_raw_each(&c->raw, decode_block, c) < 0) {
+		snprintf(c->derr, sizeof(c->derr), "%s", c->raw.err);
+		put_item(c, D_FATAL, -1, 0);
+	}
+	kt_chq_close(&c->dq);
+	return NULL;
+}
+
+/* This thread's side of the second pass: the items, in order. */
+static void take_items(struct ctx *c)
+{
+	const struct ditem *d;
+	size_t n;
+
+	while ((d = kt_chq_take(&c->dq, &n))) {
+		for (size_t i = 0; i < n; i++, d++) {
+			switch (d->kind) {
+			case D_EVENT:
+				take_event(c, &d->e);
+				break;
+			case D_BLOCK:
+				c->decoded++;
+				c->dflags = d->flags;
+				user_release(c, d->e.t);
+				kt_progress("rows", c->rows, (uint64_t)c->decoded, (uint64_t)c->raw.nrefs);
+				break;
+			case D_WARN:
+				kt_progress_end();
+				fprintf(stderr, "%s: %s: %s\n", kt_progname(), c->raw.path, c->vmsg[d->block]);
+				break;
+			case D_SKIP:
+				c->decoded++;
+				kt_progress_end();
+				fprintf(stderr, "%s: %s: %s (block skipped)\n", kt_progname(),
+					c->raw.path, c->vmsg[d->block]);
+				c->skipped++;
+				break;
+			default:
+				kt_progress_end();
+				if (d->block >= 0)
+					kt_die("%s: %s", c->raw.path, c->vmsg[d->block]);
+				kt_die("%s", c->derr);
+			}
+		}
+		kt_chq_done(&c->dq);
+	}
+}
+
+/* The second pass with the decoding in a thread of its own. */
+static void decode_threaded(struct ctx *c)
+{
+	pthread_t tid;
+
+	kt_chq_init(&c->dq, sizeof(struct ditem), 8192);
+	c->dflags = kt_decoder_flags(c->dec);
+	c->dq_on = 1;
+	if (pthread_create(&tid, NULL, decode_main, c) != 0)
+		kt_die("cannot start the decoding thread: %s", strerror(errno));
+	take_items(c);
+	pthread_join(tid, NULL);
+	c->dq_on = 0;
+	kt_chq_free(&c->dq);
 }
 
 static void page_row(void *p, const struct kt_row *r)
@@ -346,6 +565,7 @@ static void usage(FILE *f)
 		"usage: kutrace_postproc FILE.trace [\"title\"] [-o OUT.json] [--no-html]\n"
 		"                        [--html-max-spans N] [--stats] [--skip-damaged]\n"
 		"                        [--tables] [--rows-fd FD --no-json] [--quiet | --progress]\n"
+		"                        [--threads N]\n"
 		"Turns a raw kutrace/KUtrace trace into timespans: writes FILE.json (rows of\n"
 		"[start, dur, cpu, pid, rpc, event, arg, retval, ipc, name]) and, when the\n"
 		"viewer template is installed, the self-contained timeline FILE.html.\n"
@@ -358,6 +578,8 @@ static void usage(FILE *f)
 		"--tables also writes the trace's SQL tables to FILE.tables/ (kutrace_sql,\n"
 		"docs/TABLES.md).  --rows-fd hands the rows to descriptor FD (kutrace_sql\n"
 		"build does); --no-json then writes no JSON.\n"
+		"--threads N: threads for checking and decoding (default: the machine's\n"
+		"cores; 1: all in one); the output is the same for any N.\n"
 		"On a terminal a progress line shows the rows made so far; --quiet: never,\n"
 		"--progress: also when standard error is not a terminal.\n");
 }
@@ -390,7 +612,7 @@ static char *replace_ext(const char *path, const char *ext)
 struct args {
 	const char *path, *title, *jpath;
 	int html, stats, tables, json, quiet, progress;
-	unsigned long long html_max, rows_fd;
+	unsigned long long html_max, rows_fd, threads;
 };
 
 static void parse_args(int argc, char **argv, struct args *a, struct ctx *c)
@@ -406,6 +628,7 @@ static void parse_args(int argc, char **argv, struct args *a, struct ctx *c)
 		{ "no-json", KT_OPT_FLAG, &a->json, 0 },
 		{ "quiet", KT_OPT_FLAG, &a->quiet, 1 },
 		{ "progress", KT_OPT_FLAG, &a->progress, 1 },
+		{ "threads", KT_OPT_ULL, &a->threads, 0 },
 		{ NULL, 0, NULL, 0 },
 	};
 	const struct kt_argspec spec = { opts, usage, 1, 2, 0 };
@@ -426,6 +649,11 @@ static void parse_args(int argc, char **argv, struct args *a, struct ctx *c)
 		a->html = 0;
 	if (a->quiet && a->progress)
 		kt_die("--quiet and --progress: one or the other");
+	if (a->threads < 1 || a->threads > 256) {	/* a usage error, as a bad number */
+		fprintf(stderr, "%s: --threads %llu: from 1 to 256\n", kt_progname(), a->threads);
+		exit(2);
+	}
+	c->threads = (int)a->threads;
 	kt_progress_mode(a->quiet ? KT_PROGRESS_OFF : a->progress ? KT_PROGRESS_ON : KT_PROGRESS_AUTO);
 }
 
@@ -479,7 +707,9 @@ int main(int argc, char **argv)
 {
 	struct ctx c = { .released = INT64_MIN };
 	/* What one page of the viewer holds well (about 7 s to open 10M). */
-	struct args a = { .html = 1, .html_max = 20000000, .json = 1, .rows_fd = ~0ULL };
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	struct args a = { .html = 1, .html_max = 20000000, .json = 1, .rows_fd = ~0ULL,
+			  .threads = ncpu > 1 ? (unsigned long long)(ncpu < 256 ? ncpu : 256) : 1 };
 
 	kt_set_progname(argv[0]);
 	parse_args(argc, argv, &a, &c);
@@ -525,10 +755,22 @@ int main(int argc, char **argv)
 			     tdir ? -1 : (int)a.rows_fd);
 		kt_jsonout_tee(c.jo, tables_row, &tab);
 	}
+	int nw = c.threads - 1;
+	struct checker *w = nw > 0 ? kt_xcalloc((size_t)nw, sizeof(*w)) : NULL;
+
+	if (nw > 0 && checks_start(&c, w, nw) == 0) {
+		c.par_checked = 1;
+		if (c.skip_damaged)
+			checks_join(w, nw);	/* the names pass skips damaged blocks */
+	}
 	if (kt_raw_each(&c.raw, on_prescan, &c) < 0)
 		kt_die("%s", c.raw.err);
+	checks_join(w, nw);
+	free(w);
 	user_load(&c);
-	if (kt_raw_each(&c.raw, on_block, &c) < 0)
+	if (c.threads > 1 && c.dec)
+		decode_threaded(&c);
+	else if (kt_raw_each(&c.raw, on_block, &c) < 0)
 		kt_die("%s", c.raw.err);
 	kt_progress_end();
 	if (!c.dec)

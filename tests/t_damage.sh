@@ -119,17 +119,31 @@ harmless() {
 	cmp -s <(grep -v '"randomid"\|"title"' "$TMP/t.json") \
 	       <(grep -v '"randomid"\|"title"' "$TMP/ref/${1%%__*}.json")
 }
-total=0 silent="" unclear="" left="" crashed="" noskip="" nharmless=0 ncpus=0
+total=0 threads="" silent="" unclear="" left="" crashed="" noskip="" nharmless=0 ncpus=0
 for f in "$TMP"/d/*; do
 	total=$((total + 1))
 	n=$(basename "$f")
 	cp "$f" "$TMP/t.trace"
 	"$B/checktrace" "$TMP/t.trace" -nopf > "$TMP/ct" 2>&1; crc=$?
 	rm -f "$TMP/t.json" "$TMP/t.json.tmp"
-	"$B/kutrace_postproc" "$TMP/t.trace" -o "$TMP/t.json" --no-html > /dev/null 2> "$TMP/pe"; prc=$?
+	"$B/kutrace_postproc" "$TMP/t.trace" -o "$TMP/t.json" --no-html --threads 3 > /dev/null 2> "$TMP/pe"; prc=$?
+	# One thread gives the same lines, status and rows as three.
+	rm -f "$TMP/t1.json"
+	"$B/kutrace_postproc" "$TMP/t.trace" -o "$TMP/t1.json" --no-html --threads 1 > /dev/null 2> "$TMP/pe1"; prc1=$?
+	if [ $prc1 != $prc ] || ! cmp -s "$TMP/pe" <(sed 's/t1\.json/t.json/' "$TMP/pe1") ||
+	   { [ $prc = 0 ] && ! cmp -s <(grep -v '"randomid"' "$TMP/t.json") <(grep -v '"randomid"' "$TMP/t1.json"); }; then
+		threads="$threads $n"
+	fi
 	# --skip-damaged on every third case (the sanitizer build is slow).
 	src=0; : > "$TMP/se"; skipcase=$((total % 3 == 0))
-	[ $skipcase = 1 ] && { "$B/kutrace_postproc" "$TMP/t.trace" -o "$TMP/s.json" --no-html --skip-damaged > /dev/null 2> "$TMP/se"; src=$?; }
+	if [ $skipcase = 1 ]; then
+		"$B/kutrace_postproc" "$TMP/t.trace" -o "$TMP/s.json" --no-html --skip-damaged > /dev/null 2> "$TMP/se"; src=$?
+		"$B/kutrace_postproc" "$TMP/t.trace" -o "$TMP/s1.json" --no-html --skip-damaged --threads 1 > /dev/null 2> "$TMP/se1"; src1=$?
+		if [ $src1 != $src ] || ! cmp -s "$TMP/se" <(sed 's/s1\.json/s.json/' "$TMP/se1") ||
+		   { [ $src = 0 ] && ! cmp -s <(grep -v '"randomid"' "$TMP/s.json") <(grep -v '"randomid"' "$TMP/s1.json"); }; then
+			threads="$threads $n(skip)"
+		fi
+	fi
 	if [ $crc -ge 2 ] || [ $prc -ge 2 ] || [ $src -ge 2 ] ||
 	   grep -q 'Sanitizer\|runtime error' "$TMP/ct" "$TMP/pe" "$TMP/se"; then
 		crashed="$crashed $n"
@@ -186,3 +200,4 @@ eq "no tool crashes on $total damaged traces" "" "$crashed"
 eq "no damaged trace passes silently ($total: random words, zeros, swapped blocks, cuts)" "" "$silent"
 eq "kutrace_postproc and kutrace_dump refuse with one line (postproc: naming file, block and word)" "" "$unclear"
 eq "kutrace_postproc --skip-damaged names and counts the skipped blocks" "" "$noskip"
+eq "kutrace_postproc --threads 1 and 3 (and --skip-damaged): the same lines, exit status and JSON on every damaged trace" "" "$threads"

@@ -45,6 +45,37 @@ for g in exec ipi edges; do
 		"$B/eventtospan" $g 2>/dev/null | grep -v randomid > "$TMP/$g.pipe.json"
 	same_file "rawtoevent | sort -n | eventtospan $g golden JSON" $G/$g.json "$TMP/$g.pipe.json"
 done
+# --threads: the checks and the decoding in threads of their own change
+# no byte.  Every golden trace, and generated traces of 1, 4, 16 and 64
+# CPUs (late stores, gaps, RPCs, IPC side blocks, idle edges), at 1, 2, 3
+# and 16 threads: 16 threads on two cores prove the hand-over, not speed.
+threads_same() { # name trace
+	local t base=$TMP/thr.$1
+	for t in 1 2 3 16; do
+		"$B/kutrace_postproc" "$2" "$1" --no-html --threads $t -o "$base.$t.json" \
+			> /dev/null 2> "$base.$t.err" || { echo "threads $t: exit $?"; return 1; }
+		grep -v '"randomid"' "$base.$t.json" > "$base.$t.nr"
+		sed -i "s|$base.$t.json|OUT|" "$base.$t.err"
+		[ $t = 1 ] && continue
+		cmp "$base.1.nr" "$base.$t.nr" && cmp "$base.1.err" "$base.$t.err" || return 1
+	done
+	rm -f "$base".*
+}
+nthr=0 thrbad=""
+for g in $G/*.trace; do
+	nthr=$((nthr + 1))
+	threads_same "$(basename "$g" .trace)" "$g" > "$TMP/thr.out" 2>&1 || thrbad="$thrbad $(basename "$g")"
+done
+for spec in "1:-m 1" "4:-m 3 --late --gaps" "4:-m 3 --rpc --ipc" "16:-m 4 --idle-start --idle-end 0.01" \
+	    "64:-m 6" "64:-m 4 --late --rpc"; do
+	nthr=$((nthr + 1))
+	"$B/kutrace_synth" -s 11 -c ${spec%%:*} ${spec#*:} -o "$TMP/thr.trace" > /dev/null 2>&1
+	threads_same synth "$TMP/thr.trace" > "$TMP/thr.out" 2>&1 || thrbad="$thrbad synth(-c ${spec%%:*} ${spec#*:})"
+done
+eq "kutrace_postproc --threads 1, 2, 3, 16: byte-identical JSON and lines on $nthr traces (goldens; synthetic 1, 4, 16, 64 CPUs)" "" "$thrbad"
+"$B/kutrace_postproc" $G/basic.trace --threads 0 -o "$TMP/x.json" 2> "$TMP/e"; rc=$?
+check "--threads 0: exit 2, one line" eval '[ $rc = 2 ] && [ "$(cat "$TMP/e")" = "kutrace_postproc: --threads 0: from 1 to 256" ]'
+
 # exec (sh -> cat): the name changes at its time, not for the whole life.
 E=$TMP/exec.json
 check "exec: user spans before the exec carry the old name" \

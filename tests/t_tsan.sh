@@ -27,6 +27,19 @@ export TSAN_OPTIONS=halt_on_error=0
 "$TMP/pp" --no-html "$TMP/s.trace" t -o "$TMP/a.json" 2>"$TMP/a.err"
 check "no data race, default budget ($(grep -o '[0-9]* spans' "$TMP/a.err"))" \
 	bash -c '! grep -q ThreadSanitizer "$1"' _ "$TMP/a.err"
+# --threads: the block checks and the decoding thread (postproc's own).
+for t in 3 16; do
+	"$TMP/pp" --no-html --threads $t "$TMP/s.trace" t -o "$TMP/t$t.json" 2>"$TMP/t$t.err"
+	check "no data race, --threads $t, and the JSON of one thread" \
+		bash -c '! grep -q ThreadSanitizer "$1" && cmp -s <(grep -v randomid "$2") <(grep -v randomid "$3")' \
+		_ "$TMP/t$t.err" "$TMP/a.json" "$TMP/t$t.json"
+done
+# A damaged block named and skipped by the decoding thread's hand-over.
+cp "$TMP/s.trace" "$TMP/d.trace"
+printf '\xff\xff\xff\xff\xff\xff\xff\xff' | dd of="$TMP/d.trace" bs=1 seek=$((3 * 65536 + 4000)) conv=notrunc 2>/dev/null
+"$TMP/pp" --no-html --threads 3 --skip-damaged "$TMP/d.trace" t -o "$TMP/d.json" 2>"$TMP/d.err"
+check "no data race, --threads 3 --skip-damaged on a damaged block ($(grep -c 'block skipped' "$TMP/d.err") skipped)" \
+	bash -c '! grep -q ThreadSanitizer "$1" && grep -q "block skipped" "$1"' _ "$TMP/d.err"
 KT_JSONOUT_STEP=50 KT_JSONOUT_BUDGET=400 "$TMP/pp" --no-html "$TMP/s.trace" t \
 	-o "$TMP/b.json" 2>"$TMP/b.err"
 check "no data race with late rows ($(grep -o '[0-9]* rows placed late' "$TMP/b.err"))" \

@@ -17,6 +17,7 @@
 #include <sys/types.h>
 #include <stddef.h>
 #include <stdarg.h>
+#include <pthread.h>
 
 #include "kutrace/format.h"
 #include "libkutrace-local.h"
@@ -105,5 +106,46 @@ void kt_buf_puts(struct kt_buf *b, const char *s);
 void kt_buf_printf(struct kt_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void kt_buf_free(struct kt_buf *b);
+
+/* ---------------------------------------------------------------------- */
+/* Items from one thread to the next in chunks (chq.c)                    */
+/* ---------------------------------------------------------------------- */
+
+#define KT_CHQ_N 8		/* chunks in flight */
+struct kt_chq {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	void *buf[KT_CHQ_N];
+	size_t len[KT_CHQ_N];
+	size_t item, chunk;	/* bytes an item, items a chunk */
+	uint64_t submitted, done;	/* chunks */
+	int stop;		/* the producer has no more */
+	int cancel;		/* the consumer takes no more */
+	void *cur;		/* producer side: the chunk being filled */
+	size_t curlen;
+};
+void kt_chq_init(struct kt_chq *q, size_t item, size_t chunk);
+void kt_chq_free(struct kt_chq *q);
+/* Producer: the next free item of the chunk being filled. */
+static inline void *kt_chq_slot(struct kt_chq *q)
+{
+	return (char *)q->cur + q->curlen * q->item;
+}
+/* Producer: hand the filled chunk on; wait for a free one. */
+void kt_chq_submit(struct kt_chq *q);
+/* Producer: the item kt_chq_slot gave is filled in. */
+static inline void kt_chq_put(struct kt_chq *q)
+{
+	if (++q->curlen == q->chunk)
+		kt_chq_submit(q);
+}
+/* Producer: no more items. */
+void kt_chq_close(struct kt_chq *q);
+/* Consumer: the next chunk (n items), NULL once closed and empty. */
+const void *kt_chq_take(struct kt_chq *q, size_t *n);
+/* Consumer: the chunk kt_chq_take gave is free again. */
+void kt_chq_done(struct kt_chq *q);
+/* Consumer: it takes no more; the producer never waits again. */
+void kt_chq_cancel(struct kt_chq *q);
 
 #endif /* KT_LIB_BASE_H */

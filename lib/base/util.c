@@ -150,9 +150,13 @@ void kt_buf_free(struct kt_buf *b)
  * Interning: names repeat millions of times (every "read" span), so each
  * distinct string is stored once in an open-addressing hash table and
  * compared by pointer afterwards.  The table lives for the whole process.
+ * The decoding thread and the span builder intern at the same time
+ * (kutrace_postproc): a lock, taken only on a cache miss of the callers'
+ * own name caches, so a few hundred thousand times in a big trace.
  */
 static const char **itab;
 static size_t icap, icount;
+static pthread_mutex_t imu = PTHREAD_MUTEX_INITIALIZER;
 
 static uint64_t hash_str(const char *s)
 {
@@ -238,10 +242,8 @@ size_t kt_utf8_fix(char *out, size_t outlen, const char *s, size_t n)
  * Open addressing; spantoprof's get_row has a table of the same form for
  * its (kind, id) keys: a shared one would need hash and compare callbacks.
  */
-const char *kt_intern(const char *s)
+static const char *intern(const char *s)
 {
-	if (!s)
-		s = "";
 	if (icount * 2 >= icap) {
 		size_t ncap = icap ? icap * 2 : 1024;
 		const char **n = kt_xcalloc(ncap, sizeof(*n));
@@ -269,6 +271,15 @@ const char *kt_intern(const char *s)
 	itab[j] = kt_xstrdup(s);
 	icount++;
 	return itab[j];
+}
+
+const char *kt_intern(const char *s)
+{
+	pthread_mutex_lock(&imu);
+	const char *r = intern(s ? s : "");
+
+	pthread_mutex_unlock(&imu);
+	return r;
 }
 
 /*

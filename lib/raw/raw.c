@@ -118,6 +118,12 @@ int kt_raw_open(struct kt_raw *r, const char *path)
 
 void kt_raw_close(struct kt_raw *r)
 {
+	if (r->shared) {	/* the mapping, index and file are src's */
+		r->map = NULL;
+		r->refs = NULL;
+		r->f = NULL;
+		return;
+	}
 	if (r->map)
 		munmap((void *)r->map, r->maplen);
 	r->map = NULL;
@@ -514,36 +520,56 @@ int kt_raw_read_at(struct kt_raw *r, const struct kt_block_ref *ref,
 	return rc;
 }
 
-int kt_raw_each(struct kt_raw *r, kt_block_fn fn, void *ctx)
+int kt_raw_prepare(struct kt_raw *r)
 {
+	if (r->each_indexed || fseek(r->f, 0, SEEK_END) != 0)
+		return 0;
+	long size = ftell(r->f);
+
+	fseek(r->f, 0, SEEK_SET);
+	if (size == 0)
+		return fail(r, 0, -1, "empty file, no trace blocks");
 	struct kt_block *b = kt_xmalloc(sizeof(*b));
 	int rc = 0;
 
-	if (!r->each_indexed && fseek(r->f, 0, SEEK_END) == 0) {
-		long size = ftell(r->f);
-
-		fseek(r->f, 0, SEEK_SET);
-		if (size == 0) {
-			rc = fail(r, 0, -1, "empty file, no trace blocks");
-			goto out;
-		}
-		/* Block 0 first: a foreign or zeroed file fails before the index. */
-		raw_seek(r, 0);
-		r->next_index = 0;
-		if (kt_raw_next(r, b) < 0) {
-			rc = -1;
-			goto out;
-		}
-		r->next_index = 0;
-		/* Once per file: the second pass walks the same index. */
-		r->nrefs = kt_raw_index(r, &r->refs);
-		if (r->nrefs < 0) {
-			r->refs = NULL;
-			rc = -1;
-			goto out;
-		}
-		r->each_indexed = 1;
+	/* Block 0 first: a foreign or zeroed file fails before the index. */
+	raw_seek(r, 0);
+	r->next_index = 0;
+	if (kt_raw_next(r, b) < 0) {
+		rc = -1;
+		goto out;
 	}
+	r->next_index = 0;
+	/* Once per file: the second pass walks the same index. */
+	r->nrefs = kt_raw_index(r, &r->refs);
+	if (r->nrefs < 0) {
+		r->refs = NULL;
+		rc = -1;
+		goto out;
+	}
+	r->each_indexed = 1;
+out:
+	free(b);
+	return rc;
+}
+
+int kt_raw_share(struct kt_raw *dst, const struct kt_raw *src)
+{
+	if (!src->map || !src->each_indexed)
+		return -1;
+	*dst = *src;
+	dst->shared = 1;
+	dst->drop_start = dst->drop_end = dst->mpos = 0;
+	return 0;
+}
+
+int kt_raw_each(struct kt_raw *r, kt_block_fn fn, void *ctx)
+{
+	if (kt_raw_prepare(r) < 0)
+		return -1;
+	struct kt_block *b = kt_xmalloc(sizeof(*b));
+	int rc = 0;
+
 	if (!r->each_indexed)
 		raw_seek(r, 0);
 	r->next_index = 0;
@@ -567,7 +593,6 @@ int kt_raw_each(struct kt_raw *r, kt_block_fn fn, void *ctx)
 		if (rc)
 			break;
 	}
-out:
 	free(b);
 	return rc;
 }

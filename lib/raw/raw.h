@@ -68,6 +68,7 @@ struct kt_raw {
 	int each_indexed;
 	/* Where the user blocks begin (kt_raw_index), 0 if there are none. */
 	long user_off;
+	int shared;		/* kt_raw_share: another reader's mapping */
 };
 
 /*
@@ -121,6 +122,19 @@ int kt_raw_read_at(struct kt_raw *r, const struct kt_block_ref *ref,
  */
 typedef int (*kt_block_fn)(void *ctx, const struct kt_block *b);
 int kt_raw_each(struct kt_raw *r, kt_block_fn fn, void *ctx);
+/*
+ * The index kt_raw_each walks, made now (it makes it on its first call
+ * otherwise): 0, or -1 with err set.  A file that cannot seek stays
+ * unindexed (each_indexed 0) and is read in file order.
+ */
+int kt_raw_prepare(struct kt_raw *r);
+/*
+ * dst reads src's mapping through src's index, from another thread:
+ * kt_raw_read_at on dst and src at the same time is safe.  0, or -1 if
+ * src is not mapped and indexed.  kt_raw_close(dst) leaves src intact;
+ * src must outlive dst.
+ */
+int kt_raw_share(struct kt_raw *dst, const struct kt_raw *src);
 
 /*
  * Extending the 20-bit entry timestamps of one block to full tick values

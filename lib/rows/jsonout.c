@@ -61,27 +61,13 @@ static inline int row_less(const struct kt_row *a, const struct kt_row *b)
  * the writer notes the file offset the marker reached (a checkpoint).
  */
 #define CHUNK	16384
-#define NCHUNK	8
 #define TEXT	(1 << 20)
-
-/* Chunks from one thread to the next, in order, NCHUNK in flight. */
-struct chq {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	struct kt_row *buf[NCHUNK];
-	size_t len[NCHUNK];
-	size_t chunk;		/* rows a chunk holds: CHUNK */
-	uint64_t submitted, done;	/* chunks */
-	int stop;		/* the producer has no more */
-	struct kt_row *cur;	/* producer side: the chunk being filled */
-	size_t curlen;
-};
 
 struct writer {
 	pthread_t order_tid, write_tid;
 	int running;
-	struct chq in;		/* reader -> orderer */
-	struct chq out;		/* orderer -> writer */
+	struct kt_chq in;		/* reader -> orderer */
+	struct kt_chq out;		/* orderer -> writer */
 	uint64_t emitted;	/* rows ordered (atomic: the reader watches it) */
 	double order_cpu;	/* seconds, set when the orderer ends */
 	/* Writer thread only (read by the reader after the join). */
@@ -218,90 +204,24 @@ static double thread_cpu(void)
 	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }
 
-/* ---- chunk queues ------------------------------------------------------ */
+/* ---- chunk queues (lib/base/chq.c) ------------------------------------ */
 
-static void chq_init(struct chq *q)
+static void rowq_init(struct kt_chq *q)
 {
-	pthread_mutex_init(&q->mu, NULL);
-	pthread_cond_init(&q->cv, NULL);
 	/*
-	 * The others when first needed: a small trace fills one.  Test knob
-	 * (the fuzzer's): KT_JSONOUT_CHUNK rows a chunk, to pass chunks on
-	 * in small traces and to save allocating 1 MB for each.
+	 * Test knob (the fuzzer's): KT_JSONOUT_CHUNK rows a chunk, to pass
+	 * chunks on in small traces and to save allocating 1 MB for each.
 	 */
 	const char *e = getenv("KT_JSONOUT_CHUNK");
 
-	q->chunk = e && atol(e) > 0 && atol(e) < CHUNK ? (size_t)atol(e) : CHUNK;
-	q->buf[0] = kt_xmalloc(q->chunk * sizeof(struct kt_row));
-	q->cur = q->buf[0];
+	kt_chq_init(q, sizeof(struct kt_row),
+		    e && atol(e) > 0 && atol(e) < CHUNK ? (size_t)atol(e) : CHUNK);
 }
 
-static void chq_free(struct chq *q)
+static inline void chq_put(struct kt_chq *q, const struct kt_row *r)
 {
-	for (int i = 0; i < NCHUNK; i++)
-		free(q->buf[i]);
-	pthread_mutex_destroy(&q->mu);
-	pthread_cond_destroy(&q->cv);
-}
-
-/* Producer: hand the filled chunk on; take the next free one. */
-static void chq_submit(struct chq *q)
-{
-	if (!q->curlen)
-		return;
-	pthread_mutex_lock(&q->mu);
-	q->len[q->submitted % NCHUNK] = q->curlen;
-	q->submitted++;
-	pthread_cond_broadcast(&q->cv);
-	while (q->submitted - q->done >= NCHUNK)
-		pthread_cond_wait(&q->cv, &q->mu);
-	if (!q->buf[q->submitted % NCHUNK])
-		q->buf[q->submitted % NCHUNK] = kt_xmalloc(q->chunk * sizeof(struct kt_row));
-	q->cur = q->buf[q->submitted % NCHUNK];
-	pthread_mutex_unlock(&q->mu);
-	q->curlen = 0;
-}
-
-static inline void chq_put(struct chq *q, const struct kt_row *r)
-{
-	q->cur[q->curlen++] = *r;
-	if (q->curlen == q->chunk)
-		chq_submit(q);
-}
-
-/* Producer: no more rows. */
-static void chq_close(struct chq *q)
-{
-	chq_submit(q);
-	pthread_mutex_lock(&q->mu);
-	q->stop = 1;
-	pthread_cond_broadcast(&q->cv);
-	pthread_mutex_unlock(&q->mu);
-}
-
-/* Consumer: the next chunk (n rows), NULL once closed and empty. */
-static const struct kt_row *chq_take(struct chq *q, size_t *n)
-{
-	pthread_mutex_lock(&q->mu);
-	while (q->done == q->submitted && !q->stop)
-		pthread_cond_wait(&q->cv, &q->mu);
-	const struct kt_row *r = NULL;
-
-	if (q->done != q->submitted) {
-		*n = q->len[q->done % NCHUNK];
-		r = q->buf[q->done % NCHUNK];
-	}
-	pthread_mutex_unlock(&q->mu);
-	return r;
-}
-
-/* Consumer: the chunk chq_take gave is free again. */
-static void chq_done(struct chq *q)
-{
-	pthread_mutex_lock(&q->mu);
-	q->done++;
-	pthread_cond_broadcast(&q->cv);
-	pthread_mutex_unlock(&q->mu);
+	*(struct kt_row *)kt_chq_slot(q) = *r;
+	kt_chq_put(q);
 }
 
 /* ---- the orderer and the writer thread ---------------------------------- */
@@ -342,11 +262,11 @@ static void *order_main(void *p)
 	const struct kt_row *r;
 	size_t n;
 
-	while ((r = chq_take(&o->w.in, &n))) {
+	while ((r = kt_chq_take(&o->w.in, &n))) {
 		order_rows(o, r, n);
-		chq_done(&o->w.in);
+		kt_chq_done(&o->w.in);
 	}
-	chq_close(&o->w.out);
+	kt_chq_close(&o->w.out);
 	o->w.order_cpu = thread_cpu();
 	return NULL;
 }
@@ -358,7 +278,7 @@ static void *write_main(void *p)
 	const struct kt_row *r;
 	size_t n;
 
-	while ((r = chq_take(&w->out, &n))) {
+	while ((r = kt_chq_take(&w->out, &n))) {
 		for (size_t i = 0; i < n; i++, r++) {
 			if (r->name) {
 				if (!o->no_text)
@@ -373,7 +293,7 @@ static void *write_main(void *p)
 			}
 			w->marks[w->nmarks++] = w->off;
 		}
-		chq_done(&w->out);
+		kt_chq_done(&w->out);
 	}
 	text_flush(w);
 	w->cpu = thread_cpu();
@@ -393,7 +313,7 @@ static void stop_writer(struct kt_jsonout *o)
 
 	if (!w->running)
 		return;
-	chq_close(&w->in);
+	kt_chq_close(&w->in);
 	pthread_join(w->order_tid, NULL);
 	pthread_join(w->write_tid, NULL);
 	w->running = 0;
@@ -408,8 +328,8 @@ struct kt_jsonout *kt_jsonout_new(FILE *work)
 
 	o->f = work;
 	o->w.f = work;
-	chq_init(&o->w.in);
-	chq_init(&o->w.out);
+	rowq_init(&o->w.in);
+	rowq_init(&o->w.out);
 	/* test knob (the fuzzer's): KT_JSONOUT_TEXT bytes of text buffer */
 	const char *t = getenv("KT_JSONOUT_TEXT");
 
@@ -428,7 +348,7 @@ struct kt_jsonout *kt_jsonout_new(FILE *work)
 		goto fail;
 	if (pthread_create(&o->w.order_tid, NULL, order_main, o) != 0) {
 		/* The writer alone: closing its queue ends it. */
-		chq_close(&o->w.out);
+		kt_chq_close(&o->w.out);
 		pthread_join(o->w.write_tid, NULL);
 		goto fail;
 	}
@@ -626,7 +546,7 @@ void kt_jsonout_advance(struct kt_jsonout *o, int64_t low,
 			fail(o, "write error on the JSON output (disk full?): %s",
 			     strerror(errno));
 		o->rows_start = ftell(o->f);
-		o->w.off = o->rows_start;	/* read by the writer after chq_submit() */
+		o->w.off = o->rows_start;	/* read by the writer after kt_chq_submit() */
 	}
 	o->looked = o->sent;
 	if (low <= o->below)
@@ -791,8 +711,8 @@ void kt_jsonout_free(struct kt_jsonout *o)
 	if (!o)
 		return;
 	stop_writer(o);
-	chq_free(&o->w.in);
-	chq_free(&o->w.out);
+	kt_chq_free(&o->w.in);
+	kt_chq_free(&o->w.out);
 	free(o->w.text);
 	free(o->w.marks);
 	for (int i = 0; i < NCACHE; i++)
