@@ -98,28 +98,45 @@ pp_run() { # trace args...
 		{ cat "$OUT/pp.out"; return 1; }
 }
 
-# The median of 5 interleaved runs on a ~10 MB 4-CPU trace, without and
-# with the page, against the original pipeline (rawtoevent | sort -n |
-# eventtospan3 | sort): 7.2 s for a 9.5 MB 4-CPU trace of 1.68 M spans on
-# this kind of machine (issue 27's measurement; the original's source is
-# not in this tree, so its figure is a constant here).
+# Against the original pipeline (rawtoevent | sort -n | eventtospan3 |
+# sort, built from ../shared/yardstick, never copied into this tree), side
+# by side in one run: 5 interleaved triples on a ~10 MB 4-CPU trace of
+# kutrace_postproc --no-html, the original, and kutrace_postproc with the
+# page; the medians and the median of the 5 pairs' ratios.  A ratio
+# measured on another day or machine means nothing, so without the
+# yardstick there is none.  The rows are compared too (ys_rows).
+YARDSTICK=${KT_YARDSTICK:-../shared/yardstick}
 postproc10() {
-	local tr=$OUT/bench_10.trace i a b spans
+	local tr=$OUT/bench_10.trace i a b o spans ys=$OUT/yardstick
 	[ -s "$tr" ] || "$BIN/kutrace_synth" -s 7 -c 4 -m 10 -o "$tr" >/dev/null 2>&1
-	: > "$OUT/pp10.nohtml"; : > "$OUT/pp10.html"
+	[ -x "$ys/eventtospan3" ] || { [ -x "$YARDSTICK/original.sh" ] &&
+		"$YARDSTICK/original.sh" build "$ys" >/dev/null 2>&1; } || ys=""
+	: > "$OUT/pp10.nohtml"; : > "$OUT/pp10.html"; : > "$OUT/pp10.orig"; : > "$OUT/pp10.ratio"
 	for i in 1 2 3 4 5; do
 		pp_run "$tr" --no-html || return 1
-		cut -d' ' -f1 "$OUT/time.out" >> "$OUT/pp10.nohtml"
+		a=$(cut -d' ' -f1 "$OUT/time.out"); echo "$a" >> "$OUT/pp10.nohtml"
+		if [ -n "$ys" ]; then
+			/usr/bin/time -f '%e' -o "$OUT/time.out" \
+				"$YARDSTICK/original.sh" run "$ys" "$tr" > "$OUT/orig10.json" 2>/dev/null || return 1
+			o=$(cat "$OUT/time.out"); echo "$o" >> "$OUT/pp10.orig"
+			awk -v a="$a" -v o="$o" 'BEGIN { printf "%.2f\n", o / a }' >> "$OUT/pp10.ratio"
+		fi
 		pp_run "$tr" || return 1
 		cut -d' ' -f1 "$OUT/time.out" >> "$OUT/pp10.html"
 	done
-	rm -f "${tr%.trace}.json" "${tr%.trace}.html"
+	rm -f "${tr%.trace}.json" "${tr%.trace}.html" "$OUT/orig10.json"
 	a=$(sort -n "$OUT/pp10.nohtml" | sed -n 3p)
 	b=$(sort -n "$OUT/pp10.html" | sed -n 3p)
 	spans=$(sed -n 's/.* \([0-9]*\) spans ->.*/\1/p' "$OUT/pp.out" | head -1)
-	awk -v a="$a" -v b="$b" -v s="$spans" -v mb="$(stat -c %s "$tr")" 'BEGIN {
-	  printf "postproc10 raw_mb=%.1f spans=%d nohtml_s=%.2f html_s=%.2f original_s=7.2 ratio=%.1f\n",
-	    mb / 1048576, s, a, b, 7.2 / a }' | tee "$OUT/postproc10.txt"
+	if [ -n "$ys" ]; then
+		o="original_s=$(sort -n "$OUT/pp10.orig" | sed -n 3p) ratio=$(sort -n "$OUT/pp10.ratio" | sed -n 3p)"
+	else
+		o="original_s=none ratio=none"
+		log "postproc10: no yardstick at $YARDSTICK: no ratio against the original"
+	fi
+	awk -v a="$a" -v b="$b" -v s="$spans" -v mb="$(stat -c %s "$tr")" -v o="$o" -v c="$(nproc)" 'BEGIN {
+	  printf "postproc10 raw_mb=%.1f spans=%d nohtml_s=%.3f html_s=%.3f cores=%d %s\n",
+	    mb / 1048576, s, a, b, c, o }' | tee "$OUT/postproc10.txt"
 }
 
 postproc() {

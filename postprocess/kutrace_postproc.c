@@ -578,8 +578,8 @@ static void usage(FILE *f)
 		"--tables also writes the trace's SQL tables to FILE.tables/ (kutrace_sql,\n"
 		"docs/TABLES.md).  --rows-fd hands the rows to descriptor FD (kutrace_sql\n"
 		"build does); --no-json then writes no JSON.\n"
-		"--threads N: threads for checking and decoding (default: the machine's\n"
-		"cores; 1: all in one); the output is the same for any N.\n"
+		"--threads N: threads for checking and decoding (default: $KUTRACE_THREADS,\n"
+		"else the machine's cores; 1: all in one); the output is the same for any N.\n"
 		"On a terminal a progress line shows the rows made so far; --quiet: never,\n"
 		"--progress: also when standard error is not a terminal.\n");
 }
@@ -707,7 +707,9 @@ int main(int argc, char **argv)
 {
 	struct ctx c = { .released = INT64_MIN };
 	/* What one page of the viewer holds well (about 7 s to open 10M). */
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	/* KUTRACE_THREADS: the default for the programs that run this one. */
+	const char *te = getenv("KUTRACE_THREADS");
+	long ncpu = te && *te ? atol(te) : sysconf(_SC_NPROCESSORS_ONLN);
 	struct args a = { .html = 1, .html_max = 20000000, .json = 1, .rows_fd = ~0ULL,
 			  .threads = ncpu > 1 ? (unsigned long long)(ncpu < 256 ? ncpu : 256) : 1 };
 
