@@ -40,6 +40,13 @@ bench-peers:
 	tests/install-deps.sh build vm peers
 	bench/peers.sh
 
+# Issue 43's figures alone: the original side by side, raw -> ready store
+# of ~60 M spans, 1 against 2 threads, bytes per row, the projection
+# (about 6 min on 2 cores).
+.PHONY: bench-ingest
+bench-ingest: $(BIN)/kutrace_postproc $(BIN)/kutrace_synth
+	bench/run.sh ingest report
+
 # The table store's figures alone (issue 28): --tables on 10 M spans, the
 # reports over 100 M (about 3 min on 2 cores).
 .PHONY: bench-tables

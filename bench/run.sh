@@ -15,6 +15,9 @@
 #             if it is built (tests/vm/kbuild.sh 6.1), bench_dump.sh (1 GB)
 #   postproc  kutrace_postproc on a synthetic trace (entries/s, MB/s, RSS)
 #   tables    the table store: what --tables costs, reports over 100 M spans
+#   ingest    issue 43: postproc against the original side by side (yardstick),
+#             1 against 2 threads, raw -> ready store of a 16-CPU trace
+#             (~60 M spans), bytes per row, a projection to 64 cores
 #   why       kutrace_why on a 64 MB trace with RPCs: one RPC, the slowest 100
 #   align     kutrace_align of two 64 MB traces against postprocessing them
 #   viewer    make bench-viewer (headless Chromium), if it can run
@@ -28,7 +31,7 @@ OUT=${BENCH_OUT:-build/bench}
 Q=${BENCH_QUICK:-0}
 # --help: the comment above, to the first line that is not one.
 case ${1:-} in -h|--help) sed -n '3,/^[^#]/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac
-sections=${*:-fastpath user extract vm postproc tables why align viewer report}
+sections=${*:-fastpath user extract vm postproc ingest tables why align viewer report}
 mkdir -p "$OUT"
 log() { echo "bench: $*" >&2; }
 
@@ -252,6 +255,71 @@ why() {
 	rm -rf "$st"
 	echo "why64 spans=$spans rpcs=$rpcs build_s=$build rpc_s=$one slowest100_s=$slow slowest100_rss_mb=$rss" | tee "$OUT/why.txt"
 }
+# Issue 43's figures.  A 16-CPU synthetic trace of ~363 MB (about 60 M
+# spans; BENCH_QUICK: 64 MB) goes raw -> ready store: `kutrace_sql build`
+# (the tables) then `kutrace_view --prepare` (the viewer's summaries;
+# nothing left to do when the build made them), timed and with peak RSS;
+# the store's bytes against the raw trace's, and each table's bytes per
+# row.  Then 1 against 2 threads (KUTRACE_THREADS) on the same build and
+# on kutrace_postproc --no-html, interleaved, best of 3 each.  The
+# projection to a 64-core server's busiest minute (200 K transitions/s/core,
+# ~770 M spans) is derived by rule from the measured CPU seconds per span:
+# the whole run's CPU split over the cores, but never less than the span
+# builder's own thread (one thread, Amdahl's serial part).
+ingest() {
+	local mb=363 tr st spans t1 t2 b1 b2 p1 p2 i build prep rss bytes sbytes cpu serial
+	[ "$Q" = 1 ] && mb=64
+	tr=$OUT/bench_ingest_$mb.trace st=$OUT/bench_ingest.tables
+	[ -x "$BIN/kutrace_sql" ] || { log "ingest: no kutrace_sql (make deps && make)"; return 0; }
+	postproc10 || return 1
+	[ -s "$tr" ] || "$BIN/kutrace_synth" -s 7 -c 16 -m $mb -o "$tr" >/dev/null 2>&1
+	bytes=$(stat -c %s "$tr")
+	log "ingest: raw -> ready store of a $mb MB 16-CPU trace"
+	rm -rf "$st"
+	/usr/bin/time -f '%e %M %U %S' -o "$OUT/time.out" "$BIN/kutrace_sql" build "$tr" -o "$st" \
+		> /dev/null 2> "$OUT/ingest.err" || { cat "$OUT/ingest.err"; return 1; }
+	read -r build rss cpu serial < "$OUT/time.out"
+	cpu=$(awk -v u="$cpu" -v s="$serial" 'BEGIN { print u + s }')
+	/usr/bin/time -f '%e %M' -o "$OUT/time.out" "$BIN/kutrace_view" "$st" --prepare > /dev/null 2>&1 || return 1
+	read -r prep b1 < "$OUT/time.out"
+	[ "$b1" -gt "$rss" ] && rss=$b1
+	spans=$("$BIN/kutrace_sql" "$st" --csv -c "select count(*) from span" | tail -1)
+	sbytes=$(du -sb "$st" | cut -f1)
+	: > "$OUT/ingest.tables"
+	for f in "$st"/*.parquet; do
+		local n=$(basename "$f" .parquet) rows
+		rows=$("$BIN/kutrace_sql" "$st" --csv -c "select count(*) from read_parquet('$f')" | tail -1)
+		echo "ingest_table name=$n bytes=$(stat -c %s "$f") rows=$rows" >> "$OUT/ingest.tables"
+	done
+	# The span builder's thread: kutrace_postproc's reader CPU (--stats).
+	serial=$(KUTRACE_THREADS=2 "$BIN/kutrace_postproc" "$tr" --no-html --stats -o "$OUT/ingest.json" 2>&1 |
+		sed -n 's/.*cpu reader \([0-9.]*\) s.*/\1/p')
+	rm -f "$OUT/ingest.json"
+	log "ingest: 1 against 2 threads (best of 3, interleaved)"
+	t1="" t2="" p1="" p2=""
+	for i in 1 2 3; do
+		for n in 1 2; do
+			rm -rf "$st.t"
+			b1=$(KUTRACE_THREADS=$n secs "$BIN/kutrace_sql" build "$tr" -o "$st.t") || return 1
+			rm -f "$OUT/ingest.json"
+			b2=$(secs "$BIN/kutrace_postproc" "$tr" --no-html --threads $n -o "$OUT/ingest.json") || return 1
+			if [ $n = 1 ]; then t1="$t1 $b1"; p1="$p1 $b2"; else t2="$t2 $b1"; p2="$p2 $b2"; fi
+		done
+	done
+	rm -rf "$st.t" "$OUT/ingest.json"
+	min() { printf '%s\n' $* | sort -n | head -1; }
+	awk -v mb="$mb" -v spans="$spans" -v build="$build" -v prep="$prep" -v rss="$rss" -v bytes="$bytes" \
+	    -v sb="$sbytes" -v cpu="$cpu" -v ser="${serial:-0}" -v t1="$(min $t1)" -v t2="$(min $t2)" \
+	    -v p1="$(min $p1)" -v p2="$(min $p2)" -v cores="$(nproc)" 'BEGIN {
+	  n = 770e6; per = cpu / spans; sp = ser / spans
+	  for (c = 16; c <= 64; c *= 4) { t = n * per / c; if (n * sp > t) t = n * sp; proj[c] = t }
+	  printf "ingest raw_mb=%.0f spans=%d build_s=%.2f prepare_s=%.2f ready_s=%.2f rss_mb=%.0f store_mb=%.0f store_ratio=%.2f cpu_s=%.2f serial_s=%.2f build1_s=%.2f build2_s=%.2f build_speedup=%.2f pp1_s=%.2f pp2_s=%.2f pp_speedup=%.2f cores=%d proj16_s=%.0f proj64_s=%.0f\n",
+	    bytes / 1048576, spans, build, prep, build + prep, rss / 1024, sb / 1048576, sb / bytes, cpu, ser,
+	    t1, t2, t1 / t2, p1, p2, p1 / p2, cores, proj[16], proj[64] }' | tee "$OUT/ingest.txt"
+	cat "$OUT/ingest.tables"
+	rm -rf "$st"
+}
+
 # Several hosts (issue 30: aligning and merging two traces within 2x the
 # time of postprocessing them): two 64 MB synthetic traces with RPC marks
 # (10.7 M spans each; host b is host a's JSON under another name),
@@ -293,7 +361,7 @@ report() {
 rc=0
 for s in $sections; do
 	case $s in
-	fastpath|user|extract|vm|postproc|tables|why|align|viewer|report) $s || { log "$s failed"; rc=1; } ;;
+	fastpath|user|extract|vm|postproc|ingest|tables|why|align|viewer|report) $s || { log "$s failed"; rc=1; } ;;
 	*) log "unknown section $s"; exit 2 ;;
 	esac
 done

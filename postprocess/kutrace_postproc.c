@@ -18,10 +18,10 @@
  * without changing a byte of the output.  The first pass's block checks
  * run in N-1 threads, each over its own share of the blocks, while this
  * thread learns the names in block order.  In the second pass one thread
- * decodes the blocks, in the same order as one thread alone would, and
- * hands the events on in chunks, with a mark at each block's end; this
- * thread merges them and builds the spans, and two more order and write
- * the rows (jsonout.c).  The span builder stays one thread: a wakeup,
+ * decodes the blocks and merges the CPUs' events, in the same order as one
+ * thread alone does, and hands the merged events on in chunks, with a mark
+ * at each block's end; this thread builds the spans, and two more order
+ * and write the rows (jsonout.c).  The span builder stays one thread: a wakeup,
  * a wait, a lock or a thread's name joins the timelines of the CPUs, in
  * time order, so the per-CPU streams are only independent until the merge.
  */
@@ -80,19 +80,30 @@ struct ctx {
 	unsigned int dflags;	/* kt_decoder_flags after the last block taken */
 	char derr[256];		/* the decoding thread's fatal line */
 	int par_checked;	/* the checks ran in threads of their own */
+	double dec_cpu, check_cpu;	/* seconds, for --stats */
 };
+
+static double thread_cpu(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru) != 0)
+		return 0;
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
 
 /*
  * What the decoding thread hands on, in the order one thread makes it:
- * events, each block's end (its release bound), and the lines about
- * damaged blocks, printed here where one thread prints them.
+ * the events as they leave the merge, each block's end, and the lines
+ * about damaged blocks, printed here where one thread prints them.
  */
 enum { D_EVENT, D_BLOCK, D_WARN, D_SKIP, D_FATAL };
 struct ditem {
 	int kind;
 	unsigned int flags;	/* D_BLOCK: the decoder's flags after it */
 	long block;		/* D_WARN, D_SKIP, D_FATAL: its index (-1: derr) */
-	struct kt_event e;	/* D_EVENT; D_BLOCK: e.t is the bound */
+	struct kt_event e;	/* D_EVENT */
 };
 
 /* Header facts: name records may come at any time, so read them late. */
@@ -103,9 +114,9 @@ static void set_meta(struct ctx *c)
 }
 
 /* One event leaves the merge, in time order: on to the span builder. */
-static void on_release(void *p, const struct kt_event *e)
+/* One event in time order to the span builder (this thread, always). */
+static void span_event(struct ctx *c, const struct kt_event *e)
 {
-	struct ctx *c = p;
 	int due = kt_jsonout_due(c->jo);
 
 	if (due) {
@@ -116,25 +127,21 @@ static void on_release(void *p, const struct kt_event *e)
 		set_meta(c);
 		kt_jsonout_advance(c->jo, low, &c->meta);
 	}
-	if (e->t > c->released)
-		c->released = e->t;
 	kt_spans_event(c->spans, e);
 }
 
-static void take_event(struct ctx *c, const struct kt_event *e)
-{
-	/* Name records too: a thread's name changes at its time (exec). */
-	if (e->t < c->released)
-		c->disorder++;	/* cross-CPU clock drift beyond the window */
-	kt_merge_push(c->merge, e);
-}
-
-static void on_event(void *p, const struct kt_event *e)
+/*
+ * One event leaves the merge, in time order: on to the span builder, or
+ * with --threads, from the decoding thread (which merges) to this one.
+ */
+static void on_release(void *p, const struct kt_event *e)
 {
 	struct ctx *c = p;
 
+	if (e->t > c->released)
+		c->released = e->t;
 	if (!c->dq_on) {
-		take_event(c, e);
+		span_event(c, e);
 		return;
 	}
 	struct ditem *d = kt_chq_slot(&c->dq);
@@ -142,6 +149,17 @@ static void on_event(void *p, const struct kt_event *e)
 	d->kind = D_EVENT;
 	d->e = *e;
 	kt_chq_put(&c->dq);
+}
+
+/* A decoded event joins the merge (the decoding thread's, with --threads). */
+static void on_event(void *p, const struct kt_event *e)
+{
+	struct ctx *c = p;
+
+	/* Name records too: a thread's name changes at its time (exec). */
+	if (e->t < c->released)
+		c->disorder++;	/* cross-CPU clock drift beyond the window */
+	kt_merge_push(c->merge, e);
 }
 
 static void on_row(void *p, const struct kt_row *r)
@@ -281,6 +299,7 @@ struct checker {
 	struct ctx *c;
 	struct kt_raw r;	/* kt_raw_share of c->raw */
 	long k, n;		/* blocks k, k+n, k+2n, ... */
+	double cpu;
 	pthread_t tid;
 	int started;
 };
@@ -301,6 +320,7 @@ static void *check_main(void *p)
 		check_one(w->c, b, err, sizeof(err));
 	}
 	free(b);
+	w->cpu = thread_cpu();
 	return NULL;
 }
 
@@ -337,6 +357,7 @@ static void checks_join(struct checker *w, int n)
 		pthread_join(w[k].tid, NULL);
 		kt_raw_close(&w[k].r);
 		w[k].started = 0;
+		w->c->check_cpu += w[k].cpu;
 	}
 }
 
@@ -368,8 +389,8 @@ static int decode_block(void *p, const struct kt_block *b)
 		put_item(c, D_FATAL, -1, 0);
 		return 1;
 	}
-	put_item(c, D_BLOCK, b->index,
-		 kt_timebase_ns10(kt_decoder_timebase(c->dec), b->base) - c->window);
+	put_item(c, D_BLOCK, b->index, 0);
+	user_release(c, kt_timebase_ns10(kt_decoder_timebase(c->dec), b->base) - c->window);
 	return 0;
 }
 
@@ -381,6 +402,8 @@ static void *decode_main(void *p)
 		snprintf(c->derr, sizeof(c->derr), "%s", c->raw.err);
 		put_item(c, D_FATAL, -1, 0);
 	}
+	/* The rest leaves the merge here, after the join (main). */
+	c->dec_cpu = thread_cpu();
 	kt_chq_close(&c->dq);
 	return NULL;
 }
@@ -395,12 +418,11 @@ static void take_items(struct ctx *c)
 		for (size_t i = 0; i < n; i++, d++) {
 			switch (d->kind) {
 			case D_EVENT:
-				take_event(c, &d->e);
+				span_event(c, &d->e);
 				break;
 			case D_BLOCK:
 				c->decoded++;
 				c->dflags = d->flags;
-				user_release(c, d->e.t);
 				kt_progress("rows", c->rows, (uint64_t)c->decoded, (uint64_t)c->raw.nrefs);
 				break;
 			case D_WARN:
@@ -686,18 +708,15 @@ static void print_summary(struct ctx *c, const char *json_path, int stats)
 			" events arrived out of order across CPUs (clock drift)\n",
 			c->disorder);
 	if (stats) {
-		/* The three threads share two cores: their sum / 2 bounds the run. */
-		struct rusage ru;
-		double rd = 0;
-
-		if (getrusage(RUSAGE_THREAD, &ru) == 0)
-			rd = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-			     (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-		double od, wr;
+		/* The reader builds the spans; with --threads the decoder merges. */
+		double rd = thread_cpu(), od, wr;
 
 		kt_jsonout_cpu(c->jo, &od, &wr);
 		fprintf(stderr, "kutrace_postproc: cpu reader %.2f s, orderer %.2f s, writer %.2f s\n",
 			rd, od, wr);
+		if (c->threads > 1)
+			fprintf(stderr, "kutrace_postproc: cpu decoder %.2f s, block checks %.2f s (--threads %d)\n",
+				c->dec_cpu, c->check_cpu, c->threads);
 		fprintf(stderr, "kutrace_postproc: rows waited for their order at most %.3f ms of trace time\n",
 			c->lag / 1e5);
 	}
