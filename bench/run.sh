@@ -260,8 +260,8 @@ why() {
 # (the tables) then `kutrace_view --prepare` (the viewer's summaries;
 # nothing left to do when the build made them), timed and with peak RSS;
 # the store's bytes against the raw trace's, and each table's bytes per
-# row.  Then 1 against 2 threads (KUTRACE_THREADS) on the same build and
-# on kutrace_postproc --no-html, interleaved, best of 3 each.  The
+# row.  Then one core against two (taskset; KUTRACE_THREADS 1 and 2) on
+# the same build and on kutrace_postproc --no-html, interleaved, best of 3.  The
 # projection to a 64-core server's busiest minute (200 K transitions/s/core,
 # ~770 M spans) is derived by rule from the measured CPU seconds per span:
 # the whole run's CPU split over the cores, but never less than the span
@@ -295,14 +295,17 @@ ingest() {
 	serial=$(KUTRACE_THREADS=2 "$BIN/kutrace_postproc" "$tr" --no-html --stats -o "$OUT/ingest.json" 2>&1 |
 		sed -n 's/.*cpu reader \([0-9.]*\) s.*/\1/p')
 	rm -f "$OUT/ingest.json"
-	log "ingest: 1 against 2 threads (best of 3, interleaved)"
+	log "ingest: one core against two (best of 3, interleaved)"
 	t1="" t2="" p1="" p2=""
 	for i in 1 2 3; do
 		for n in 1 2; do
 			rm -rf "$st.t"
-			b1=$(KUTRACE_THREADS=$n secs "$BIN/kutrace_sql" build "$tr" -o "$st.t") || return 1
+			# One core: every thread and process of the run on CPU 0.
+			local pin="taskset -c 0"
+			[ $n = 2 ] && pin="taskset -c 0,1"
+			b1=$(KUTRACE_THREADS=$n secs $pin "$BIN/kutrace_sql" build "$tr" -o "$st.t") || return 1
 			rm -f "$OUT/ingest.json"
-			b2=$(secs "$BIN/kutrace_postproc" "$tr" --no-html --threads $n -o "$OUT/ingest.json") || return 1
+			b2=$(secs $pin "$BIN/kutrace_postproc" "$tr" --no-html --threads $n -o "$OUT/ingest.json") || return 1
 			if [ $n = 1 ]; then t1="$t1 $b1"; p1="$p1 $b2"; else t2="$t2 $b1"; p2="$p2 $b2"; fi
 		done
 	done
