@@ -141,6 +141,14 @@ eq "a JSON file: builds rpc.tables" "kutrace_sql: building rpc.tables (the store
 count "$J/rpc.json" > /dev/null
 eq "a JSON file: then uses it" "kutrace_sql: using rpc.tables (the store of rpc.json)" "$(cat "$TMP/e")"
 
+# kutrace_postproc --tables writes the same store, which is then reused.
+P=$TMP/p
+mkdir -p "$P"
+cp "$R/rpc.trace" "$P/"
+"$B/kutrace_postproc" "$P/rpc.trace" --tables --no-html > /dev/null 2>&1
+eq "kutrace_postproc --tables: its store is reused" "kutrace_sql: using rpc.tables (the store of rpc.trace)" \
+	"$(count "$P/rpc.trace" > /dev/null; grep '^kutrace_sql' "$TMP/e")"
+
 # KUTRACE_STORE=temp: a temporary store, nothing beside the trace.
 eq "KUTRACE_STORE=temp: 30 spans" 30 "$(KUTRACE_STORE=temp count "$R/rpc.trace")"
 eq "KUTRACE_STORE=temp: nothing beside the trace, nothing said, nothing in TMPDIR" "||" \
