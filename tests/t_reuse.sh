@@ -191,6 +191,22 @@ else
 	skip "a full disk: cannot mount a tmpfs (not root?)"
 fi
 
+# ---- two at once -------------------------------------------------------
+# Both started on a trace without a store: one builds it, the other waits
+# for it and uses it (never two builds renaming over each other).
+C=$TMP/c
+mkdir -p "$C"
+cp "$TMP/big.trace" "$C/"
+"$S" "$C/big.trace" --csv -c 'select count(*) from span' > "$TMP/c1" 2> "$TMP/e1" &
+p1=$!
+"$S" "$C/big.trace" --csv -c 'select count(*) from span' > "$TMP/c2" 2> "$TMP/e2"
+wait $p1
+eq "two at once: the same span count" "$(tail -1 "$TMP/c1")" "$(tail -1 "$TMP/c2")"
+eq "two at once: one built the store, the other waited and used it" \
+	"1 building, 1 waiting, 1 using" \
+	"$(cat "$TMP/e1" "$TMP/e2" | grep -c ': building big.tables') building, $(cat "$TMP/e1" "$TMP/e2" | grep -c ': waiting for another program building big.tables') waiting, $(cat "$TMP/e1" "$TMP/e2" | grep -c ': using big.tables') using"
+eq "two at once: the store and nothing else" "big.tables " "$(left "$C")"
+
 # ---- a build killed ----------------------------------------------------
 K=$TMP/k
 mkdir -p "$K"

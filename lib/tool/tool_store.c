@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -512,7 +513,7 @@ static enum beside beside_state(const char *dir, const char *src, const struct i
 	struct stat st;
 	char err[512];
 
-	if (lstat(dir, &st) < 0)
+	if (stat(dir, &st) < 0)
 		return errno == ENOENT ? B_NONE : B_ALIEN;
 	if (!S_ISDIR(st.st_mode))
 		return B_ALIEN;
@@ -577,16 +578,29 @@ static int dir_writable(const char *path)
  * X.tables beside the trace (or JSON file) X.trace, when it is X.trace's
  * store or can be made so: its path, or NULL for a temporary store.  One
  * line says which.  $KUTRACE_STORE=temp: always a temporary store.
+ * *lock: the trace, opened and locked (flock) until the caller has built
+ * the store and closes it: two programs started at once on one trace
+ * build X.tables once, and neither renames it away under the other.
  */
-static char *store_beside(const char *p, int *build)
+static char *store_beside(const char *p, int *build, int *lock)
 {
 	const char *env = getenv("KUTRACE_STORE"), *prog = kt_progname();
 	char *dir = kt_with_ext(p, ".tables"), other[300] = "";
 	const char *d = base_name(dir), *t = base_name(p);
 	struct ident id;
 
-	if ((env && strcmp(env, "temp") == 0) || strcmp(dir, p) == 0 ||
-	    source_ident(p, &id) < 0) {
+	*lock = -1;
+	if ((env && strcmp(env, "temp") == 0) || strcmp(dir, p) == 0) {
+		free(dir);
+		return NULL;
+	}
+	*lock = open(p, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (*lock >= 0 && flock(*lock, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK) {
+		fprintf(stderr, "%s: waiting for another program building %s\n", prog, d);
+		while (flock(*lock, LOCK_EX) < 0 && errno == EINTR)
+			;
+	}
+	if (source_ident(p, &id) < 0) {
 		free(dir);
 		return NULL;
 	}
@@ -638,15 +652,19 @@ static void add_path(struct kt_inputs *in, const char *p, const char *memory)
 	struct kt_build b = { .memory = memory, .rows_fd = ~0ULL, .source = p, .trace_id = s };
 	/* A page (makeself's, kutrace_postproc's) gives back its JSON, into a
 	 * temporary store. */
-	int page = first_byte(p) == '<', build = 0;
+	int page = first_byte(p) == '<', build = 0, lock = -1;
 
-	if (!page && (dir = store_beside(p, &build))) {
+	if (!page && (dir = store_beside(p, &build, &lock))) {
 		if (build)
 			kt_xbuild_store(&b, dir);
+		if (lock >= 0)
+			close(lock);
 		free(s);
 		add_input(in, dir);
 		return;
 	}
+	if (lock >= 0)
+		close(lock);
 	if (asprintf(&dir, "%s/%zu-%s.tables", tmp_dir(), in->n, s) < 0)
 		kt_die("out of memory");
 	if (page) {
