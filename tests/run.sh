@@ -14,6 +14,11 @@ export KT_ROOT=$PWD
 # inherited MAKELEVEL/MAKEFLAGS would add "Entering directory" lines to
 # the output of every make a suite runs and parses.
 unset MAKELEVEL MAKEFLAGS MFLAGS
+# kutrace_sql/why/view X.trace keep X.tables beside the trace; the suites
+# run them on tests/golden/ and must not write there (nor reuse a store an
+# earlier run or another build left): a temporary store, unless a suite
+# (t_reuse) asks otherwise.
+export KUTRACE_STORE=temp
 quick=0
 only=""
 for a in "$@"; do

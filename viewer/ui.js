@@ -537,8 +537,11 @@ window.kutrace = {
   setButtons: o => { Object.assign(S.btn, o); syncButtons(); render(); }, // e.g. {arc: 0, freq: 2}
   setLod: (on, sub) => { LOD_ON = !!on; if (sub) LOD_SUB = sub; render(); },
   setCover: on => { COVER_ON = !!on; render(); },
-  // summary mode: tiles and windows asked and kept (lod.js)
-  lodState: () => ({ on: SUM.on, pending: LOD.pending, loading: !!LOD.winAsk, due: LOD.check, loads: LOD.loads, win: SUM.win, note: SUM.note, err: LOD.err, tiles: LOD.tiles.size, spans: LOD.spans, slow: LOD.slow.slice(), local: !!LOD.local, status: SUM.status ? SUM.status() : '' }),
+  // summary mode: tiles and windows asked and kept (lod.js); due: a frame
+  // is still to decide whether to load the window's rows (its lodWindow
+  // timer, or the frame itself: a tile that came asked for one, and until
+  // it is drawn nothing has decided on that tile)
+  lodState: () => ({ on: SUM.on, pending: LOD.pending, loading: !!LOD.winAsk, due: LOD.check || pending, loads: LOD.loads, win: SUM.win, note: SUM.note, err: LOD.err, tiles: LOD.tiles.size, spans: LOD.spans, slow: LOD.slow.slice(), local: !!LOD.local, status: SUM.status ? SUM.status() : '' }),
   why: spec => { const m = whyOpen(spec); render(); return m; }, whyClear: () => { whyClear(); render(); },
   findSpan: name => { for (let k = 0; k < D.n; k++) if (D.names[D.nm[k]] === name) return k; return -1; },
 };

@@ -863,6 +863,11 @@ static int write_meta(struct kt_store_w *w, const struct kt_store_meta *m, json_
 	put_str(o, "tool_version", KUTRACE_TOOL_VERSION);
 	json_object_set_new(o, "mbit_sec", json_integer(m->mbit_sec));
 	json_object_set_new(o, "flags", json_integer(m->flags));
+	if (m->source_hash)
+		json_object_set_new(o, "source_identity",
+				    json_pack("{sIsIss}", "size", (json_int_t)m->source_size,
+					      "mtime_ns", (json_int_t)m->source_mtime_ns,
+					      "ends_fnv1a64", m->source_hash));
 	json_object_set(o, "tables", tables);
 	snprintf(path, sizeof(path), "%s/meta.json", w->tmp);
 	int rc = json_dump_file(o, path, JSON_INDENT(1) | JSON_PRESERVE_ORDER);

@@ -29,6 +29,14 @@ struct kt_store_meta {
 	const char *kernel, *cpu_model, *tracebase, *backend, *source;
 	int mbit_sec;
 	unsigned int flags;
+	/*
+	 * The source file's identity, kept in meta.json as "source_identity"
+	 * (a trace's X.tables is reused only while they match): its size,
+	 * mtime in ns and a hash of its first and last 64 KiB; none when
+	 * source_hash is NULL.
+	 */
+	long long source_size, source_mtime_ns;
+	const char *source_hash;
 };
 
 /*
@@ -101,6 +109,9 @@ struct kt_build {
 	const char *out, *trace_id, *machine, *memory, *source;
 	unsigned long long rows_fd;	/* ~0: none */
 	int stats;
+	/* Set by kt_xbuild_store: the source file's identity (kt_store_meta). */
+	long long source_size, source_mtime_ns;
+	const char *source_hash;
 };
 /* DIR from b->source (a trace or a JSON file), or from b->rows_fd. */
 void kt_xbuild_store(const struct kt_build *b, const char *dir);

@@ -7,10 +7,12 @@
  * stores are built in a temporary directory removed at exit).  Like the
  * other tool_*.c files, these end the program with one line on an error.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <glob.h>
+#include <inttypes.h>
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
@@ -18,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -26,6 +29,99 @@
 #include "page.h"
 #include "jsonrows.h"
 #include "store.h"
+
+/* ---------------------------------------------------------------------- */
+/* What a signal must not leave behind                                     */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * The directories removed when a signal ends the program (SIGINT, SIGTERM,
+ * SIGHUP, SIGPIPE of `kutrace_sql build X.trace --stats 2>&1 | head`):
+ * the temporary stores' directory and the store being written
+ * (DIR.tmp.PID, store.h).  The handler may interrupt anything, DuckDB's
+ * allocator included, so it only walks these fixed buffers and removes
+ * with the async-signal-safe calls (openat, getdents64, unlinkat).
+ */
+enum { DOOMED_TMP_ROOT, DOOMED_WRITING, DOOMED_N };
+static char doomed[DOOMED_N][4200];
+static volatile sig_atomic_t doomed_on[DOOMED_N];
+
+struct dent64 {
+	unsigned long long ino;
+	long long off;
+	unsigned short reclen;
+	unsigned char type;
+	char name[];
+};
+
+static void safe_rmtree_at(int dfd, const char *name, int depth)
+{
+	if (unlinkat(dfd, name, 0) == 0 || errno == ENOENT || depth > 8)
+		return;
+	/* A directory: empty it, a pass at a time (removing while reading
+	 * may hide names from the pass), then remove it. */
+	for (int pass = 0; pass < 4; pass++) {
+		int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		char buf[2048] __attribute__((aligned(8)));
+		ssize_t n;
+
+		if (fd < 0)
+			return;
+		while ((n = getdents64(fd, buf, sizeof(buf))) > 0)
+			for (ssize_t off = 0; off < n;) {
+				struct dent64 *d = (struct dent64 *)(buf + off);
+
+				off += d->reclen;
+				if (strcmp(d->name, ".") != 0 && strcmp(d->name, "..") != 0)
+					safe_rmtree_at(fd, d->name, depth + 1);
+			}
+		close(fd);
+		if (unlinkat(dfd, name, AT_REMOVEDIR) == 0 || errno != ENOTEMPTY)
+			return;
+	}
+}
+
+static void on_signal(int sig)
+{
+	int e = errno;
+
+	for (int i = 0; i < DOOMED_N; i++)
+		if (doomed_on[i])
+			safe_rmtree_at(AT_FDCWD, doomed[i], 0);
+	errno = e;
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* path is removed if a signal ends the program, until doom_off(slot). */
+static void doom(int slot, const char *path)
+{
+	static int handled;
+
+	doomed_on[slot] = 0;
+	snprintf(doomed[slot], sizeof(doomed[slot]), "%s", path);
+	doomed_on[slot] = 1;
+	if (handled++)
+		return;
+	const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct sigaction sa, old;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_signal;
+		sigemptyset(&sa.sa_mask);
+		/* A signal the caller ignores (nohup, a shell's background job)
+		 * stays ignored. */
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
+	}
+}
+
+static void doom_off(int slot)
+{
+	doomed_on[slot] = 0;
+}
 
 /* ---------------------------------------------------------------------- */
 /* Temporary stores: removed at exit, also when kt_die ends the program.   */
@@ -47,13 +143,6 @@ static void rm_tmp(void)
 		nftw(tmp_root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-static void on_signal(int sig)
-{
-	rm_tmp();
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
 static const char *tmp_dir(void)
 {
 	if (!tmp_root) {
@@ -64,13 +153,9 @@ static const char *tmp_dir(void)
 			kt_die("cannot make a temporary directory: %s", strerror(errno));
 		tmp_root = p;
 		atexit(rm_tmp);
-		signal(SIGINT, on_signal);
-		signal(SIGTERM, on_signal);
 		/* `kutrace_why X.trace ... | head` ends with SIGPIPE: the
 		 * temporary store goes with it too. */
-		signal(SIGHUP, on_signal);
-		if (signal(SIGPIPE, on_signal) == SIG_IGN)
-			signal(SIGPIPE, SIG_IGN);
+		doom(DOOMED_TMP_ROOT, tmp_root);
 	}
 	return tmp_root;
 }
@@ -131,6 +216,9 @@ static void finish_store(struct kt_store_w *w, json_t *h, const char *backend,
 		.source = b->source,
 		.mbit_sec = json_is_integer(mb) ? (int)json_integer_value(mb) : 1000,
 		.flags = json_is_integer(fl) ? (unsigned int)json_integer_value(fl) : 0,
+		.source_size = b->source_size,
+		.source_mtime_ns = b->source_mtime_ns,
+		.source_hash = b->source_hash,
 	};
 
 	if (kt_store_w_finish(w, &m) < 0)
@@ -285,6 +373,53 @@ static void page_json(const char *page, const char *json)
 	free(html);
 }
 
+/*
+ * A source file's identity: its size, mtime and a 64-bit FNV-1a hash of
+ * its first and last 64 KiB.  A trace grows or is rewritten at its end
+ * (a record appends), and its first block holds the trace's start and
+ * time base: a changed trace changes at least one of these, at the cost
+ * of reading 128 KiB, not the whole (hundreds of MB) file.
+ */
+struct ident {
+	long long size, mtime_ns;
+	char hash[17];
+};
+
+static int source_ident(const char *path, struct ident *id)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -1;
+	}
+	const off_t blk = 64 * 1024;
+	const off_t at[2] = { 0, st.st_size > blk ? st.st_size - blk : 0 };
+	unsigned char *buf = kt_xmalloc((size_t)blk);
+
+	for (int i = 0; i < 2; i++) {
+		ssize_t n = pread(fd, buf, (size_t)blk, at[i]);
+
+		if (n < 0) {
+			free(buf);
+			close(fd);
+			return -1;
+		}
+		for (ssize_t k = 0; k < n; k++)
+			h = (h ^ buf[k]) * 0x100000001b3ULL;
+	}
+	free(buf);
+	close(fd);
+	id->size = (long long)st.st_size;
+	id->mtime_ns = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+	snprintf(id->hash, sizeof(id->hash), "%016" PRIx64, h);
+	return 0;
+}
+
 /* The store being written: removed if the program ends before it is whole. */
 static struct kt_store_w *writing;
 
@@ -296,8 +431,16 @@ static void drop_writing(void)
 
 void kt_xbuild_store(const struct kt_build *b, const char *dir)
 {
-	char err[512] = "";
+	char err[512] = "", *tmp = NULL;
 	static int once;
+	struct kt_build bi = *b;
+	struct ident id;
+
+	/* kt_store_w_new writes DIR.tmp.PID (store.h): a signal removes it. */
+	if (asprintf(&tmp, "%s.tmp.%d", dir, (int)getpid()) < 0)
+		kt_die("out of memory");
+	doom(DOOMED_WRITING, tmp);
+	free(tmp);
 	struct kt_store_w *w = kt_store_w_new(dir, b->memory, err, sizeof(err));
 
 	if (!w)
@@ -305,6 +448,14 @@ void kt_xbuild_store(const struct kt_build *b, const char *dir)
 	if (!once++)
 		atexit(drop_writing);
 	writing = w;
+	/* Taken before the rows: a trace changed while they are read makes
+	 * the store stale, never a store that claims the new trace. */
+	if (b->source && source_ident(b->source, &id) == 0) {
+		bi.source_size = id.size;
+		bi.source_mtime_ns = id.mtime_ns;
+		bi.source_hash = id.hash;
+	}
+	b = &bi;
 	if (b->stats)
 		kt_store_w_stats(w, stderr);
 	else
@@ -324,6 +475,7 @@ void kt_xbuild_store(const struct kt_build *b, const char *dir)
 	}
 	writing = NULL;
 	kt_store_w_free(w);
+	doom_off(DOOMED_WRITING);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -345,7 +497,149 @@ static int is_dir(const char *p)
 	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* A file becomes a temporary store; a directory is a store. */
+/* What X.tables beside a trace X.trace is to that trace. */
+enum beside { B_NONE, B_OURS, B_STALE, B_FOREIGN, B_NO_IDENT, B_PARTIAL, B_ALIEN };
+
+static const char *base_name(const char *p)
+{
+	const char *b = strrchr(p, '/');
+
+	return b ? b + 1 : p;
+}
+
+static enum beside beside_state(const char *dir, const char *src, const struct ident *id,
+				char *other, size_t olen)
+{
+	struct stat st;
+	char err[512];
+
+	if (stat(dir, &st) < 0)
+		return errno == ENOENT ? B_NONE : B_ALIEN;
+	if (!S_ISDIR(st.st_mode))
+		return B_ALIEN;
+	FILE *f = kt_store_fopen(dir, "meta.json", err, sizeof(err));
+
+	if (!f)
+		return B_ALIEN;
+	json_t *m = json_loadf(f, 0, NULL);
+
+	fclose(f);
+	json_t *tables = json_object_get(m, "tables");
+
+	if (!json_is_integer(json_object_get(m, "store_version")) || !json_is_object(tables)) {
+		json_decref(m);
+		return B_ALIEN;
+	}
+	enum beside r = B_OURS;
+	const char *msrc = hdr_str(m, "source");
+	json_t *i = json_object_get(m, "source_identity");
+	const char *hash = hdr_str(i, "ends_fnv1a64");
+	json_t *size = json_object_get(i, "size"), *mt = json_object_get(i, "mtime_ns");
+
+	if (msrc && strcmp(base_name(msrc), base_name(src)) != 0) {
+		snprintf(other, olen, "%s", base_name(msrc));
+		r = B_FOREIGN;
+	} else if (!msrc || !hash || !json_is_integer(size) || !json_is_integer(mt)) {
+		r = B_NO_IDENT;
+	} else if (strcmp(hash, id->hash) != 0 || json_integer_value(size) != id->size ||
+		   json_integer_value(mt) != id->mtime_ns) {
+		r = B_STALE;
+	} else {
+		/* Every table meta.json counts is there: never a half store. */
+		const char *t;
+		json_t *v;
+		char rel[300];
+
+		json_object_foreach(tables, t, v) {
+			snprintf(rel, sizeof(rel), "%s.parquet", t);
+			if (kt_store_file_ok(dir, rel, err, sizeof(err)) < 0)
+				r = B_PARTIAL;
+		}
+	}
+	json_decref(m);
+	return r;
+}
+
+/* Can a new entry be made in path's directory? */
+static int dir_writable(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *d = slash ? kt_xstrdup(path) : kt_xstrdup(".");
+
+	if (slash)
+		d[slash == path ? 1 : slash - path] = '\0';
+	int ok = access(d, W_OK | X_OK) == 0;
+
+	free(d);
+	return ok;
+}
+
+/*
+ * X.tables beside the trace (or JSON file) X.trace, when it is X.trace's
+ * store or can be made so: its path, or NULL for a temporary store.  One
+ * line says which.  $KUTRACE_STORE=temp: always a temporary store.
+ * *lock: the trace, opened and locked (flock) until the caller has built
+ * the store and closes it: two programs started at once on one trace
+ * build X.tables once, and neither renames it away under the other.
+ */
+static char *store_beside(const char *p, int *build, int *lock)
+{
+	const char *env = getenv("KUTRACE_STORE"), *prog = kt_progname();
+	char *dir = kt_with_ext(p, ".tables"), other[300] = "";
+	const char *d = base_name(dir), *t = base_name(p);
+	struct ident id;
+
+	*lock = -1;
+	if ((env && strcmp(env, "temp") == 0) || strcmp(dir, p) == 0) {
+		free(dir);
+		return NULL;
+	}
+	*lock = open(p, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (*lock >= 0 && flock(*lock, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK) {
+		fprintf(stderr, "%s: waiting for another program building %s\n", prog, d);
+		while (flock(*lock, LOCK_EX) < 0 && errno == EINTR)
+			;
+	}
+	if (source_ident(p, &id) < 0) {
+		free(dir);
+		return NULL;
+	}
+	enum beside st = beside_state(dir, p, &id, other, sizeof(other));
+
+	if (st == B_OURS) {
+		fprintf(stderr, "%s: using %s (the store of %s)\n", prog, d, t);
+		*build = 0;
+		return dir;
+	}
+	if (st == B_ALIEN) {
+		fprintf(stderr, "%s: %s is there and is not a kutrace store: left alone, a "
+			"temporary store\n", prog, d);
+	} else if (!dir_writable(dir)) {
+		fprintf(stderr, "%s: directory not writable: a temporary store\n", prog);
+	} else {
+		if (st == B_NONE)
+			fprintf(stderr, "%s: building %s (the store of %s)\n", prog, d, t);
+		else if (st == B_STALE)
+			fprintf(stderr, "%s: %s is stale (the trace changed): rebuilding\n", prog, d);
+		else if (st == B_FOREIGN)
+			fprintf(stderr, "%s: %s is the store of %s, not %s: rebuilding\n", prog, d,
+				other, t);
+		else if (st == B_NO_IDENT)
+			fprintf(stderr, "%s: %s does not say which trace it holds: rebuilding\n",
+				prog, d);
+		else
+			fprintf(stderr, "%s: %s is missing a table: rebuilding\n", prog, d);
+		*build = 1;
+		return dir;
+	}
+	free(dir);
+	return NULL;
+}
+
+/*
+ * A file becomes its store X.tables (store_beside) or a temporary store;
+ * a directory is a store.
+ */
 static void add_path(struct kt_inputs *in, const char *p, const char *memory)
 {
 	if (is_dir(p)) {
@@ -355,13 +649,25 @@ static void add_path(struct kt_inputs *in, const char *p, const char *memory)
 	if (access(p, R_OK) < 0)
 		kt_die("%s: %s", p, strerror(errno));
 	char *s = kt_store_stem(p), *dir = NULL, *json = NULL;
+	struct kt_build b = { .memory = memory, .rows_fd = ~0ULL, .source = p, .trace_id = s };
+	/* A page (makeself's, kutrace_postproc's) gives back its JSON, into a
+	 * temporary store. */
+	int page = first_byte(p) == '<', build = 0, lock = -1;
 
+	if (!page && (dir = store_beside(p, &build, &lock))) {
+		if (build)
+			kt_xbuild_store(&b, dir);
+		if (lock >= 0)
+			close(lock);
+		free(s);
+		add_input(in, dir);
+		return;
+	}
+	if (lock >= 0)
+		close(lock);
 	if (asprintf(&dir, "%s/%zu-%s.tables", tmp_dir(), in->n, s) < 0)
 		kt_die("out of memory");
-	struct kt_build b = { .memory = memory, .rows_fd = ~0ULL, .source = p, .trace_id = s };
-
-	/* A page (makeself's, kutrace_postproc's) gives back its JSON. */
-	if (first_byte(p) == '<') {
+	if (page) {
 		if (asprintf(&json, "%s/%zu-%s.json", tmp_dir(), in->n, s) < 0)
 			kt_die("out of memory");
 		page_json(p, json);

@@ -40,10 +40,11 @@ const CENTRES = `(() => { const L = window.kutrace.layout(), d = window.devicePi
 
 // The window drawn and settled: in the page without rows, once every tile
 // and window asked for is here and no frame has a window still to ask
-// for (due: a frame drawn after the last tile came decides after it
-// whether to load the window's rows; until then a row the page of rows
-// walks span by span is drawn from fine bins, "rows to load"), then one
-// more frame.
+// for (due: the frame the last tile's arrival asks for is still to be
+// drawn, or has yet to decide after it whether to load the window's rows;
+// until then a row the page of rows walks span by span is drawn from fine
+// bins, "rows to load", and a wait that ended between the tile and that
+// frame drew the window without its rows), then one more frame.
 async function draw(page, a, b, sum) {
   // (three frames at once, as a loaded machine draws them before a timer
   // runs: what the page decides after them must not depend on how many)
