@@ -3,9 +3,11 @@
  * parquet.h - a small streaming Parquet writer (lib/store/parquet.c) for the
  * table store's big tables, written row by row as the rows arrive, in
  * bounded memory: flat schemas of INT32, INT64 and UTF-8 strings, each
- * column REQUIRED or OPTIONAL, PLAIN encoding, one zstd page per column
- * and row group, min/max statistics for the integer columns.  Readers
- * (DuckDB, Spark, ClickHouse ...) need nothing more.
+ * column REQUIRED or OPTIONAL, one data page per column and row group in
+ * the encoding that makes it smallest (DELTA_BINARY_PACKED,
+ * RLE_DICTIONARY with its dictionary page, or PLAIN), zstd where it pays,
+ * min/max statistics for the integer columns.  Readers (DuckDB, Spark,
+ * ClickHouse ...) need nothing more.
  *
  * Errors: every call after the first failure returns -1; kt_pq_error()
  * is the one-line reason, naming the file.
