@@ -202,8 +202,9 @@ struct kt_pq {
 	int64_t offset;
 	size_t ngroups, capgroups;
 	int64_t *group_rows_n, *group_bytes;
+	int spill;		/* kt_pq_spill: speed, not size */
 	ZSTD_CCtx *zc;
-	struct bytes page, z, dict, alt, zd;
+	struct bytes page, z, dict, zd;
 	/* The worker's dictionary scratch: an open-addressed table of value
 	 * indexes, and each row's index into the dictionary. */
 	uint32_t *slot, *idx;
@@ -252,7 +253,6 @@ static void free_w(struct kt_pq *w)
 	free(w->page.p);
 	free(w->z.p);
 	free(w->dict.p);
-	free(w->alt.p);
 	free(w->zd.p);
 	free(w->slot);
 	free(w->idx);
@@ -313,6 +313,11 @@ struct kt_pq *kt_pq_open(const char *path, const struct kt_pq_col *cols, int nco
 	    pthread_create(&w->th, NULL, worker, w) == 0)
 		w->started = 1;
 	return w;
+}
+
+void kt_pq_spill(struct kt_pq *w)
+{
+	w->spill = 1;
 }
 
 static void stat_int(struct colbuf *c, int64_t v)
@@ -546,9 +551,13 @@ static int scratch(struct kt_pq *w)
  * PLAIN page (w->dict): its number of entries, or 0 when more than
  * DICT_INT_MAX are needed (then the column is delta-packed instead).
  */
-static size_t dict_ints(struct kt_pq *w, const unsigned char *vals, size_t n, int wide)
+static size_t dict_ints(struct kt_pq *w, const unsigned char *vals, size_t n, int wide,
+			int64_t min, int64_t max)
 {
 	size_t nd = 0;
+	/* Values within SLOTS of each other (CPUs, threads, events) index the
+	 * table directly, without a hash or a probe. */
+	int direct = (uint64_t)max - (uint64_t)min < SLOTS;
 
 	memset(w->slot, 0xFF, SLOTS * sizeof(*w->slot));
 	for (size_t i = 0; i < n; i++) {
@@ -561,6 +570,18 @@ static size_t dict_ints(struct kt_pq *w, const unsigned char *vals, size_t n, in
 
 			memcpy(&v32, vals + 4 * i, 4);
 			v = v32;
+		}
+		if (direct) {
+			uint32_t *s = &w->slot[(uint64_t)v - (uint64_t)min];
+
+			if (*s == EMPTY) {
+				if (nd == DICT_INT_MAX)
+					return 0;
+				w->dval[nd] = v;
+				*s = (uint32_t)nd++;
+			}
+			w->idx[i] = *s;
+			continue;
 		}
 		uint32_t h = (uint32_t)(((uint64_t)v * 0x9E3779B97F4A7C15ull) >> 47);
 
@@ -811,7 +832,7 @@ static size_t encode_col(struct kt_pq *w, struct col *c, size_t n, int enc,
 		put(&w->page, o->vals.p, o->vals.len);
 	} else if (enc == PQ_RLE_DICTIONARY &&
 		   (nd = c->def.type == KT_PQ_STR ? dict_strs(w, o->vals.p, n) :
-		    dict_ints(w, o->vals.p, n, c->def.type == KT_PQ_I64)) > 0) {
+		    dict_ints(w, o->vals.p, n, c->def.type == KT_PQ_I64, o->min, o->max)) > 0) {
 		rle_indexes(&w->page, w->idx, n, nd);
 	} else if (enc != PQ_PLAIN && c->def.type != KT_PQ_STR) {
 		delta_encode(&w->page, o->vals.p, n, c->def.type == KT_PQ_I64);
@@ -831,14 +852,20 @@ static int trial(struct kt_pq *w, struct col *c, size_t n)
 	c->zstd = 1;
 	if (c->def.nullable)
 		return 0;
+	if (w->spill) {
+		if (c->def.type != KT_PQ_STR)
+			c->enc = PQ_DELTA, c->zstd = 0;
+		return 0;
+	}
 	for (int k = 0; k < 3; k++) {
 		const struct bytes *data;
+
+		if (encs[k] == PQ_DELTA && c->def.type == KT_PQ_STR)
+			continue;
 		size_t nd = encode_col(w, c, n, encs[k], &data);
 
 		if (encs[k] == PQ_RLE_DICTIONARY && !nd)
 			continue;	/* beyond the limits */
-		if (encs[k] == PQ_DELTA && c->def.type == KT_PQ_STR)
-			continue;
 		size_t raw = data->len + (nd ? w->dict.len : 0);
 		size_t zd = nd ? zsize(w, &w->dict) : 0, z = zsize(w, data);
 

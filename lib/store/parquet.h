@@ -31,6 +31,12 @@ struct kt_pq;
 /* ncols columns; rows go out in row groups of group_rows. */
 struct kt_pq *kt_pq_open(const char *path, const struct kt_pq_col *cols, int ncols,
 			 size_t group_rows, char *err, size_t errlen);
+/*
+ * A file read back once and deleted (a spill): every column written the
+ * fastest way, integers DELTA_BINARY_PACKED, the rest PLAIN with zstd,
+ * no trial of the smaller encodings.  Before the first row.
+ */
+void kt_pq_spill(struct kt_pq *w);
 /* One value of the current row for column c, in column order or not. */
 void kt_pq_i32(struct kt_pq *w, int c, int32_t v);
 void kt_pq_i64(struct kt_pq *w, int c, int64_t v);
