@@ -18,6 +18,10 @@
 #   ingest    issue 43: postproc against the original side by side (yardstick),
 #             1 against 2 threads, raw -> ready store of a 16-CPU trace
 #             (~60 M spans), bytes per row, a projection to 64 cores
+#   store     the table store's bytes: per table, bytes per row, of a 363 MB
+#             16-CPU synthetic trace (59.5 M spans), and the build's time;
+#             BENCH_STORE_BEFORE=DIR also runs DIR/kutrace_sql (an older
+#             build's bin/) first, back to back, for a before/after
 #   why       kutrace_why on a 64 MB trace with RPCs: one RPC, the slowest 100
 #   align     kutrace_align of two 64 MB traces against postprocessing them
 #   viewer    make bench-viewer (headless Chromium), if it can run
@@ -31,7 +35,7 @@ OUT=${BENCH_OUT:-build/bench}
 Q=${BENCH_QUICK:-0}
 # --help: the comment above, to the first line that is not one.
 case ${1:-} in -h|--help) sed -n '3,/^[^#]/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac
-sections=${*:-fastpath user extract vm postproc ingest tables why align viewer report}
+sections=${*:-fastpath user extract vm postproc ingest tables store why align viewer report}
 mkdir -p "$OUT"
 log() { echo "bench: $*" >&2; }
 
@@ -231,6 +235,50 @@ tables() {
 	echo "$line" | tee -a "$OUT/tables.txt"
 }
 
+# The compact store (issue 43): what the store of a trace costs on disk,
+# per table in bytes per row, against the raw trace's size; and the time
+# of kutrace_sql build (wall, user+sys CPU, peak RSS).  Each Parquet
+# file's bytes per column: kutrace_sql STORE -c "select path_in_schema,
+# sum(total_compressed_size) from parquet_metadata('STORE/span.parquet')
+# group by all".
+store_one() { # TAG BINDIR TRACE
+	local st=$OUT/bench_store.$1.tables
+	rm -rf "$st"
+	/usr/bin/time -f '%e %U %S %M' -o "$OUT/time.out" "$2/kutrace_sql" build "$3" -o "$st" \
+		> "$OUT/sb.out" 2>&1 || { cat "$OUT/sb.out"; return 1; }
+	python3 - "$1" "$st" "$3" "$OUT/time.out" <<-'PY'
+	import json, os, sys
+	tag, st, tr, tm = sys.argv[1:]
+	rows = json.load(open(os.path.join(st, "meta.json")))["tables"]
+	total = sum(os.path.getsize(os.path.join(st, f)) for f in os.listdir(st))
+	raw = os.path.getsize(tr)
+	wall, user, sys_, rss = open(tm).read().split()
+	print(f"store {tag} trace_mb={raw / 1e6:.1f} spans={rows['span']} store_mb={total / 1e6:.1f} "
+	      f"ratio={total / raw:.2f} build_s={float(wall):.1f} cpu_s={float(user) + float(sys_):.1f} "
+	      f"rss_mb={int(rss) / 1024:.0f}")
+	for t, n in sorted(rows.items(), key=lambda kv: -os.path.getsize(os.path.join(st, kv[0] + ".parquet"))):
+	    b = os.path.getsize(os.path.join(st, t + ".parquet"))
+	    if n:
+	        print(f"store {tag} table={t} rows={n} mb={b / 1e6:.1f} bytes_row={b / n:.2f}")
+	PY
+	rm -rf "$st"
+}
+
+store() {
+	local tr=$OUT/bench_store.trace a="-s 7 -c 16 -m 363"
+	[ "$Q" = 1 ] && tr=$OUT/bench_store_q.trace a="-s 7 -c 4 -m 10"
+	[ -x "$BIN/kutrace_sql" ] || { log "store: no kutrace_sql (make deps && make)"; echo "skipped: no kutrace_sql" > "$OUT/store.txt"; return 0; }
+	command -v /usr/bin/time >/dev/null || { log "store: needs /usr/bin/time"; return 1; }
+	[ -s "$tr" ] || "$BIN/kutrace_synth" $a -o "$tr" >/dev/null 2>&1
+	: > "$OUT/store.txt"
+	if [ -n "${BENCH_STORE_BEFORE:-}" ]; then
+		log "store: kutrace_sql build of kutrace_synth $a, $BENCH_STORE_BEFORE (before)"
+		store_one before "$BENCH_STORE_BEFORE" "$tr" | tee -a "$OUT/store.txt" || return 1
+	fi
+	log "store: kutrace_sql build of kutrace_synth $a"
+	store_one now "$BIN" "$tr" | tee -a "$OUT/store.txt"
+}
+
 # The critical path (issue 29): a 64 MB synthetic trace whose threads
 # begin and answer RPCs (kutrace_synth --rpc; 10.7 M spans), its store
 # built once (timed on its own), then kutrace_why on the RPC of median
@@ -364,7 +412,7 @@ report() {
 rc=0
 for s in $sections; do
 	case $s in
-	fastpath|user|extract|vm|postproc|ingest|tables|why|align|viewer|report) $s || { log "$s failed"; rc=1; } ;;
+	fastpath|user|extract|vm|postproc|ingest|tables|store|why|align|viewer|report) $s || { log "$s failed"; rc=1; } ;;
 	*) log "unknown section $s"; exit 2 ;;
 	esac
 done

@@ -10,13 +10,17 @@
  *
  * The format (Apache Parquet, parquet.thrift): "PAR1", the row groups,
  * the footer (FileMetaData in Thrift's compact protocol), its length, and
- * "PAR1".  Each column chunk here is one data page (v1): for an OPTIONAL
- * column its definition levels (RLE, bit width 1, with a 4-byte length),
- * then the non-null values PLAIN (little-endian integers; strings as a
- * 4-byte length and the bytes), the whole page zstd-compressed.  A
- * REQUIRED integer column is DELTA_BINARY_PACKED instead, uncompressed:
- * times and ids change little from row to row, and packing their deltas
- * is both smaller and five times faster than zstd on the plain values.
+ * "PAR1".  Each column chunk here is one data page (v1), after a
+ * dictionary page when its encoding is RLE_DICTIONARY.  An OPTIONAL
+ * column's page: its definition levels (RLE, bit width 1, with a 4-byte
+ * length), then the non-null values PLAIN (little-endian integers;
+ * strings as a 4-byte length and the bytes).  A REQUIRED column's page
+ * takes the smallest of: DELTA_BINARY_PACKED (integers: times change
+ * little from row to row), RLE_DICTIONARY (a name, CPU, thread or event
+ * repeats: the page holds bit-packed indexes, a run as one), PLAIN; with
+ * or without zstd over its pages (zstd gains nothing on packed times,
+ * much on indexes and on durations).  The choice is made by trying each
+ * way on one row group in TRIAL_EVERY (encode_group), on the worker.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -149,9 +153,11 @@ static void stop(struct bytes *b)
 
 struct chunk_meta {
 	int64_t offset, usize, csize, nvalues, nnull;
-	int64_t dict_offset;	/* a constant column's dictionary page, or -1 */
+	int64_t dict_offset;	/* the chunk's dictionary page, or -1 */
 	int64_t min, max;
 	int stats;
+	int enc;		/* its data page's encoding */
+	int zstd;		/* its pages are zstd-compressed */
 };
 
 /* A column's values of one row group, and their statistics. */
@@ -168,6 +174,8 @@ struct col {
 	struct colbuf cur;	/* being filled by the caller */
 	struct colbuf out;	/* being encoded by the worker */
 	int set;		/* a value was given for the current row */
+	int enc, zstd;		/* its encoding and codec, until the next trial */
+	int trial;		/* row groups to write before the next trial */
 	struct chunk_meta *chunks;
 };
 
@@ -194,8 +202,14 @@ struct kt_pq {
 	int64_t offset;
 	size_t ngroups, capgroups;
 	int64_t *group_rows_n, *group_bytes;
+	int spill;		/* kt_pq_spill: speed, not size */
 	ZSTD_CCtx *zc;
-	struct bytes page, z;
+	struct bytes page, z, dict, zd;
+	/* The worker's dictionary scratch: an open-addressed table of value
+	 * indexes, and each row's index into the dictionary. */
+	uint32_t *slot, *idx;
+	int64_t *dval;		/* an integer dictionary's values */
+	uint32_t *soff, *slen;	/* a string dictionary's entries, in vals */
 	char err[512];
 };
 
@@ -238,6 +252,13 @@ static void free_w(struct kt_pq *w)
 	free(w->group_bytes);
 	free(w->page.p);
 	free(w->z.p);
+	free(w->dict.p);
+	free(w->zd.p);
+	free(w->slot);
+	free(w->idx);
+	free(w->dval);
+	free(w->soff);
+	free(w->slen);
 	ZSTD_freeCCtx(w->zc);
 	free(w->path);
 	free(w);
@@ -292,6 +313,11 @@ struct kt_pq *kt_pq_open(const char *path, const struct kt_pq_col *cols, int nco
 	    pthread_create(&w->th, NULL, worker, w) == 0)
 		w->started = 1;
 	return w;
+}
+
+void kt_pq_spill(struct kt_pq *w)
+{
+	w->spill = 1;
 }
 
 static void stat_int(struct colbuf *c, int64_t v)
@@ -492,111 +518,403 @@ static void delta_encode(struct bytes *out, const unsigned char *vals, size_t n,
 	}
 }
 
-static int delta_col(const struct col *c)
-{
-	return !c->def.nullable && !c->def.constant && c->def.type != KT_PQ_STR;
-}
-
+/* Dictionaries: beyond these a row group's values are too varied to pay. */
+#define DICT_INT_MAX (1u << 16)
+#define DICT_STR_MAX (1u << 16)
+#define DICT_STR_BYTES ((size_t)4 << 20)
+#define SLOTS (1u << 17)	/* a power of two, twice the entries at least */
+#define EMPTY UINT32_MAX
 /*
- * w->page, compressed, as a page of column c's chunk of row group g: a
- * data page of n values (PLAIN, or RLE_DICTIONARY for a constant column),
- * or the dictionary page that comes first in such a chunk.
+ * A column's encoding is chosen on one row group in TRIAL_EVERY, by
+ * writing it each way and keeping the smallest, and kept for the groups
+ * after it: the values of a trace change slowly, and trying every way on
+ * every group would cost more time than it saves bytes.
  */
-static int write_page(struct kt_pq *w, struct col *c, size_t g, size_t n, int dict_page,
-		      const struct bytes *src, const struct colbuf *st)
+#define TRIAL_EVERY 16
+
+static int scratch(struct kt_pq *w)
 {
-	size_t bound = ZSTD_compressBound(src->len);
-
-	if (w->z.cap < bound) {
-		free(w->z.p);
-		w->z.p = malloc(bound);
-		w->z.cap = w->z.p ? bound : 0;
-	}
-	if (src->oom || !w->z.p)
+	if (w->slot)
+		return 0;
+	w->slot = malloc(SLOTS * sizeof(*w->slot));
+	w->idx = malloc(w->group_rows * sizeof(*w->idx));
+	w->dval = malloc(DICT_INT_MAX * sizeof(*w->dval));
+	w->soff = malloc(DICT_STR_MAX * sizeof(*w->soff));
+	w->slen = malloc(DICT_STR_MAX * sizeof(*w->slen));
+	if (!w->slot || !w->idx || !w->dval || !w->soff || !w->slen)
 		return fail(w, "out of memory");
-	int raw = delta_col(c);
-	size_t zn = raw ? src->len : ZSTD_compress2(w->zc, w->z.p, w->z.cap, src->p, src->len);
-
-	if (ZSTD_isError(zn))
-		return fail(w, "zstd: %s", ZSTD_getErrorName(zn));
-	if (src->len > INT32_MAX || zn > INT32_MAX)
-		return fail(w, "a page of more than 2 GB");
-	struct bytes h = { 0 };
-	int last = 0, l2 = 0;
-
-	f_i32(&h, &last, 1, dict_page ? PQ_DICTIONARY_PAGE : PQ_DATA_PAGE);
-	f_i32(&h, &last, 2, (int32_t)src->len);
-	f_i32(&h, &last, 3, (int32_t)zn);
-	if (dict_page) {
-		field(&h, &last, 7, T_STRUCT);
-		f_i32(&h, &l2, 1, (int32_t)n);
-		f_i32(&h, &l2, 2, PQ_PLAIN_DICTIONARY);
-	} else {
-		field(&h, &last, 5, T_STRUCT);
-		f_i32(&h, &l2, 1, (int32_t)n);
-		f_i32(&h, &l2, 2, c->def.constant ? PQ_RLE_DICTIONARY : raw ? PQ_DELTA : PQ_PLAIN);
-		f_i32(&h, &l2, 3, PQ_RLE);
-		f_i32(&h, &l2, 4, PQ_RLE);
-	}
-	stop(&h);
-	stop(&h);
-	if (h.oom) {
-		free(h.p);
-		return fail(w, "out of memory");
-	}
-	struct chunk_meta *m = &c->chunks[g];
-
-	if (dict_page) {
-		*m = (struct chunk_meta){ .offset = w->offset, .dict_offset = w->offset };
-	} else {
-		if (!c->def.constant)
-			*m = (struct chunk_meta){ .offset = w->offset, .dict_offset = -1 };
-		m->nvalues = (int64_t)n;
-		m->nnull = st ? st->nnull : 0;
-		m->min = st ? st->min : 0;
-		m->max = st ? st->max : 0;
-		m->stats = st && st->any && c->def.type != KT_PQ_STR;
-	}
-	m->usize += (int64_t)(h.len + src->len);
-	m->csize += (int64_t)(h.len + zn);
-	if (c->def.constant && !dict_page)
-		m->offset = w->offset;	/* the data page follows the dictionary */
-	if (fwrite(h.p, h.len, 1, w->f) != 1 || fwrite(raw ? src->p : w->z.p, zn, 1, w->f) != 1) {
-		free(h.p);
-		return fail(w, "%s", strerror(errno));
-	}
-	free(h.p);
-	w->offset += (int64_t)(h.len + zn);
 	return 0;
 }
 
-/* Row group g (n rows) from the columns' out buffers: on the worker. */
+/*
+ * n integers as indexes into a dictionary (w->idx) and the dictionary's
+ * PLAIN page (w->dict): its number of entries, or 0 when more than
+ * DICT_INT_MAX are needed (then the column is delta-packed instead).
+ */
+static size_t dict_ints(struct kt_pq *w, const unsigned char *vals, size_t n, int wide,
+			int64_t min, int64_t max)
+{
+	size_t nd = 0;
+	/* Values within SLOTS of each other (CPUs, threads, events) index the
+	 * table directly, without a hash or a probe. */
+	int direct = (uint64_t)max - (uint64_t)min < SLOTS;
+
+	memset(w->slot, 0xFF, SLOTS * sizeof(*w->slot));
+	for (size_t i = 0; i < n; i++) {
+		int64_t v;
+
+		if (wide) {
+			memcpy(&v, vals + 8 * i, 8);
+		} else {
+			int32_t v32;
+
+			memcpy(&v32, vals + 4 * i, 4);
+			v = v32;
+		}
+		if (direct) {
+			uint32_t *s = &w->slot[(uint64_t)v - (uint64_t)min];
+
+			if (*s == EMPTY) {
+				if (nd == DICT_INT_MAX)
+					return 0;
+				w->dval[nd] = v;
+				*s = (uint32_t)nd++;
+			}
+			w->idx[i] = *s;
+			continue;
+		}
+		uint32_t h = (uint32_t)(((uint64_t)v * 0x9E3779B97F4A7C15ull) >> 47);
+
+		for (;;) {
+			uint32_t s = w->slot[h];
+
+			if (s == EMPTY) {
+				if (nd == DICT_INT_MAX)
+					return 0;
+				w->dval[nd] = v;
+				s = w->slot[h] = (uint32_t)nd++;
+			} else if (w->dval[s] != v) {
+				h = (h + 1) & (SLOTS - 1);
+				continue;
+			}
+			w->idx[i] = s;
+			break;
+		}
+	}
+	w->dict.len = 0;
+	for (size_t k = 0; k < nd; k++) {
+		int32_t v32 = (int32_t)w->dval[k];
+
+		put(&w->dict, wide ? (const void *)&w->dval[k] : (const void *)&v32, wide ? 8 : 4);
+	}
+	return nd;
+}
+
+/* The same for n strings (4-byte length, bytes), to DICT_STR_BYTES. */
+static size_t dict_strs(struct kt_pq *w, const unsigned char *vals, size_t n)
+{
+	size_t nd = 0, bytes = 0, at = 0;
+
+	memset(w->slot, 0xFF, SLOTS * sizeof(*w->slot));
+	for (size_t i = 0; i < n; i++) {
+		uint32_t l;
+
+		memcpy(&l, vals + at, 4);
+		const unsigned char *s = vals + at + 4;
+		uint64_t h64 = 0xcbf29ce484222325ull;
+
+		for (uint32_t j = 0; j < l; j++)
+			h64 = (h64 ^ s[j]) * 0x100000001b3ull;
+		uint32_t h = (uint32_t)((h64 * 0x9E3779B97F4A7C15ull) >> 47);
+
+		for (;;) {
+			uint32_t e = w->slot[h];
+
+			if (e == EMPTY) {
+				if (nd == DICT_STR_MAX || (bytes += 4 + l) > DICT_STR_BYTES)
+					return 0;
+				w->soff[nd] = (uint32_t)(at + 4);
+				w->slen[nd] = l;
+				e = w->slot[h] = (uint32_t)nd++;
+			} else if (w->slen[e] != l || memcmp(vals + w->soff[e], s, l) != 0) {
+				h = (h + 1) & (SLOTS - 1);
+				continue;
+			}
+			w->idx[i] = e;
+			break;
+		}
+		at += 4 + l;
+	}
+	w->dict.len = 0;
+	for (size_t k = 0; k < nd; k++) {
+		put(&w->dict, &w->slen[k], 4);
+		put(&w->dict, vals + w->soff[k], w->slen[k]);
+	}
+	return nd;
+}
+
+/* 8 * groups values of bit width b (at most 32) packed LSB first. */
+static void pack8(struct bytes *out, const uint32_t *v, size_t count, size_t groups, int b)
+{
+	size_t nb = groups * (size_t)b;
+
+	if (reserve(out, nb) < 0)
+		return;
+	unsigned char *o = out->p + out->len;
+	uint64_t acc = 0;
+	int nbits = 0;
+
+	for (size_t i = 0; i < groups * 8; i++) {
+		acc |= (uint64_t)(i < count ? v[i] : 0) << nbits;
+		nbits += b;
+		while (nbits >= 8) {
+			*o++ = (unsigned char)acc;
+			acc >>= 8;
+			nbits -= 8;
+		}
+	}
+	out->len += nb;
+}
+
+/*
+ * RLE_DICTIONARY's data: the indexes' bit width, then the RLE/bit-packed
+ * hybrid: a run of 8 equal indexes or more as (length, value), the rest
+ * bit-packed in groups of 8.
+ */
+static void rle_indexes(struct bytes *out, const uint32_t *v, size_t n, size_t ndict)
+{
+	int b = ndict > 1 ? 32 - __builtin_clz((uint32_t)(ndict - 1)) : 1;
+	size_t vbytes = ((size_t)b + 7) / 8;
+
+	put_byte(out, (unsigned char)b);
+	for (size_t i = 0; i < n;) {
+		size_t r = i + 1;
+
+		while (r < n && v[r] == v[i])
+			r++;
+		if (r - i >= 8) {
+			put_varint(out, (uint64_t)(r - i) << 1);
+			put(out, &v[i], vbytes);	/* little-endian */
+			i = r;
+			continue;
+		}
+		/* Groups of 8 until a run of 8 starts (or the values end). */
+		size_t start = i;
+
+		for (;;) {
+			i += 8;
+			if (i >= n)
+				break;
+			for (r = i + 1; r < n && r < i + 8 && v[r] == v[i]; r++)
+				;
+			if (r - i >= 8)
+				break;
+		}
+		size_t end = i < n ? i : n, groups = (i - start) / 8;
+
+		put_varint(out, (uint64_t)groups << 1 | 1);
+		pack8(out, v + start, end - start, groups, b);
+		i = end;
+	}
+}
+
+/* src zstd-compressed into dst: 0, or -1. */
+static int zstd(struct kt_pq *w, const struct bytes *src, struct bytes *dst)
+{
+	size_t bound = ZSTD_compressBound(src->len);
+
+	if (dst->cap < bound) {
+		free(dst->p);
+		dst->p = malloc(bound);
+		dst->cap = dst->p ? bound : 0;
+		if (!dst->p)
+			return fail(w, "out of memory");
+	}
+	dst->len = ZSTD_compress2(w->zc, dst->p, dst->cap, src->p, src->len);
+	if (ZSTD_isError(dst->len))
+		return fail(w, "zstd: %s", ZSTD_getErrorName(dst->len));
+	return 0;
+}
+
+/*
+ * Column c's chunk of row group g: the dictionary page (when dict is not
+ * NULL, ndict entries) and one data page of n values in encoding enc,
+ * both zstd-compressed when z.
+ */
+static int write_chunk(struct kt_pq *w, struct col *c, size_t g, size_t n,
+		       const struct bytes *dict, size_t ndict, const struct bytes *data, int enc,
+		       int z, const struct colbuf *st)
+{
+	struct chunk_meta *m = &c->chunks[g];
+
+	if ((dict && dict->oom) || data->oom)
+		return fail(w, "out of memory");
+	if (data->len > INT32_MAX || (dict && dict->len > INT32_MAX))
+		return fail(w, "a page of more than 2 GB");
+	if (z && ((dict && zstd(w, dict, &w->zd) < 0) || zstd(w, data, &w->z) < 0))
+		return -1;
+	*m = (struct chunk_meta){ .offset = w->offset, .dict_offset = -1, .enc = enc, .zstd = z,
+				  .nvalues = (int64_t)n };
+	if (st) {
+		m->nnull = st->nnull;
+		m->min = st->min;
+		m->max = st->max;
+		m->stats = st->any && c->def.type != KT_PQ_STR;
+	}
+	for (int k = 0; k < 2; k++) {
+		const struct bytes *src = k ? data : dict;
+		const struct bytes *out = z ? (k ? &w->z : &w->zd) : src;
+		struct bytes h = { 0 };
+		int last = 0, l2 = 0;
+
+		if (!src)
+			continue;
+		f_i32(&h, &last, 1, k ? PQ_DATA_PAGE : PQ_DICTIONARY_PAGE);
+		f_i32(&h, &last, 2, (int32_t)src->len);
+		f_i32(&h, &last, 3, (int32_t)out->len);
+		if (!k) {
+			field(&h, &last, 7, T_STRUCT);
+			f_i32(&h, &l2, 1, (int32_t)ndict);
+			f_i32(&h, &l2, 2, PQ_PLAIN_DICTIONARY);
+		} else {
+			field(&h, &last, 5, T_STRUCT);
+			f_i32(&h, &l2, 1, (int32_t)n);
+			f_i32(&h, &l2, 2, enc);
+			f_i32(&h, &l2, 3, PQ_RLE);
+			f_i32(&h, &l2, 4, PQ_RLE);
+		}
+		stop(&h);
+		stop(&h);
+		if (h.oom) {
+			free(h.p);
+			return fail(w, "out of memory");
+		}
+		if (k)
+			m->offset = w->offset;
+		else
+			m->dict_offset = w->offset;
+		if (fwrite(h.p, h.len, 1, w->f) != 1 || fwrite(out->p, out->len, 1, w->f) != 1) {
+			free(h.p);
+			return fail(w, "%s", strerror(errno));
+		}
+		m->usize += (int64_t)(h.len + src->len);
+		m->csize += (int64_t)(h.len + out->len);
+		w->offset += (int64_t)(h.len + out->len);
+		free(h.p);
+	}
+	return 0;
+}
+
+/* zstd's size of src, or (size_t)-1 on an error. */
+static size_t zsize(struct kt_pq *w, const struct bytes *src)
+{
+	return zstd(w, src, &w->z) < 0 ? (size_t)-1 : w->z.len;
+}
+
+/*
+ * Column c's values of a row group (n rows) in its encoding: w->page or
+ * its values as they are (*data), a dictionary in w->dict (the entries
+ * returned, or 0).  A REQUIRED integer column: DELTA_BINARY_PACKED (times,
+ * counters) or RLE_DICTIONARY (CPUs, threads, events); a REQUIRED string:
+ * RLE_DICTIONARY (names repeat), PLAIN beyond a dictionary's limits; an
+ * OPTIONAL column: definition levels and PLAIN values.
+ */
+static size_t encode_col(struct kt_pq *w, struct col *c, size_t n, int enc,
+			 const struct bytes **data)
+{
+	struct colbuf *o = &c->out;
+	size_t nd = 0;
+
+	w->page.len = 0;
+	*data = &w->page;
+	if (c->def.nullable) {
+		put_defs(&w->page, o->defs, n);
+		put(&w->page, o->vals.p, o->vals.len);
+	} else if (enc == PQ_RLE_DICTIONARY &&
+		   (nd = c->def.type == KT_PQ_STR ? dict_strs(w, o->vals.p, n) :
+		    dict_ints(w, o->vals.p, n, c->def.type == KT_PQ_I64, o->min, o->max)) > 0) {
+		rle_indexes(&w->page, w->idx, n, nd);
+	} else if (enc != PQ_PLAIN && c->def.type != KT_PQ_STR) {
+		delta_encode(&w->page, o->vals.p, n, c->def.type == KT_PQ_I64);
+	} else {
+		*data = &o->vals;
+	}
+	return nd;
+}
+
+/* The encoding and codec of c's smallest chunk of these n rows. */
+static int trial(struct kt_pq *w, struct col *c, size_t n)
+{
+	static const int encs[] = { PQ_DELTA, PQ_RLE_DICTIONARY, PQ_PLAIN };
+	size_t best = (size_t)-1;
+
+	c->enc = PQ_PLAIN;
+	c->zstd = 1;
+	if (c->def.nullable)
+		return 0;
+	if (w->spill) {
+		if (c->def.type != KT_PQ_STR)
+			c->enc = PQ_DELTA, c->zstd = 0;
+		return 0;
+	}
+	for (int k = 0; k < 3; k++) {
+		const struct bytes *data;
+
+		if (encs[k] == PQ_DELTA && c->def.type == KT_PQ_STR)
+			continue;
+		size_t nd = encode_col(w, c, n, encs[k], &data);
+
+		if (encs[k] == PQ_RLE_DICTIONARY && !nd)
+			continue;	/* beyond the limits */
+		size_t raw = data->len + (nd ? w->dict.len : 0);
+		size_t zd = nd ? zsize(w, &w->dict) : 0, z = zsize(w, data);
+
+		if (zd == (size_t)-1 || z == (size_t)-1)
+			return -1;
+		/* PLAIN is never the smaller uncompressed. */
+		if (encs[k] != PQ_PLAIN && raw <= best) {
+			best = raw;
+			c->enc = encs[k];
+			c->zstd = 0;
+		}
+		/* zstd must save 1/32 to pay for its time. */
+		if (z + zd + raw / 32 < best) {
+			best = z + zd + raw / 32;
+			c->enc = encs[k];
+			c->zstd = 1;
+		}
+	}
+	return 0;
+}
+
+/* Row group g (n rows) from the columns' out buffers, on the worker. */
 static int encode_group(struct kt_pq *w, size_t g, size_t n)
 {
 	int64_t gbytes = 0;
 
+	if (scratch(w) < 0)
+		return -1;
 	for (int i = 0; i < w->ncols; i++) {
 		struct col *c = &w->c[i];
 		struct colbuf *o = &c->out;
+		const struct bytes *data;
 
 		if (c->def.constant)
 			continue;
-		/* A REQUIRED column's page is its values as they are. */
-		const struct bytes *src = &o->vals;
-
-		if (c->def.nullable) {
-			w->page.len = 0;
-			put_defs(&w->page, o->defs, n);
-			put(&w->page, o->vals.p, o->vals.len);
-			src = &w->page;
-		} else if (delta_col(c)) {
-			w->page.len = 0;
-			delta_encode(&w->page, o->vals.p, n, c->def.type == KT_PQ_I64);
-			src = &w->page;
-		}
 		if (o->vals.oom)
 			return fail(w, "out of memory");
-		if (write_page(w, c, g, n, 0, src, o) < 0)
+		if (c->trial-- <= 0) {
+			if (trial(w, c, n) < 0)
+				return -1;
+			c->trial = TRIAL_EVERY - 1;
+		}
+		size_t nd = encode_col(w, c, n, c->enc, &data);
+		int enc = nd ? PQ_RLE_DICTIONARY : data == &o->vals ? PQ_PLAIN :
+			  c->def.nullable ? PQ_PLAIN : PQ_DELTA;
+
+		if (c->enc == PQ_RLE_DICTIONARY && !nd)
+			c->trial = 0;	/* the values changed: try again */
+		if (write_chunk(w, c, g, n, nd ? &w->dict : NULL, nd, data, enc, c->zstd, o) < 0)
 			return -1;
 		gbytes += c->chunks[g].usize;
 		o->vals.len = 0;
@@ -789,14 +1107,13 @@ static void footer(struct kt_pq *w, struct bytes *b)
 				      d->type == KT_PQ_I64 ? PQ_INT64 : PQ_BYTE_ARRAY);
 			field(b, &lm, 2, T_LIST);
 			list_head(b, 2, T_I32);
-			put_varint(b, (d->constant ? PQ_RLE_DICTIONARY :
-				       delta_col(&w->c[i]) ? PQ_DELTA : PQ_PLAIN) << 1);
+			put_varint(b, (uint64_t)m->enc << 1);
 			put_varint(b, PQ_RLE << 1);
 			field(b, &lm, 3, T_LIST);
 			list_head(b, 1, T_BINARY);
 			put_varint(b, strlen(d->name));
 			put(b, d->name, strlen(d->name));
-			f_i32(b, &lm, 4, delta_col(&w->c[i]) ? PQ_UNCOMPRESSED : PQ_ZSTD);
+			f_i32(b, &lm, 4, m->zstd ? PQ_ZSTD : PQ_UNCOMPRESSED);
 			f_i64(b, &lm, 5, m->nvalues);
 			f_i64(b, &lm, 6, m->usize);
 			f_i64(b, &lm, 7, m->csize);
@@ -848,16 +1165,15 @@ static int write_constants(struct kt_pq *w)
 		uint32_t l = (uint32_t)strlen(c->constant);
 
 		for (size_t g = 0; g < w->ngroups; g++) {
-			w->page.len = 0;
-			put(&w->page, &l, 4);
-			put(&w->page, c->constant, l);
-			if (write_page(w, c, g, 1, 1, &w->page, NULL) < 0)
-				return -1;
+			w->dict.len = 0;
+			put(&w->dict, &l, 4);
+			put(&w->dict, c->constant, l);
 			w->page.len = 0;
 			put_byte(&w->page, 1);
 			put_varint(&w->page, (uint64_t)w->group_rows_n[g] << 1);
 			put_byte(&w->page, 0);
-			if (write_page(w, c, g, (size_t)w->group_rows_n[g], 0, &w->page, NULL) < 0)
+			if (write_chunk(w, c, g, (size_t)w->group_rows_n[g], &w->dict, 1, &w->page,
+					PQ_RLE_DICTIONARY, 0, NULL) < 0)
 				return -1;
 			w->group_bytes[g] += c->chunks[g].usize;
 		}

@@ -3,9 +3,11 @@
  * parquet.h - a small streaming Parquet writer (lib/store/parquet.c) for the
  * table store's big tables, written row by row as the rows arrive, in
  * bounded memory: flat schemas of INT32, INT64 and UTF-8 strings, each
- * column REQUIRED or OPTIONAL, PLAIN encoding, one zstd page per column
- * and row group, min/max statistics for the integer columns.  Readers
- * (DuckDB, Spark, ClickHouse ...) need nothing more.
+ * column REQUIRED or OPTIONAL, one data page per column and row group in
+ * the encoding that makes it smallest (DELTA_BINARY_PACKED,
+ * RLE_DICTIONARY with its dictionary page, or PLAIN), zstd where it pays,
+ * min/max statistics for the integer columns.  Readers (DuckDB, Spark,
+ * ClickHouse ...) need nothing more.
  *
  * Errors: every call after the first failure returns -1; kt_pq_error()
  * is the one-line reason, naming the file.
@@ -29,6 +31,12 @@ struct kt_pq;
 /* ncols columns; rows go out in row groups of group_rows. */
 struct kt_pq *kt_pq_open(const char *path, const struct kt_pq_col *cols, int ncols,
 			 size_t group_rows, char *err, size_t errlen);
+/*
+ * A file read back once and deleted (a spill): every column written the
+ * fastest way, integers DELTA_BINARY_PACKED, the rest PLAIN with zstd,
+ * no trial of the smaller encodings.  Before the first row.
+ */
+void kt_pq_spill(struct kt_pq *w);
 /* One value of the current row for column c, in column order or not. */
 void kt_pq_i32(struct kt_pq *w, int c, int32_t v);
 void kt_pq_i64(struct kt_pq *w, int c, int64_t v);

@@ -654,6 +654,8 @@ static int slicer_open(struct kt_store_w *w)
 	snprintf(p, sizeof(p), "%s/.x_slice.parquet", w->tmp);
 	if (w->sl.slice)
 		w->sl.runs = kt_pq_open(p, run_cols, 4, GROUP_ROWS, w->err, sizeof(w->err));
+	if (w->sl.runs)
+		kt_pq_spill(w->sl.runs);
 	w->sl.next_id = 0;
 	w->sl.unsorted = 0;
 	w->sl.oom = 0;
@@ -697,6 +699,8 @@ struct kt_store_w *kt_store_w_new(const char *dir, const char *memory_limit,
 	snprintf(p, sizeof(p), "%s/.x_pts.parquet", w->tmp);
 	if (w->span)
 		w->pts = kt_pq_open(p, span_cols, 10, GROUP_ROWS, err, errlen);
+	if (w->pts)
+		kt_pq_spill(w->pts);
 	if (!w->pts || slicer_open(w) < 0) {
 		if (w->err[0])
 			snprintf(err, errlen, "%s", w->err);
