@@ -35,6 +35,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <inttypes.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -947,8 +948,6 @@ static void read_json(const char *path, struct kt_jreader *r)
 	struct kt_jrow w;
 	int k;
 
-	if (kt_jr_open(r, path) < 0)
-		cdie("%s", r->err);
 	while ((k = kt_jr_next(r, &w)) == 1) {
 		if (w.start < 0 || w.start > 9e9 || w.dur < -9e9 || w.dur > 9e9)
 			cdie("%s:%ld: a row time out of range", path, w.line);
@@ -961,52 +960,6 @@ static void read_json(const char *path, struct kt_jreader *r)
 	}
 	if (k < 0)
 		cdie("%s", r->err);
-}
-
-/* A raw trace: kutrace_postproc writes its JSON into the new directory. */
-static void trace_to_json(const char *trace, const char *json)
-{
-	char errp[4096], line[1024] = "";
-	pid_t pid;
-	int st;
-	FILE *f;
-
-	snprintf(errp, sizeof(errp), "%s/postproc.err", ctf_tmp);
-	pid = fork();
-	if (pid < 0)
-		cdie("fork: %s", strerror(errno));
-	if (pid == 0) {
-		char *args[] = { "kutrace_postproc", (char *)trace, "-o", (char *)json,
-				 "--no-html", "--quiet", NULL };
-		int fd = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-		if (fd >= 0)
-			dup2(fd, 2);
-		dup2(2, 1);
-		kt_exec_sibling("kutrace_postproc", args);
-	}
-	if (waitpid(pid, &st, 0) < 0)
-		cdie("kutrace_postproc: %s", strerror(errno));
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
-		unlink(errp);
-		return;
-	}
-	f = fopen(errp, "r");
-	if (f) {
-		char buf[1024];
-
-		while (fgets(buf, sizeof(buf), f))
-			if (buf[0] != '\n')
-				snprintf(line, sizeof(line), "%s", buf);
-		fclose(f);
-	}
-	line[strcspn(line, "\n")] = 0;
-	/* Its own line already names the program and the trace. */
-	kt_progress_end();
-	fprintf(stderr, "%s\n", line[0] ? line : "kutrace_postproc failed");
-	ctf_cleanup();
-	ctf_done = 1;
-	exit(2);
 }
 
 static int64_t tracebase_epoch(const char *tb)
@@ -1093,20 +1046,177 @@ static int dir_state(const char *dir)
 	return n ? 2 : 1;
 }
 
-static void store_to_json(const char *store, const char *json)
+/* A sibling's last line of standard error (saved in path), then exit 2. */
+static void __attribute__((noreturn)) sibling_failed(const char *prog, const char *path)
 {
-	(void)json;
-	cdie("%s: table stores are not read yet", store);
+	char line[1024] = "", buf[1024];
+	FILE *f = fopen(path, "r");
+
+	if (f) {
+		while (fgets(buf, sizeof(buf), f))
+			if (buf[0] != '\n')
+				snprintf(line, sizeof(line), "%s", buf);
+		fclose(f);
+	}
+	line[strcspn(line, "\n")] = 0;
+	/* Its own line already names the program and the input. */
+	kt_progress_end();
+	if (line[0])
+		fprintf(stderr, "%s\n", line);
+	else
+		fprintf(stderr, "%s: %s failed\n", kt_progname(), prog);
+	ctf_cleanup();
+	ctf_done = 1;
+	exit(2);
+}
+
+/* Run a sibling program, its standard output to fd out (-1: its stderr). */
+static pid_t run_sibling(char **args, int out, const char *errpath)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		cdie("fork: %s", strerror(errno));
+	if (pid == 0) {
+		int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (fd >= 0)
+			dup2(fd, 2);
+		dup2(out >= 0 ? out : 2, 1);
+		kt_exec_sibling(args[0], args);
+	}
+	return pid;
+}
+
+/* One CSV field of kutrace_sql --csv at *p: quoted ("" a quote) or not. */
+static char *csv_field(char **p)
+{
+	char *s = *p, *o, *start;
+
+	if (*s == '"') {
+		start = o = ++s;
+		while (*s && !(*s == '"' && s[1] != '"'))
+			*o++ = *s == '"' ? (s += 2, '"') : *s++;
+		if (*s == '"')
+			s++;
+	} else {
+		start = o = s;
+		while (*s && *s != ',' && *s != '\n')
+			s++;
+		o = s;
+	}
+	if (*s == ',')
+		s++;
+	*o = 0;
+	*p = s;
+	return start;
+}
+
+/* A table store's rows: its span table (every JSON row, in the JSON's order). */
+static void read_store(const char *store)
+{
+	char errp[4096], *line = NULL;
+	char *args[] = { "kutrace_sql", (char *)store, "--csv", "-c",
+			 "select ts, dur, cpu, pid, rpc, event, arg, ret, ipc, name from span", NULL };
+	size_t cap = 0;
+	int fds[2], st;
+	long n = 0;
+	FILE *f;
+
+	snprintf(errp, sizeof(errp), "%s/sql.err", ctf_tmp);
+	if (pipe(fds) < 0)
+		cdie("pipe: %s", strerror(errno));
+	pid_t pid = run_sibling(args, fds[1], errp);
+
+	close(fds[1]);
+	f = fdopen(fds[0], "r");
+	if (!f)
+		cdie("pipe: %s", strerror(errno));
+	while (getline(&line, &cap, f) > 0) {
+		char *p = line, *end;
+		int64_t v[9];
+
+		if (n++ == 0)
+			continue;	/* the header line */
+		for (int i = 0; i < 9; i++) {
+			char *x = csv_field(&p);
+
+			v[i] = strtoll(x, &end, 10);
+			if (end == x || *end)
+				cdie("%s: span row %ld: column %d is not a number", store, n, i + 1);
+		}
+		struct crow c = { v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8],
+				  csv_field(&p) };
+
+		c.name = kt_intern(c.name);
+		ctf_row(&c);
+		if ((X.rows & 0xFFFF) == 0)
+			kt_progress("rows", X.rows, 0, 0);
+	}
+	free(line);
+	fclose(f);
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		sibling_failed("kutrace_sql", errp);
+	unlink(errp);
+}
+
+/* The header facts the metadata needs, as JSON text ("\"...\"") or NULL. */
+struct hdr {
+	const char *tracebase, *host, *kernel, *title, *model;
+};
+
+static const char *meta_str(json_t *m, const char *key)
+{
+	json_t *v = json_object_get(m, key);
+
+	return json_is_string(v) ? json_dumps(v, JSON_ENCODE_ANY) : NULL;
+}
+
+static void store_header(const char *store, struct hdr *h)
+{
+	char *path;
+	json_error_t e;
+	json_t *m;
+
+	if (asprintf(&path, "%s/meta.json", store) < 0)
+		cdie("out of memory");
+	m = json_load_file(path, 0, &e);
+	if (!m || !json_is_object(m))
+		cdie("%s: not a table store (%s)", store, m ? "meta.json is no object" : e.text);
+	h->tracebase = meta_str(m, "tracebase");
+	h->host = meta_str(m, "machine");
+	h->kernel = meta_str(m, "kernel");
+	h->title = meta_str(m, "trace_id");
+	h->model = meta_str(m, "cpu_model");
+	json_decref(m);
+	free(path);
+}
+
+/* A raw trace: kutrace_postproc writes its JSON into the new directory. */
+static void trace_to_json(const char *trace, const char *json)
+{
+	char errp[4096];
+	char *args[] = { "kutrace_postproc", (char *)trace, "-o", (char *)json,
+			 "--no-html", "--quiet", NULL };
+	int st;
+
+	snprintf(errp, sizeof(errp), "%s/postproc.err", ctf_tmp);
+	pid_t pid = run_sibling(args, -1, errp);
+
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		sibling_failed("kutrace_postproc", errp);
+	unlink(errp);
 }
 
 static int ctf_main(const char *dir, const char *in)
 {
 	struct kt_jreader r;
 	struct stat sb;
+	struct hdr H = { 0 };
 	char *json = NULL, *parent, *slash;
 	unsigned char uuid[16];
 	struct kt_buf env = { 0 };
-	int ds = dir_state(dir);
+	int ds = dir_state(dir), store = 0;
 
 	if (!in)
 		cdie("--ctf DIR needs an input: X.trace, X.json or a table store");
@@ -1120,19 +1230,12 @@ static int ctf_main(const char *dir, const char *in)
 	if (asprintf(&ctf_tmp, "%s.partXXXXXX", parent) < 0 || !mkdtemp(ctf_tmp))
 		cdie("%s: %s", dir, strerror(errno));
 	atexit(ctf_cleanup);
-	kt_unlink_on_die(NULL);
+	memset(&X, 0, sizeof(X));
+	X.nocpu = -1;
+	X.first_ts = -1;
 	if (stat(in, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-		char *sq;
-
-		/* A table store: its span table is every JSON row. */
-		if (asprintf(&json, "%s/input.json", ctf_tmp) < 0 ||
-		    asprintf(&sq, "%s/meta.json", in) < 0)
-			cdie("out of memory");
-		if (access(sq, R_OK) != 0)
-			cdie("%s: not a table store (no meta.json)", in);
-		free(sq);
-		store_to_json(in, json);
-		in = json;
+		store = 1;
+		store_header(in, &H);
 	} else {
 		FILE *f = fopen(in, "rb");
 		int ch = EOF;
@@ -1146,17 +1249,24 @@ static int ctf_main(const char *dir, const char *in)
 			if (asprintf(&json, "%s/input.json", ctf_tmp) < 0)
 				cdie("out of memory");
 			trace_to_json(in, json);
-			in = json;
 		}
+		if (kt_jr_open(&r, json ? json : in) < 0)
+			cdie("%s", r.err);
+		H.tracebase = kt_jr_header_value(&r, "tracebase");
+		H.host = kt_jr_header_value(&r, "hostName");
+		H.kernel = kt_jr_header_value(&r, "kernelVersion");
+		H.title = kt_jr_header_value(&r, "title");
+		H.model = kt_jr_header_value(&r, "cpuModelName");
 	}
-	memset(&X, 0, sizeof(X));
-	X.nocpu = -1;
-	X.first_ts = -1;
-	/* The trace's identity from its path and size: the same export, the same uuid. */
+	/* The trace's identity from its header: one trace, one uuid, whichever input. */
 	uint32_t h = 2166136261u;
+	const char *keys[] = { H.tracebase, H.host, H.kernel, H.model };
 
-	for (const char *p = dir; *p; p++)
-		h = (h ^ (unsigned char)*p) * 16777619u;
+	for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		for (const char *p = keys[k] ? keys[k] : ""; *p; p++)
+			h = (h ^ (unsigned char)*p) * 16777619u;
+		h = (h ^ 0xFF) * 16777619u;
+	}
 	for (int i = 0; i < 16; i++) {
 		h = (h ^ (uint32_t)i) * 16777619u;
 		uuid[i] = (unsigned char)(h >> 8);
@@ -1165,25 +1275,28 @@ static int ctf_main(const char *dir, const char *in)
 	uuid[8] = (uuid[8] & 0x3F) | 0x80;
 	X.c = kt_ctf_new(ctf_tmp, uuid);
 	ctf_classes(X.c);
-	read_json(in, &r);
+	if (store)
+		read_store(in);
+	else
+		read_json(json ? json : in, &r);
 	q_flush(INT64_MAX);
 	write_statedump();
-	const char *tb = kt_jr_header_value(&r, "tracebase");
-
 	kt_buf_puts(&env, "\tdomain = \"kernel\";\n\ttracer_name = \"lttng-modules\";\n"
 		    "\ttracer_major = 2;\n\ttracer_minor = 13;\n\ttracer_patchlevel = 9;\n"
 		    "\tsysname = \"Linux\";\n");
-	env_str(&env, "hostname", kt_jr_header_value(&r, "hostName"), "unknown");
-	env_str(&env, "kernel_release", kt_jr_header_value(&r, "kernelVersion"), "");
-	env_str(&env, "kernel_version", kt_jr_header_value(&r, "kernelVersion"), "");
-	env_str(&env, "trace_name", kt_jr_header_value(&r, "title"), "kutrace");
-	env_str(&env, "kutrace_tracebase", tb, "");
+	env_str(&env, "hostname", H.host, "unknown");
+	env_str(&env, "kernel_release", H.kernel, "");
+	env_str(&env, "kernel_version", H.kernel, "");
+	env_str(&env, "trace_name", H.title, "kutrace");
+	env_str(&env, "kutrace_tracebase", H.tracebase, "");
+	env_str(&env, "kutrace_cpu_model", H.model, "");
 	kt_buf_puts(&env, "\tproducer = \"kutrace_export\";\n");
 	if (kt_ctf_finish(X.c, env.p, "monotonic",
 			  "kutrace: ns after the trace's tracebase minute (UTC)",
-			  tracebase_epoch(tb)) < 0)
+			  tracebase_epoch(H.tracebase)) < 0)
 		cdie("%s", kt_ctf_error(X.c));
-	kt_jr_close(&r);
+	if (!store)
+		kt_jr_close(&r);
 	if (json && unlink(json) < 0)
 		cdie("%s: %s", json, strerror(errno));
 	if (ds == 1 && rmdir(dir) < 0)
