@@ -381,9 +381,9 @@ ctf() {
 		sed -n 's/.*rows \([0-9]*\) events \([0-9]*\) bytes \([0-9]*\).*/\1 \2 \3/p')
 	bt=$(for i in 1 2 3; do secs babeltrace2 "$d" || exit 1; done | sort -n | sed -n 2p)
 	awk -v raw="$(stat -c %s "$tr")" -v rows="$rows" -v ev="$ev" -v bytes="$bytes" \
-	    -v e2e="$e2e" -v exp="$exp" -v bt="$bt" 'BEGIN {
+	    -v e2e="$e2e" -v jexp="$exp" -v bt="$bt" 'BEGIN {
 	  printf "ctf raw_mb=%.0f rows=%d events=%d ctf_mb=%.0f export_s=%.2f raw_mb_s=%.1f events_s=%.0f json_export_s=%.2f json_events_s=%.0f bt2_read_s=%.2f bt2_events_s=%.0f\n",
-	    raw / 1048576, rows, ev, bytes / 1048576, e2e, raw / 1048576 / e2e, ev / e2e, exp, ev / exp, bt, ev / bt }' |
+	    raw / 1048576, rows, ev, bytes / 1048576, e2e, raw / 1048576 / e2e, ev / e2e, jexp, ev / jexp, bt, ev / bt }' |
 		tee "$OUT/ctf.txt"
 	rm -rf "$d" "$js"
 }

@@ -37,6 +37,7 @@
 #include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -337,6 +338,13 @@ static void ctf_cleanup(void)
 {
 	if (ctf_tmp && !ctf_done)
 		nftw(ctf_tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void ctf_on_signal(int sig)
+{
+	ctf_cleanup();
+	signal(sig, SIG_DFL);
+	raise(sig);
 }
 
 /* Bad input or output: one line, exit 2, nothing left behind. */
@@ -1230,12 +1238,18 @@ static int ctf_main(const char *dir, const char *in)
 	if (asprintf(&ctf_tmp, "%s.partXXXXXX", parent) < 0 || !mkdtemp(ctf_tmp))
 		cdie("%s: %s", dir, strerror(errno));
 	atexit(ctf_cleanup);
+	signal(SIGINT, ctf_on_signal);
+	signal(SIGTERM, ctf_on_signal);
+	signal(SIGHUP, ctf_on_signal);
 	memset(&X, 0, sizeof(X));
 	X.nocpu = -1;
 	X.first_ts = -1;
 	if (stat(in, &sb) == 0 && S_ISDIR(sb.st_mode)) {
 		store = 1;
 		store_header(in, &H);
+	} else if (strcmp(in, "-") == 0) {
+		if (kt_jr_open(&r, in) < 0)	/* a JSON on standard input */
+			cdie("%s", r.err);
 	} else {
 		FILE *f = fopen(in, "rb");
 		int ch = EOF;
@@ -1252,6 +1266,8 @@ static int ctf_main(const char *dir, const char *in)
 		}
 		if (kt_jr_open(&r, json ? json : in) < 0)
 			cdie("%s", r.err);
+	}
+	if (!store) {
 		H.tracebase = kt_jr_header_value(&r, "tracebase");
 		H.host = kt_jr_header_value(&r, "hostName");
 		H.kernel = kt_jr_header_value(&r, "kernelVersion");

@@ -111,6 +111,8 @@ same_streams() {
 }
 "$B/kutrace_export" --ctf "$TMP/j.ctf" "$TMP/s.json" 2> /dev/null
 eq "the JSON's export has the trace's streams, byte for byte" same "$(same_streams "$TMP/s.ctf" "$TMP/j.ctf")"
+"$B/kutrace_export" --ctf "$TMP/i.ctf" - < "$TMP/s.json" 2> /dev/null
+eq "a JSON on standard input: the same streams" same "$(same_streams "$TMP/s.ctf" "$TMP/i.ctf")"
 "$B/kutrace_export" --ctf "$TMP/t.ctf" "$TMP/s.tables" 2> "$TMP/e"
 eq "a table store exports, silently" "0:" "$?:$(cat "$TMP/e")"
 eq "the store's export has the trace's streams, byte for byte" same "$(same_streams "$TMP/s.ctf" "$TMP/t.ctf")"
