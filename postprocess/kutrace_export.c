@@ -1311,8 +1311,15 @@ static int ctf_main(const char *dir, const char *in)
 			  "kutrace: ns after the trace's tracebase minute (UTC)",
 			  tracebase_epoch(H.tracebase)) < 0)
 		cdie("%s", kt_ctf_error(X.c));
-	if (!store)
+	if (!store) {
 		kt_jr_close(&r);
+	} else {
+		free((char *)H.tracebase);
+		free((char *)H.host);
+		free((char *)H.kernel);
+		free((char *)H.title);
+		free((char *)H.model);
+	}
 	if (json && unlink(json) < 0)
 		cdie("%s: %s", json, strerror(errno));
 	if (ds == 1 && rmdir(dir) < 0)
