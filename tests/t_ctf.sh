@@ -117,6 +117,16 @@ eq "a JSON on standard input: the same streams" same "$(same_streams "$TMP/s.ctf
 eq "a table store exports, silently" "0:" "$?:$(cat "$TMP/e")"
 eq "the store's export has the trace's streams, byte for byte" same "$(same_streams "$TMP/s.ctf" "$TMP/t.ctf")"
 
+# ---- streamed: memory stays small whatever the trace's size ---------------
+"$B/kutrace_synth" -s 9 -c 4 -m 3 -o "$TMP/m.trace" > /dev/null 2>&1
+"$B/kutrace_postproc" "$TMP/m.trace" -o "$TMP/m.json" --no-html --quiet
+jmb=$(( $(stat -c %s "$TMP/m.json") >> 20 ))
+/usr/bin/time -f %M -o "$TMP/rss" "$B/kutrace_export" --ctf "$TMP/m.ctf" "$TMP/m.json" 2> /dev/null
+cmb=$(( $(du -sk "$TMP/m.ctf" | cut -f1) >> 10 ))
+between "peak RSS (MB) of exporting a ${jmb} MB JSON into ${cmb} MB of CTF stays under 16 MB" 1 16 \
+	$(( $(tail -1 "$TMP/rss") >> 10 ))
+rm -rf "$TMP/m.trace" "$TMP/m.json" "$TMP/m.ctf"
+
 # ---- thread states from the CTF = kutrace_sql's thread_state ----------------
 $R states "$TMP/s.ctf" | sort > "$TMP/st.ctf"
 # The CTF knows a run only from a switch in to a switch out: each CPU's
