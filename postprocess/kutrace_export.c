@@ -1078,8 +1078,13 @@ static void __attribute__((noreturn)) sibling_failed(const char *prog, const cha
 	exit(2);
 }
 
-/* Run a sibling program, its standard output to fd out (-1: its stderr). */
-static pid_t run_sibling(char **args, int out, const char *errpath)
+/*
+ * Run a sibling program, its standard error into errpath and its
+ * descriptor to (1 or 3) on out (-1: to its standard error); mine is this
+ * program's end of that pipe, closed in the child so that it sees the
+ * pipe close if this program stops reading.
+ */
+static pid_t run_sibling(char **args, int out, int to, int mine, const char *errpath)
 {
 	pid_t pid = fork();
 
@@ -1088,9 +1093,13 @@ static pid_t run_sibling(char **args, int out, const char *errpath)
 	if (pid == 0) {
 		int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
+		if (mine >= 0)
+			close(mine);
 		if (fd >= 0)
 			dup2(fd, 2);
-		dup2(out >= 0 ? out : 2, 1);
+		dup2(out >= 0 ? out : 2, to);
+		if (to != 1)
+			dup2(2, 1);
 		kt_exec_sibling(args[0], args);
 	}
 	return pid;
@@ -1134,7 +1143,7 @@ static void read_store(const char *store)
 	snprintf(errp, sizeof(errp), "%s/sql.err", ctf_tmp);
 	if (pipe(fds) < 0)
 		cdie("pipe: %s", strerror(errno));
-	pid_t pid = run_sibling(args, fds[1], errp);
+	pid_t pid = run_sibling(args, fds[1], 1, fds[0], errp);
 
 	close(fds[1]);
 	f = fdopen(fds[0], "r");
@@ -1200,6 +1209,94 @@ static void store_header(const char *store, struct hdr *h)
 	free(path);
 }
 
+/*
+ * A raw trace's rows from kutrace_postproc's binary row stream (no JSON
+ * text to write and read back), its header then read from a file of its
+ * own by r.  0, or 1 when a row came out of time order (a row placed
+ * late, sent after the rest): then the export starts again from the JSON.
+ */
+static int read_trace_rows(const char *trace, struct kt_jreader *r, char **hpath)
+{
+	char errp[4096];
+	char *args[] = { "kutrace_postproc", (char *)trace, "--no-json", "--rows-fd", "3",
+			 "--quiet", NULL };
+	struct kt_rowpipe_r p;
+	struct kt_row row;
+	int fds[2], st, rc, late = 0;
+	int64_t max = INT64_MIN;
+	FILE *f;
+
+	snprintf(errp, sizeof(errp), "%s/postproc.err", ctf_tmp);
+	if (pipe(fds) < 0)
+		cdie("pipe: %s", strerror(errno));
+	pid_t pid = run_sibling(args, fds[1], 3, fds[0], errp);
+
+	close(fds[1]);
+	f = fdopen(fds[0], "r");
+	if (!f)
+		cdie("pipe: %s", strerror(errno));
+	setvbuf(f, NULL, _IOFBF, 1 << 20);
+	kt_rowpipe_r_init(&p, f);
+	while ((rc = kt_rowpipe_next(&p, &row)) == 1) {
+		struct crow c = { row.start * 10, row.dur * 10, row.cpu, row.pid, row.rpc,
+				  row.event, row.arg, row.retval, row.ipc, row.name };
+
+		if (c.s < max) {
+			late = 1;
+			break;
+		}
+		max = c.s;
+		ctf_row(&c);
+		if ((X.rows & 0xFFFF) == 0)
+			kt_progress("rows", X.rows, 0, 0);
+	}
+	fclose(f);
+	if (waitpid(pid, &st, 0) < 0)
+		cdie("kutrace_postproc: %s", strerror(errno));
+	if (!late && (!WIFEXITED(st) || WEXITSTATUS(st) != 0))
+		sibling_failed("kutrace_postproc", errp);
+	unlink(errp);
+	if (!late && rc < 0)
+		cdie("%s: %s", trace, p.err);
+	if (!late) {
+		/* The header text and "]}" are a JSON of no rows. */
+		FILE *h;
+
+		if (asprintf(hpath, "%s/header.json", ctf_tmp) < 0)
+			cdie("out of memory");
+		h = fopen(*hpath, "w");
+		if (!h || fprintf(h, "%s]}\n", p.header ? p.header : "{\"events\" : [") < 0 ||
+		    fclose(h) != 0)
+			cdie("%s: %s", *hpath, strerror(errno));
+		if (kt_jr_open(r, *hpath) < 0)
+			cdie("%s", r->err);
+	}
+	kt_rowpipe_r_free(&p);
+	return late;
+}
+
+/* Start again: nothing written, nothing queued. */
+static void ctf_reset(void)
+{
+	for (size_t i = 0; i < X.nq; i++)
+		free(X.q[i].data);
+	free(X.q);
+	free(X.cpu_stream);
+	free(X.cpu_tid);
+	free(X.cpu_prev_ev);
+	free(X.last_ts);
+	free(X.thr);
+	kt_ctf_free(X.c);
+	nftw(ctf_tmp, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	if (mkdir(ctf_tmp, 0700) < 0)
+		cdie("%s: %s", ctf_tmp, strerror(errno));
+	memset(&X, 0, sizeof(X));
+	X.nocpu = -1;
+	X.first_ts = -1;
+	X.c = kt_ctf_new(ctf_tmp);
+	ctf_classes(X.c);
+}
+
 /* A raw trace: kutrace_postproc writes its JSON into the new directory. */
 static void trace_to_json(const char *trace, const char *json)
 {
@@ -1209,7 +1306,7 @@ static void trace_to_json(const char *trace, const char *json)
 	int st;
 
 	snprintf(errp, sizeof(errp), "%s/postproc.err", ctf_tmp);
-	pid_t pid = run_sibling(args, -1, errp);
+	pid_t pid = run_sibling(args, -1, 1, -1, errp);
 
 	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
 		sibling_failed("kutrace_postproc", errp);
@@ -1244,12 +1341,16 @@ static int ctf_main(const char *dir, const char *in)
 	memset(&X, 0, sizeof(X));
 	X.nocpu = -1;
 	X.first_ts = -1;
+	X.c = kt_ctf_new(ctf_tmp);
+	ctf_classes(X.c);
 	if (stat(in, &sb) == 0 && S_ISDIR(sb.st_mode)) {
 		store = 1;
 		store_header(in, &H);
+		read_store(in);
 	} else if (strcmp(in, "-") == 0) {
 		if (kt_jr_open(&r, in) < 0)	/* a JSON on standard input */
 			cdie("%s", r.err);
+		read_json(in, &r);
 	} else {
 		FILE *f = fopen(in, "rb");
 		int ch = EOF;
@@ -1259,13 +1360,17 @@ static int ctf_main(const char *dir, const char *in)
 		while ((ch = getc(f)) == ' ' || ch == '\n' || ch == '\t' || ch == '\r')
 			;
 		fclose(f);
-		if (ch != '{') {
-			if (asprintf(&json, "%s/input.json", ctf_tmp) < 0)
-				cdie("out of memory");
-			trace_to_json(in, json);
+		if (ch == '{' || read_trace_rows(in, &r, &json) == 1) {
+			if (ch != '{') {
+				ctf_reset();
+				if (asprintf(&json, "%s/input.json", ctf_tmp) < 0)
+					cdie("out of memory");
+				trace_to_json(in, json);
+			}
+			if (kt_jr_open(&r, json ? json : in) < 0)
+				cdie("%s", r.err);
+			read_json(json ? json : in, &r);
 		}
-		if (kt_jr_open(&r, json ? json : in) < 0)
-			cdie("%s", r.err);
 	}
 	if (!store) {
 		H.tracebase = kt_jr_header_value(&r, "tracebase");
@@ -1289,12 +1394,6 @@ static int ctf_main(const char *dir, const char *in)
 	}
 	uuid[6] = (uuid[6] & 0x0F) | 0x40;
 	uuid[8] = (uuid[8] & 0x3F) | 0x80;
-	X.c = kt_ctf_new(ctf_tmp, uuid);
-	ctf_classes(X.c);
-	if (store)
-		read_store(in);
-	else
-		read_json(json ? json : in, &r);
 	q_flush(INT64_MAX);
 	write_statedump();
 	kt_buf_puts(&env, "\tdomain = \"kernel\";\n\ttracer_name = \"lttng-modules\";\n"
@@ -1307,7 +1406,7 @@ static int ctf_main(const char *dir, const char *in)
 	env_str(&env, "kutrace_tracebase", H.tracebase, "");
 	env_str(&env, "kutrace_cpu_model", H.model, "");
 	kt_buf_puts(&env, "\tproducer = \"kutrace_export\";\n");
-	if (kt_ctf_finish(X.c, env.p, "monotonic",
+	if (kt_ctf_finish(X.c, uuid, env.p, "monotonic",
 			  "kutrace: ns after the trace's tracebase minute (UTC)",
 			  tracebase_epoch(H.tracebase)) < 0)
 		cdie("%s", kt_ctf_error(X.c));

@@ -111,6 +111,15 @@ same_streams() {
 }
 "$B/kutrace_export" --ctf "$TMP/j.ctf" "$TMP/s.json" 2> /dev/null
 eq "the JSON's export has the trace's streams, byte for byte" same "$(same_streams "$TMP/s.ctf" "$TMP/j.ctf")"
+# A raw trace's rows come through kutrace_postproc's row stream; rows it
+# places late come after the rest there, and the export starts again from
+# its JSON.  A tiny row budget forces such rows (t_postproc's way).
+"$B/kutrace_synth" -s 7 -c 4 -d 0.1 -x 30,10,25,3 -o "$TMP/late.trace" > /dev/null 2>&1
+"$B/kutrace_postproc" "$TMP/late.trace" -o "$TMP/late.json" --no-html --quiet 2> /dev/null
+"$B/kutrace_export" --ctf "$TMP/late.j" "$TMP/late.json" 2> /dev/null
+KT_JSONOUT_STEP=5 KT_JSONOUT_BUDGET=40 "$B/kutrace_export" --ctf "$TMP/late.t" "$TMP/late.trace" 2> "$TMP/e"
+eq "rows placed late: the trace's export, silent, has its JSON's streams" ":same" \
+	"$(cat "$TMP/e"):$(same_streams "$TMP/late.j" "$TMP/late.t")"
 "$B/kutrace_export" --ctf "$TMP/i.ctf" - < "$TMP/s.json" 2> /dev/null
 eq "a JSON on standard input: the same streams" same "$(same_streams "$TMP/s.ctf" "$TMP/i.ctf")"
 "$B/kutrace_export" --ctf "$TMP/t.ctf" "$TMP/s.tables" 2> "$TMP/e"

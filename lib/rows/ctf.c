@@ -8,12 +8,15 @@
  * Every integer is byte-aligned and little-endian, so a payload is the
  * caller's bytes as they are; a packet is sized to its content (no
  * padding).  Event classes are declared on first use (system calls are
- * only known by name when the rows arrive).
+ * only known by name when the rows arrive).  The trace's uuid may come
+ * last too (a row stream gives its header at its end): packets are
+ * written with zeros there and patched when the trace is finished.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rows.h"
 
@@ -36,11 +39,13 @@ struct ctf_stream {
 	uint64_t ts_begin, ts_last, seq;
 	uint64_t events;
 	int any;
+	uint64_t off;		/* bytes written */
+	uint64_t *poff;		/* where each packet starts, for the uuid */
+	size_t npoff;
 };
 
 struct kt_ctf {
 	char *dir;
-	unsigned char uuid[16];
 	struct ctf_stream *st;
 	size_t nst;
 	struct ctf_class *cls;
@@ -67,13 +72,12 @@ static int fail(struct kt_ctf *c, const char *what, const char *why)
 	return -1;
 }
 
-struct kt_ctf *kt_ctf_new(const char *dir, const unsigned char uuid[16])
+struct kt_ctf *kt_ctf_new(const char *dir)
 {
 	struct kt_ctf *c = kt_xmalloc(sizeof(*c));
 
 	memset(c, 0, sizeof(*c));
 	c->dir = kt_xstrdup(dir);
-	memcpy(c->uuid, uuid, 16);
 	return c;
 }
 
@@ -135,7 +139,7 @@ static int flush_packet(struct kt_ctf *c, struct ctf_stream *s)
 	if (!s->any)
 		return 0;
 	put_le(p, 0xC1FC1FC1u, 4);
-	memcpy(p + 4, c->uuid, 16);
+	memset(p + 4, 0, 16);
 	put_le(p + 20, 0, 4);
 	put_le(p + 24, s->instance, 8);
 	p += PKT_HDR;
@@ -148,6 +152,10 @@ static int flush_packet(struct kt_ctf *c, struct ctf_stream *s)
 	put_le(p + 48, s->cpu_id, 4);
 	if (fwrite(s->buf, 1, s->len, s->f) != s->len)
 		return fail(c, s->path, strerror(errno));
+	if ((s->npoff & (s->npoff - 1)) == 0)
+		s->poff = kt_xrealloc(s->poff, (s->npoff ? 2 * s->npoff : 1) * sizeof(*s->poff));
+	s->poff[s->npoff++] = s->off;
+	s->off += s->len;
 	c->bytes += s->len;
 	s->len = PKT_HDR + PKT_CTX;
 	s->any = 0;
@@ -235,8 +243,8 @@ static void tsdl_str(FILE *f, const char *s)
 	}
 }
 
-int kt_ctf_finish(struct kt_ctf *c, const char *env, const char *clock_name,
-		  const char *clock_desc, int64_t offset_s)
+int kt_ctf_finish(struct kt_ctf *c, const unsigned char uuid[16], const char *env,
+		  const char *clock_name, const char *clock_desc, int64_t offset_s)
 {
 	char u[40], *path = NULL;
 	FILE *f;
@@ -246,6 +254,11 @@ int kt_ctf_finish(struct kt_ctf *c, const char *env, const char *clock_name,
 
 		if (flush_packet(c, s) < 0)
 			return -1;
+		if (fflush(s->f) != 0)
+			return fail(c, s->path, strerror(errno));
+		for (size_t k = 0; k < s->npoff; k++)
+			if (pwrite(fileno(s->f), uuid, 16, (off_t)s->poff[k] + 4) != 16)
+				return fail(c, s->path, strerror(errno ? errno : EIO));
 		if (fclose(s->f) != 0) {
 			s->f = NULL;
 			return fail(c, s->path, strerror(errno));
@@ -254,7 +267,7 @@ int kt_ctf_finish(struct kt_ctf *c, const char *env, const char *clock_name,
 	}
 	if (c->err[0])
 		return -1;
-	uuid_str(u, c->uuid);
+	uuid_str(u, uuid);
 	if (asprintf(&path, "%s/metadata", c->dir) < 0)
 		return fail(c, "metadata", "out of memory");
 	f = fopen(path, "wx");
@@ -320,6 +333,7 @@ void kt_ctf_free(struct kt_ctf *c)
 			fclose(c->st[i].f);
 		free(c->st[i].buf);
 		free(c->st[i].path);
+		free(c->st[i].poff);
 	}
 	for (size_t i = 0; i < c->ncls; i++) {
 		free(c->cls[i].name);

@@ -141,7 +141,7 @@ void kt_rowpipe_r_free(struct kt_rowpipe_r *p);
  * error return -1 and kt_ctf_error() says why in one line.
  */
 struct kt_ctf;
-struct kt_ctf *kt_ctf_new(const char *dir, const unsigned char uuid[16]);
+struct kt_ctf *kt_ctf_new(const char *dir);
 /* The id of event class name, declared with fields (TSDL struct body). */
 int kt_ctf_class(struct kt_ctf *c, const char *name, const char *fields);
 /* A new stream file dir/file: its index, or -1. */
@@ -149,9 +149,10 @@ int kt_ctf_stream(struct kt_ctf *c, const char *file, uint64_t instance, uint32_
 /* One event: ts in ns on the clock, payload the fields' bytes. */
 int kt_ctf_event(struct kt_ctf *c, int stream, uint64_t ts, int id,
 		 const void *payload, size_t n);
-/* Streams closed, then the metadata: env the body of env { }. */
-int kt_ctf_finish(struct kt_ctf *c, const char *env, const char *clock_name,
-		  const char *clock_desc, int64_t offset_s);
+/* The uuid into every packet, the streams closed, then the metadata:
+ * env the body of env { }. */
+int kt_ctf_finish(struct kt_ctf *c, const unsigned char uuid[16], const char *env,
+		  const char *clock_name, const char *clock_desc, int64_t offset_s);
 uint64_t kt_ctf_bytes(const struct kt_ctf *c);
 const char *kt_ctf_error(const struct kt_ctf *c);
 void kt_ctf_free(struct kt_ctf *c);
