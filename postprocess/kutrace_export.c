@@ -759,9 +759,10 @@ static void ctf_row(const struct crow *r)
 		struct thr *t = thr_get(r->pid);
 
 		/* The wait that starts as its thread left the CPU says why it left. */
-		if (t->out_seq && s - t->out_ts <= 20 && s >= t->out_ts)
-			memset(t->out_state, 0, 8), t->out_state[0] =
-				ev == KUTRACE_WAIT_BASE + 'c' - 'a' ? 0 : 1;
+		if (t->out_seq && s - t->out_ts <= 20 && s >= t->out_ts) {
+			memset(t->out_state, 0, 8);
+			t->out_state[0] = ev == KUTRACE_WAIT_BASE + 'c' - 'a' ? 0 : 1;
+		}
 		p_reset();
 		p_int((uint64_t)r->pid, 4);
 		p_int((uint64_t)r->rpc, 8);
