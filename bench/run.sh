@@ -25,6 +25,8 @@
 #   why       kutrace_why on a 64 MB trace with RPCs: one RPC, the slowest 100
 #   align     kutrace_align of two 64 MB traces against postprocessing them
 #   viewer    make bench-viewer (headless Chromium), if it can run
+#   ctf       issue 47: kutrace_export --ctf of a 16 MB synthetic trace (MB/s
+#             of raw trace, events/s) and babeltrace2 reading the result
 #   report    bench/report.py: the table into docs/PERFORMANCE.md
 # BENCH_QUICK=1: smaller sizes and fewer repeats (minutes, not 15).
 # BENCH_OUT (default build/bench) keeps every raw output.
@@ -35,7 +37,7 @@ OUT=${BENCH_OUT:-build/bench}
 Q=${BENCH_QUICK:-0}
 # --help: the comment above, to the first line that is not one.
 case ${1:-} in -h|--help) sed -n '3,/^[^#]/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;; esac
-sections=${*:-fastpath user extract vm postproc ingest tables store why align viewer report}
+sections=${*:-fastpath user extract vm postproc ingest tables store why align viewer ctf report}
 mkdir -p "$OUT"
 log() { echo "bench: $*" >&2; }
 
@@ -405,6 +407,35 @@ viewer() {
 	KT_BENCH_SPANS=$spans make -s bench-viewer 2>&1 | tee "$OUT/viewer.txt"
 }
 
+# CTF export (issue 47): a 16 MB synthetic trace (4 MB with BENCH_QUICK=1)
+# exported end to end (kutrace_postproc into a JSON, then the CTF) and from
+# its JSON alone, median of 3; MB/s of raw trace and events/s; then
+# babeltrace2 reading the result (its text to /dev/null), median of 3.
+ctf() {
+	local tr=$OUT/bench_ctf.trace js=$OUT/bench_ctf.json d=$OUT/bench_ctf.d i e2e exp bt ev rows bytes
+	if ! command -v babeltrace2 > /dev/null; then
+		log "ctf: no babeltrace2, skipped (tests/deps/tools.apt)"
+		echo "skipped: no babeltrace2" > "$OUT/ctf.txt"
+		return 0
+	fi
+	[ -s "$tr" ] || "$BIN/kutrace_synth" -s 5 -c 4 -m $([ "$Q" = 1 ] && echo 4 || echo 16) -o "$tr" > /dev/null 2>&1
+	log "ctf: kutrace_export --ctf of $(($(stat -c %s "$tr") >> 20)) MB of raw trace, babeltrace2 reading it"
+	"$BIN/kutrace_postproc" "$tr" -o "$js" --no-html --quiet 2> /dev/null || return 1
+	e2e=$(for i in 1 2 3; do rm -rf "$d"; secs "$BIN/kutrace_export" --ctf "$d" "$tr" || exit 1; done | sort -n | sed -n 2p)
+	exp=$(for i in 1 2 3; do rm -rf "$d"; secs "$BIN/kutrace_export" --ctf "$d" "$js" || exit 1; done | sort -n | sed -n 2p)
+	[ -n "$e2e" ] && [ -n "$exp" ] || return 1
+	rm -rf "$d"
+	read -r rows ev bytes < <(KT_CTF_STATS=1 "$BIN/kutrace_export" --ctf "$d" "$js" 2>&1 |
+		sed -n 's/.*rows \([0-9]*\) events \([0-9]*\) bytes \([0-9]*\).*/\1 \2 \3/p')
+	bt=$(for i in 1 2 3; do secs babeltrace2 "$d" || exit 1; done | sort -n | sed -n 2p)
+	awk -v raw="$(stat -c %s "$tr")" -v rows="$rows" -v ev="$ev" -v bytes="$bytes" \
+	    -v e2e="$e2e" -v jexp="$exp" -v bt="$bt" 'BEGIN {
+	  printf "ctf raw_mb=%.0f rows=%d events=%d ctf_mb=%.0f export_s=%.2f raw_mb_s=%.1f events_s=%.0f json_export_s=%.2f json_events_s=%.0f bt2_read_s=%.2f bt2_events_s=%.0f\n",
+	    raw / 1048576, rows, ev, bytes / 1048576, e2e, raw / 1048576 / e2e, ev / e2e, jexp, ev / jexp, bt, ev / bt }' |
+		tee "$OUT/ctf.txt"
+	rm -rf "$d" "$js"
+}
+
 report() {
 	python3 bench/report.py "$OUT" docs/PERFORMANCE.md
 }
@@ -412,7 +443,7 @@ report() {
 rc=0
 for s in $sections; do
 	case $s in
-	fastpath|user|extract|vm|postproc|ingest|tables|store|why|align|viewer|report) $s || { log "$s failed"; rc=1; } ;;
+	fastpath|user|extract|vm|postproc|ingest|tables|store|why|align|viewer|ctf|report) $s || { log "$s failed"; rc=1; } ;;
 	*) log "unknown section $s"; exit 2 ;;
 	esac
 done

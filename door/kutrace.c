@@ -38,7 +38,7 @@ static const struct command {
 	{ "postproc", "kutrace_postproc", NULL, "trace to JSON, timeline page, tables" },
 	{ "check", "checktrace", NULL, "check a raw trace: PASS or FAIL" },
 	{ "dump", "kutrace_dump", NULL, "a raw trace's blocks and entries" },
-	{ "export", "kutrace_export", NULL, "JSON to Perfetto's format" },
+	{ "export", "kutrace_export", NULL, "to Perfetto's JSON or a CTF trace (babeltrace2)" },
 	{ "sql", "kutrace_sql", NULL, "SQL over traces: tables, queries, reports" },
 	{ "why", "kutrace_why", NULL, "why was it slow: the critical path" },
 	{ "view", "kutrace_view", NULL, "any trace in the browser (local server)" },

@@ -133,4 +133,28 @@ void kt_rowpipe_r_init(struct kt_rowpipe_r *p, FILE *f);
 int kt_rowpipe_next(struct kt_rowpipe_r *p, struct kt_row *r);
 void kt_rowpipe_r_free(struct kt_rowpipe_r *p);
 
+/*
+ * A CTF 1.8 trace written as events come (ctf.c, docs/CTF.md): a stream
+ * file per kt_ctf_stream, packets of up to 256 KiB with cpu_id in their
+ * context, every integer byte-aligned little-endian, the metadata last.
+ * dir must exist; files are created, never replaced.  Calls after an
+ * error return -1 and kt_ctf_error() says why in one line.
+ */
+struct kt_ctf;
+struct kt_ctf *kt_ctf_new(const char *dir);
+/* The id of event class name, declared with fields (TSDL struct body). */
+int kt_ctf_class(struct kt_ctf *c, const char *name, const char *fields);
+/* A new stream file dir/file: its index, or -1. */
+int kt_ctf_stream(struct kt_ctf *c, const char *file, uint64_t instance, uint32_t cpu_id);
+/* One event: ts in ns on the clock, payload the fields' bytes. */
+int kt_ctf_event(struct kt_ctf *c, int stream, uint64_t ts, int id,
+		 const void *payload, size_t n);
+/* The uuid into every packet, the streams closed, then the metadata:
+ * env the body of env { }. */
+int kt_ctf_finish(struct kt_ctf *c, const unsigned char uuid[16], const char *env,
+		  const char *clock_name, const char *clock_desc, int64_t offset_s);
+uint64_t kt_ctf_bytes(const struct kt_ctf *c);
+const char *kt_ctf_error(const struct kt_ctf *c);
+void kt_ctf_free(struct kt_ctf *c);
+
 #endif /* KT_LIB_ROWS_H */
