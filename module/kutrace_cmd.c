@@ -155,6 +155,9 @@ long kt_cmd(unsigned int nr, u64 arg, u64 *result)
 			*result = kt_core_new_epoch();
 			kt_env_cmd_cut_all();
 			kt_core_first_block();
+			/* Each chunk names its backend (FORMATS 10.2). */
+			kt_st.backend_named = false;
+			kt_env_cmd_on_prepare();
 		} else if (arg == KUTRACE_CUT_SELF) {
 			kt_core_cut_this_cpu();
 			*result = kt_st.st.cur_epoch;

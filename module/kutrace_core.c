@@ -61,7 +61,8 @@ static u64 *kt_stream_slot(bool *first)
 		return NULL;
 	slot = kt_q_pop(s->freeq, &s->free_head, &s->free_count);
 	s->state[slot] = KT_SLOT_FILLING;
-	s->epoch[slot] = s->cur_epoch;
+	s->epoch[slot] = s->cur_epoch |
+			 (s->new_epoch ? (u32)KUTRACE_STREAM_FIRST : 0);
 	*first = s->new_epoch;
 	s->new_epoch = false;
 	return kt_st.high - (u64)(slot + 1) * KT_WORDS;
@@ -613,6 +614,8 @@ u32 kt_core_new_epoch(void)
 	kt_env_lock(&kt_lock, fl);
 	e = ++kt_st.st.cur_epoch;
 	kt_st.st.new_epoch = false;
+	/* Every task seen in the new chunk is named in it again. */
+	memset(kt_st.pid_filter, 0, 8192);
 	kt_env_unlock(&kt_lock, fl);
 	return e;
 }
@@ -649,8 +652,9 @@ u64 kt_core_take(void)
 	if (s->done_count) {
 		slot = kt_q_pop(s->doneq, &s->done_head, &s->done_count);
 		s->state[slot] = KT_SLOT_TAKEN;
-		r = ((u64)s->epoch[slot] << KUTRACE_STREAM_EPOCH_SHIFT) |
-		    (slot + 1);
+		r = ((u64)(s->epoch[slot] & KUTRACE_STREAM_SLOT_MASK) <<
+		     KUTRACE_STREAM_EPOCH_SHIFT) | (slot + 1) |
+		    (s->epoch[slot] & KUTRACE_STREAM_FIRST);
 	}
 	kt_env_unlock(&kt_lock, fl);
 	return r;

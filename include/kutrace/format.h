@@ -385,7 +385,8 @@ static inline unsigned int kutrace_ipc_code(kutrace_u64 v)
 #define KUTRACE_CMD_GETLOST	20	/* arg cpu << 2 | KUTRACE_GETLOST_* */
 #define KUTRACE_CMD_STREAM_LO	KUTRACE_CMD_STREAM_TAKE
 #define KUTRACE_CMD_STREAM_HI	KUTRACE_CMD_GETLOST
-#define KUTRACE_STREAM_SLOT_MASK	0xFFFFFFFFULL
+#define KUTRACE_STREAM_SLOT_MASK	0x7FFFFFFFULL
+#define KUTRACE_STREAM_FIRST	0x80000000ULL	/* the epoch's first block */
 #define KUTRACE_STREAM_EPOCH_SHIFT	32
 #define KUTRACE_CUT_ALL		0	/* every CPU's block; a new epoch */
 #define KUTRACE_CUT_SELF	1	/* the caller's CPU's block only */

@@ -353,9 +353,10 @@ static u64 *slot(unsigned int b)
 	return kt_st.high - (u64)(b + 1) * W;
 }
 
-static u64 take_answer(u64 epoch, u64 b)
+static u64 take_answer(u64 epoch, u64 b, bool first)
 {
-	return epoch << KUTRACE_STREAM_EPOCH_SHIFT | (b + 1);
+	return epoch << KUTRACE_STREAM_EPOCH_SHIFT | (b + 1) |
+	       (first ? KUTRACE_STREAM_FIRST : 0);
 }
 
 /* STREAM_CUT(0) as kutrace_cmd.c runs it, CPU 0 calling, CPUs 0 and 1. */
@@ -397,8 +398,8 @@ static void test_stream_blocks_complete(void **state)
 	kt_env_fake_now = 1200;
 	cut_all();
 	/* Completion order: CPU 1 was cut first. */
-	assert_true(kt_core_take() == take_answer(0, 1));
-	assert_true(kt_core_take() == take_answer(0, 0));
+	assert_true(kt_core_take() == take_answer(0, 1, false));
+	assert_true(kt_core_take() == take_answer(0, 0, true));
 	assert_true(kt_core_take() == 0);
 	/* Closed blocks are zeroed after their last entry. */
 	for (int i = FIRST0 + 1; i < W; i++)
@@ -416,7 +417,7 @@ static void test_stream_blocks_complete(void **state)
 	assert_int_equal(kt_core_give(2), -1);	/* still filling */
 	assert_int_equal(kt_core_give(NBLK), -1);
 	kt_core_cut_this_cpu();
-	assert_true(kt_core_take() == take_answer(1, 2));
+	assert_true(kt_core_take() == take_answer(1, 2, true));
 	/* Its next block is the oldest free slot, 3 (0 was given back later). */
 	kt_env_fake_now = 1300;
 	kt_trace_1(KUTRACE_MARKC, 4);
