@@ -140,12 +140,15 @@ void kt_env_cmd_quiesce(void)
 {
 }
 
-/* One thread plays every CPU here: close each CPU's block in turn. */
+/* One thread plays every CPU here: close each other CPU's block in turn. */
 void kt_env_cmd_cut_all(void)
 {
 	int self = kt_env_cpu_id();
 
+	kt_core_new_epoch();
 	for (int c = 0; c < KT_ENV_NR_CPUS; c++) {
+		if (c == self)
+			continue;
 		kt_user_set_cpu(c);
 		kt_core_cut_this_cpu();
 	}

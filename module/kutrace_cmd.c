@@ -152,9 +152,8 @@ long kt_cmd(unsigned int nr, u64 arg, u64 *result)
 			return -EINVAL;
 		if (arg == KUTRACE_CUT_ALL) {
 			/* The caller's CPU gets the new epoch's first block. */
-			*result = kt_core_new_epoch();
 			kt_env_cmd_cut_all();
-			kt_core_first_block();
+			*result = kt_st.st.cur_epoch;
 			/* Each chunk names its backend (FORMATS 10.2). */
 			kt_st.backend_named = false;
 			kt_env_cmd_on_prepare();

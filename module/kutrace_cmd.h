@@ -29,7 +29,10 @@ void kt_env_cmd_quiesce(void);
 bool kt_env_cmd_ipc_setup(void);
 /* After RESET: which CPUs read their instruction counter. */
 void kt_env_cmd_ipc_mark(bool on);
-/* STREAM_CUT: kt_core_cut_this_cpu() on every CPU, each on itself. */
+/*
+ * STREAM_CUT(0): kt_core_new_epoch() here, then kt_core_cut_this_cpu() on
+ * every other CPU, each on itself, without leaving this CPU meanwhile.
+ */
 void kt_env_cmd_cut_all(void);
 /* Copy from / to the caller's memory; bytes not copied (copy_*_user). */
 unsigned long kt_env_cmd_copy_in(void *dst, u64 uaddr, unsigned long n);

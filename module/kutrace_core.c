@@ -606,29 +606,23 @@ void kt_core_cut_this_cpu(void)
 	kt_env_unlock(&kt_lock, fl);
 }
 
+/*
+ * One hold of the lock: no block of the new epoch is handed out before
+ * its first, so on this CPU the first block follows the old epoch's.
+ */
 u32 kt_core_new_epoch(void)
-{
-	unsigned long fl = 0;
-	u32 e;
-
-	kt_env_lock(&kt_lock, fl);
-	e = ++kt_st.st.cur_epoch;
-	kt_st.st.new_epoch = false;
-	/* Every task seen in the new chunk is named in it again. */
-	memset(kt_st.pid_filter, 0, 8192);
-	kt_env_unlock(&kt_lock, fl);
-	return e;
-}
-
-void kt_core_first_block(void)
 {
 	unsigned long fl = 0;
 	struct kt_cpu *c;
 	u64 now, *p;
+	u32 e;
 
 	kt_env_lock(&kt_lock, fl);
 	c = KT_THIS();
 	kt_close_block(c);
+	e = ++kt_st.st.cur_epoch;
+	/* Every task seen in the new chunk is named in it again. */
+	memset(kt_st.pid_filter, 0, 8192);
 	kt_st.st.new_epoch = true;	/* if no slot is free: the next one */
 	now = kt_env_now();
 	p = kt_new_block(c, now);
@@ -637,6 +631,7 @@ void kt_core_first_block(void)
 	if (p)
 		WRITE_ONCE(c->next, p);
 	kt_env_unlock(&kt_lock, fl);
+	return e;
 }
 
 u64 kt_core_take(void)

@@ -100,13 +100,13 @@ void kt_core_stream_init(void *mem);
 /* Close this CPU's block (STREAM_CUT, run on each CPU by its caller). */
 void kt_core_cut_this_cpu(void);
 /*
- * STREAM_CUT(0) is: kt_core_new_epoch (blocks handed out from then on
- * belong to the new epoch), every CPU's kt_core_cut_this_cpu, then
- * kt_core_first_block: the calling CPU's block is closed and, if a slot
- * is free, it gets the epoch's first block (block 0's header) at once.
+ * STREAM_CUT(0) is kt_core_new_epoch on the calling CPU, then
+ * kt_core_cut_this_cpu on every other CPU, the caller staying on its CPU.
+ * kt_core_new_epoch closes this CPU's block, starts the new epoch (blocks
+ * handed out from then on are its) and, if a slot is free, gives this CPU
+ * the epoch's first block (block 0's header) at once.  Returns the epoch.
  */
 u32 kt_core_new_epoch(void);
-void kt_core_first_block(void);
 /* STREAM_TAKE's answer (0: none) and STREAM_GIVE (-1: slot not taken). */
 u64 kt_core_take(void);
 int kt_core_give(u64 slot);

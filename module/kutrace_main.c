@@ -226,7 +226,10 @@ static void kt_cut_one(void *unused)
 
 void kt_env_cmd_cut_all(void)
 {
-	on_each_cpu(kt_cut_one, NULL, 1);
+	preempt_disable();
+	kt_core_new_epoch();
+	smp_call_function(kt_cut_one, NULL, 1);
+	preempt_enable();
 }
 
 void kt_env_cmd_quiesce(void)
