@@ -236,7 +236,8 @@ static void close_chunk(struct chunk *c, uint64_t ctr, uint64_t usec)
 		return;
 	c->last_ctr = ctr;
 	c->last_usec = usec;
-	if (!S.flight && write_stop_pair(c))
+	/* Overwrites bytes already there: works on a full disk too. */
+	if (write_stop_pair(c))
 		warn_flight(c->path, -ENOSPC);
 	if (ftruncate(c->fd, (off_t)(c->blocks * S.bsz)) == 0 && !c->have0)
 		unlink(c->path);
