@@ -20,78 +20,87 @@ vm_ready || exit 0
 N=200000 NR_getpid=39
 export KT_APPEND=${KT_APPEND-"tsc=nowatchdog"}
 out=$KT_ROOT/build/vm/stream
-vm_run "stream: guest ran the scenario" "$out" -k 6.1 -m 4 tests/vm/scenarios/stream.sh || exit 0
-ok "stream: guest ran the scenario ($VM_AFTER)"
-log=$out/scenario.log
-grep -E "Oops|BUG:|general protection|Call Trace|WARNING:" "$out/console.log" > "$TMP/oops"
-check "stream: no oops in the guest" test ! -s "$TMP/oops"
+# The host's checks of the guest's /out, in $out.
+stream_checks() {
+	log=$out/scenario.log
+	grep -E "Oops|BUG:|general protection|Call Trace|WARNING:" "$out/console.log" > "$TMP/oops"
+	check "stream: no oops in the guest" test ! -s "$TMP/oops"
 
-# chunk checks: checktrace and kutrace_postproc alone
-chunks_ok() {
-	local what=$1 dir=$2 c bad=0 nopost=0
-	for c in "$dir"/kt_*.trace; do
-		"$KT_BIN/checktrace" -q "$c" > "$TMP/ct" 2>&1 || { bad=$((bad + 1)); diag "$(basename "$c"): $(tail -3 "$TMP/ct")"; }
-		(cd "$TMP" && "$KT_BIN/kutrace_postproc" "$c" -o "$TMP/one.json" --no-html > "$TMP/pp" 2>&1) ||
-			{ nopost=$((nopost + 1)); diag "postproc $(basename "$c"): $(tail -2 "$TMP/pp")"; }
+	# chunk checks: checktrace and kutrace_postproc alone
+	chunks_ok() {
+		local what=$1 dir=$2 c bad=0 nopost=0
+		for c in "$dir"/kt_*.trace; do
+			"$KT_BIN/checktrace" -q -nopf "$c" > "$TMP/ct" 2>&1 || { bad=$((bad + 1)); diag "$(basename "$c"): $(tail -3 "$TMP/ct")"; }
+			"$KT_BIN/kutrace_postproc" "$c" -o "$TMP/one.json" --no-html > "$TMP/pp" 2>&1 ||
+				{ nopost=$((nopost + 1)); diag "postproc $(basename "$c"): $(tail -2 "$TMP/pp")"; }
+		done
+		eq "$what: every chunk passes checktrace alone" 0 "$bad"
+		eq "$what: every chunk postprocesses alone" 0 "$nopost"
+	}
+
+	# 1. exact getpid count across the cuts
+	check "stream: record --stream exits 0" grep -q "^s1=0" "$log"
+	n=$(ls "$out"/s1/kt_*.trace 2>/dev/null | wc -l)
+	between "stream: the run was cut into several chunks ($n)" 3 10000 "$n"
+	check "stream: record says what it wrote" grep -q "wrote $n chunks in s1" "$out/s1.out"
+	check "stream: nothing lost" grep -q "lost: 0 entries, 0 blocks in all" "$out/s1.err"
+	pid=$(awk '$1 == "pid" { print $2; exit }' "$out/s1.out")
+	sum=0 named=0
+	for c in "$out"/s1/kt_*.trace; do
+		ktcheck "$c" > "$TMP/k.f"
+		v=$(fact "$TMP/k.f" pid "$pid" sys $NR_getpid | awk '{print $2}')
+		sum=$((sum + ${v:-0}))
+		rawtoevent_out=$("$KT_BIN/rawtoevent" "$c" 2>/dev/null | grep -c "workload")
+		[ "$rawtoevent_out" -gt 0 ] && named=$((named + 1))
 	done
-	eq "$what: every chunk passes checktrace alone" 0 "$bad"
-	eq "$what: every chunk postprocesses alone" 0 "$nopost"
+	eq "stream: the chunks hold exactly N getpid calls" "$N" "$sum"
+	eq "stream: every chunk names the workload" "$n" "$named"
+	chunks_ok "stream" "$out/s1"
+
+	# 2. --max-files 3
+	check "stream: --max-files run exits 0" grep -q "^s3=0" "$log"
+	eq "stream: --max-files 3 keeps three chunks" 3 "$(ls "$out"/s3/kt_*.trace | wc -l)"
+	last=$(ls "$out"/s3/kt_*.trace | tail -1)
+	check "stream: they are the newest" test "$(ls "$out"/s3/kt_*.trace | head -1 | sed 's/.*kt_0*//; s/\.trace//')" -eq \
+		"$(( $(basename "$last" | sed 's/kt_0*//; s/\.trace//') - 2 ))"
+
+	# 3. bad input
+	for b in 1 2 3; do
+		check "stream: bad input $b exits 2" grep -q "^bad$b=2" "$log"
+		eq "stream: bad input $b is one line" 1 "$(wc -l < "$out/bad$b.out")"
+	done
+	check "stream: the unknown unit is named" grep -q "unknown unit 'X'" "$out/bad1.out"
+	check "stream: the negative size is named" grep -q -- "-5: not a positive size" "$out/bad2.out"
+	check "stream: the missing directory is named" grep -q "/nonexistent: no such directory" "$out/bad3.out"
+	same_file "stream: tracing state unchanged by bad input" "$out/state0.out" "$out/state1.out"
+
+	# 4. a reader stopped for 5 s
+	check "stream: the workload ran on while the reader was stopped" grep -q "^loop=0" "$log"
+	check "stream: the stopped reader ended well" grep -q "^s2=0" "$log"
+	lost=$(sed -n 's/.*lost: \([0-9]*\) entries.*in all.*/\1/p' "$out/s2.err")
+	between "stream: the loss is counted ($lost entries)" 1 1000000000 "${lost:-0}"
+	check "stream: the loss is printed per CPU" grep -q "lost: cpu [0-9]*: [1-9]" "$out/s2.err"
+	: > "$TMP/lost"
+	for c in "$out"/s2/kt_*.trace; do
+		"$KT_BIN/checktrace" -v -nopf "$c" 2>&1 | grep "lost on cpu" >> "$TMP/lost"
+	done
+	check "stream: LOST entries are in the chunks" test -s "$TMP/lost"
+	tl=$(awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.]+\.\.[0-9.]+$/) { split($i, a, "\\.\\."); s += a[2] - a[1] } } END { printf "%d", s * 10 }' "$TMP/lost")
+	between "stream: the lost intervals cover most of the stop (x 0.1 s: $tl)" 20 80 "$tl"
+	chunks_ok "stream: starved reader" "$out/s2"
+
+	# 5. a full disk
+	check "stream: the full-disk run exits 0" grep -q "^s4=0" "$log"
+	eq "stream: one warning line about the disk" 1 "$(grep -c "flight recorder" "$out/s4.err")"
+	lost=$(sed -n 's/.*lost: [0-9]* entries, \([0-9]*\) blocks in all.*/\1/p' "$out/s4.err")
+	between "stream: the blocks let go are counted ($lost)" 1 1000000 "${lost:-0}"
+	chunks_ok "stream: full disk" "$out/s4"
 }
-
-# 1. exact getpid count across the cuts
-check "stream: record --stream exits 0" grep -q "^s1=0" "$log"
-n=$(ls "$out"/s1/kt_*.trace 2>/dev/null | wc -l)
-between "stream: the run was cut into several chunks ($n)" 3 10000 "$n"
-check "stream: record says what it wrote" grep -q "wrote $n chunks in s1" "$out/s1.out"
-check "stream: nothing lost" grep -q "lost: 0 entries, 0 blocks in all" "$out/s1.err"
-pid=$(awk '$1 == "pid" { print $2; exit }' "$out/s1.out")
-sum=0 named=0
-for c in "$out"/s1/kt_*.trace; do
-	ktcheck "$c" > "$TMP/k.f"
-	v=$(fact "$TMP/k.f" pid "$pid" sys $NR_getpid | awk '{print $2}')
-	sum=$((sum + ${v:-0}))
-	rawtoevent_out=$("$KT_BIN/rawtoevent" "$c" 2>/dev/null | grep -c "workload")
-	[ "$rawtoevent_out" -gt 0 ] && named=$((named + 1))
-done
-eq "stream: the chunks hold exactly N getpid calls" "$N" "$sum"
-eq "stream: every chunk names the workload" "$n" "$named"
-chunks_ok "stream" "$out/s1"
-
-# 2. --max-files 3
-check "stream: --max-files run exits 0" grep -q "^s3=0" "$log"
-eq "stream: --max-files 3 keeps three chunks" 3 "$(ls "$out"/s3/kt_*.trace | wc -l)"
-last=$(ls "$out"/s3/kt_*.trace | tail -1)
-check "stream: they are the newest" test "$(ls "$out"/s3/kt_*.trace | head -1 | sed 's/.*kt_0*//; s/\.trace//')" -eq \
-	"$(( $(basename "$last" | sed 's/kt_0*//; s/\.trace//') - 2 ))"
-
-# 3. bad input
-for b in 1 2 3; do
-	check "stream: bad input $b exits 2" grep -q "^bad$b=2" "$log"
-	eq "stream: bad input $b is one line" 1 "$(wc -l < "$out/bad$b.out")"
-done
-check "stream: the unknown unit is named" grep -q "unknown unit 'X'" "$out/bad1.out"
-check "stream: the negative size is named" grep -q -- "-5: not a positive size" "$out/bad2.out"
-check "stream: the missing directory is named" grep -q "/nonexistent: no such directory" "$out/bad3.out"
-same_file "stream: tracing state unchanged by bad input" "$out/state0.out" "$out/state1.out"
-
-# 4. a reader stopped for 5 s
-check "stream: the workload ran on while the reader was stopped" grep -q "^loop=0" "$log"
-check "stream: the stopped reader ended well" grep -q "^s2=0" "$log"
-lost=$(sed -n 's/.*lost: \([0-9]*\) entries.*in all.*/\1/p' "$out/s2.err")
-between "stream: the loss is counted ($lost entries)" 1 1000000000 "${lost:-0}"
-check "stream: the loss is printed per CPU" grep -q "lost: cpu [0-9]*: [1-9]" "$out/s2.err"
-: > "$TMP/lost"
-for c in "$out"/s2/kt_*.trace; do
-	"$KT_BIN/checktrace" -v "$c" 2>&1 | grep "lost on cpu" >> "$TMP/lost"
-done
-check "stream: LOST entries are in the chunks" test -s "$TMP/lost"
-tl=$(awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.]+\.\.[0-9.]+$/) { split($i, a, "\\.\\."); s += a[2] - a[1] } } END { printf "%d", s * 10 }' "$TMP/lost")
-between "stream: the lost intervals cover most of the stop (x 0.1 s: $tl)" 20 80 "$tl"
-chunks_ok "stream: starved reader" "$out/s2"
-
-# 5. a full disk
-check "stream: the full-disk run exits 0" grep -q "^s4=0" "$log"
-eq "stream: one warning line about the disk" 1 "$(grep -c "flight recorder" "$out/s4.err")"
-lost=$(sed -n 's/.*lost: [0-9]* entries, \([0-9]*\) blocks in all.*/\1/p' "$out/s4.err")
-between "stream: the blocks let go are counted ($lost)" 1 1000000 "${lost:-0}"
-chunks_ok "stream: full disk" "$out/s4"
+# KT_STREAM_OUT=DIR: check a guest's output kept from an earlier run.
+if [ -n "${KT_STREAM_OUT:-}" ]; then
+	out=$KT_STREAM_OUT
+else
+	vm_run "stream: guest ran the scenario" "$out" -k 6.1 -m 4 tests/vm/scenarios/stream.sh || exit 0
+	ok "stream: guest ran the scenario ($VM_AFTER)"
+fi
+stream_checks
