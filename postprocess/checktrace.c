@@ -135,8 +135,9 @@ static void lost_report(double ticks_per_us)
 			ticks_per_us / 1e6 : 0;
 		report("Warn", "lost on cpu %u: %llu entries, %llu blocks, %.6f..%.6f s (%s%s%s)",
 		       c, (unsigned long long)l->entries, (unsigned long long)l->blocks,
-		       t0, t1, l->why & 2 ? "reader behind " : "",
-		       l->why & 4 ? "overwritten " : "", l->why & 8 ? "disk " : "");
+		       t0, t1, l->why & 2 ? "reader behind" : "",
+		       (l->why & 2) && (l->why & 12) ? ", " : "",
+		       l->why & 4 ? "overwritten" : l->why & 8 ? "disk" : "");
 		if (l->bad || l->first < trace_start || l->last > trace_stop)
 			report("FAIL", "lost on cpu %u: interval runs backward or outside the trace", c);
 		te += l->entries;
