@@ -140,6 +140,17 @@ void kt_env_cmd_quiesce(void)
 {
 }
 
+void kt_env_cmd_lost_all(void)
+{
+	int self = kt_env_cpu_id();
+
+	for (int c = 0; c < KT_ENV_NR_CPUS; c++) {
+		kt_user_set_cpu(c);
+		kt_core_lost_this_cpu();
+	}
+	kt_user_set_cpu(self);
+}
+
 /* One thread plays every CPU here: close each other CPU's block in turn. */
 void kt_env_cmd_cut_all(void)
 {

@@ -499,10 +499,12 @@ int kt_stream_end(struct kt_stream_info *info)
 		e = cmd(KUTRACE_CMD_FLUSH, 0, NULL);
 	if (!e)
 		e = drain();
-	ctr = kt_ctl.stop_ctr;
-	usec = kt_ctl.stop_usec;
-	if (!ctr)
-		kt_ctl_time_pair(&ctr, &usec);
+	/* A CPU still losing at the end: its LOST entry, now that slots are free. */
+	if (!e)
+		e = cmd(KUTRACE_CMD_STREAM_CUT, KUTRACE_CUT_LOST, NULL);
+	if (!e)
+		e = drain();
+	kt_ctl_time_pair(&ctr, &usec);
 	/* What flight mode held: to disk if it takes it now, else lost. */
 	for (unsigned int i = 0; i < S.nheld; i++) {
 		uint64_t r = S.held[i], slot = (r & KUTRACE_STREAM_SLOT_MASK) - 1;

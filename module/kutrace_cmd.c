@@ -157,6 +157,9 @@ long kt_cmd(unsigned int nr, u64 arg, u64 *result)
 			/* Each chunk names its backend (FORMATS 10.2). */
 			kt_st.backend_named = false;
 			kt_env_cmd_on_prepare();
+		} else if (arg == KUTRACE_CUT_LOST) {
+			kt_env_cmd_lost_all();
+			*result = kt_st.st.cur_epoch;
 		} else if (arg == KUTRACE_CUT_SELF) {
 			kt_core_cut_this_cpu();
 			*result = kt_st.st.cur_epoch;

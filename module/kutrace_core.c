@@ -634,6 +634,27 @@ u32 kt_core_new_epoch(void)
 	return e;
 }
 
+void kt_core_lost_this_cpu(void)
+{
+	unsigned long fl = 0;
+	struct kt_cpu *c;
+	u64 now, *p;
+
+	kt_env_lock(&kt_lock, fl);
+	c = KT_THIS();
+	if (KT_STREAM && c->lost) {
+		kt_close_block(c);
+		now = kt_env_now();
+		p = kt_new_block(c, now);
+		if (p) {
+			p = kt_put_lost(c, p, now);
+			WRITE_ONCE(c->next, p);
+			kt_close_block(c);
+		}
+	}
+	kt_env_unlock(&kt_lock, fl);
+}
+
 u64 kt_core_take(void)
 {
 	struct kt_stream *s = &kt_st.st;

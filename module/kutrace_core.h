@@ -100,6 +100,11 @@ void kt_core_stream_init(void *mem);
 /* Close this CPU's block (STREAM_CUT, run on each CPU by its caller). */
 void kt_core_cut_this_cpu(void);
 /*
+ * STREAM_CUT(KUTRACE_CUT_LOST), on each CPU: if it lost entries since
+ * its last LOST entry, that entry goes into a block of its own, closed.
+ */
+void kt_core_lost_this_cpu(void);
+/*
  * STREAM_CUT(0) is kt_core_new_epoch on the calling CPU, then
  * kt_core_cut_this_cpu on every other CPU, the caller staying on its CPU.
  * kt_core_new_epoch closes this CPU's block, starts the new epoch (blocks

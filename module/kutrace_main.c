@@ -224,6 +224,16 @@ static void kt_cut_one(void *unused)
 	kt_core_cut_this_cpu();
 }
 
+static void kt_lost_one(void *unused)
+{
+	kt_core_lost_this_cpu();
+}
+
+void kt_env_cmd_lost_all(void)
+{
+	on_each_cpu(kt_lost_one, NULL, 1);
+}
+
 void kt_env_cmd_cut_all(void)
 {
 	preempt_disable();

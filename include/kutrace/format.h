@@ -390,6 +390,7 @@ static inline unsigned int kutrace_ipc_code(kutrace_u64 v)
 #define KUTRACE_STREAM_EPOCH_SHIFT	32
 #define KUTRACE_CUT_ALL		0	/* every CPU's block; a new epoch */
 #define KUTRACE_CUT_SELF	1	/* the caller's CPU's block only */
+#define KUTRACE_CUT_LOST	2	/* each CPU's pending LOST entry, alone */
 #define KUTRACE_GETLOST_ENTRIES	0
 #define KUTRACE_GETLOST_BLOCKS	1
 #define KUTRACE_GETLOST_FIRST	2	/* full counter, 0: none lost */

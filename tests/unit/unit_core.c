@@ -478,6 +478,40 @@ static void test_stream_lost_counted(void **state)
 	assert_true(kt_core_lost(KUTRACE_GETLOST_ENTRIES) == (u64)(n - stored) + 1);
 }
 
+/* Still losing when the recording ends: the LOST entry in a block alone. */
+static void test_stream_lost_at_end(void **state)
+{
+	u64 r, *b;
+	long n = 0;
+
+	(void)state;
+	kt_core_reset(KUTRACE_RESET_STREAM);
+	kt_tracing = true;
+	kt_env_fake_now = 100;
+	while (kt_core_lost(KUTRACE_GETLOST_ENTRIES) < 5) {
+		kt_trace_1(KUTRACE_MARKA, (u64)n++);
+		kt_env_fake_now++;
+	}
+	kt_tracing = false;
+	kt_core_flush();
+	kt_core_lost_this_cpu();	/* no free slot yet: nothing */
+	while ((r = kt_core_take()) != 0)
+		assert_int_equal(kt_core_give((r & KUTRACE_STREAM_SLOT_MASK) - 1), 0);
+	kt_env_fake_now = 5000;
+	kt_core_lost_this_cpu();
+	r = kt_core_take();
+	assert_true(r == take_answer(0, 0, false));
+	b = slot(0);
+	assert_true(b[FIRSTN] == (ts(5000) | kutrace_make_word(KUTRACE_LOST_EVENT,
+		    KUTRACE_LOST_READER << KUTRACE_LOST_WHY_SHIFT)));
+	assert_true(b[FIRSTN + 1] == 5);
+	assert_true(b[FIRSTN + 3] == kt_env_fake_now - 5000 + 100 + (u64)n - 1);
+	assert_true(b[FIRSTN + 4] == 0);	/* closed after it */
+	assert_true(kt_core_take() == 0);
+	kt_core_lost_this_cpu();	/* written once */
+	assert_true(kt_core_take() == 0);
+}
+
 /* The flight recorder counts the blocks it overwrites, per CPU. */
 static void test_wrap_counts_overwrite(void **state)
 {
@@ -507,6 +541,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_rawwrite_matches_core, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stream_blocks_complete, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stream_lost_counted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stream_lost_at_end, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wrap_counts_overwrite, setup, teardown),
 	};
 

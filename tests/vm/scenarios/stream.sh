@@ -16,16 +16,20 @@ kutrace_control record --stream -o s1 --rotate-size 5X -- true > bad1.out 2>&1; 
 kutrace_control record --stream -o s1 --rotate-size -5 -- true > bad2.out 2>&1; echo "bad2=$?"
 kutrace_control record --stream -o /nonexistent -- true > bad3.out 2>&1; echo "bad3=$?"
 kutrace_control test > state1.out 2>&1
-# a starved reader: SIGSTOP for 5 s while getpid loops run
+# a starved reader: SIGSTOP for 5 s while getpid loops run, and 3 s more
+# of them after it goes on (it catches up: each CPU's next block opens
+# with its LOST entry)
 kutrace_control stream -o s2 --rotate-size 1M > s2.out 2> s2.err &
 R=$!
 sleep 1
-( i=0; while [ $i -lt 60 ]; do workload getpid 20000 > /dev/null; i=$((i + 1)); done ) &
+( while [ ! -f s2.done ]; do workload getpid 20000 > /dev/null; done ) &
 L=$!
 sleep 1
 kill -STOP $R
 sleep 5
 kill -CONT $R
+sleep 3
+touch s2.done
 wait $L
 echo "loop=$?"
 kill -INT $R
