@@ -628,8 +628,18 @@ u32 kt_core_new_epoch(void)
 	p = kt_new_block(c, now);
 	if (p && c->lost)
 		p = kt_put_lost(c, p, now);
-	if (p)
+	if (p) {
+		/*
+		 * An entry at the header's time: readers place a block's first
+		 * entry more than 4096 ticks after it in the period before
+		 * (docs/FORMAT.md item 3), and the other CPUs' cut takes longer.
+		 */
+		*p++ = ((now & KUTRACE_TS_MASK) << KUTRACE_TS_SHIFT) |
+		       kutrace_make_word(KUTRACE_USERPID, kt_env_pid());
+		c->prior = now;
+		c->first = p;
 		WRITE_ONCE(c->next, p);
+	}
 	kt_env_unlock(&kt_lock, fl);
 	return e;
 }

@@ -404,12 +404,17 @@ static void test_stream_blocks_complete(void **state)
 		if (slot(0)[i] != 0)
 			fail_msg("slot 0 word %d holds %#llx", i,
 				 (unsigned long long)slot(0)[i]);
-	/* Epoch 1's first block: CPU 0's, slot 2, with block 0's header. */
+	/*
+	 * Epoch 1's first block: CPU 0's, slot 2, with block 0's header and
+	 * at once an entry at its time (the caller's pid).
+	 */
 	b = slot(2);
 	assert_true(b[KUTRACE_HDR_CPU_TIME] == 1200);
 	assert_true(b[KUTRACE_HDR0_PID] == 42);
+	assert_true(b[FIRST0] == (ts(1200) | kutrace_make_word(KUTRACE_USERPID, 42)));
+	kt_env_fake_now = 1250;
 	kt_trace_1(KUTRACE_MARKB, 3);
-	assert_true(b[FIRST0] == (ts(1200) | kutrace_make_word(KUTRACE_MARKB, 3)));
+	assert_true(b[FIRST0 + 1] == (ts(1250) | kutrace_make_word(KUTRACE_MARKB, 3)));
 	assert_int_equal(kt_core_give(0), 0);
 	assert_int_equal(kt_core_give(0), -1);	/* not taken (any more) */
 	assert_int_equal(kt_core_give(2), -1);	/* still filling */
