@@ -161,7 +161,7 @@ void kt_env_cmd_cut_all(void)
 		if (c == self)
 			continue;
 		kt_user_set_cpu(c);
-		kt_core_cut_this_cpu();
+		kt_core_cut_old_this_cpu();
 	}
 	kt_user_set_cpu(self);
 }

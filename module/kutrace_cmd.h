@@ -30,7 +30,7 @@ bool kt_env_cmd_ipc_setup(void);
 /* After RESET: which CPUs read their instruction counter. */
 void kt_env_cmd_ipc_mark(bool on);
 /*
- * STREAM_CUT(0): kt_core_new_epoch() here, then kt_core_cut_this_cpu() on
+ * STREAM_CUT(0): kt_core_new_epoch() here, then kt_core_cut_old_this_cpu() on
  * every other CPU, each on itself, without leaving this CPU meanwhile.
  */
 void kt_env_cmd_cut_all(void);

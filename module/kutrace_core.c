@@ -607,6 +607,24 @@ void kt_core_cut_this_cpu(void)
 }
 
 /*
+ * A block this CPU took after the epoch began is the new epoch's already:
+ * closing it too would end it early for nothing.
+ */
+void kt_core_cut_old_this_cpu(void)
+{
+	struct kt_stream *s = &kt_st.st;
+	unsigned long fl = 0;
+	struct kt_cpu *c;
+
+	kt_env_lock(&kt_lock, fl);
+	c = KT_THIS();
+	if (c->open && (s->epoch[kt_slot_of(c->limit)] &
+			KUTRACE_STREAM_SLOT_MASK) != s->cur_epoch)
+		kt_close_block(c);
+	kt_env_unlock(&kt_lock, fl);
+}
+
+/*
  * One hold of the lock: no block of the new epoch is handed out before
  * its first, so on this CPU the first block follows the old epoch's.
  */

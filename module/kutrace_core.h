@@ -97,8 +97,10 @@ u8 *kt_core_side(u64 i);
  */
 unsigned long kt_core_stream_bytes(unsigned long bytes);
 void kt_core_stream_init(void *mem);
-/* Close this CPU's block (STREAM_CUT, run on each CPU by its caller). */
+/* Close this CPU's block (STREAM_CUT(1)). */
 void kt_core_cut_this_cpu(void);
+/* Close it if it is of an earlier epoch (STREAM_CUT(0), on each CPU). */
+void kt_core_cut_old_this_cpu(void);
 /*
  * STREAM_CUT(KUTRACE_CUT_LOST), on each CPU: if it lost entries since
  * its last LOST entry, that entry goes into a block of its own, closed.
@@ -106,7 +108,8 @@ void kt_core_cut_this_cpu(void);
 void kt_core_lost_this_cpu(void);
 /*
  * STREAM_CUT(0) is kt_core_new_epoch on the calling CPU, then
- * kt_core_cut_this_cpu on every other CPU, the caller staying on its CPU.
+ * kt_core_cut_old_this_cpu on every other CPU, the caller staying on its
+ * CPU.
  * kt_core_new_epoch closes this CPU's block, starts the new epoch (blocks
  * handed out from then on are its) and, if a slot is free, gives this CPU
  * the epoch's first block (block 0's header) at once.  Returns the epoch.

@@ -221,7 +221,7 @@ void kt_env_cmd_on_done(void)
 
 static void kt_cut_one(void *unused)
 {
-	kt_core_cut_this_cpu();
+	kt_core_cut_old_this_cpu();
 }
 
 static void kt_lost_one(void *unused)
