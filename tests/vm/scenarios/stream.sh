@@ -1,7 +1,6 @@
 # Guest part of tests/t_vm_stream.sh: kutrace_control --stream (FORMATS 10).
 # N getpid calls across chunk cuts; --max-files; bad input; a reader
-# stopped for 5 s; a full 20 MB tmpfs.  STREAM_SECS > 0 (make soak): also
-# a run of that many seconds, rotating by size.
+# stopped for 5 s; a full 20 MB tmpfs.
 N=${N:-200000}
 mkdir -p s1 s2 s3 s4
 kutrace_control test > state0.out 2>&1
