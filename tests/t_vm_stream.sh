@@ -85,12 +85,12 @@ stream_checks() {
 		"$KT_BIN/checktrace" -v -nopf "$c" 2>&1 | grep "lost on cpu" >> "$TMP/lost"
 	done
 	check "$k: LOST entries are in the chunks" test -s "$TMP/lost"
-	# each CPU lost one interval of about the stop: the ring filled
+	# the busiest CPU lost one interval of about the stop: the ring filled
 	# within a second or two of it, the reader caught up within one after
+	# (a CPU that was mostly idle fills its block late and loses less)
 	awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9.]+\.\.[0-9.]+$/) { split($i, a, "\\.\\."); printf "%d\n", (a[2] - a[1]) * 10 } }' \
 		"$TMP/lost" | sort -n > "$TMP/lostlen"
-	between "$k: the shortest lost interval is most of the 5 s stop (x 0.1 s)" 20 60 "$(head -1 "$TMP/lostlen")"
-	between "$k: the longest lost interval is not much more than the stop (x 0.1 s)" 20 60 "$(tail -1 "$TMP/lostlen")"
+	between "$k: the longest lost interval is about the 5 s stop (x 0.1 s)" 20 60 "$(tail -1 "$TMP/lostlen")"
 	chunks_ok "$k: starved reader" "$out/s2"
 
 	# 5. a full disk
