@@ -49,6 +49,7 @@ FILE *__wrap_fopen(const char *path, const char *mode);
 static u64 *fake_buf;
 static size_t fake_bytes;
 static u64 fake_filter[1024];
+static void *fake_slots;
 static int fake_fd = -1;
 static char fake_mb[32];
 
@@ -61,13 +62,20 @@ int kt_fake_init(size_t mb)
 		return -ENOMEM;
 	memset(fake_buf, 0, fake_bytes);
 	snprintf(fake_mb, sizeof(fake_mb), "%zu\n", mb);
-	return kt_core_init(fake_bytes, fake_buf, fake_filter);
+	fake_slots = calloc(1, kt_core_stream_bytes(fake_bytes));
+	if (!fake_slots)
+		return -ENOMEM;
+	kt_core_init(fake_bytes, fake_buf, fake_filter);
+	kt_core_stream_init(fake_slots);
+	return 0;
 }
 
 void kt_fake_free(void)
 {
 	free(fake_buf);
 	fake_buf = NULL;
+	free(fake_slots);
+	fake_slots = NULL;
 }
 
 int __wrap_open(const char *path, int flags, ...)
@@ -130,6 +138,32 @@ void kt_env_cmd_on_done(void)
 
 void kt_env_cmd_quiesce(void)
 {
+}
+
+void kt_env_cmd_lost_all(void)
+{
+	int self = kt_env_cpu_id();
+
+	for (int c = 0; c < KT_ENV_NR_CPUS; c++) {
+		kt_user_set_cpu(c);
+		kt_core_lost_this_cpu();
+	}
+	kt_user_set_cpu(self);
+}
+
+/* One thread plays every CPU here: close each other CPU's block in turn. */
+void kt_env_cmd_cut_all(void)
+{
+	int self = kt_env_cpu_id();
+
+	kt_core_new_epoch();
+	for (int c = 0; c < KT_ENV_NR_CPUS; c++) {
+		if (c == self)
+			continue;
+		kt_user_set_cpu(c);
+		kt_core_cut_old_this_cpu();
+	}
+	kt_user_set_cpu(self);
 }
 
 bool kt_env_cmd_ipc_setup(void)

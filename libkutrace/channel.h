@@ -112,6 +112,37 @@ struct kt_dump_info {
  * a temporary file; nothing is left behind on failure (disk full).
  */
 int kt_ctl_dump(const char *fname, struct kt_dump_info *info);
+/*
+ * Stream mode (stream.c, docs/spec/FORMATS.md 10): chunks in dir, cut at
+ * rotate_bytes or rotate_sec (0: never), the newest max_files kept (0:
+ * all).  The module only, after RESET with KUTRACE_RESET_STREAM (flags:
+ * the flags RESET kept).  kt_stream_begin names the first chunk and turns
+ * tracing on; kt_stream_pump, called often (every 10..50 ms), writes what
+ * is complete and cuts when due; kt_stream_end turns tracing off, writes
+ * the rest and closes the last chunk.  0 or -errno.  A failed write is no
+ * error: a warning line, then a flight recorder that counts what it lets
+ * go (info.disk_full, lost_blocks).
+ */
+#define KT_STREAM_MAX_CPUS	KUTRACE_MAX_CPUS
+struct kt_stream_opts {
+	const char *dir;
+	uint64_t rotate_bytes;
+	unsigned int rotate_sec;
+	unsigned int max_files;
+	unsigned int flags;
+	const char *process_name;
+};
+struct kt_stream_info {
+	uint64_t chunks, blocks, bytes;
+	uint64_t lost_disk;	/* blocks let go by the reader */
+	int disk_full;
+	uint64_t lost_entries[KT_STREAM_MAX_CPUS];	/* GETLOST, per CPU */
+	uint64_t lost_blocks[KT_STREAM_MAX_CPUS];
+};
+int kt_stream_begin(const struct kt_stream_opts *o);
+int kt_stream_pump(void);
+int kt_stream_end(struct kt_stream_info *info);
+
 /* "<stem>_<YYYYMMDD>_<HHMMSS>_<host>_<pid>.trace" (docs/spec/FORMATS.md 2.6). */
 void kt_ctl_trace_name(const char *stem, char *buf, size_t len);
 

@@ -71,7 +71,7 @@ long kt_cmd(unsigned int nr, u64 arg, u64 *result)
 		break;
 	case KUTRACE_CMD_RESET:
 		if (arg & ~(u64)(KUTRACE_RESET_IPC | KUTRACE_RESET_WRAP |
-				 KUTRACE_RESET_LLC))
+				 KUTRACE_RESET_LLC | KUTRACE_RESET_STREAM))
 			return -EINVAL;
 		WRITE_ONCE(kt_tracing, false);
 		kt_env_cmd_quiesce();
@@ -139,6 +139,36 @@ long kt_cmd(unsigned int nr, u64 arg, u64 *result)
 		if (ret < 0)
 			return ret;
 		*result = ret;
+		break;
+	case KUTRACE_CMD_STREAM_TAKE:
+		*result = kt_core_take();
+		break;
+	case KUTRACE_CMD_STREAM_GIVE:
+		if (kt_core_give(arg))
+			return -EINVAL;
+		break;
+	case KUTRACE_CMD_STREAM_CUT:
+		if (!(kt_st.flags & KUTRACE_RESET_STREAM))
+			return -EINVAL;
+		if (arg == KUTRACE_CUT_ALL) {
+			/* The caller's CPU gets the new epoch's first block. */
+			kt_env_cmd_cut_all();
+			*result = kt_st.st.cur_epoch;
+			/* Each chunk names its backend (FORMATS 10.2). */
+			kt_st.backend_named = false;
+			kt_env_cmd_on_prepare();
+		} else if (arg == KUTRACE_CUT_LOST) {
+			kt_env_cmd_lost_all();
+			*result = kt_st.st.cur_epoch;
+		} else if (arg == KUTRACE_CUT_SELF) {
+			kt_core_cut_this_cpu();
+			*result = kt_st.st.cur_epoch;
+		} else {
+			return -EINVAL;
+		}
+		break;
+	case KUTRACE_CMD_GETLOST:
+		*result = kt_core_lost(arg);
 		break;
 	default:
 		return -ENOTTY;

@@ -29,6 +29,13 @@ void kt_env_cmd_quiesce(void);
 bool kt_env_cmd_ipc_setup(void);
 /* After RESET: which CPUs read their instruction counter. */
 void kt_env_cmd_ipc_mark(bool on);
+/*
+ * STREAM_CUT(0): kt_core_new_epoch() here, then kt_core_cut_old_this_cpu() on
+ * every other CPU, each on itself, without leaving this CPU meanwhile.
+ */
+void kt_env_cmd_cut_all(void);
+/* STREAM_CUT(KUTRACE_CUT_LOST): kt_core_lost_this_cpu() on every CPU. */
+void kt_env_cmd_lost_all(void);
 /* Copy from / to the caller's memory; bytes not copied (copy_*_user). */
 unsigned long kt_env_cmd_copy_in(void *dst, u64 uaddr, unsigned long n);
 unsigned long kt_env_cmd_copy_out(u64 uaddr, const void *src,

@@ -28,6 +28,68 @@ static inline u8 *kt_side_byte(const u64 *p)
 	return (u8 *)kt_st.base + (p - kt_st.base);
 }
 
+#define KT_STREAM	(kt_st.flags & KUTRACE_RESET_STREAM)
+
+static u32 kt_slot_of(const u64 *blk_end)
+{
+	return (u32)((kt_st.high - blk_end) / KT_WORDS);
+}
+
+/* Queue operations; kt_lock held. */
+static void kt_q_push(u32 *q, u32 head, u32 *count, u32 slot)
+{
+	q[(head + *count) % kt_st.st.n] = slot;
+	(*count)++;
+}
+
+static u32 kt_q_pop(u32 *q, u32 *head, u32 *count)
+{
+	u32 slot = q[*head];
+
+	*head = (*head + 1) % kt_st.st.n;
+	(*count)--;
+	return slot;
+}
+
+/* A free slot for a new block (stream mode, kt_lock held), or NULL. */
+static u64 *kt_stream_slot(bool *first)
+{
+	struct kt_stream *s = &kt_st.st;
+	u32 slot;
+
+	if (!s->free_count)
+		return NULL;
+	slot = kt_q_pop(s->freeq, &s->free_head, &s->free_count);
+	s->state[slot] = KT_SLOT_FILLING;
+	s->epoch[slot] = s->cur_epoch |
+			 (s->new_epoch ? (u32)KUTRACE_STREAM_FIRST : 0);
+	*first = s->new_epoch;
+	s->new_epoch = false;
+	return kt_st.high - (u64)(slot + 1) * KT_WORDS;
+}
+
+/*
+ * Flight recorder: blk, a block of CPU c's, is about to be reused.  Count
+ * it lost on c, with its start time (docs/spec/FORMATS.md 10.1).
+ */
+static void kt_count_overwrite(const u64 *blk)
+{
+	unsigned int cpu = blk[KUTRACE_HDR_CPU_TIME] >> KUTRACE_HDR_CPU_SHIFT;
+	u64 t = blk[KUTRACE_HDR_CPU_TIME] & KUTRACE_HDR_LOW56;
+	unsigned int i;
+
+	kt_env_for_each_cpu(i) {
+		struct kt_cpu *o = KT_CPU(i);
+
+		if (i != cpu)
+			continue;
+		o->lost_blocks++;
+		if (!o->total_first)
+			o->total_first = t;
+		o->total_last = t;
+	}
+}
+
 /* Is the block starting at blk the current block of some CPU? */
 static bool kt_block_in_use(const u64 *blk)
 {
@@ -55,6 +117,12 @@ static u64 *kt_new_block(struct kt_cpu *c, u64 now)
 	const char *comm = c->sw_comm ? c->sw_comm : kt_env_comm();
 	u32 pid = c->sw_comm ? c->sw_pid : kt_env_pid();
 
+	if (KT_STREAM) {
+		blk = kt_stream_slot(&first);
+		if (!blk)
+			return NULL;	/* the caller counts the loss */
+		goto header;
+	}
 	blk = kt_st.next_block - KT_WORDS;
 	while (blk < kt_st.limit || (kt_st.wrapped && kt_block_in_use(blk))) {
 		if (!(kt_st.flags & KUTRACE_RESET_WRAP) || tries++ > 1024) {
@@ -74,7 +142,9 @@ static u64 *kt_new_block(struct kt_cpu *c, u64 now)
 		}
 	}
 	kt_st.next_block = blk;
-
+	if (kt_st.wrapped)
+		kt_count_overwrite(blk);
+header:
 	if (kt_st.flags & KUTRACE_RESET_IPC)
 		flags |= KUTRACE_FLAG_IPC;
 	if (kt_st.flags & KUTRACE_RESET_WRAP)
@@ -96,6 +166,7 @@ static u64 *kt_new_block(struct kt_cpu *c, u64 now)
 	memset(&hdr[2], 0, KUTRACE_HDR_COMM_BYTES);
 	memcpy(&hdr[2], comm, strnlen(comm, KUTRACE_HDR_COMM_BYTES));
 	c->first = hdr + 4;
+	c->open = KT_STREAM;
 	WRITE_ONCE(c->limit, blk + KT_WORDS);
 	return c->first;
 }
@@ -126,14 +197,59 @@ static void kt_close_block(struct kt_cpu *c)
 {
 	u64 *old = READ_ONCE(c->next);
 	u64 *lim = READ_ONCE(c->limit);
+	struct kt_stream *s = &kt_st.st;
+	u32 slot;
 
 	while (old && old < lim) {
 		if (kt_env_cmpxchg(&c->next, old, lim) == old) {
 			memset(old, 0, (lim - old) * sizeof(u64));
-			return;
+			break;
 		}
 		old = READ_ONCE(c->next);
 	}
+	if (!c->open)
+		return;
+	/* Stream mode: the reader may have it now; nothing fuses into it. */
+	c->open = false;
+	c->first = lim;
+	slot = kt_slot_of(lim);
+	s->state[slot] = KT_SLOT_COMPLETE;
+	kt_q_push(s->doneq, s->done_head, &s->done_count, slot);
+}
+
+/*
+ * The LOST entry (docs/spec/FORMATS.md 10.3) that opens a CPU's first
+ * block after it lost entries; returns the word after it.
+ */
+static u64 *kt_put_lost(struct kt_cpu *c, u64 *p, u64 now)
+{
+	p[0] = ((now & KUTRACE_TS_MASK) << KUTRACE_TS_SHIFT) |
+	       kutrace_make_word(KUTRACE_LOST_EVENT,
+				 (kt_env_cpu_id() & KUTRACE_LOST_CPU_MASK) |
+				 (KUTRACE_LOST_READER <<
+				  KUTRACE_LOST_WHY_SHIFT));
+	p[1] = c->lost;
+	p[2] = c->lost_first & KUTRACE_HDR_LOW56;
+	p[3] = c->lost_last & KUTRACE_HDR_LOW56;
+	c->lost = 0;
+	c->lost_first = 0;
+	c->lost_last = 0;
+	c->prior = now;	/* a TSDELTA after it counts from it */
+	c->first = p + KUTRACE_LOST_WORDS;
+	return c->first;
+}
+
+/* An entry stream mode could not keep: no free slot. */
+static void kt_count_lost(struct kt_cpu *c, u64 now)
+{
+	if (!c->lost)
+		c->lost_first = now;
+	c->lost_last = now;
+	c->lost++;
+	if (!c->total_first)
+		c->total_first = now;
+	c->total_last = now;
+	c->lost_total++;
 }
 
 /*
@@ -153,6 +269,8 @@ static u64 *kt_claim_slow(struct kt_cpu *c, unsigned int len,
 		kt_close_block(c);
 		*ntsd = 0;
 		p = kt_new_block(c, now);
+		if (p && c->lost)
+			p = kt_put_lost(c, p, now);
 		if (p)
 			WRITE_ONCE(c->next, p + len);
 	}
@@ -212,9 +330,17 @@ static int kt_put(const u64 *w, unsigned int len, bool forced, bool ipc)
 	}
 	p = force ? NULL : kt_claim_fast(c, len + ntsd);
 	if (unlikely(!p)) {
-		p = kt_claim_slow(c, len, &ntsd, force, now);
-		if (!p)
+		/* Starved of slots: count without taking the lock. */
+		if (KT_STREAM && !c->open && !READ_ONCE(kt_st.st.free_count)) {
+			kt_count_lost(c, now);
 			goto out;
+		}
+		p = kt_claim_slow(c, len, &ntsd, force, now);
+		if (!p) {
+			if (KT_STREAM)
+				kt_count_lost(c, now);
+			goto out;
+		}
 	}
 	if (ipc && (kt_st.flags & KUTRACE_RESET_IPC))
 		code = kt_ipc_code(c, now);
@@ -369,9 +495,14 @@ int kt_core_init(unsigned long bytes, u64 *buf, u64 *pid_filter)
 unsigned int kt_core_reset(unsigned int flags)
 {
 	unsigned int cpu;
+	struct kt_stream *s = &kt_st.st;
+	u32 i;
 
 	WRITE_ONCE(kt_tracing, false);
-	flags &= KUTRACE_RESET_IPC | KUTRACE_RESET_WRAP;
+	flags &= KUTRACE_RESET_IPC | KUTRACE_RESET_WRAP |
+		 (kt_st.stream_mem ? KUTRACE_RESET_STREAM : 0);
+	if (flags & KUTRACE_RESET_STREAM)
+		flags &= ~KUTRACE_RESET_WRAP;
 	kt_st.flags = flags;
 	kt_st.high = kt_st.base + kt_st.bytes / sizeof(u64);
 	kt_st.limit = kt_st.base;
@@ -382,6 +513,20 @@ unsigned int kt_core_reset(unsigned int flags)
 	kt_st.full = false;
 	kt_st.backend_named = false;
 	memset(kt_st.pid_filter, 0, 8192);
+	s->n = (u32)((kt_st.high - kt_st.limit) / KT_WORDS);
+	s->free_head = 0;
+	s->free_count = 0;
+	s->done_head = 0;
+	s->done_count = 0;
+	s->cur_epoch = 0;
+	s->new_epoch = true;
+	if (flags & KUTRACE_RESET_STREAM) {
+		for (i = 0; i < s->n; i++) {
+			s->state[i] = KT_SLOT_FREE;
+			s->freeq[i] = i;
+		}
+		s->free_count = s->n;
+	}
 	kt_env_for_each_cpu(cpu) {
 		struct kt_cpu *c = KT_CPU(cpu);
 
@@ -391,6 +536,14 @@ unsigned int kt_core_reset(unsigned int flags)
 		c->prior = 0;
 		c->prior_inst = 0;
 		c->sw_comm = NULL;
+		c->open = false;
+		c->lost = 0;
+		c->lost_first = 0;
+		c->lost_last = 0;
+		c->lost_total = 0;
+		c->lost_blocks = 0;
+		c->total_first = 0;
+		c->total_last = 0;
 	}
 	return flags;
 }
@@ -400,12 +553,22 @@ u64 kt_core_flush(void)
 {
 	unsigned int cpu;
 	u64 n = 0;
+	unsigned long fl = 0;
 
 	WRITE_ONCE(kt_tracing, false);
 	kt_env_for_each_cpu(cpu) {
 		struct kt_cpu *c = KT_CPU(cpu);
 		u64 *p = c->next;
 
+		if (c->open) {
+			/* Stream mode: tracing is off, so closing it here is safe. */
+			if (p && p < c->limit)
+				n += c->limit - p;
+			kt_env_lock(&kt_lock, fl);
+			kt_close_block(c);
+			kt_env_unlock(&kt_lock, fl);
+			continue;
+		}
 		if (!p || p >= c->limit)
 			continue;
 		n += c->limit - p;
@@ -415,8 +578,177 @@ u64 kt_core_flush(void)
 	return n;
 }
 
+unsigned long kt_core_stream_bytes(unsigned long bytes)
+{
+	unsigned long n = bytes / KUTRACE_BLOCK_BYTES;
+
+	return n * (3 * sizeof(u32) + sizeof(u8));
+}
+
+void kt_core_stream_init(void *mem)
+{
+	struct kt_stream *s = &kt_st.st;
+
+	s->max = (u32)(kt_st.bytes / KUTRACE_BLOCK_BYTES);
+	s->epoch = mem;
+	s->freeq = s->epoch + s->max;
+	s->doneq = s->freeq + s->max;
+	s->state = (u8 *)(s->doneq + s->max);
+	kt_st.stream_mem = mem;
+}
+
+void kt_core_cut_this_cpu(void)
+{
+	unsigned long fl = 0;
+
+	kt_env_lock(&kt_lock, fl);
+	kt_close_block(KT_THIS());
+	kt_env_unlock(&kt_lock, fl);
+}
+
+/*
+ * A block this CPU took after the epoch began is the new epoch's already:
+ * closing it too would end it early for nothing.
+ */
+void kt_core_cut_old_this_cpu(void)
+{
+	struct kt_stream *s = &kt_st.st;
+	unsigned long fl = 0;
+	struct kt_cpu *c;
+
+	kt_env_lock(&kt_lock, fl);
+	c = KT_THIS();
+	if (c->open && (s->epoch[kt_slot_of(c->limit)] &
+			KUTRACE_STREAM_SLOT_MASK) != s->cur_epoch)
+		kt_close_block(c);
+	kt_env_unlock(&kt_lock, fl);
+}
+
+/*
+ * One hold of the lock: no block of the new epoch is handed out before
+ * its first, so on this CPU the first block follows the old epoch's.
+ */
+u32 kt_core_new_epoch(void)
+{
+	unsigned long fl = 0;
+	struct kt_cpu *c;
+	u64 now, *p;
+	u32 e;
+
+	kt_env_lock(&kt_lock, fl);
+	c = KT_THIS();
+	kt_close_block(c);
+	e = ++kt_st.st.cur_epoch;
+	/* Every task seen in the new chunk is named in it again. */
+	memset(kt_st.pid_filter, 0, 8192);
+	kt_st.st.new_epoch = true;	/* if no slot is free: the next one */
+	now = kt_env_now();
+	p = kt_new_block(c, now);
+	if (p && c->lost)
+		p = kt_put_lost(c, p, now);
+	if (p) {
+		/*
+		 * An entry at the header's time: readers place a block's first
+		 * entry more than 4096 ticks after it in the period before
+		 * (docs/FORMAT.md item 3), and the other CPUs' cut takes longer.
+		 */
+		*p++ = ((now & KUTRACE_TS_MASK) << KUTRACE_TS_SHIFT) |
+		       kutrace_make_word(KUTRACE_USERPID, kt_env_pid());
+		c->prior = now;
+		c->first = p;
+		WRITE_ONCE(c->next, p);
+	}
+	kt_env_unlock(&kt_lock, fl);
+	return e;
+}
+
+void kt_core_lost_this_cpu(void)
+{
+	unsigned long fl = 0;
+	struct kt_cpu *c;
+	u64 now, *p;
+
+	kt_env_lock(&kt_lock, fl);
+	c = KT_THIS();
+	if (KT_STREAM && c->lost) {
+		kt_close_block(c);
+		now = kt_env_now();
+		p = kt_new_block(c, now);
+		if (p) {
+			p = kt_put_lost(c, p, now);
+			WRITE_ONCE(c->next, p);
+			kt_close_block(c);
+		}
+	}
+	kt_env_unlock(&kt_lock, fl);
+}
+
+u64 kt_core_take(void)
+{
+	struct kt_stream *s = &kt_st.st;
+	unsigned long fl = 0;
+	u64 r = 0;
+	u32 slot;
+
+	if (!KT_STREAM)
+		return 0;
+	kt_env_lock(&kt_lock, fl);
+	if (s->done_count) {
+		slot = kt_q_pop(s->doneq, &s->done_head, &s->done_count);
+		s->state[slot] = KT_SLOT_TAKEN;
+		r = ((u64)(s->epoch[slot] & KUTRACE_STREAM_SLOT_MASK) <<
+		     KUTRACE_STREAM_EPOCH_SHIFT) | (slot + 1) |
+		    (s->epoch[slot] & KUTRACE_STREAM_FIRST);
+	}
+	kt_env_unlock(&kt_lock, fl);
+	return r;
+}
+
+int kt_core_give(u64 slot)
+{
+	struct kt_stream *s = &kt_st.st;
+	unsigned long fl = 0;
+	int r = -1;
+
+	if (!KT_STREAM)
+		return -1;
+	kt_env_lock(&kt_lock, fl);
+	if (slot < s->n && s->state[slot] == KT_SLOT_TAKEN) {
+		s->state[slot] = KT_SLOT_FREE;
+		kt_q_push(s->freeq, s->free_head, &s->free_count, (u32)slot);
+		r = 0;
+	}
+	kt_env_unlock(&kt_lock, fl);
+	return r;
+}
+
+u64 kt_core_lost(u64 arg)
+{
+	unsigned int cpu;
+
+	kt_env_for_each_cpu(cpu) {
+		struct kt_cpu *c = KT_CPU(cpu);
+
+		if (cpu != arg / KUTRACE_GETLOST_FIELDS)
+			continue;
+		switch (arg % KUTRACE_GETLOST_FIELDS) {
+		case KUTRACE_GETLOST_ENTRIES:
+			return c->lost_total;
+		case KUTRACE_GETLOST_BLOCKS:
+			return c->lost_blocks;
+		case KUTRACE_GETLOST_FIRST:
+			return c->total_first;
+		default:
+			return c->total_last;
+		}
+	}
+	return 0;
+}
+
 u64 kt_core_blocks(void)
 {
+	if (KT_STREAM)
+		return 0;
 	if (kt_st.wrapped)
 		return (kt_st.high - kt_st.limit) / KT_WORDS;
 	return (kt_st.high - kt_st.next_block) / KT_WORDS;

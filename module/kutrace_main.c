@@ -75,6 +75,7 @@ void kt_net_filter(u64 *init, u64 mask[3])
 static const struct kt_backend *kt_backend = &kt_tp_backend;
 static u64 *kt_buf;
 static u64 *kt_filter;
+static void *kt_slots;		/* stream mode: the slot tables */
 static unsigned long kt_open_flag;
 static DEFINE_MUTEX(kt_ctl_mutex);
 static bool kt_unloading;	/* under kt_ctl_mutex */
@@ -218,6 +219,29 @@ void kt_env_cmd_on_done(void)
 	on_each_cpu(kt_note_current, NULL, 1);
 }
 
+static void kt_cut_one(void *unused)
+{
+	kt_core_cut_old_this_cpu();
+}
+
+static void kt_lost_one(void *unused)
+{
+	kt_core_lost_this_cpu();
+}
+
+void kt_env_cmd_lost_all(void)
+{
+	on_each_cpu(kt_lost_one, NULL, 1);
+}
+
+void kt_env_cmd_cut_all(void)
+{
+	preempt_disable();
+	kt_core_new_epoch();
+	smp_call_function(kt_cut_one, NULL, 1);
+	preempt_enable();
+}
+
 void kt_env_cmd_quiesce(void)
 {
 	synchronize_rcu();
@@ -287,7 +311,8 @@ u64 kt_control_call(u64 cmd, u64 arg)
 		nr = KUTRACE_IOC_INSERT1_FORCED_NR;
 	else if (cmd == KUTRACE_CMD_INSERTN_FORCED)
 		nr = KUTRACE_IOC_INSERTN_FORCED_NR;
-	else if (cmd <= KUTRACE_CMD_MAX)
+	else if (cmd <= KUTRACE_CMD_MAX ||
+		 (cmd >= KUTRACE_CMD_STREAM_LO && cmd <= KUTRACE_CMD_STREAM_HI))
 		nr = cmd;
 	else
 		return KUTRACE_CMD_ERROR;
@@ -304,7 +329,7 @@ static long kt_ioctl(struct file *f, unsigned int cmd, unsigned long uarg)
 	unsigned int nr = _IOC_NR(cmd);
 	long ret;
 
-	if (nr > KUTRACE_IOC_INSERTN_FORCED_NR || cmd != KUTRACE_IOC(nr))
+	if (nr > KUTRACE_CMD_STREAM_HI || cmd != KUTRACE_IOC(nr))
 		return -ENOTTY;
 	if (kt_state_changing(nr) && !kt_allowed())
 		return -EPERM;
@@ -325,7 +350,8 @@ static int kt_mmap(struct file *f, struct vm_area_struct *vma)
 	/* A descriptor passed on to a user must not read the trace either. */
 	if (!kt_allowed())
 		return -EPERM;
-	if (READ_ONCE(kt_tracing))
+	/* Stream mode: the reader reads the blocks it took while tracing. */
+	if (READ_ONCE(kt_tracing) && !(kt_st.flags & KUTRACE_RESET_STREAM))
 		return -EBUSY;
 	if (vma->vm_flags & VM_WRITE)
 		return -EPERM;
@@ -410,13 +436,15 @@ static int __init kt_init(void)
 	}
 	kt_buf = vmalloc_user(tracemb << 20);
 	kt_filter = vzalloc(8192);
-	if (!kt_buf || !kt_filter) {
+	kt_slots = vzalloc(kt_core_stream_bytes(tracemb << 20));
+	if (!kt_buf || !kt_filter || !kt_slots) {
 		pr_err("kutrace: cannot allocate %ld MiB of trace buffer\n",
 		       tracemb);
 		ret = -ENOMEM;
 		goto fail;
 	}
 	kt_core_init(tracemb << 20, kt_buf, kt_filter);
+	kt_core_stream_init(kt_slots);
 #ifdef CONFIG_X86
 	if (!boot_cpu_has(X86_FEATURE_CONSTANT_TSC) || check_tsc_unstable())
 		pr_warn("kutrace: TSC is not constant/stable; cross-CPU times are approximate\n");
@@ -444,6 +472,7 @@ static int __init kt_init(void)
 fail:
 	vfree(kt_buf);
 	vfree(kt_filter);
+	vfree(kt_slots);
 	return ret;
 }
 
@@ -466,6 +495,7 @@ static void __exit kt_exit(void)
 	kt_ipc_release();
 	vfree(kt_buf);
 	vfree(kt_filter);
+	vfree(kt_slots);
 	pr_info("kutrace: unloaded\n");
 }
 

@@ -92,6 +92,63 @@ struct counts {
 
 static struct counts cnt;
 
+/* LOST entries (docs/spec/FORMATS.md 10.3), summed per CPU they name. */
+static struct lost {
+	uint64_t entries, blocks, first, last, n;
+	unsigned int why;	/* 1 << reason, OR of all */
+	int bad;		/* an interval running backward */
+} lost[256];
+static uint64_t trace_start, trace_stop;
+
+static void count_lost(const uint64_t *e)
+{
+	struct lost *l = &lost[e[0] & KUTRACE_LOST_CPU_MASK];
+	unsigned int why = (unsigned int)((e[0] >> KUTRACE_LOST_WHY_SHIFT) &
+					  KUTRACE_LOST_WHY_MASK);
+
+	l->entries += e[1];
+	l->blocks += (e[0] & KUTRACE_ARG32_MASK) >> KUTRACE_LOST_BLOCKS_SHIFT;
+	if (!l->n || e[2] < l->first)
+		l->first = e[2];
+	if (!l->n || e[3] > l->last)
+		l->last = e[3];
+	if (e[2] > e[3])
+		l->bad = 1;
+	l->why |= 1u << (why < 31 ? why : 31);
+	l->n++;
+}
+
+static void lost_report(double ticks_per_us)
+{
+	uint64_t te = 0, tb = 0;
+	long cpus = 0;
+
+	for (unsigned int c = 0; c < 256; c++) {
+		const struct lost *l = &lost[c];
+		double t0, t1;
+
+		if (!l->n)
+			continue;
+		t0 = ticks_per_us > 0 ? (double)(int64_t)(l->first - trace_start) /
+			ticks_per_us / 1e6 : 0;
+		t1 = ticks_per_us > 0 ? (double)(int64_t)(l->last - trace_start) /
+			ticks_per_us / 1e6 : 0;
+		report("Warn", "lost on cpu %u: %llu entries, %llu blocks, %.6f..%.6f s (%s%s%s)",
+		       c, (unsigned long long)l->entries, (unsigned long long)l->blocks,
+		       t0, t1, l->why & 2 ? "reader behind" : "",
+		       (l->why & 2) && (l->why & 12) ? ", " : "",
+		       l->why & 4 ? "overwritten" : l->why & 8 ? "disk" : "");
+		if (l->bad || l->first < trace_start || l->last > trace_stop)
+			report("FAIL", "lost on cpu %u: interval runs backward or outside the trace", c);
+		te += l->entries;
+		tb += l->blocks;
+		cpus++;
+	}
+	if (cpus)
+		report("info", "lost: %llu entries, %llu blocks on %ld CPUs",
+		       (unsigned long long)te, (unsigned long long)tb, cpus);
+}
+
 /*
  * Events per time bucket, for the "busiest interval" lines.  A hash of the
  * buckets that hold events: one block claiming a time far away costs one
@@ -176,6 +233,11 @@ static void count_entry(unsigned int ev, const uint64_t *e, unsigned int len)
 	unsigned int type = ev & KUTRACE_TYPE_MASK;
 	uint64_t w = e[0];
 
+	if (kutrace_is_varlen(ev) && type == KUTRACE_LOST) {
+		if (len == KUTRACE_LOST_WORDS)
+			count_lost(e);
+		return;
+	}
 	if (kutrace_is_varlen(ev)) {
 		cnt.names++;
 		if (type == KUTRACE_BACKEND_NAME && len > 1) {
@@ -307,8 +369,8 @@ static void check_header(const struct kt_block *b, const struct kt_raw *r)
 {
 	long bi = b->index;
 
-	if (b->flags & KUTRACE_FLAG_UNUSED)
-		report("Warn", "block %ld: unused flag bit 0x10 set", bi);
+	if ((b->flags & KUTRACE_FLAG_STREAM) && bi != 0)
+		report("Warn", "block %ld: stream flag 0x10 outside block 0", bi);
 	if (b->pid >= (1u << 20))
 		report("Warn", "block %ld: pid %u >= 2^20", bi, b->pid);
 	if (b->mhz && (b->mhz < 25 || b->mhz > 9999))
@@ -403,6 +465,8 @@ static void check_blocks(const char *path, struct tally *t)
 	if (kt_raw_open(&r, path) != 0)
 		kt_die("%s", r.err);
 	nrefs = kt_raw_index(&r, &refs);
+	trace_start = r.start_ctr;
+	trace_stop = r.stop_ctr;
 	if (nrefs < 0) {
 		report("FAIL", "%s", r.err);
 		nrefs = 0;
@@ -459,6 +523,7 @@ static void rate_report(const struct tally *t)
 
 static void summary(const struct tally *t)
 {
+	lost_report(t->ticks_per_us);
 	report("info", "%ld blocks, %d CPUs, flags %#04x%s%s%s", t->blocks, t->ncpus, t->orflags,
 	       t->orflags & KUTRACE_FLAG_IPC ? " IPC" : "",
 	       t->orflags & KUTRACE_FLAG_LLC ? " LLC" : "", t->wrap ? " WRAP" : "");

@@ -6,13 +6,19 @@
  *   kutrace_control CMD [CMD ...]   the same commands as arguments
  *   kutrace_control 1 | 0           go and exit / stop and exit
  *   kutrace_control record [-o F] [--ipc] [--wrap] -- CMD ARGS
+ *   kutrace_control record --stream -o DIR [--rotate-size S]
+ *                   [--rotate-time T] [--max-files N] -- CMD ARGS
+ *   kutrace_control stream -o DIR [...]   until SIGINT or SIGTERM
  */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "tool.h"
@@ -26,6 +32,9 @@
 static const char *usage_text =
 "usage: kutrace_control [--backend=module|bpf] [--tracemb=MB] [--user-kb=KB] [-force] [COMMAND ...]\n"
 "       kutrace_control [--backend=...] record [-o FILE] [--ipc] [--wrap] -- CMD [ARGS]\n"
+"       kutrace_control [--backend=...] record --stream -o DIR [--rotate-size SIZE]\n"
+"                       [--rotate-time SECONDS] [--max-files N] [--ipc] -- CMD [ARGS]\n"
+"       kutrace_control stream -o DIR [--rotate-size ...] (until SIGINT/SIGTERM)\n"
 "       (record also takes --backend, --tracemb and --user-kb after it)\n"
 "       kutrace_control 1 | 0        (go and exit | stop and exit)\n"
 "\n"
@@ -41,6 +50,11 @@ static const char *usage_text =
 "  (empty line)    stat\n"
 "record traces exactly the run of CMD and writes FILE (default\n"
 "ku_<date>_<time>_<host>_<pid>.trace).\n"
+"--stream writes the trace to DIR while tracing runs, as chunks\n"
+"DIR/kt_000000.trace, kt_000001.trace, ... each a trace of its own, cut\n"
+"every SIZE bytes (K, M, G: KiB, MiB, GiB) or SECONDS; --max-files keeps\n"
+"the newest N.  Entries the disk or the reader could not keep are\n"
+"counted per CPU, recorded in the trace and printed at the end (module only).\n"
 "Backends: the kutrace module when /dev/kutrace exists, else BPF (no\n"
 "module: Secure Boot, lockdown, managed kernels; needs kernel BTF and\n"
 "root); --backend forces one.  The BPF backend is set up by go/record\n"
@@ -465,14 +479,257 @@ static int global_option(const char *arg)
 	return 1;
 }
 
+/* SIZE with an optional K, M or G (powers of 1024); -1 and a message if bad. */
+static long long parse_size(const char *opt, const char *s)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (end == s || errno || v <= 0) {
+		fprintf(stderr, "%s: %s %s: not a positive size\n", prog_name,
+			opt, s);
+		return -1;
+	}
+	if (*end && end[1] == 0 && strchr("kKmMgG", *end)) {
+		v <<= *end == 'k' || *end == 'K' ? 10 :
+		      *end == 'm' || *end == 'M' ? 20 : 30;
+	} else if (*end) {
+		fprintf(stderr, "%s: %s %s: unknown unit '%s' (use K, M or G)\n",
+			prog_name, opt, s, end);
+		return -1;
+	}
+	return v;
+}
+
+static long long parse_count(const char *opt, const char *s)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (end == s || *end || errno || v <= 0 || v > 1000000000) {
+		fprintf(stderr, "%s: %s %s: not a positive whole number\n",
+			prog_name, opt, s);
+		return -1;
+	}
+	return v;
+}
+
+/* Stream options; 1 taken (with *i advanced), 0 not ours, -1 bad (printed). */
+static int stream_option(int argc, char **argv, int *i,
+			 struct kt_stream_opts *o, int *stream)
+{
+	const char *a = argv[*i];
+	long long v;
+
+	if (!strcmp(a, "--stream")) {
+		*stream = 1;
+		return 1;
+	}
+	if (strcmp(a, "--rotate-size") && strcmp(a, "--rotate-time") &&
+	    strcmp(a, "--max-files"))
+		return 0;
+	if (*i + 1 >= argc) {
+		fprintf(stderr, "%s: %s needs a value\n", prog_name, a);
+		return -1;
+	}
+	if (!strcmp(a, "--rotate-size")) {
+		v = parse_size(a, argv[*i + 1]);
+		o->rotate_bytes = (uint64_t)v;
+	} else {
+		v = parse_count(a, argv[*i + 1]);
+		if (!strcmp(a, "--rotate-time"))
+			o->rotate_sec = (unsigned int)v;
+		else
+			o->max_files = (unsigned int)v;
+	}
+	if (v < 0)
+		return -1;
+	*stream = 1;
+	(*i)++;
+	return 1;
+}
+
+static int check_dir(const char *dir)
+{
+	struct stat st;
+
+	if (!dir) {
+		fprintf(stderr, "%s: --stream needs -o DIR\n", prog_name);
+		return -1;
+	}
+	if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "%s: -o %s: %s\n", prog_name, dir,
+			stat(dir, &st) != 0 ? "no such directory" : "not a directory");
+		return -1;
+	}
+	if (access(dir, W_OK | X_OK) != 0) {
+		fprintf(stderr, "%s: -o %s: not writable\n", prog_name, dir);
+		return -1;
+	}
+	return 0;
+}
+
+static volatile sig_atomic_t stream_stop;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	stream_stop = 1;
+}
+
+/* Reset for streaming and start; 0, or 1 with the reason printed. */
+static int stream_go(struct kt_stream_opts *o, unsigned int flags)
+{
+	int e;
+
+	if (user_kb) {
+		fprintf(stderr, "%s: --stream and --user-kb do not go together "
+			"yet\n", prog_name);
+		return 1;
+	}
+	if (kt_ctl_via() != KT_CTL_DEVICE) {
+		fprintf(stderr, "%s: --stream needs the kutrace module (%s)\n",
+			prog_name, KUTRACE_DEVICE);
+		return 1;
+	}
+	if (do_reset(flags | KUTRACE_RESET_STREAM))
+		return 1;
+	if (!(cur_flags & KUTRACE_RESET_STREAM)) {
+		fprintf(stderr, "%s: this kutrace module cannot stream (too "
+			"old: load the one of this kutrace)\n", prog_name);
+		kt_ctl_reset(0, NULL);
+		return 1;
+	}
+	o->flags = cur_flags;
+	o->process_name = "kutrace_control";
+	e = kt_stream_begin(o);
+	if (e) {
+		fail("stream", e);
+		kt_ctl_reset(0, NULL);
+		return 1;
+	}
+	return 0;
+}
+
+/* Stop, write the rest, say what was written and what was lost. */
+static int stream_end(const char *dir)
+{
+	struct kt_stream_info in;
+	uint64_t te = 0, tb = 0;
+	int e = kt_stream_end(&in);
+
+	for (unsigned int c = 0; c < KT_STREAM_MAX_CPUS; c++) {
+		if (!in.lost_entries[c] && !in.lost_blocks[c])
+			continue;
+		fprintf(stderr, "%s: lost: cpu %u: %llu entries, %llu blocks\n",
+			prog_name, c, (unsigned long long)in.lost_entries[c],
+			(unsigned long long)in.lost_blocks[c]);
+		te += in.lost_entries[c];
+		tb += in.lost_blocks[c];
+	}
+	fprintf(stderr, "%s: lost: %llu entries, %llu blocks in all%s\n",
+		prog_name, (unsigned long long)te, (unsigned long long)tb,
+		in.disk_full ? " (writing failed: see above)" : "");
+	printf("%s: wrote %llu chunks in %s, %llu blocks, %llu bytes\n",
+	       prog_name, (unsigned long long)in.chunks, dir,
+	       (unsigned long long)in.blocks, (unsigned long long)in.bytes);
+	/* The reader's cost: CPU of one core per 10 MB/s written (issue 44). */
+	struct rusage ru;
+
+	if (in.bytes && getrusage(RUSAGE_SELF, &ru) == 0) {
+		double cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+			     (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+
+		printf("%s: reader: %.3f s of CPU for %.1f MB: %.2f %% of a core "
+		       "per 10 MB/s\n", prog_name, cpu, (double)in.bytes / 1e6,
+		       cpu * 10 / ((double)in.bytes / 1e6) * 100);
+	}
+	fflush(stdout);
+	kt_ctl_reset(0, NULL);
+	if (e)
+		fail("stream", e);
+	return e ? 1 : 0;
+}
+
+/* Write until the child ends (pid > 0) or a signal asks (pid 0). */
+static int stream_loop(pid_t pid, int *st)
+{
+	struct timespec nap = { 0, 20 * 1000 * 1000 };
+	int e = 0;
+
+	for (;;) {
+		if (pid > 0) {
+			pid_t w = waitpid(pid, st, WNOHANG);
+
+			if (w == pid || (w < 0 && errno != EINTR))
+				break;
+		} else if (stream_stop) {
+			break;
+		}
+		e = kt_stream_pump();
+		if (e) {
+			fail("stream", e);
+			break;
+		}
+		nanosleep(&nap, NULL);
+	}
+	if (e && pid > 0)
+		while (waitpid(pid, st, 0) < 0 && errno == EINTR)
+			;
+	return e;
+}
+
+/* kutrace_control stream -o DIR [...]: stream until SIGINT or SIGTERM. */
+static int stream_cmd(int argc, char **argv)
+{
+	struct kt_stream_opts o = { 0 };
+	const char *out = NULL;
+	int stream = 1, e;
+
+	for (int i = 0; i < argc; i++) {
+		int r = stream_option(argc, argv, &i, &o, &stream);
+
+		if (r < 0)
+			return 2;
+		if (r)
+			continue;
+		if (!strcmp(argv[i], "-o") && i + 1 < argc) {
+			out = argv[++i];
+		} else if (!global_option(argv[i])) {
+			fprintf(stderr, "%s: stream: unknown option %s\n",
+				prog_name, argv[i]);
+			return 2;
+		}
+	}
+	o.dir = out;
+	if (check_dir(out))
+		return 2;
+	if (open_or_die(1) || stream_go(&o, 0))
+		return 1;
+	signal(SIGINT, on_stop_signal);
+	signal(SIGTERM, on_stop_signal);
+	e = stream_loop(0, NULL);
+	return stream_end(out) || e ? 1 : 0;
+}
+
 static int record(int argc, char **argv)
 {
+	struct kt_stream_opts so = { 0 };
 	const char *out = NULL;
 	unsigned int flags = 0;
-	int i, st, e;
+	int i, st, e, stream = 0, r;
 	pid_t pid;
 
 	for (i = 0; i < argc; i++) {
+		r = stream_option(argc, argv, &i, &so, &stream);
+		if (r < 0)
+			return 2;
+		if (r)
+			continue;
 		if (!strcmp(argv[i], "--")) {
 			i++;
 			break;
@@ -496,6 +753,39 @@ static int record(int argc, char **argv)
 		fprintf(stderr, "%s: record: no command given\n%s", prog_name,
 			usage_text);
 		return 2;
+	}
+	if (stream) {
+		if ((flags & KUTRACE_RESET_WRAP)) {
+			fprintf(stderr, "%s: record: --stream and --wrap do not go "
+				"together\n", prog_name);
+			return 2;
+		}
+		so.dir = out;
+		if (check_dir(out))
+			return 2;
+		if (open_or_die(1) || stream_go(&so, flags))
+			return 1;
+		/* The device stays ours: the program's marks take system call 1023. */
+		pid = fork();
+		if (pid < 0) {
+			perror("fork");
+			kt_stream_end(&(struct kt_stream_info){ 0 });
+			return 1;
+		}
+		if (pid == 0) {
+			kt_ctl_close();
+			execvp(argv[i], argv + i);
+			fprintf(stderr, "%s: cannot run %s: %s\n", prog_name,
+				argv[i], strerror(errno));
+			_exit(127);
+		}
+		signal(SIGINT, SIG_IGN);
+		e = stream_loop(pid, &st);
+		if (stream_end(out) || e)
+			return 1;
+		if (WIFEXITED(st))
+			return WEXITSTATUS(st);
+		return 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 	}
 	if (open_or_die(1))
 		return 1;
@@ -565,6 +855,8 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1 && !strcmp(argv[1], "record"))
 		return record(argc - 2, argv + 2);
+	if (argc > 1 && !strcmp(argv[1], "stream"))
+		return stream_cmd(argc - 2, argv + 2);
 	/* Also for a user who may not open the device. */
 	if (argc == 2 && !strcmp(argv[1], "status"))
 		return do_status() ? 1 : 0;

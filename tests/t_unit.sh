@@ -15,7 +15,7 @@ cmocka() {
 }
 # The module's trace-buffer core in userspace (module/user/): claim,
 # headers, fusion, TSDELTA, abandoned blocks, wraparound, full buffer.
-cmocka unit_core 9 "the module core"
+cmocka unit_core 13 "the module core"
 # Raw blocks to events (lib/decode/decode.c), one test per class of entry, and
 # events to spans (lib/spans/span.c), one per kind of nesting.
 cmocka unit_decode 9 "kt_decode_block"

@@ -131,6 +131,27 @@ typedef __s64 kutrace_s64;
  * Unknown name types are ignored by the original readers.
  */
 #define KUTRACE_BACKEND_NAME	0x107
+/*
+ * kutrace extension: entries lost on one CPU (docs/spec/FORMATS.md 10.3),
+ * KUTRACE_LOST_WORDS words, event 0x148:
+ *   word 0: arg 7..0 the CPU that lost them, 15..8 KUTRACE_LOST_*,
+ *           31..16 whole blocks lost (saturating at 0xFFFF)
+ *   word 1: entries lost (0: unknown, only blocks counted)
+ *   word 2: full counter (55..0) of the first lost entry or block start
+ *   word 3: full counter (55..0) of the last lost entry or block end
+ */
+#define KUTRACE_LOST		0x108
+#define KUTRACE_LOST_WORDS	4
+#define KUTRACE_LOST_EVENT	(KUTRACE_LOST | \
+				 (KUTRACE_LOST_WORDS << KUTRACE_LEN_SHIFT))
+#define KUTRACE_LOST_CPU_MASK	0xFFULL
+#define KUTRACE_LOST_WHY_SHIFT	8
+#define KUTRACE_LOST_WHY_MASK	0xFFULL
+#define KUTRACE_LOST_BLOCKS_SHIFT 16
+#define KUTRACE_LOST_BLOCKS_MAX	0xFFFFULL
+#define KUTRACE_LOST_READER	1	/* stream: no free block, reader behind */
+#define KUTRACE_LOST_OVERWRITE	2	/* wrap: blocks overwritten in flight */
+#define KUTRACE_LOST_DISK	3	/* stream: blocks the reader let go */
 
 #define KUTRACE_BACKEND_PATCHED		1
 #define KUTRACE_BACKEND_TRACEPOINT	2
@@ -174,6 +195,7 @@ typedef __s64 kutrace_s64;
 #define KUTRACE_PC_K		0x281	/* postprocessing relabel: PC bit 63 */
 #define KUTRACE_LOCK_HELD	0x282	/* postprocessing only */
 #define KUTRACE_LOCK_TRY	0x283	/* postprocessing only */
+#define KUTRACE_LOST_SPAN	0x284	/* postprocessing only: "-lost-" */
 #define KUTRACE_WAIT_BASE	0x300	/* + letter - 'a', postprocessing only */
 
 /* Kernel execution events: a return is its call plus 0x200. */
@@ -306,7 +328,8 @@ static inline kutrace_u32 kutrace_word_ts(kutrace_u64 w)
 #define KUTRACE_FLAG_IPC	0x80
 #define KUTRACE_FLAG_WRAP	0x40
 #define KUTRACE_FLAG_LLC	0x20
-#define KUTRACE_FLAG_UNUSED	0x10
+#define KUTRACE_FLAG_STREAM	0x10	/* block 0: a streamed chunk (10.2) */
+#define KUTRACE_FLAG_UNUSED	KUTRACE_FLAG_STREAM	/* older name */
 #define KUTRACE_FLAG_VERSION	0x0F
 #define KUTRACE_FLAG_SIDE	(KUTRACE_FLAG_IPC | KUTRACE_FLAG_LLC)
 
@@ -314,6 +337,7 @@ static inline kutrace_u32 kutrace_word_ts(kutrace_u64 w)
 #define KUTRACE_RESET_IPC	1
 #define KUTRACE_RESET_WRAP	2
 #define KUTRACE_RESET_LLC	4
+#define KUTRACE_RESET_STREAM	8	/* ring drained while tracing (10.1) */
 
 /* IPC code for v = floor(8 * instructions / cycles), docs/spec/FORMATS.md 2.3. */
 static inline unsigned int kutrace_ipc_code(kutrace_u64 v)
@@ -350,6 +374,30 @@ static inline unsigned int kutrace_ipc_code(kutrace_u64 v)
 #define KUTRACE_CMD_GET4KB	13
 #define KUTRACE_CMD_GETIPC4KB	14
 #define KUTRACE_CMD_MAX		14
+/*
+ * Streaming (docs/spec/FORMATS.md 10.1).  A backend that streams keeps
+ * KUTRACE_RESET_STREAM in RESET's answer; 15 and 16 are the forced
+ * inserts' ioctl numbers, so these start at 17.
+ */
+#define KUTRACE_CMD_STREAM_TAKE	17	/* -> 0, or epoch << 32 | slot + 1 */
+#define KUTRACE_CMD_STREAM_GIVE	18	/* arg slot: the reader is done */
+#define KUTRACE_CMD_STREAM_CUT	19	/* arg KUTRACE_CUT_*: close blocks */
+#define KUTRACE_CMD_GETLOST	20	/* arg cpu << 2 | KUTRACE_GETLOST_* */
+#define KUTRACE_CMD_STREAM_LO	KUTRACE_CMD_STREAM_TAKE
+#define KUTRACE_CMD_STREAM_HI	KUTRACE_CMD_GETLOST
+#define KUTRACE_STREAM_SLOT_MASK	0x7FFFFFFFULL
+#define KUTRACE_STREAM_FIRST	0x80000000ULL	/* the epoch's first block */
+#define KUTRACE_STREAM_EPOCH_SHIFT	32
+#define KUTRACE_CUT_ALL		0	/* every CPU's block; a new epoch */
+#define KUTRACE_CUT_SELF	1	/* the caller's CPU's block only */
+#define KUTRACE_CUT_LOST	2	/* each CPU's pending LOST entry, alone */
+#define KUTRACE_GETLOST_ENTRIES	0
+#define KUTRACE_GETLOST_BLOCKS	1
+#define KUTRACE_GETLOST_FIRST	2	/* full counter, 0: none lost */
+#define KUTRACE_GETLOST_LAST	3
+#define KUTRACE_GETLOST_FIELDS	4
+/* Chunk files of one recording: DIR/KUTRACE_CHUNK_FMT, n = 0, 1, ... */
+#define KUTRACE_CHUNK_FMT	"kt_%06lu.trace"
 #define KUTRACE_CMD_INSERT1_FORCED	(~(kutrace_u64)KUTRACE_CMD_INSERT1)
 #define KUTRACE_CMD_INSERTN_FORCED	(~(kutrace_u64)KUTRACE_CMD_INSERTN)
 #define KUTRACE_CMD_ERROR	(~(kutrace_u64)0)	/* in-band error */

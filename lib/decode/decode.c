@@ -895,7 +895,9 @@ int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
 		}
 		i += (int)len - 1;
 		if (kutrace_is_varlen(ev)) {
-			name_entry(d, t, (int)b->cpu, ev, x.argall, x.w + 1, len);
+			/* A LOST entry (FORMATS 10.3) is no name: checktrace reports it. */
+			if ((ev & KUTRACE_TYPE_MASK) != KUTRACE_LOST)
+				name_entry(d, t, (int)b->cpu, ev, x.argall, x.w + 1, len);
 			continue;
 		}
 		if (wrapped_block0 && ev != KUTRACE_MBIT_SEC)

@@ -489,15 +489,18 @@ long kt_raw_index(struct kt_raw *r, struct kt_block_ref **out)
 	}
 	/*
 	 * Allocation order is time order except after a wraparound, when the
-	 * buffer restarted at its second block: then sort blocks 1.. by their
-	 * start time.  Block 0 (the initial names) always stays first.
+	 * buffer restarted at its second block, and in a streamed chunk,
+	 * whose blocks are in completion order (FORMATS 10.2): then sort
+	 * blocks 1.. by their start time.  Block 0 (the initial names) always
+	 * stays first.
 	 */
-	if ((flags0 & KUTRACE_FLAG_WRAP) && n > 2)
+	if ((flags0 & (KUTRACE_FLAG_WRAP | KUTRACE_FLAG_STREAM)) && n > 2)
 		qsort(refs + 1, (size_t)(n - 1), sizeof(*refs), cmp_base);
 	raw_seek(r, 0);
 	if (n > 0) {
 		repair_pairs(r, refs, n);
-		set_limits(r, refs, n, (flags0 & KUTRACE_FLAG_WRAP) != 0);
+		set_limits(r, refs, n, (flags0 & (KUTRACE_FLAG_WRAP |
+						  KUTRACE_FLAG_STREAM)) != 0);
 	}
 	r->indexed = 1;
 	*out = refs;

@@ -29,6 +29,7 @@
 
 static u64 *buf;
 static u64 filter[1024];
+static void *slots;
 
 static u64 ts(u64 now)
 {
@@ -47,6 +48,10 @@ static int setup(void **state)
 	kt_user_set_task(42, "unit_core");
 	kt_env_fake_now = 1000;
 	kt_core_init(NBLK * KUTRACE_BLOCK_BYTES, buf, filter);
+	slots = calloc(1, kt_core_stream_bytes(NBLK * KUTRACE_BLOCK_BYTES));
+	if (!slots)
+		return -1;
+	kt_core_stream_init(slots);
 	return 0;
 }
 
@@ -54,7 +59,9 @@ static int teardown(void **state)
 {
 	(void)state;
 	kt_core_reset(0);
+	kt_user_set_cpu(0);
 	free(buf);
+	free(slots);
 	return 0;
 }
 
@@ -340,6 +347,196 @@ static void test_rawwrite_matches_core(void **state)
 	assert_int_equal(nb, 4);
 }
 
+/* Stream mode slot b: trace block b from the top (FORMATS 3.7, 10.1). */
+static u64 *slot(unsigned int b)
+{
+	return kt_st.high - (u64)(b + 1) * W;
+}
+
+static u64 take_answer(u64 epoch, u64 b, bool first)
+{
+	return epoch << KUTRACE_STREAM_EPOCH_SHIFT | (b + 1) |
+	       (first ? KUTRACE_STREAM_FIRST : 0);
+}
+
+/* STREAM_CUT(0) as the module runs it, CPU 0 calling, CPUs 0 and 1. */
+static void cut_all(void)
+{
+	kt_core_new_epoch();
+	kt_user_set_cpu(1);
+	kt_core_cut_old_this_cpu();
+	kt_user_set_cpu(0);
+}
+
+static void test_stream_blocks_complete(void **state)
+{
+	u64 *b;
+
+	(void)state;
+	/* STREAM wins over WRAP. */
+	assert_int_equal(kt_core_reset(KUTRACE_RESET_STREAM | KUTRACE_RESET_WRAP),
+			 KUTRACE_RESET_STREAM);
+	kt_tracing = true;
+	kt_env_fake_now = 1000;
+	kt_trace_1(KUTRACE_MARKA, 1);
+	kt_user_set_cpu(1);
+	kt_env_fake_now = 1100;
+	kt_trace_1(KUTRACE_MARKA, 2);
+	kt_user_set_cpu(0);
+	/* Epoch 0's first block (12 header words) went to CPU 0, slot 0. */
+	b = slot(0);
+	assert_true(b[KUTRACE_HDR_CPU_TIME] == 1000);
+	assert_true(b[FIRST0] == (ts(1000) | kutrace_make_word(KUTRACE_MARKA, 1)));
+	b = slot(1);
+	assert_true(b[KUTRACE_HDR_CPU_TIME] == (1ULL << KUTRACE_HDR_CPU_SHIFT | 1100));
+	assert_true(b[FIRSTN] == (ts(1100) | kutrace_make_word(KUTRACE_MARKA, 2)));
+	/* Nothing is complete while both CPUs still fill their blocks. */
+	assert_true(kt_core_take() == 0);
+	assert_true(kt_core_blocks() == 0);
+	kt_env_fake_now = 1200;
+	cut_all();
+	/* Completion order: the caller's CPU 0 was cut first. */
+	assert_true(kt_core_take() == take_answer(0, 0, true));
+	assert_true(kt_core_take() == take_answer(0, 1, false));
+	assert_true(kt_core_take() == 0);
+	/* A block of the new epoch is not cut: CPU 1's next one stays open. */
+	kt_user_set_cpu(1);
+	kt_trace_1(KUTRACE_MARKA, 9);
+	kt_core_cut_old_this_cpu();
+	kt_user_set_cpu(0);
+	assert_true(kt_core_take() == 0);
+	/* Closed blocks are zeroed after their last entry. */
+	for (int i = FIRST0 + 1; i < W; i++)
+		if (slot(0)[i] != 0)
+			fail_msg("slot 0 word %d holds %#llx", i,
+				 (unsigned long long)slot(0)[i]);
+	/*
+	 * Epoch 1's first block: CPU 0's, slot 2, with block 0's header and
+	 * at once an entry at its time (the caller's pid).
+	 */
+	b = slot(2);
+	assert_true(b[KUTRACE_HDR_CPU_TIME] == 1200);
+	assert_true(b[KUTRACE_HDR0_PID] == 42);
+	assert_true(b[FIRST0] == (ts(1200) | kutrace_make_word(KUTRACE_USERPID, 42)));
+	kt_env_fake_now = 1250;
+	kt_trace_1(KUTRACE_MARKB, 3);
+	assert_true(b[FIRST0 + 1] == (ts(1250) | kutrace_make_word(KUTRACE_MARKB, 3)));
+	assert_int_equal(kt_core_give(0), 0);
+	assert_int_equal(kt_core_give(0), -1);	/* not taken (any more) */
+	assert_int_equal(kt_core_give(2), -1);	/* still filling */
+	assert_int_equal(kt_core_give(NBLK), -1);
+	kt_core_cut_this_cpu();
+	assert_true(kt_core_take() == take_answer(1, 2, true));
+	/* Its next block is the oldest free slot: 0, given back (3 is CPU 1's). */
+	kt_env_fake_now = 1300;
+	kt_trace_1(KUTRACE_MARKC, 4);
+	assert_true(slot(0)[FIRSTN] == (ts(1300) | kutrace_make_word(KUTRACE_MARKC, 4)));
+	assert_true(kt_core_lost(KUTRACE_GETLOST_ENTRIES) == 0);
+}
+
+/*
+ * No free slot: the CPU keeps going, drops and counts, and its next block
+ * opens with a LOST entry that says exactly what and when.
+ */
+static void test_stream_lost_counted(void **state)
+{
+	const long n = 5L * W;
+	long stored = 0;
+	u64 r, *b;
+	unsigned int got = 0;
+
+	(void)state;
+	kt_core_reset(KUTRACE_RESET_STREAM);
+	kt_tracing = true;
+	for (long i = 0; i < n; i++) {
+		kt_env_fake_now = 100 + (u64)i;
+		kt_trace_1(KUTRACE_MARKA, (u64)i);
+	}
+	assert_true(kt_tracing);
+	/* All four blocks filled and complete; count what they hold. */
+	while ((r = kt_core_take()) != 0) {
+		b = slot((unsigned int)((r & KUTRACE_STREAM_SLOT_MASK) - 1));
+		for (int i = got ? FIRSTN : FIRST0; i < W; i++)
+			if (kutrace_word_event(b[i]) == KUTRACE_MARKA &&
+			    (b[i] & KUTRACE_ARG32_MASK) == (u64)stored)
+				stored++;
+		got++;
+	}
+	assert_int_equal(got, NBLK);
+	assert_int_equal(stored, (W - FIRST0 - 1) + (NBLK - 1) * (W - FIRSTN - 1));
+	assert_true(kt_core_lost(KUTRACE_GETLOST_ENTRIES) == (u64)(n - stored));
+	assert_true(kt_core_lost(KUTRACE_GETLOST_FIRST) == 100 + (u64)stored);
+	assert_true(kt_core_lost(KUTRACE_GETLOST_LAST) == 100 + (u64)n - 1);
+	assert_true(kt_core_lost(1 << 2 | KUTRACE_GETLOST_ENTRIES) == 0);
+	/* The reader gives slot 2 back: the next entry gets it, after LOST. */
+	assert_int_equal(kt_core_give(2), 0);
+	kt_env_fake_now = 100 + (u64)n + 50;
+	kt_trace_1(KUTRACE_MARKB, 777);
+	b = slot(2);
+	assert_true(b[FIRSTN] == (ts(kt_env_fake_now) |
+		    kutrace_make_word(KUTRACE_LOST_EVENT,
+				      KUTRACE_LOST_READER << KUTRACE_LOST_WHY_SHIFT)));
+	assert_true(kutrace_entry_words(kutrace_word_event(b[FIRSTN])) ==
+		    KUTRACE_LOST_WORDS);
+	assert_true(b[FIRSTN + 1] == (u64)(n - stored));
+	assert_true(b[FIRSTN + 2] == 100 + (u64)stored);
+	assert_true(b[FIRSTN + 3] == 100 + (u64)n - 1);
+	assert_true(b[FIRSTN + 4] == (ts(kt_env_fake_now) |
+		    kutrace_make_word(KUTRACE_MARKB, 777)));
+	/* GETLOST's totals stay; one more loss adds one. */
+	kt_core_cut_this_cpu();
+	kt_trace_1(KUTRACE_MARKB, 778);
+	assert_true(kt_core_lost(KUTRACE_GETLOST_ENTRIES) == (u64)(n - stored) + 1);
+}
+
+/* Still losing when the recording ends: the LOST entry in a block alone. */
+static void test_stream_lost_at_end(void **state)
+{
+	u64 r, *b;
+	long n = 0;
+
+	(void)state;
+	kt_core_reset(KUTRACE_RESET_STREAM);
+	kt_tracing = true;
+	kt_env_fake_now = 100;
+	while (kt_core_lost(KUTRACE_GETLOST_ENTRIES) < 5) {
+		kt_trace_1(KUTRACE_MARKA, (u64)n++);
+		kt_env_fake_now++;
+	}
+	kt_tracing = false;
+	kt_core_flush();
+	kt_core_lost_this_cpu();	/* no free slot yet: nothing */
+	while ((r = kt_core_take()) != 0)
+		assert_int_equal(kt_core_give((r & KUTRACE_STREAM_SLOT_MASK) - 1), 0);
+	kt_env_fake_now = 5000;
+	kt_core_lost_this_cpu();
+	r = kt_core_take();
+	assert_true(r == take_answer(0, 0, false));
+	b = slot(0);
+	assert_true(b[FIRSTN] == (ts(5000) | kutrace_make_word(KUTRACE_LOST_EVENT,
+		    KUTRACE_LOST_READER << KUTRACE_LOST_WHY_SHIFT)));
+	assert_true(b[FIRSTN + 1] == 5);
+	assert_true(b[FIRSTN + 3] == kt_env_fake_now - 5000 + 100 + (u64)n - 1);
+	assert_true(b[FIRSTN + 4] == 0);	/* closed after it */
+	assert_true(kt_core_take() == 0);
+	kt_core_lost_this_cpu();	/* written once */
+	assert_true(kt_core_take() == 0);
+}
+
+/* The flight recorder counts the blocks it overwrites, per CPU. */
+static void test_wrap_counts_overwrite(void **state)
+{
+	(void)state;
+	go(KUTRACE_RESET_WRAP);
+	kt_env_fake_now = 100;
+	/* Six blocks' worth: the fifth and sixth reuse two. */
+	fill((W - FIRST0 - 1) + 5L * (W - FIRSTN - 1));
+	assert_true(kt_st.wrapped);
+	assert_true(kt_core_lost(KUTRACE_GETLOST_BLOCKS) == 2);
+	assert_true(kt_core_lost(KUTRACE_GETLOST_FIRST) == 100);
+	assert_true(kt_core_lost(KUTRACE_GETLOST_ENTRIES) == 0);
+}
+
 /* cmocka's table: the same lines in every unit test, as cmocka wants them. */
 int main(void)
 {
@@ -353,6 +550,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_full_stops, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wraparound, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rawwrite_matches_core, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stream_blocks_complete, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stream_lost_counted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stream_lost_at_end, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wrap_counts_overwrite, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
