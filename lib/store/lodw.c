@@ -26,6 +26,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -761,6 +762,42 @@ static int put_file(const char *dir, const char *name, const char *a, size_t al,
 	return 0;
 }
 
+/* One writer thread's work: a kind's levels (g 0..2), or the long rows
+ * (g 3); its error in its own err. */
+struct job {
+	struct kt_lodw *l;
+	const char *dir;
+	int g, levels;
+	int64_t q0;
+	struct binvec scratch;
+	int rc;
+	char err[512];
+};
+
+static void *job_run(void *arg)
+{
+	struct job *j = arg;
+	struct kindw *k = &j->l->kind[j->g < 3 ? j->g : 0];
+
+	j->rc = 0;
+	if (j->g == 3) {
+		if (write_long(j->l, j->dir, 0, j->q0, j->err, sizeof(j->err)) < 0 ||
+		    write_long(j->l, j->dir, 1, j->q0, j->err, sizeof(j->err)) < 0)
+			j->rc = -1;
+		return NULL;
+	}
+	for (int lv = 0; lv < j->levels && j->rc == 0; lv++) {
+		if (lv && binvec_halve(&k->done, &j->scratch) < 0) {
+			snprintf(j->err, sizeof(j->err), "%s: out of memory", j->dir);
+			j->rc = -1;
+		} else if (write_bins(j->dir, j->g, lv, &k->done, j->err, sizeof(j->err)) < 0) {
+			j->rc = -1;
+		}
+	}
+	free(j->scratch.v);
+	return NULL;
+}
+
 int kt_lodw_finish(struct kt_lodw *l, const char *store, char *err, size_t errlen)
 {
 	char dir[4300], line[128];
@@ -785,21 +822,37 @@ int kt_lodw_finish(struct kt_lodw *l, const char *store, char *err, size_t errle
 		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
 		goto out;
 	}
-	if (write_long(l, dir, 0, q0, err, errlen) < 0 || write_long(l, dir, 1, q0, err, errlen) < 0)
-		goto out;
 	/* kt_store_lod_pyramid's levels: one up while the trace is two
 	 * bins wide or more. */
 	for (int64_t q = q0; levels < 63; q *= 2) {
-		for (int g = 0; g < 3; g++) {
-			if (levels && binvec_halve(&l->kind[g].done, &l->scratch) < 0)
-				goto oom;
-			if (write_bins(dir, g, levels, &l->kind[g].done, err, errlen) < 0)
-				goto out;
-		}
 		levels++;
 		if ((t1 - t0) / q < 2)
 			break;
 	}
+	/* The kinds' levels and the long rows written side by side: each
+	 * file's writer waits on its own compression. */
+	struct job jobs[4];
+	pthread_t th[4];
+	int started[4] = { 0 };
+
+	for (int g = 0; g < 4; g++) {
+		jobs[g] = (struct job){ .l = l, .dir = dir, .g = g, .levels = levels, .q0 = q0 };
+		started[g] = pthread_create(&th[g], NULL, job_run, &jobs[g]) == 0;
+		if (!started[g])
+			job_run(&jobs[g]);
+	}
+	rc = 0;
+	for (int g = 0; g < 4; g++) {
+		if (started[g])
+			pthread_join(th[g], NULL);
+		if (jobs[g].rc < 0 && rc == 0) {
+			snprintf(err, errlen, "%s", jobs[g].err);
+			rc = -1;
+		}
+	}
+	if (rc < 0)
+		goto out;
+	rc = -1;
 	int n = snprintf(line, sizeof(line), "%" PRId64 " %" PRId64 "\n", t0, t1);
 
 	if (put_file(dir, "meta", line, (size_t)n, meta.p, meta.len, err, errlen) < 0)
