@@ -97,7 +97,9 @@ for a in "--mark=$N2" "--method=$N2" "--mark=$N1"; do
 	empty "kutrace_why ${a%%=*}" && ok "kutrace_why ${a%%=*} holding quotes: nothing written where it ran"
 done
 
-# kutrace_view --prepare: the pyramid of each copy is the plain store's.
+# kutrace_view --prepare: the pyramid of each copy is the plain store's,
+# each made by the SQL (not the build's, lodw.c) under its own name.
+rm -rf "$PLAIN/lod" "$H1/lod" "$H2/lod"
 on "$PLAIN" "$V" @ --prepare --pyramid-min 0
 eq "kutrace_view --prepare on the plain store: exit 0" 0 "$RC"
 n=0
