@@ -460,12 +460,12 @@ static int row(struct kt_lodw *l, const struct kt_row *r)
 	}
 	int64_t t1 = t1_of(l);
 
-	if (t1 >= l->t0 && t1 <= T_MAX) {
-		int s = q_shift(l->t0, t1);
-
-		if (s > l->shift && widen(l, s) < 0)
-			return -1;
-	}
+	/* q0 of the latest end so far: wider only when the trace outgrows
+	 * 2^18 bins of the present width (a shift, not q_shift's divisions,
+	 * on every row). */
+	if (t1 >= l->t0 && t1 <= T_MAX && ((t1 - l->t0) >> l->shift) > BINS_MAX &&
+	    ((int64_t)1 << l->shift) < Q_MAX && widen(l, q_shift(l->t0, t1)) < 0)
+		return -1;
 	/* Bins: the execution rows of a CPU, a PID, an RPC. */
 	if (exec_ev(ev)) {
 		int32_t ids[3] = { r->cpu, r->pid, r->rpc };
