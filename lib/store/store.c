@@ -685,7 +685,6 @@ struct kt_store_w *kt_store_w_new(const char *dir, const char *memory_limit,
 	}
 	w->dir = strdup(dir);
 	w->memory = memory_limit ? strdup(memory_limit) : NULL;
-	w->lod = kt_lodw_new();
 	kt_rmtree(w->tmp);
 	if (!w->dir || mkdir(w->tmp, 0777) < 0) {
 		errf(err, errlen, "%s: %s", w->tmp, strerror(errno));
@@ -694,6 +693,7 @@ struct kt_store_w *kt_store_w_new(const char *dir, const char *memory_limit,
 		free(w);
 		return NULL;
 	}
+	w->lod = kt_lodw_new();
 	snprintf(p, sizeof(p), "%s/span.parquet", w->tmp);
 	w->span = kt_pq_open(p, span_cols, 12, GROUP_ROWS, err, errlen);
 	snprintf(p, sizeof(p), "%s/.x_pts.parquet", w->tmp);
