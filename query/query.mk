@@ -19,8 +19,8 @@ PROGS += $(SQL_PROGS)
 demo-run: $(BIN)/kutrace_sql
 # libktstore: the table store (lib/store/store.c), for these programs only.
 $(OBJ)/lib/store/store.o $(OBJ)/lib/tool/tool_store.o: CFLAGS += -I$(DUCKDB_DIR)/include -DKUTRACE_TOOL_VERSION='"$(file <VERSION)"'
-$(OBJ)/lib/store/storeview.o: CFLAGS += -I$(DUCKDB_DIR)/include
-$(LIBKTSTORE): $(OBJ)/lib/store/store.o $(OBJ)/lib/store/parquet.o $(OBJ)/lib/tool/tool_store.o $(OBJ)/lib/store/storeview.o
+$(OBJ)/lib/store/storeview.o $(OBJ)/lib/store/lodw.o: CFLAGS += -I$(DUCKDB_DIR)/include
+$(LIBKTSTORE): $(OBJ)/lib/store/store.o $(OBJ)/lib/store/parquet.o $(OBJ)/lib/tool/tool_store.o $(OBJ)/lib/store/storeview.o $(OBJ)/lib/store/lodw.o
 	rm -f $@
 	$(AR) rcs $@ $^
 $(OBJ)/query/%.o: query/%.c

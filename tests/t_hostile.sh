@@ -97,7 +97,9 @@ for a in "--mark=$N2" "--method=$N2" "--mark=$N1"; do
 	empty "kutrace_why ${a%%=*}" && ok "kutrace_why ${a%%=*} holding quotes: nothing written where it ran"
 done
 
-# kutrace_view --prepare: the pyramid of each copy is the plain store's.
+# kutrace_view --prepare: the pyramid of each copy is the plain store's,
+# each made by the SQL (not the build's, lodw.c) under its own name.
+rm -rf "$PLAIN/lod" "$H1/lod" "$H2/lod"
 on "$PLAIN" "$V" @ --prepare --pyramid-min 0
 eq "kutrace_view --prepare on the plain store: exit 0" 0 "$RC"
 n=0
@@ -220,6 +222,7 @@ eq "kutrace_why --pid on a trace id holding quotes: exit 0" 0 "$RC"
 G=$TMP/glob
 mkdir -p "$G"
 "$Q" build "$KT_ROOT/tests/golden/basic.trace" -o "$G/si.tables" --quiet 2> /dev/null
+rm -rf "$G/si.tables/lod"	# made by the build: the check below is that nothing makes it
 cp -a "$G/si.tables" "$G/sXb.tables"
 # named_or_refused WHAT: the plain store's output ($TMP/want), or exit
 # other than 0 with one line and no output.

@@ -443,6 +443,7 @@ struct kt_store_w {
 	struct kt_pq *pts;	/* the rows not of execution: the point tables' input */
 	struct slicer sl;
 	struct imap rpcs;	/* (rpc << 32 | pid) -> struct rpcw */
+	struct kt_lodw *lod;	/* the viewer's summaries, made in this pass (NULL: by SQL later) */
 	uint64_t rows;
 	int done;
 	FILE *stats;		/* kt_store_w_stats: each step's time */
@@ -694,6 +695,7 @@ struct kt_store_w *kt_store_w_new(const char *dir, const char *memory_limit,
 		free(w);
 		return NULL;
 	}
+	w->lod = kt_lodw_new();
 	snprintf(p, sizeof(p), "%s/span.parquet", w->tmp);
 	w->span = kt_pq_open(p, span_cols, 12, GROUP_ROWS, err, errlen);
 	snprintf(p, sizeof(p), "%s/.x_pts.parquet", w->tmp);
@@ -754,6 +756,8 @@ int kt_store_w_row(struct kt_store_w *w, const struct kt_row *r)
 		if (kt_pq_row(w->pts) < 0)
 			return errf(w->err, sizeof(w->err), "%s", kt_pq_error(w->pts));
 	}
+	if (w->lod)
+		kt_lodw_row(w->lod, r);
 	w->rows++;
 	/*
 	 * A PC sample's row covers the interval before the sample (from the
@@ -1138,8 +1142,9 @@ out:
 	json_decref(tables);
 	duckdb_disconnect(&conn);
 	duckdb_close(&db);
-	if (rc < 0)
+	if (rc < 0 || (w->lod && kt_lodw_finish(w->lod, w->tmp, w->err, sizeof(w->err)) < 0))
 		return -1;
+	lap(w, "lod");
 	/* DuckDB's spill directory and the scaffolding go before the rename. */
 	kt_rmtree(spill);
 	snprintf(spill, sizeof(spill), "%s/.x_slice.parquet", w->tmp);
@@ -1162,6 +1167,7 @@ void kt_store_w_free(struct kt_store_w *w)
 	kt_pq_abort(w->pts);
 	slicer_free(&w->sl);
 	imap_free(&w->rpcs);
+	kt_lodw_free(w->lod);
 	if (!w->done)
 		kt_rmtree(w->tmp);
 	free(w->tmp);

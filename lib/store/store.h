@@ -197,6 +197,20 @@ struct kt_lodpyr {
 };
 int kt_store_lod_pyramid(duckdb_connection c, const char *store, int64_t t0, int64_t t1,
 			 const struct kt_buf *meta, struct kt_lodpyr *py, char *err, size_t errlen);
+/*
+ * The same pyramid and answer made as the rows are written (lodw.c): the
+ * store writer feeds every row to kt_lodw_row, in the store's order, and
+ * kt_lodw_finish writes STORE/lod/ (store: the directory being written)
+ * if the rows came in time order: 0 written, 1 not (the viewer makes it
+ * with SQL), -1 a failure, one line in err.
+ */
+#define KT_LOD_VERSION 5	/* what STORE/lod/ holds; another version is made again */
+struct kt_lodw;
+struct kt_lodw *kt_lodw_new(void);
+void kt_lodw_row(struct kt_lodw *l, const struct kt_row *r);
+int kt_lodw_finish(struct kt_lodw *l, const char *store, char *err, size_t errlen);
+void kt_lodw_free(struct kt_lodw *l);
+
 /* py: the pyramid, or NULL (every tile from span). */
 int kt_store_lod(duckdb_connection c, const struct kt_lodpyr *py, int64_t t0, int64_t q, int64_t a,
 		 int64_t b, int grp, struct kt_buf *out, char *err, size_t errlen);

@@ -505,8 +505,7 @@ static const struct lod_kind {
 	{ "pid", "pid > 0", LOD_PEXEC, "p", "pids", "level of detail: level 0 of the PID rows" },
 	{ "rpc", "rpc > 0", LOD_REXEC, "r", "rpcs", "level of detail: level 0 of the RPC rows" },
 };
-/* What STORE/lod/ holds; another version is made again. */
-#define LOD_VERSION 4
+#define LOD_VERSION KT_LOD_VERSION
 
 /* STORE/lod/meta: "t0 t1" and the answer, kept with the pyramid (of
  * this LOD_VERSION: another one's answer is made again). */
@@ -710,11 +709,18 @@ int kt_store_lod_meta(duckdb_connection c, const char *store, int64_t *t0, int64
  * (long.parquet).  Written once, into
  * lod.tmp and renamed, so that a half-made pyramid is never read; the
  * store is rebuilt whole (a new directory), which takes its pyramid away.
+ * A new store has it already, made as its rows were written (lodw.c);
+ * this SQL makes it for older ones, and is the test of lodw.c.
+ *
+ * A bin's last event of a kind is that of its latest row of the kind,
+ * of rows of the same start the later one in span (LOD_LAST_EV: ts and
+ * the row number in one key), as lodw.c picks it.
  */
+#define LOD_LAST_EV "ts::HUGEINT * 1099511627776 + rn"
 #define LOD_BIN_COLS "coalesce(sum(dur) FILTER (WHERE k = 0), 0)::BIGINT AS i," \
 	" coalesce(sum(dur) FILTER (WHERE k = 1), 0)::BIGINT AS u, coalesce(sum(dur) FILTER (WHERE k = 2), 0)::BIGINT AS kn," \
-	" arg_max(event, ts) FILTER (WHERE k = 1) AS eu, max(ts) FILTER (WHERE k = 1) AS tu," \
-	" arg_max(event, ts) FILTER (WHERE k = 2) AS ek, max(ts) FILTER (WHERE k = 2) AS tk, count(*) AS c"
+	" arg_max(event, " LOD_LAST_EV ") FILTER (WHERE k = 1) AS eu, max(ts) FILTER (WHERE k = 1) AS tu," \
+	" arg_max(event, " LOD_LAST_EV ") FILTER (WHERE k = 2) AS ek, max(ts) FILTER (WHERE k = 2) AS tk, count(*) AS c"
 #define LOD_UP_COLS "sum(i)::BIGINT AS i, sum(u)::BIGINT AS u, sum(kn)::BIGINT AS kn, arg_max(eu, tu) AS eu," \
 	" max(tu) AS tu, arg_max(ek, tk) AS ek, max(tk) AS tk, sum(c)::BIGINT AS c"
 
@@ -775,23 +781,29 @@ int kt_store_lod_pyramid(duckdb_connection c, const char *store, int64_t t0, int
 	}
 	/* level 0 of the CPU rows (0.parquet), the PID rows (p0.parquet) and
 	 * the RPC rows (r0.parquet) */
+	char *span = file_lit(store, "span.parquet", err, errlen);
+
+	if (!span)
+		goto fail;
 	for (int g = 0; g < 3; g++) {
 		const struct lod_kind *k = &lod_kinds[g];
 
 		kt_progress_step(k->step);
 		snprintf(name, sizeof(name), "%s0.parquet", k->pre);
 		if (copy_to(c, sqlf(err, errlen, "SELECT %s, (ts - %" PRId64 ") // %" PRId64 " AS b, "
-				    LOD_BIN_COLS " FROM (SELECT %s, ts, dur, event, " LOD_KIND " AS k"
-				    " FROM span WHERE %s) GROUP BY ALL ORDER BY b, %s", k->col, t0, q0,
-				    k->col, k->exec, k->col), tmp, name, err, errlen) < 0)
+				    LOD_BIN_COLS " FROM (SELECT %s, ts, dur, event, rn, " LOD_KIND " AS k"
+				    " FROM " LOD_SPAN_RN " WHERE %s) GROUP BY ALL ORDER BY b, %s", k->col,
+				    t0, q0, k->col, span, k->exec, k->col), tmp, name, err, errlen) < 0) {
+			free(span);
 			goto fail;
+		}
 	}
 	if (copy_to(c, sqlf(err, errlen, "SELECT " ROW_COLS " FROM span WHERE " LOD_LONG
-			    " AND dur >= %" PRId64, 2 * q0), tmp, "long.parquet", err, errlen) < 0)
+			    " AND dur >= %" PRId64, 2 * q0), tmp, "long.parquet", err, errlen) < 0) {
+		free(span);
 		goto fail;
-	char *span = file_lit(store, "span.parquet", err, errlen);
-
-	if (!span || copy_to(c, sqlf(err, errlen, "SELECT file_row_number AS rn, " ROW_COLS " FROM"
+	}
+	if (copy_to(c, sqlf(err, errlen, "SELECT file_row_number AS rn, " ROW_COLS " FROM"
 				     " read_parquet(%s, file_row_number = true) WHERE dur >= %" PRId64,
 				     span, 2 * q0), tmp, "longrows.parquet", err, errlen) < 0) {
 		free(span);
