@@ -1354,15 +1354,14 @@ static int ctf_main(const char *dir, const char *in)
 		read_json(in, &r);
 	} else {
 		FILE *f = fopen(in, "rb");
-		int ch = EOF;
 
 		if (!f)
 			cdie("%s: %s", in, strerror(errno));
-		while ((ch = getc(f)) == ' ' || ch == '\n' || ch == '\t' || ch == '\r')
-			;
 		fclose(f);
-		if (ch == '{' || read_trace_rows(in, &r, &json) == 1) {
-			if (ch != '{') {
+		int js = kt_input_kind(in) == KT_IN_JSON;
+
+		if (js || read_trace_rows(in, &r, &json) == 1) {
+			if (!js) {
 				ctf_reset();
 				if (asprintf(&json, "%s/input.json", ctf_tmp) < 0)
 					cdie("out of memory");

@@ -176,6 +176,12 @@ eq "a fleet glob is one set of tables (rows per trace and machine)" "a t1 $n3|b 
 	"$("$S" "$TMP/fleet/*/*" --csv -c "select machine || ' ' || trace_id || ' ' || n from (select machine, trace_id, count(*) n from span group by all) order by 1" | tail -n +2 | paste -sd'|')"
 eq "stores named one by one, a report over both" "2" \
 	"$("$S" "$TMP/k/synth3.tables" "$TMP/k/synth7.tables" --report cpu --csv | tail -n +2 | cut -d, -f1 | sort -u | wc -l)"
+# A raw trace may begin with the byte '{' (its start counter's low byte):
+# it is still a trace, not a JSON file (this seed's does).
+"$KT_BIN/kutrace_synth" -s 4 -c 4 --idle-end 0.01 -o "$TMP/brace.trace" > /dev/null 2>&1
+eq "a trace whose first byte is '{' is read as a trace (first byte $(head -c1 "$TMP/brace.trace"))" \
+	"$("$KT_BIN/kutrace_postproc" "$TMP/brace.trace" --no-html -o "$TMP/brace.json" 2>&1 | grep -o '[0-9]* spans' | cut -d' ' -f1)" \
+	"$(q "$TMP/brace.trace" "select count(*) from span")"
 # A temporary directory of its own: another program's store in /tmp is
 # not this run's.
 mkdir -p "$TMP/tmpd"

@@ -96,6 +96,15 @@ int kt_args(const struct kt_argspec *spec, int argc, char **argv, const char **p
  * directory or a device (/dev/zero) is refused, a file or a pipe is not.
  */
 FILE *kt_xfopen_in(const char *path);
+/*
+ * What a file holds, from its first bytes (tool_input.c): '{' a JSON
+ * file, '<' a page, else a raw trace, whose first word (a counter)
+ * holds control bytes.  A raw trace may begin with the byte '{' or '<'
+ * (its counter's low byte), so the opening byte counts only when the
+ * 64 bytes that follow are text.  Dies if the file cannot be read.
+ */
+enum kt_input_kind { KT_IN_TRACE, KT_IN_JSON, KT_IN_PAGE };
+enum kt_input_kind kt_input_kind(const char *path);
 /* For programs (tool_input.c): the raw file's note printed, dies on error. */
 struct kt_decoder *kt_xdecoder_new(struct kt_raw *raw, kt_event_fn fn, void *ctx);
 

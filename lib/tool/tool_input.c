@@ -6,7 +6,9 @@
  * allocators stop through: here they use util.c and decode.c, and in
  * tool.c they closed a circle decode.c -> util.c -> tool.c -> decode.c.
  */
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "tool.h"
 
@@ -31,4 +33,24 @@ struct kt_decoder *kt_xdecoder_new(struct kt_raw *raw, kt_event_fn fn, void *ctx
 	if (!d)
 		kt_die("%s", err);
 	return d;
+}
+
+enum kt_input_kind kt_input_kind(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char buf[64];
+	size_t n, i = 0;
+
+	if (!f)
+		kt_die("%s: %s", path, strerror(errno));
+	n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	while (i < n && (buf[i] == ' ' || buf[i] == '\n' || buf[i] == '\t' || buf[i] == '\r'))
+		i++;
+	if (i == n || (buf[i] != '{' && buf[i] != '<'))
+		return KT_IN_TRACE;
+	for (size_t j = i + 1; j < n; j++)
+		if (buf[j] < 0x20 && buf[j] != '\n' && buf[j] != '\t' && buf[j] != '\r')
+			return KT_IN_TRACE;
+	return buf[i] == '{' ? KT_IN_JSON : KT_IN_PAGE;
 }

@@ -328,23 +328,9 @@ static void build_pipe(struct kt_store_w *w, int fd, const struct kt_build *b, c
 	kt_rowpipe_r_free(&p);
 }
 
-/* The first byte after blanks: '{' a JSON file, '<' a page, else a trace. */
-static int first_byte(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	int c = EOF;
-
-	if (!f)
-		kt_die("%s: %s", path, strerror(errno));
-	while ((c = getc(f)) == ' ' || c == '\n' || c == '\t' || c == '\r')
-		;
-	fclose(f);
-	return c;
-}
-
 static int is_json(const char *path)
 {
-	return first_byte(path) == '{';
+	return kt_input_kind(path) == KT_IN_JSON;
 }
 
 /* The JSON a timeline page carries, into the file json. */
@@ -652,7 +638,7 @@ static void add_path(struct kt_inputs *in, const char *p, const char *memory)
 	struct kt_build b = { .memory = memory, .rows_fd = ~0ULL, .source = p, .trace_id = s };
 	/* A page (makeself's, kutrace_postproc's) gives back its JSON, into a
 	 * temporary store. */
-	int page = first_byte(p) == '<', build = 0, lock = -1;
+	int page = kt_input_kind(p) == KT_IN_PAGE, build = 0, lock = -1;
 
 	if (!page && (dir = store_beside(p, &build, &lock))) {
 		if (build)
