@@ -45,7 +45,7 @@ bench-peers:
 # (about 6 min on 2 cores).
 .PHONY: bench-ingest
 bench-ingest: $(BIN)/kutrace_postproc $(BIN)/kutrace_synth
-	bench/run.sh ingest report
+	bench/run.sh ingest
 
 # The table store's figures alone (issue 28): --tables on 10 M spans, the
 # reports over 100 M (about 3 min on 2 cores).
