@@ -76,6 +76,21 @@ eq "kutrace_postproc --threads 1, 2, 3, 16: byte-identical JSON and lines on $nt
 "$B/kutrace_postproc" $G/basic.trace --threads 0 -o "$TMP/x.json" 2> "$TMP/e"; rc=$?
 check "--threads 0: exit 2, one line" eval '[ $rc = 2 ] && [ "$(cat "$TMP/e")" = "kutrace_postproc: --threads 0: from 1 to 256" ]'
 
+# -o into what is not a file is written into, never renamed over (a
+# rename over -o /dev/null replaced the device with a file): a FIFO stays
+# a FIFO and its reader gets the JSON; a symbolic link stays a link and
+# its target gets the JSON.
+mkfifo "$TMP/fifo"
+cat "$TMP/fifo" > "$TMP/fifo.out" &
+"$B/kutrace_postproc" $G/basic.trace basic --no-html -o "$TMP/fifo" > /dev/null 2>&1; rc=$?
+wait
+check "-o a FIFO: exit 0, still a FIFO, its reader got the JSON" \
+	eval '[ $rc = 0 ] && [ -p "$TMP/fifo" ] && cmp -s <(grep -v randomid "$TMP/fifo.out") $G/basic.json'
+: > "$TMP/target.json"; ln -s target.json "$TMP/link.json"
+"$B/kutrace_postproc" $G/basic.trace basic --no-html -o "$TMP/link.json" > /dev/null 2>&1; rc=$?
+check "-o a symbolic link: still the link, its target holds the JSON" \
+	eval '[ $rc = 0 ] && [ -L "$TMP/link.json" ] && cmp -s <(grep -v randomid "$TMP/target.json") $G/basic.json'
+
 # exec (sh -> cat): the name changes at its time, not for the whole life.
 E=$TMP/exec.json
 check "exec: user spans before the exec carry the old name" \
