@@ -34,6 +34,39 @@ fi
 # events its workloads must cause.  Events of one run come from the
 # guest's line (trace-cmd, perf, bpftrace) or the host's count of the
 # file (bench/peers.sh count: kutrace, LTTng).
+# kutrace export --ctf (issue 47) against LTTng's own kernel trace of
+# the same workload in the same guest, both read by the same bt2 script:
+# the events both have carry the same field names.  A system call's
+# entry is the one exception (docs/CTF.md): kutrace keeps its first
+# argument only (kutrace_arg0), LTTng each call's own; and a call's exit
+# gives ret, where LTTng may add the call's output arguments.
+ctf_against_lttng() { # peers dir
+	local s=$1 ev both differ="" kf lf
+	if ! command -v babeltrace2 > /dev/null || ! python3 -c 'import bt2' 2> /dev/null; then
+		skip "peers: CTF export against LTTng: no babeltrace2/python3-bt2 (make deps)"; return
+	fi
+	[ -d "$s/lt_mixed" ] || { nok "peers: LTTng's trace of the mixed workload is there"; return; }
+	rm -rf "$TMP/ctf"
+	if ! "$KT_BIN/kutrace_export" --ctf "$TMP/ctf" "$s/kt_mixed.trace" > /dev/null 2> "$TMP/ctf.err"; then
+		nok "peers: kutrace export --ctf of the mixed workload"; sed 's/^/#   /' "$TMP/ctf.err"; return
+	fi
+	python3 tests/ctf/ctf_read.py fields "$TMP/ctf" > "$TMP/kf" 2> "$TMP/kf.err"
+	python3 tests/ctf/ctf_read.py fields "$s/lt_mixed" > "$TMP/lf" 2> "$TMP/lf.err"
+	both=$(join <(cut -d' ' -f1 "$TMP/kf" | sort -u) <(cut -d' ' -f1 "$TMP/lf" | sort -u))
+	for ev in $both; do
+		case $ev in syscall_entry_*) continue ;; esac
+		kf=$(grep "^$ev " "$TMP/kf" | cut -d' ' -f2- | tr ' ' '\n' | sort)
+		lf=$(grep "^$ev " "$TMP/lf" | cut -d' ' -f2- | tr ' ' '\n' | sort)
+		case $ev in
+		syscall_exit_*) [ -z "$(comm -23 <(echo "$kf") <(echo "$lf"))" ] || differ="$differ $ev" ;;
+		*) [ "$kf" = "$lf" ] || differ="$differ $ev($(echo $kf) | $(echo $lf))" ;;
+		esac
+	done
+	check "peers: kutrace's CTF and LTTng's trace of the mixed workload share sched_switch and system calls ($(echo $both | wc -w) event names in both)" \
+		eval 'echo "$both" | grep -qx sched_switch && echo "$both" | grep -q "^syscall_exit_"'
+	eq "peers: the events both have carry LTTng's field names (system call entries aside)" "" "$differ"
+}
+
 peers_checks() {
 	local s=$out/peers/stock p w n
 	check "peers: the round ran in the guest ($(sed -n 's/^peers_s=/after /p' "$out/times.txt") s)" grep -q "^peers=0" "$log"
@@ -65,6 +98,7 @@ peers_checks() {
 	done
 	ktcheck "$s/kt_getpid.trace" > "$TMP/kc"
 	check "peers: kutrace's trace is from the tracepoint backend" grep -q '^backend tracepoint' "$TMP/kc"
+	ctf_against_lttng "$s"
 	python3 bench/peers_report.py "$out/peers" > "$TMP/table" 2>&1
 	check "peers: bench/peers_report.py makes the table" grep -q 'kutrace on (tracepoint backend)' "$TMP/table"
 }
