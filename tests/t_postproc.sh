@@ -35,7 +35,7 @@ R=$TMP/rpc.json
 
 # Every golden trace: mkgolden makes it byte for byte, and both paths give
 # its golden JSON byte for byte.
-for g in exec ipi edges; do
+for g in exec ipi edges lost; do
 	"$B/mkgolden" $g "$TMP/$g.trace"
 	same_file "mkgolden regenerates the committed $g trace byte for byte" \
 		$G/$g.trace "$TMP/$g.trace"
@@ -91,6 +91,15 @@ check "-o a FIFO: exit 0, still a FIFO, its reader got the JSON" \
 check "-o a symbolic link: still the link, its target holds the JSON" \
 	eval '[ $rc = 0 ] && [ -L "$TMP/link.json" ] && cmp -s <(grep -v randomid "$TMP/target.json") $G/basic.json'
 
+# Entries lost (FORMATS 10.4): what ran ends at the loss, the loss is a
+# row of its own, the header's task runs again after it.
+L=$TMP/lost.json
+check "lost: prog.700's user code ends where the loss starts (T(300))" \
+	grep -qF '[ 20.00000300, 0.00000300, 0, 700, 0, 66236, 0, 700, 0, "prog.700"]' $L
+check "lost: one -lost- row over the lost interval, entries and reason" \
+	grep -qF '[ 20.00000600, 0.00001000, 0, 0, 0, 644, 12345, 1, 0, "-lost-"]' $L
+check "lost: the header's task runs user code again from the LOST entry" \
+	grep -qF '[ 20.00001600, 0.00000200, 0, 700, 0, 66236, 0, 0, 0, "prog.700"]' $L
 # exec (sh -> cat): the name changes at its time, not for the whole life.
 E=$TMP/exec.json
 check "exec: user spans before the exec carry the old name" \

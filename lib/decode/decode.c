@@ -88,6 +88,7 @@ struct kt_decoder {
 	/* PC sample names by PC: timer ticks keep hitting the same places. */
 	struct { uint64_t pc; const char *name; } pcname[1024];
 	const char *freq;	/* "-freq-" */
+	const char *lost;	/* "-lost-" */
 };
 
 static const char *const special_names[32] = {
@@ -267,6 +268,7 @@ struct kt_decoder *kt_decoder_new(const struct kt_raw *r, kt_event_fn fn,
 
 	d->gen = 1;
 	d->freq = kt_intern("-freq-");
+	d->lost = kt_intern("-lost-");
 
 	if (kt_timebase_init(&d->tb, r->start_ctr, r->start_usec, r->stop_ctr,
 			     r->stop_usec, err, errlen) < 0) {
@@ -840,6 +842,42 @@ static int64_t header_task(struct kt_decoder *d, const struct kt_block *b, int64
 	return hpid;
 }
 
+/*
+ * A LOST entry: one event KUTRACE_LOST_SPAN at the entry's time, arg and
+ * retval the lost interval (nsec10), pid the reason, rpc the entries
+ * lost (low 32 bits), ipc 1 when the CPU is the block's own: then its
+ * state is the block header's task again, and the switch to it follows
+ * at the same time (dur 1 sorts after the loss's dur 0).  Returns 1 if
+ * it switched.
+ */
+static int lost_entry(struct kt_decoder *d, const struct kt_block *b, int64_t hpid,
+		      uint32_t arg, const uint64_t *w, int64_t t)
+{
+	unsigned int cpu = arg & KUTRACE_LOST_CPU_MASK;
+	int64_t ls = kt_timebase_ns10(&d->tb, w[2] & 0x00FFFFFFFFFFFFFFULL);
+	int64_t le = kt_timebase_ns10(&d->tb, w[3] & 0x00FFFFFFFFFFFFFFULL);
+
+	if (cpu >= KUTRACE_MAX_CPUS || le < ls)
+		return 0;	/* checktrace names it */
+	int own = cpu == b->cpu;
+	struct kt_event e = {
+		.t = t, .dur = 0, .event = KUTRACE_LOST_SPAN, .cpu = (int)cpu,
+		.pid = (int)((arg >> KUTRACE_LOST_WHY_SHIFT) & KUTRACE_LOST_WHY_MASK),
+		.rpc = (int)(uint32_t)w[1], .arg = ls, .retval = le, .ipc = own,
+		.name = d->lost,
+	};
+
+	emit(d, &e);
+	if (!own)
+		return 0;
+	struct cpu_state *cs = &d->cpu[cpu];
+
+	cs->pid = hpid;
+	cs->rpc = 0;
+	block_switch(d, b, hpid, t);
+	return 1;
+}
+
 int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
 {
 	struct cpu_state *cs = &d->cpu[b->cpu];
@@ -894,10 +932,15 @@ int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
 			pending_switch = 0;
 		}
 		i += (int)len - 1;
+		if (kutrace_is_varlen(ev) && (ev & KUTRACE_TYPE_MASK) == KUTRACE_LOST) {
+			/* Entries lost (FORMATS 10.3, 10.4): no name. */
+			if (len == KUTRACE_LOST_WORDS && !wrapped_block0 &&
+			    lost_entry(d, b, hpid, x.argall, x.w, t))
+				pending_switch = 0;	/* lost_entry switched */
+			continue;
+		}
 		if (kutrace_is_varlen(ev)) {
-			/* A LOST entry (FORMATS 10.3) is no name: checktrace reports it. */
-			if ((ev & KUTRACE_TYPE_MASK) != KUTRACE_LOST)
-				name_entry(d, t, (int)b->cpu, ev, x.argall, x.w + 1, len);
+			name_entry(d, t, (int)b->cpu, ev, x.argall, x.w + 1, len);
 			continue;
 		}
 		if (wrapped_block0 && ev != KUTRACE_MBIT_SEC)

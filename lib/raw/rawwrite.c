@@ -291,6 +291,25 @@ void kt_rw_name(struct kt_rw *w, int cpu, uint64_t now, unsigned int type,
 	memcpy(&c->w[at + 1], name, n);
 }
 
+void kt_rw_lost(struct kt_rw *w, int cpu, uint64_t now, unsigned int lcpu,
+		unsigned int reason, uint32_t blocks, uint64_t entries, uint64_t first,
+		uint64_t last)
+{
+	struct rw_cpu *c = &w->cpu[cpu];
+	int at = claim(w, cpu, now, KUTRACE_LOST_WORDS);
+
+	if (blocks > KUTRACE_LOST_BLOCKS_MAX)
+		blocks = KUTRACE_LOST_BLOCKS_MAX;
+	c->w[at] = (now & KUTRACE_TS_MASK) << KUTRACE_TS_SHIFT |
+		   kutrace_make_word(KUTRACE_LOST_EVENT,
+				     (lcpu & KUTRACE_LOST_CPU_MASK) |
+				     (reason & KUTRACE_LOST_WHY_MASK) << KUTRACE_LOST_WHY_SHIFT |
+				     (uint64_t)blocks << KUTRACE_LOST_BLOCKS_SHIFT);
+	c->w[at + 1] = entries;
+	c->w[at + 2] = first & 0x00FFFFFFFFFFFFFFULL;
+	c->w[at + 3] = last & 0x00FFFFFFFFFFFFFFULL;
+}
+
 long kt_rw_wraps(const struct kt_rw *w)
 {
 	return w->wraps;

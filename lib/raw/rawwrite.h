@@ -52,6 +52,13 @@ void kt_rw_trace2(struct kt_rw *w, int cpu, uint64_t now, unsigned int event,
 /* A name entry: type with zero length nibble, 1..56 name bytes. */
 void kt_rw_name(struct kt_rw *w, int cpu, uint64_t now, unsigned int type,
 		uint32_t arg, const char *name);
+/*
+ * A LOST entry (docs/spec/FORMATS.md 10.3) on cpu's stream: lcpu lost
+ * entries (or blocks) between full counters first and last.
+ */
+void kt_rw_lost(struct kt_rw *w, int cpu, uint64_t now, unsigned int lcpu,
+		unsigned int reason, uint32_t blocks, uint64_t entries, uint64_t first,
+		uint64_t last);
 /* Number of wraparounds so far (the module clears its pid filter then). */
 long kt_rw_wraps(const struct kt_rw *w);
 /* Bytes written to the file so far (whole blocks, side blocks included). */

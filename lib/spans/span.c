@@ -119,7 +119,7 @@ struct kt_spans {
 	int cexit_by_nibble;
 	struct pkt rx[PKT_SLOTS], tx[PKT_SLOTS];
 	struct {		/* interned once: these are on every path */
-		const char *idle, *sched, *rsched, *cexit, *freq, *idlelp;
+		const char *idle, *sched, *rsched, *cexit, *freq, *idlelp, *lost;
 		const char *wakeup, *ipi, *runnable;
 		const char *wait[26];
 		const char *forks[8];	/* clone, /clone, fork, ... (5.3 step 10) */
@@ -1303,6 +1303,30 @@ static void before_start(struct cpu *c, const struct kt_event *e)
 	c->first_b = NO_TIME;
 }
 
+/*
+ * Entries lost on a CPU (docs/spec/FORMATS.md 10.4; the decoder's event:
+ * arg and retval the interval, pid the reason, rpc the entries, ipc 1
+ * when the switch to the block header's task follows): what ran there
+ * ends where the loss starts, the loss is a row of its own, and then the
+ * CPU's state is unknown, so the switch that follows starts it as at
+ * its first block.  Nothing ran on the CPU in between that the trace
+ * knows of: never idle, never one long span.
+ */
+static void lost_event(struct kt_spans *s, const struct kt_event *e)
+{
+	struct cpu *c = &s->cpu[e->cpu];
+	int64_t ls = e->arg, le = e->retval;
+
+	if (c->st && c->sp.valid && c->sp.start <= ls && e->ipc) {
+		close_span(s, e->cpu, ls, 0, 0, 0);
+		c->st = NULL;
+	}
+	put(s, ls, le > ls ? le - ls : 1, e->cpu, 0, 0, KUTRACE_LOST_SPAN,
+	    (int64_t)(uint32_t)e->rpc, e->pid, 0, s->nm.lost);
+	if (le > s->end_t)
+		s->end_t = le;
+}
+
 void kt_spans_event(struct kt_spans *s, const struct kt_event *e)
 {
 	if (e->event >= KUTRACE_VARLEN_LO && e->event <= KUTRACE_VARLEN_HI) {
@@ -1324,6 +1348,10 @@ void kt_spans_event(struct kt_spans *s, const struct kt_event *e)
 	if (e->event == KUTRACE_MBIT_SEC) {
 		if (e->arg > 0)
 			s->mbit = (int)e->arg;
+		return;
+	}
+	if (e->event == KUTRACE_LOST_SPAN) {
+		lost_event(s, e);
 		return;
 	}
 	struct cpu *c = &s->cpu[e->cpu];
@@ -1365,6 +1393,7 @@ struct kt_spans *kt_spans_new(kt_row_fn fn, void *ctx)
 	s->nm.rsched = kt_intern("/-sched-");
 	s->nm.cexit = kt_intern("-c-exit-");
 	s->nm.freq = kt_intern("-freq-");
+	s->nm.lost = kt_intern("-lost-");
 	s->nm.idlelp = kt_intern("-idlelp-");
 	s->nm.wakeup = kt_intern("-wakeup-");
 	s->nm.ipi = kt_intern("-ipi-");

@@ -22,7 +22,7 @@
  *                                packet: message rows (5.8) and a queue
  *                                span (5.3 step 7).
  *
- *   mkgolden exec|ipi|edges OUT  a thread renamed by exec; IPI arcs to an
+ *   mkgolden exec|ipi|edges|lost OUT  a thread renamed by exec; IPI arcs to an
  *                                idle CPU; the first and last span of each
  *                                CPU against a known timeline (see below).
  *
@@ -327,6 +327,31 @@ static void edges(const char *path)
 	close_trace(w, T(2000));
 }
 
+/*
+ * Entries lost on a CPU (docs/spec/FORMATS.md 10.4), with a known truth.
+ * CPU 0's prog.700 calls getpid at T(100) (returns at T(150)) and runs
+ * user code until T(300); then CPU 0 loses 12345 entries until T(800),
+ * where its next entries begin with the LOST entry; it calls getpid
+ * again at T(900) (returns at T(950)).  CPU 1 idles and marks at T(500).
+ * prog.700's user span ends at T(300), -lost- covers T(300)..T(800), and
+ * the header's task (prog.700) runs user code again from T(800).
+ */
+static void lost(const char *path)
+{
+	struct kt_rw *w = two_cpus(path);
+
+	kt_rw_set_task(w, 0, 700, "prog");
+	kt_rw_set_task(w, 1, 0, "swapper/1");
+	kt_rw_name(w, 0, T(10), KUTRACE_SYSCALL64NAME, 39, "getpid");
+	kt_rw_trace1(w, 0, T(100), KUTRACE_SYSCALL64 + 39, 0, 0);
+	kt_rw_trace1(w, 0, T(150), KUTRACE_SYSRET64 + 39, 700, 0);
+	kt_rw_trace1(w, 1, T(500), KUTRACE_MARKA, kt_base40_encode("tick"), 0);
+	kt_rw_lost(w, 0, T(800), 0, KUTRACE_LOST_READER, 0, 12345, T(300), T(800));
+	kt_rw_trace1(w, 0, T(900), KUTRACE_SYSCALL64 + 39, 0, 0);
+	kt_rw_trace1(w, 0, T(950), KUTRACE_SYSRET64 + 39, 700, 0);
+	close_trace(w, T(2000));
+}
+
 int main(int argc, char **argv)
 {
 	kt_set_progname(argv[0]);
@@ -342,8 +367,10 @@ int main(int argc, char **argv)
 		ipi(argv[2]);
 	} else if (argc == 3 && !strcmp(argv[1], "edges")) {
 		edges(argv[2]);
+	} else if (argc == 3 && !strcmp(argv[1], "lost")) {
+		lost(argv[2]);
 	} else {
-		fprintf(stderr, "usage: mkgolden basic|rpc|sched|exec|ipi|edges OUT.trace\n");
+		fprintf(stderr, "usage: mkgolden basic|rpc|sched|exec|ipi|edges|lost OUT.trace\n");
 		return 2;
 	}
 	return 0;
