@@ -334,6 +334,22 @@ static int run_sql(duckdb_connection c, const char *sql, enum fmt fmt)
 /* ---------------------------------------------------------------------- */
 
 /* One table as TSV (ClickHouse's TabSeparatedWithNames) or JSON lines. */
+static int has_view(duckdb_connection c, const char *t)
+{
+	duckdb_result r;
+	char *q = kt_sql_str("%s", t), *sql = NULL;
+	int n = 0;
+
+	if (!q || asprintf(&sql, "SELECT count(*) FROM duckdb_views() WHERE view_name = %s", q) < 0)
+		kt_die("out of memory");
+	if (duckdb_query(c, sql, &r) != DuckDBError)
+		n = (int)duckdb_value_int64(&r, 0, 0);
+	duckdb_destroy_result(&r);
+	free(sql);
+	free(q);
+	return n > 0;
+}
+
 static void export_table(duckdb_connection c, const char *t, const char *fmt, const char *dir)
 {
 	duckdb_result r;
@@ -557,6 +573,10 @@ int main(int argc, char **argv)
 			kt_die("%s: %s", xdir, strerror(errno));
 		for (int t = 0; kt_store_tables[t]; t++)
 			export_table(c, kt_store_tables[t], export, xdir);
+		/* An optional table where the stores have it (a view then). */
+		for (int t = 0; kt_store_optional[t]; t++)
+			if (has_view(c, kt_store_optional[t]))
+				export_table(c, kt_store_optional[t], export, xdir);
 		fprintf(stderr, "kutrace_sql: %s -> %s/\n", export, xdir);
 	} else if (sql || rep) {
 		rc = run_sql(c, sql ? sql : rep->sql, fmt) < 0;

@@ -92,8 +92,8 @@ for split in rows stores; do
 			[ "$s1" = "$(rows "$t" $D/a)" ] && [ "$s2" = "$(rows "$t" $D/b)" ] || bad="$bad $t(shards $s1,$s2)"
 		fi
 	done < "$out/counts.tsv"
-	eq "clickhouse --split $split: 17 tables, each row on one shard, the Distributed tables see all" \
-		"17 " "$(wc -l < "$out/counts.tsv") $bad"
+	eq "clickhouse --split $split: 18 tables, each row on one shard, the Distributed tables see all" \
+		"18 " "$(wc -l < "$out/counts.tsv") $bad"
 	sums=$(awk '{ a += $2; b += $3 } END { print (a > 0 && b > 0) }' "$out/counts.tsv")
 	eq "clickhouse --split $split: both shards hold rows" 1 "$sums"
 	# The loader reads columns by the header's names (machine.tsv has

@@ -182,6 +182,9 @@ eq "stores named one by one, a report over both" "2" \
 eq "a trace whose first byte is '{' is read as a trace (first byte $(head -c1 "$TMP/brace.trace"))" \
 	"$("$KT_BIN/kutrace_postproc" "$TMP/brace.trace" --no-html -o "$TMP/brace.json" 2>&1 | grep -o '[0-9]* spans' | cut -d' ' -f1)" \
 	"$(q "$TMP/brace.trace" "select count(*) from span")"
+# Entries lost (FORMATS 10.4): the lost table holds the golden's one loss.
+eq "lost: the table of a trace's LOST entries" "20000006000,10000,0,12345,reader" \
+	"$(q tests/golden/lost.trace "select ts, dur, cpu, entries, reason from lost")"
 # A temporary directory of its own: another program's store in /tmp is
 # not this run's.
 mkdir -p "$TMP/tmpd"

@@ -42,8 +42,15 @@ const char *const kt_store_tables[] = {
 	"pc_sample", "packet", NULL,
 };
 
-/* Tables added to a store later, by other programs (kutrace_why). */
-const char *const kt_store_optional[] = { "critical_path", NULL };
+/*
+ * Tables a store may lack: added later by other programs (critical_path:
+ * kutrace_why), or written only by newer builds (lost: a store of an
+ * older one has none, and stays readable).  meta.json's "tables" says
+ * which a store has.
+ */
+const char *const kt_store_optional[] = { "critical_path", "lost", NULL };
+/* The optional tables every store is written with. */
+static const char *const written_optional[] = { "lost", NULL };
 
 /* Execution rows: those that tile a CPU's time (docs/TABLES.md). */
 #define EXEC "cpu >= 0 AND ((event BETWEEN 1024 AND 4095) OR event >= 65536)"
@@ -157,6 +164,11 @@ static const char *const derive_sql[] = {
 
 	"CREATE TABLE pc_sample AS SELECT ts, dur, cpu, pid, event = 641 AS kernel, arg, name "
 	"FROM x_pts WHERE event IN (640, 641)",
+
+	/* Entries lost on a CPU (docs/spec/FORMATS.md 10.4): its -lost- rows. */
+	"CREATE TABLE lost AS SELECT ts, dur, cpu, arg AS entries, CASE ret WHEN 1 THEN 'reader' "
+	"WHEN 2 THEN 'overwrite' WHEN 3 THEN 'disk' ELSE 'unknown' END AS reason "
+	"FROM x_pts WHERE event = 644",
 
 	"CREATE TABLE packet AS SELECT ts, dur, cpu, pid, rpc, CASE WHEN event >= 532 THEN arg "
 	"END AS hash, CASE event WHEN 532 THEN 'rx' WHEN 533 THEN 'tx' WHEN 534 THEN 'urx' "
@@ -1101,8 +1113,12 @@ int kt_store_w_finish(struct kt_store_w *w, const struct kt_store_meta *m)
 	if (!ok)
 		errf(w->err, sizeof(w->err), "%s: out of memory", w->dir);
 
-	for (int i = 0; kt_store_tables[i] && ok; i++) {
-		const char *t = kt_store_tables[i];
+	int nt = 0;
+
+	while (kt_store_tables[nt])
+		nt++;
+	for (int i = 0; ok && (i < nt || written_optional[i - nt]); i++) {
+		const char *t = i < nt ? kt_store_tables[i] : written_optional[i - nt];
 		char path[4200], *ppath, *sql = NULL;
 		duckdb_result r;
 
@@ -1449,7 +1465,7 @@ struct kt_db *kt_db_open(char *const *stores, size_t n, const char *memory_limit
 		return NULL;
 	}
 	/* has[i * NOPT + k]: store i has optional table k. */
-	enum { NOPT = 1 };
+	enum { NOPT = 2 };
 	unsigned char *has = calloc(n ? n * NOPT : 1, 1);
 
 	for (size_t i = 0; has && i < n; i++) {

@@ -24,7 +24,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 TABLES="span sched_slice thread_state slice thread process cpu machine counter
-	wakeup ipi wait rpc lock mark pc_sample packet"
+	wakeup ipi wait rpc lock mark pc_sample packet lost"
 out="" split=rows reports=()
 die() { echo "ch.sh: $*" >&2; exit 1; }
 usage() { sed -n 's/^#   //p' "$0" >&2; exit 2; }

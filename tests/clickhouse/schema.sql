@@ -109,6 +109,11 @@ CREATE TABLE packet_local (
 	trace_id String, machine String
 ) ENGINE = MergeTree ORDER BY (trace_id, ts);
 
+CREATE TABLE lost_local (
+	ts Int64, dur Nullable(Int64), cpu Int32, entries Nullable(Int64), reason String,
+	trace_id String, machine String
+) ENGINE = MergeTree ORDER BY (trace_id, ts);
+
 CREATE TABLE span AS span_local ENGINE = Distributed(kt, default, span_local);
 CREATE TABLE sched_slice AS sched_slice_local ENGINE = Distributed(kt, default, sched_slice_local);
 CREATE TABLE thread_state AS thread_state_local ENGINE = Distributed(kt, default, thread_state_local);
@@ -126,3 +131,4 @@ CREATE TABLE lock AS lock_local ENGINE = Distributed(kt, default, lock_local);
 CREATE TABLE mark AS mark_local ENGINE = Distributed(kt, default, mark_local);
 CREATE TABLE pc_sample AS pc_sample_local ENGINE = Distributed(kt, default, pc_sample_local);
 CREATE TABLE packet AS packet_local ENGINE = Distributed(kt, default, packet_local);
+CREATE TABLE lost AS lost_local ENGINE = Distributed(kt, default, lost_local);
