@@ -56,6 +56,8 @@ const char *kt_sysroot(void);
  */
 int kt_ctl_sys1023(char *why, size_t len);
 
+/* The module's tracemb parameter (MB of trace buffer), 0 if unknown (dump.c). */
+long kt_module_tracemb(void);
 /* The trace time counter (x86: TSC >> 6), as the module uses. */
 uint64_t kt_ctl_now(void);
 uint64_t kt_ctl_usec(void);

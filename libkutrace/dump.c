@@ -28,7 +28,7 @@
  * tests/vm/ifuzz.c reads the parameter with its own copy on purpose: that
  * guest program is built alone and reads it as any user could.
  */
-static long module_tracemb(void)
+long kt_module_tracemb(void)
 {
 	FILE *f = fopen("/sys/module/kutrace_mod/parameters/tracemb", "r");
 	long mb = 0;
@@ -125,7 +125,7 @@ int kt_ctl_dump(const char *fname, struct kt_dump_info *info)
 	info->wrapped = wrapped;
 	if (nblocks == 0)
 		return -ENODATA;
-	mb = module_tracemb();
+	mb = kt_module_tracemb();
 	if (kt_ctl.via == KT_CTL_BPF) {
 		s.map = kt_bpf_chan_buffer(&s.size);	/* the channel's */
 		perm = malloc(nblocks * sizeof(*perm));

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 
 #include "libkutrace-local.h"
+#include "channel.h"
 
 #define BW	KUTRACE_BLOCK_WORDS
 
@@ -56,19 +57,6 @@ static struct {
 	struct kt_stream_info info;
 	time_t last_pair;
 } S = { .cur.fd = -1, .prev.fd = -1 };
-
-static long module_mb(void)
-{
-	FILE *f = fopen("/sys/module/kutrace_mod/parameters/tracemb", "r");
-	long mb = 0;
-
-	if (f) {
-		if (fscanf(f, "%ld", &mb) != 1)
-			mb = 0;
-		fclose(f);
-	}
-	return mb;
-}
 
 static int cmd(unsigned int nr, uint64_t arg, uint64_t *r)
 {
@@ -404,7 +392,7 @@ int kt_stream_begin(const struct kt_stream_opts *o)
 {
 	cpu_set_t old;
 	uint64_t ctr, usec;
-	long mb = module_mb();
+	long mb = kt_module_tracemb();
 	int e, pinned;
 
 	if (kt_ctl.via != KT_CTL_DEVICE || mb <= 0)

@@ -33,7 +33,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -82,16 +81,6 @@ struct ctx {
 	int par_checked;	/* the checks ran in threads of their own */
 	double dec_cpu, check_cpu;	/* seconds, for --stats */
 };
-
-static double thread_cpu(void)
-{
-	struct rusage ru;
-
-	if (getrusage(RUSAGE_THREAD, &ru) != 0)
-		return 0;
-	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-}
 
 /*
  * What the decoding thread hands on, in the order one thread makes it:
@@ -320,7 +309,7 @@ static void *check_main(void *p)
 		check_one(w->c, b, err, sizeof(err));
 	}
 	free(b);
-	w->cpu = thread_cpu();
+	w->cpu = kt_thread_cpu();
 	return NULL;
 }
 
@@ -403,7 +392,7 @@ static void *decode_main(void *p)
 		put_item(c, D_FATAL, -1, 0);
 	}
 	/* The rest leaves the merge here, after the join (main). */
-	c->dec_cpu = thread_cpu();
+	c->dec_cpu = kt_thread_cpu();
 	kt_chq_close(&c->dq);
 	return NULL;
 }
@@ -709,7 +698,7 @@ static void print_summary(struct ctx *c, const char *json_path, int stats)
 			c->disorder);
 	if (stats) {
 		/* The reader builds the spans; with --threads the decoder merges. */
-		double rd = thread_cpu(), od, wr;
+		double rd = kt_thread_cpu(), od, wr;
 
 		kt_jsonout_cpu(c->jo, &od, &wr);
 		fprintf(stderr, "kutrace_postproc: cpu reader %.2f s, orderer %.2f s, writer %.2f s\n",

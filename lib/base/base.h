@@ -147,5 +147,7 @@ const void *kt_chq_take(struct kt_chq *q, size_t *n);
 void kt_chq_done(struct kt_chq *q);
 /* Consumer: it takes no more; the producer never waits again. */
 void kt_chq_cancel(struct kt_chq *q);
+/* The calling thread's CPU time so far, user and system, in seconds. */
+double kt_thread_cpu(void);
 
 #endif /* KT_LIB_BASE_H */

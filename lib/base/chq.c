@@ -8,6 +8,7 @@
  * bound the memory and make a fast producer wait for a slow consumer.
  */
 #include <stdlib.h>
+#include <sys/resource.h>
 
 #include "base.h"
 
@@ -87,4 +88,14 @@ void kt_chq_cancel(struct kt_chq *q)
 	q->done = q->submitted;
 	pthread_cond_broadcast(&q->cv);
 	pthread_mutex_unlock(&q->mu);
+}
+
+double kt_thread_cpu(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_THREAD, &ru) != 0)
+		return 0;
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
 }

@@ -26,7 +26,6 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
-#include <sys/resource.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -194,16 +193,6 @@ static void lane_push(struct lane *l, const struct kt_row *r);
 static const struct kt_row *lane_tail(const struct lane *l);
 static void merge(struct kt_jsonout *o, int64_t low);
 
-static double thread_cpu(void)
-{
-	struct rusage ru;
-
-	if (getrusage(RUSAGE_THREAD, &ru) != 0)
-		return 0;
-	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-}
-
 /* ---- chunk queues (lib/base/chq.c) ------------------------------------ */
 
 static void rowq_init(struct kt_chq *q)
@@ -267,7 +256,7 @@ static void *order_main(void *p)
 		kt_chq_done(&o->w.in);
 	}
 	kt_chq_close(&o->w.out);
-	o->w.order_cpu = thread_cpu();
+	o->w.order_cpu = kt_thread_cpu();
 	return NULL;
 }
 
@@ -296,7 +285,7 @@ static void *write_main(void *p)
 		kt_chq_done(&w->out);
 	}
 	text_flush(w);
-	w->cpu = thread_cpu();
+	w->cpu = kt_thread_cpu();
 	return NULL;
 }
 
