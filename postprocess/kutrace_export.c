@@ -633,8 +633,8 @@ static void ctf_classes(struct kt_ctf *c)
 	X.id_wakeup = kt_ctf_class(c, "sched_wakeup", task);
 	X.id_irq_in = kt_ctf_class(c, "irq_handler_entry", "\t\tint32_t irq;\n\t\tstring name;\n");
 	X.id_irq_out = kt_ctf_class(c, "irq_handler_exit", "\t\tint32_t irq;\n\t\tint32_t ret;\n");
-	X.id_soft_in = kt_ctf_class(c, "softirq_entry", "\t\tuint32_t vec;\n");
-	X.id_soft_out = kt_ctf_class(c, "softirq_exit", "\t\tuint32_t vec;\n");
+	X.id_soft_in = kt_ctf_class(c, "irq_softirq_entry", "\t\tuint32_t vec;\n");
+	X.id_soft_out = kt_ctf_class(c, "irq_softirq_exit", "\t\tuint32_t vec;\n");
 	X.id_pf_user = kt_ctf_class(c, "x86_exceptions_page_fault_user",
 		"\t\tuint64_hex_t address;\n\t\tuint64_hex_t ip;\n\t\tuint8_t error_code;\n");
 	X.id_pf_kernel = kt_ctf_class(c, "x86_exceptions_page_fault_kernel",

@@ -41,8 +41,8 @@ fi
 # argument only (kutrace_arg0), LTTng each call's own; and a call's exit
 # gives ret, where LTTng may add the call's output arguments.
 ctf_against_lttng() { # peers dir
-	local s=$1 ev both differ="" kf lf
-	if ! command -v babeltrace2 > /dev/null || ! python3 -c 'import bt2' 2> /dev/null; then
+	local s=$1 ev both differ="" kf lf py=/usr/bin/python3	# Debian's, with python3-bt2
+	if ! command -v babeltrace2 > /dev/null || ! $py -c 'import bt2' 2> /dev/null; then
 		skip "peers: CTF export against LTTng: no babeltrace2/python3-bt2 (make deps)"; return
 	fi
 	[ -d "$s/lt_mixed" ] || { nok "peers: LTTng's trace of the mixed workload is there"; return; }
@@ -50,8 +50,8 @@ ctf_against_lttng() { # peers dir
 	if ! "$KT_BIN/kutrace_export" --ctf "$TMP/ctf" "$s/kt_mixed.trace" > /dev/null 2> "$TMP/ctf.err"; then
 		nok "peers: kutrace export --ctf of the mixed workload"; sed 's/^/#   /' "$TMP/ctf.err"; return
 	fi
-	python3 tests/ctf/ctf_read.py fields "$TMP/ctf" > "$TMP/kf" 2> "$TMP/kf.err"
-	python3 tests/ctf/ctf_read.py fields "$s/lt_mixed" > "$TMP/lf" 2> "$TMP/lf.err"
+	$py tests/ctf/ctf_read.py fields "$TMP/ctf" > "$TMP/kf" 2> "$TMP/kf.err"
+	$py tests/ctf/ctf_read.py fields "$s/lt_mixed" > "$TMP/lf" 2> "$TMP/lf.err"
 	both=$(join <(cut -d' ' -f1 "$TMP/kf" | sort -u) <(cut -d' ' -f1 "$TMP/lf" | sort -u))
 	for ev in $both; do
 		case $ev in syscall_entry_*) continue ;; esac
@@ -62,6 +62,13 @@ ctf_against_lttng() { # peers dir
 		*) [ "$kf" = "$lf" ] || differ="$differ $ev($(echo $kf) | $(echo $lf))" ;;
 		esac
 	done
+	# Every LTTng-style name of the export (not kutrace_*, not a system
+	# call's) is one LTTng's kernel tracer in this guest lists.
+	local unknown=""
+	for ev in $(cut -d' ' -f1 "$TMP/kf" | grep -v '^kutrace_\|^syscall_'); do
+		grep -q "^ *$ev (loglevel" "$s/lttng-list.txt" || unknown="$unknown $ev"
+	done
+	eq "peers: every LTTng-style event name of kutrace's CTF is one LTTng lists in the guest" "" "$unknown"
 	check "peers: kutrace's CTF and LTTng's trace of the mixed workload share sched_switch and system calls ($(echo $both | wc -w) event names in both)" \
 		eval 'echo "$both" | grep -qx sched_switch && echo "$both" | grep -q "^syscall_exit_"'
 	eq "peers: the events both have carry LTTng's field names (system call entries aside)" "" "$differ"
