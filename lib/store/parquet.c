@@ -440,6 +440,21 @@ static void pack32(struct bytes *out, const uint64_t *v, int b)
 	out->len += (size_t)4 * (size_t)b;
 }
 
+/* Value i of a column's INT64 (wide) or INT32 values, as int64. */
+static inline int64_t val_at(const unsigned char *vals, size_t i, int wide)
+{
+	if (wide) {
+		int64_t v;
+
+		memcpy(&v, vals + 8 * i, 8);
+		return v;
+	}
+	int32_t v32;
+
+	memcpy(&v32, vals + 4 * i, 4);
+	return v32;
+}
+
 /*
  * DELTA_BINARY_PACKED: blocks of 128 values in 4 miniblocks of 32; each
  * block stores its smallest delta and packs every delta minus it at the
@@ -454,16 +469,8 @@ static void delta_encode(struct bytes *out, const unsigned char *vals, size_t n,
 	put_varint(out, MINI);
 	put_varint(out, n);
 	for (size_t i = 0; i < n; i++) {
-		int64_t v;
+		int64_t v = val_at(vals, i, wide);
 
-		if (wide) {
-			memcpy(&v, vals + 8 * i, 8);
-		} else {
-			int32_t v32;
-
-			memcpy(&v32, vals + 4 * i, 4);
-			v = v32;
-		}
 		if (i == 0) {
 			put_varint(out, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
 			prev = v;
@@ -477,18 +484,10 @@ static void delta_encode(struct bytes *out, const unsigned char *vals, size_t n,
 		int64_t mind = INT64_MAX;
 
 		for (size_t j = 0; j < k; j++) {
-			int64_t v;
+			int64_t v = val_at(vals, at + j, wide);
 
-			if (wide) {
-				memcpy(&v, vals + 8 * (at + j), 8);
-				d[j] = (uint64_t)v - (uint64_t)prev;
-			} else {
-				int32_t v32;
-
-				memcpy(&v32, vals + 4 * (at + j), 4);
-				v = v32;
-				d[j] = (uint64_t)(int64_t)(int32_t)((uint32_t)v - (uint32_t)prev);
-			}
+			d[j] = wide ? (uint64_t)v - (uint64_t)prev :
+			       (uint64_t)(int64_t)(int32_t)((uint32_t)v - (uint32_t)prev);
 			prev = v;
 			if ((int64_t)d[j] < mind)
 				mind = (int64_t)d[j];
@@ -561,16 +560,8 @@ static size_t dict_ints(struct kt_pq *w, const unsigned char *vals, size_t n, in
 
 	memset(w->slot, 0xFF, SLOTS * sizeof(*w->slot));
 	for (size_t i = 0; i < n; i++) {
-		int64_t v;
+		int64_t v = val_at(vals, i, wide);
 
-		if (wide) {
-			memcpy(&v, vals + 8 * i, 8);
-		} else {
-			int32_t v32;
-
-			memcpy(&v32, vals + 4 * i, 4);
-			v = v32;
-		}
 		if (direct) {
 			uint32_t *s = &w->slot[(uint64_t)v - (uint64_t)min];
 
