@@ -854,8 +854,8 @@ static int lost_entry(struct kt_decoder *d, const struct kt_block *b, int64_t hp
 		      uint32_t arg, const uint64_t *w, int64_t t)
 {
 	unsigned int cpu = arg & KUTRACE_LOST_CPU_MASK;
-	int64_t ls = kt_timebase_ns10(&d->tb, w[2] & 0x00FFFFFFFFFFFFFFULL);
-	int64_t le = kt_timebase_ns10(&d->tb, w[3] & 0x00FFFFFFFFFFFFFFULL);
+	int64_t ls = kt_timebase_ns10(&d->tb, w[2] & KUTRACE_HDR_LOW56);
+	int64_t le = kt_timebase_ns10(&d->tb, w[3] & KUTRACE_HDR_LOW56);
 
 	if (cpu >= KUTRACE_MAX_CPUS || le < ls)
 		return 0;	/* checktrace names it */

@@ -306,8 +306,8 @@ void kt_rw_lost(struct kt_rw *w, int cpu, uint64_t now, unsigned int lcpu,
 				     (reason & KUTRACE_LOST_WHY_MASK) << KUTRACE_LOST_WHY_SHIFT |
 				     (uint64_t)blocks << KUTRACE_LOST_BLOCKS_SHIFT);
 	c->w[at + 1] = entries;
-	c->w[at + 2] = first & 0x00FFFFFFFFFFFFFFULL;
-	c->w[at + 3] = last & 0x00FFFFFFFFFFFFFFULL;
+	c->w[at + 2] = first & KUTRACE_HDR_LOW56;
+	c->w[at + 3] = last & KUTRACE_HDR_LOW56;
 }
 
 long kt_rw_wraps(const struct kt_rw *w)
