@@ -350,14 +350,13 @@ static void checks_join(struct checker *w, int n)
 	}
 }
 
-static void put_item(struct ctx *c, int kind, long block, int64_t t)
+static void put_item(struct ctx *c, int kind, long block)
 {
 	struct ditem *d = kt_chq_slot(&c->dq);
 
 	d->kind = kind;
 	d->block = block;
 	d->flags = kind == D_BLOCK ? kt_decoder_flags(c->dec) : 0;
-	d->e.t = t;
 	kt_chq_put(&c->dq);
 }
 
@@ -368,17 +367,17 @@ static int decode_block(void *p, const struct kt_block *b)
 	int rc = b->index < c->nverdict ? c->verdict[b->index] : 0;
 
 	if (rc > 0)
-		put_item(c, D_WARN, b->index, 0);
+		put_item(c, D_WARN, b->index);
 	if (rc < 0) {
-		put_item(c, c->skip_damaged ? D_SKIP : D_FATAL, b->index, 0);
+		put_item(c, c->skip_damaged ? D_SKIP : D_FATAL, b->index);
 		return !c->skip_damaged;
 	}
 	if (kt_decode_block(c->dec, b) < 0) {
 		snprintf(c->derr, sizeof(c->derr), "%s: %s", c->raw.path, kt_decoder_err(c->dec));
-		put_item(c, D_FATAL, -1, 0);
+		put_item(c, D_FATAL, -1);
 		return 1;
 	}
-	put_item(c, D_BLOCK, b->index, 0);
+	put_item(c, D_BLOCK, b->index);
 	user_release(c, kt_timebase_ns10(kt_decoder_timebase(c->dec), b->base) - c->window);
 	return 0;
 }
@@ -389,7 +388,7 @@ static void *decode_main(void *p)
 
 	if (kt_raw_each(&c->raw, decode_block, c) < 0) {
 		snprintf(c->derr, sizeof(c->derr), "%s", c->raw.err);
-		put_item(c, D_FATAL, -1, 0);
+		put_item(c, D_FATAL, -1);
 	}
 	/* The rest leaves the merge here, after the join (main). */
 	c->dec_cpu = kt_thread_cpu();
