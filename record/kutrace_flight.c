@@ -283,9 +283,16 @@ static long parse_long(const char *opt, const char *s, long lo, long hi)
 	return v;
 }
 
+static int is_dir(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 static void default_socket(char *buf, size_t len)
 {
-	if (geteuid() == 0)
+	if (geteuid() == 0 && is_dir("/run"))
 		snprintf(buf, len, "/run/kutrace-flight.sock");
 	else
 		snprintf(buf, len, "/tmp/kutrace-flight-%u.sock", (unsigned int)geteuid());
@@ -622,7 +629,7 @@ static void check_syscall(const struct kt_event *e)
 				uint64_t a = ns10_ticks(cur_tb, e->t);
 				char r[KUTRACE_TRIGGER_TEXT + 1];
 
-				snprintf(r, sizeof(r), "%s pid %d", t->spec, e->pid);
+				snprintf(r, sizeof(r), "%s,pid=%d", t->spec, e->pid);
 				fire(T_SYSCALL, a, ns10_ticks(cur_tb, e->t + e->dur),
 				     t->what, r);
 			}
@@ -640,7 +647,7 @@ static void check_syscall(const struct kt_event *e)
 			if (z > a && (double)(z - a) / F.ticks_per_us > t->bound_us) {
 				char r[KUTRACE_TRIGGER_TEXT + 1];
 
-				snprintf(r, sizeof(r), "%s pid %d", t->spec, e->pid);
+				snprintf(r, sizeof(r), "%s,pid=%d", t->spec, e->pid);
 				fire(T_SYSCALL, a, z, t->what, r);
 			}
 		}
@@ -688,7 +695,7 @@ static void check_rpc(const struct kt_event *e)
 			continue;
 		if (t->what[0] && !(e->name && method_is(e->name, t->what)))
 			continue;
-		snprintf(r, sizeof(r), "%s id %d", t->spec, rid);
+		snprintf(r, sizeof(r), "%s,id=%d", t->spec, rid);
 		fire(T_RPC, a, z, "rpc", r);
 		return;
 	}
@@ -706,7 +713,7 @@ static void on_merged(void *ctx, const struct kt_event *e)
 		char tag[48], r[KUTRACE_TRIGGER_TEXT + 1];
 
 		snprintf(tag, sizeof(tag), "call-%s", why);
-		snprintf(r, sizeof(r), "call %s pid %d", why, e->pid);
+		snprintf(r, sizeof(r), "call:%s,pid=%d", why, e->pid);
 		fire(KUTRACE_TRIG_CALL, ns10_ticks(cur_tb, e->arg),
 		     ns10_ticks(cur_tb, e->retval), tag, r);
 		return;
@@ -921,14 +928,14 @@ static void nl_read(void)
 					const struct trigger *t = &F.trig[i];
 
 					if (t->kind == T_CRASH && core_signal(sig)) {
-						snprintf(r, sizeof(r), "crash %s pid %d sig %d",
+						snprintf(r, sizeof(r), "crash:%s,pid=%d,sig=%d",
 							 comm, pid, sig);
 						snprintf(tag, sizeof(tag), "crash-%s", comm);
 						fire(T_CRASH, now, now, tag, r);
 						break;
 					}
 					if (t->kind == T_EXIT && !strcmp(t->what, comm)) {
-						snprintf(r, sizeof(r), "exit %s pid %d status %u",
+						snprintf(r, sizeof(r), "exit:%s,pid=%d,status=%u",
 							 comm, pid, code);
 						snprintf(tag, sizeof(tag), "exit-%s", comm);
 						fire(T_EXIT, now, now, tag, r);
@@ -978,13 +985,13 @@ static void demand(int client, const char *out)
 	uint64_t now = kt_ctl_now();
 	struct pending *p;
 
-	insert_mark(KUTRACE_TRIG_DEMAND, now, now, "snapshot on demand");
+	insert_mark(KUTRACE_TRIG_DEMAND, now, now, "on-demand");
 	p = new_pending();
 	p->kind = KUTRACE_TRIG_DEMAND;
 	p->from = 0;
 	p->due = now;
 	p->client = client;
-	snprintf(p->reason, sizeof(p->reason), "on demand");
+	snprintf(p->reason, sizeof(p->reason), "on-demand");
 	snprintf(p->tag, sizeof(p->tag), "demand");
 	if (out)
 		snprintf(p->out, sizeof(p->out), "%s", out);
@@ -1181,18 +1188,19 @@ static int record_loop(pid_t child, int *status)
 			}
 		}
 		if (stop_flag && !end_at) {
-			/* The snapshots under way get their --after, no more. */
+			/*
+			 * Whatever fired up to now is found (the exits read, the
+			 * chunk open checked), and its snapshot gets its --after.
+			 */
+			if (F.nl >= 0)
+				nl_read();
+			e = kt_stream_cut();
+			if (e)
+				break;
 			end_at = kt_ctl_now() + secs_ticks(F.after_s);
 		}
-		if (end_at) {
-			uint64_t latest = 0;
-
-			for (size_t i = 0; i < F.npend; i++)
-				if (F.pend[i].due > latest)
-					latest = F.pend[i].due;
-			if (!F.npend || kt_ctl_now() >= end_at || kt_ctl_now() >= latest)
-				break;
-		}
+		if (end_at && (!F.npend || kt_ctl_now() >= end_at))
+			break;
 		pf[n++] = (struct pollfd){ .fd = F.lsock, .events = POLLIN };
 		if (F.nl >= 0)
 			pf[n++] = (struct pollfd){ .fd = F.nl, .events = POLLIN };
@@ -1349,7 +1357,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (!F.spool[0]) {
-		snprintf(F.spool, sizeof(F.spool), "/dev/shm/kutrace-flight-%d", (int)getpid());
+		/* tmpfs where there is one: the ring costs no disk writes */
+		snprintf(F.spool, sizeof(F.spool), "%s/kutrace-flight-%d",
+			 is_dir("/dev/shm") ? "/dev/shm" : "/tmp", (int)getpid());
 		if (mkdir(F.spool, 0700) != 0) {
 			fprintf(stderr, "%s: --spool %s: %s\n", prog, F.spool, strerror(errno));
 			unlink(F.sock_path);
@@ -1394,9 +1404,6 @@ int main(int argc, char **argv)
 			fprintf(stderr, "%s: fork: %s\n", prog, strerror(errno));
 	}
 	e = record_loop(child, &status);
-	if (child > 0 && !WIFEXITED(status) && !WIFSIGNALED(status))
-		while (waitpid(child, &status, 0) < 0 && errno == EINTR)
-			;
 	e = finish() || e;
 	for (size_t i = 0; i < F.npend; i++)
 		answer(F.pend[i].client, "error: the recorder stopped\n");

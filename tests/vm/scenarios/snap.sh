@@ -1,0 +1,54 @@
+# Guest part of tests/t_vm_snap.sh: kutrace_flight (FORMATS 11).
+# Snapshots on demand while tracing goes on; syscall:nanosleep>100ms with
+# K long calls among many short ones; kutrace_trigger(); a SIGSEGV; bad
+# input; a spool too small for --before.
+K=3
+mkdir -p d1 d2 d3 d4 d5
+kutrace_control test > state0.out 2>&1
+# waits until the recorder in $1's output says it records
+ready() {
+	i=0
+	while ! grep -q "recording into" "$1" && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+}
+# 1. on demand, twice, while tracing goes on
+kutrace_flight -o d1 --before 1 --after 0 > f1.out 2> f1.err &
+F=$!
+ready f1.out
+workload getpid 20000 > /dev/null
+kutrace_flight snapshot -o /out/d1/demand1.trace > snap1.out 2> snap1.err
+echo "snap1=$?"
+workload getpid 20000 > /dev/null
+kill -USR2 $F
+sleep 1
+workload getpid 20000 > /dev/null
+kutrace_flight snapshot > snap2.out 2> snap2.err
+echo "snap2=$?"
+kill -INT $F
+wait $F
+echo "f1=$?"
+ls d1 > d1.ls
+# 2. K nanosleep calls of 300 ms among 1 ms ones, 3 s apart
+kutrace_flight -o d2 --trigger 'syscall:nanosleep>100ms' --before 1 --after 0.5 \
+	--min-interval 0 -- snapload sleeps $K 300 3 > f2.out 2> f2.err
+echo "f2=$?"
+ls d2 > d2.ls
+# 3. a program's kutrace_trigger()
+kutrace_flight -o d3 --before 1 --after 0.5 -- snapload trigger slow-thing > f3.out 2> f3.err
+echo "f3=$?"
+ls d3 > d3.ls
+# 4. a crash: SIGSEGV
+kutrace_flight -o d4 --trigger crash --before 1 --after 0.5 -- sh -c 'snapload segv; true' \
+	> f4.out 2> f4.err
+echo "f4=$?"
+ls d4 > d4.ls
+# 5. bad input: one line, exit 2, tracing state unchanged
+kutrace_flight --trigger 'rpc>' -o d5 > bad1.out 2>&1; echo "bad1=$?"
+kutrace_flight --trigger 'syscall:nosuch>1ms' -o d5 > bad2.out 2>&1; echo "bad2=$?"
+kutrace_flight --trigger 'rpc>-5ms' -o d5 > bad3.out 2>&1; echo "bad3=$?"
+KUTRACE_SYSROOT=/nonexistent kutrace_flight -o d5 > bad4.out 2>&1; echo "bad4=$?"
+kutrace_control test > state1.out 2>&1
+# 6. a spool of 1 MB cannot hold --before 5 of a busy trace: one warning
+kutrace_flight -o d5 --spool-mb 1 --before 5 -- workload getpid 300000 > f5.out 2> f5.err
+echo "f5=$?"
+ls d5 /tmp > d5.ls
+true

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * snapload - guest workloads of tests/t_vm_snap.sh (kutrace_flight,
+ * docs/spec/FORMATS.md 11).  Linked with libkutrace.a (tests/vm/build.sh)
+ * for kutrace_trigger() and the trace's time counter.
+ *
+ *   snapload sleeps K MS GAP   K times: GAP seconds of 1 ms nanosleep
+ *                              calls, then one nanosleep of MS ms; GAP
+ *                              seconds more at the end.  Prints "pid P",
+ *                              "long I START END" per long call (the
+ *                              counter just before and after it) and
+ *                              "short N" (the 1 ms calls made)
+ *   snapload trigger REASON    0.5 s of getpid calls, kutrace_trigger(REASON)
+ *                              ("trigger PID RC AT"), 0.5 s more
+ *   snapload segv              0.5 s of getpid calls, then a store to
+ *                              address 0 ("segv PID" first)
+ *
+ * The system calls go through syscall(2), so that nanosleep is the
+ * nanosleep system call (glibc's nanosleep() calls clock_nanosleep).
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+#include "kutrace/control.h"
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static void nap_ms(long ms)
+{
+	struct timespec t = { ms / 1000, (ms % 1000) * 1000000 };
+
+	syscall(SYS_nanosleep, &t, NULL);
+}
+
+static void getpids_for(double secs)
+{
+	double end = now_s() + secs;
+
+	while (now_s() < end)
+		for (int i = 0; i < 100; i++)
+			syscall(SYS_getpid);
+}
+
+static long shorts_for(double secs)
+{
+	double end = now_s() + secs;
+	long n = 0;
+
+	while (now_s() < end) {
+		nap_ms(1);
+		n++;
+	}
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 5 && !strcmp(argv[1], "sleeps")) {
+		int k = atoi(argv[2]);
+		long ms = atol(argv[3]), n = 0;
+		double gap = atof(argv[4]);
+
+		printf("pid %d\n", (int)getpid());
+		for (int i = 0; i < k; i++) {
+			n += shorts_for(gap);
+			uint64_t a = kutrace_readtime();
+
+			nap_ms(ms);
+			uint64_t b = kutrace_readtime();
+
+			printf("long %d %llu %llu\n", i, (unsigned long long)a,
+			       (unsigned long long)b);
+		}
+		n += shorts_for(gap);
+		printf("short %ld\n", n);
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "trigger")) {
+		getpids_for(0.5);
+		uint64_t at = kutrace_readtime();
+		int rc = kutrace_trigger(argv[2]);
+
+		printf("trigger %d %d %llu\n", (int)getpid(), rc, (unsigned long long)at);
+		getpids_for(0.5);
+		return rc == 1 ? 0 : 1;
+	}
+	if (argc == 2 && !strcmp(argv[1], "segv")) {
+		printf("segv %d\n", (int)getpid());
+		fflush(stdout);
+		getpids_for(0.5);
+		volatile int *p = (volatile int *)(uintptr_t)(argc - 2);
+
+		*p = 1;
+		return 0;
+	}
+	fprintf(stderr, "usage: snapload sleeps K MS GAP | trigger REASON | segv\n");
+	return 2;
+}
