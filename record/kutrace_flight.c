@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <dirent.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -496,7 +497,16 @@ static int write_snapshot(struct pending *p, char *name, size_t len)
 		return e;
 	}
 	F.snapshots++;
-	printf("%s: snapshot %s (%s, %zu chunks)\n", prog, name, p->reason, used);
+	if (p->kind == KUTRACE_TRIG_DEMAND) {
+		printf("%s: snapshot %s (%s, %zu chunks)\n", prog, name, p->reason, used);
+	} else {
+		/* The target: on disk within 1 s of the end of --after. */
+		uint64_t now = kt_ctl_now();
+		double lag = now > p->due ? (double)(now - p->due) / F.ticks_per_us / 1e3 : 0;
+
+		printf("%s: snapshot %s (%s, %zu chunks), on disk %.0f ms after "
+		       "--after ended\n", prog, name, p->reason, used, lag);
+	}
 	fflush(stdout);
 	return 0;
 }
@@ -1253,6 +1263,17 @@ static int finish(void)
 	printf("%s: %ld snapshots; %llu chunks traced, %llu MB%s\n", prog, F.snapshots,
 	       (unsigned long long)in.chunks, (unsigned long long)(in.bytes >> 20),
 	       te ? " (some lost: the recorder fell behind)" : "");
+	/* The recorder's cost, triggers checked: CPU per 10 MB/s of trace. */
+	struct rusage ru;
+
+	if (in.bytes && getrusage(RUSAGE_SELF, &ru) == 0) {
+		double cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+			     (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+
+		printf("%s: recorder: %.3f s of CPU for %.1f MB: %.2f %% of a core "
+		       "per 10 MB/s\n", prog, cpu, (double)in.bytes / 1e6,
+		       cpu * 10 / ((double)in.bytes / 1e6) * 100);
+	}
 	return e ? 1 : 0;
 }
 

@@ -12,7 +12,8 @@
 # - syscall:nanosleep>100ms with K 300 ms nanosleep calls 3 s apart among
 #   many of 1 ms (--min-interval 0): exactly K snapshots, each from at least
 #   --before 1 s before its long call to past its end (the workload's own
-#   counter readings), with one trigger mark of that pid;
+#   counter readings), with one trigger mark of that pid, on disk within
+#   1 s of the end of its --after;
 # - kutrace_trigger("slow-thing") from a program: one snapshot, with --before
 #   before the call and the mark;
 # - a process killed by SIGSEGV: one snapshot holding its last second;
@@ -96,6 +97,12 @@ snap_checks() {
 		"$(awk '$1 == "short" { print $2 }' "$out/f2.out")"
 	eq "$k: exactly K triggers fired" $K "$(grep -c 'trigger syscall:nanosleep>100ms' "$out/f2.out")"
 	eq "$k: exactly K snapshots" $K "$(grep -c '\.trace$' "$out/d2.ls")"
+	# the target: on disk within 1 s of the end of --after
+	sed -n 's/.*on disk \([0-9]*\) ms after --after ended$/\1/p' "$out/f2.out" > "$TMP/lag"
+	eq "$k: each says when it was on disk" $K "$(wc -l < "$TMP/lag")"
+	between "$k: the slowest on disk $(sort -n "$TMP/lag" | tail -1) ms after --after ended" 0 999 \
+		"$(sort -n "$TMP/lag" | tail -1)"
+	check "$k: the recorder's CPU per 10 MB/s is printed" grep -q "of a core per 10 MB/s" "$out/f2.out"
 	i=0
 	for s in $(snaps d2); do
 		snap_ok "$k: nanosleep $i" "$s" || { i=$((i + 1)); continue; }

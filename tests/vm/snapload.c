@@ -10,7 +10,7 @@
  *                              "long I START END" per long call (the
  *                              counter just before and after it) and
  *                              "short N" (the 1 ms calls made)
- *   snapload trigger REASON    0.5 s of getpid calls, kutrace_trigger(REASON)
+ *   snapload trigger REASON    1.5 s of getpid calls, kutrace_trigger(REASON)
  *                              ("trigger PID RC AT"), 0.5 s more
  *   snapload segv              0.5 s of getpid calls, then a store to
  *                              address 0 ("segv PID" first)
@@ -87,7 +87,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc == 3 && !strcmp(argv[1], "trigger")) {
-		getpids_for(0.5);
+		getpids_for(1.5);
 		uint64_t at = kutrace_readtime();
 		int rc = kutrace_trigger(argv[2]);
 

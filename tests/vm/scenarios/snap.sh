@@ -48,7 +48,7 @@ kutrace_flight --trigger 'rpc>-5ms' -o d5 > bad3.out 2>&1; echo "bad3=$?"
 KUTRACE_SYSROOT=/nonexistent kutrace_flight -o d5 > bad4.out 2>&1; echo "bad4=$?"
 kutrace_control test > state1.out 2>&1
 # 6. a spool of 1 MB cannot hold --before 5 of a busy trace: one warning
-kutrace_flight -o d5 --spool-mb 1 --before 5 -- workload getpid 300000 > f5.out 2> f5.err
+kutrace_flight -o d5 --spool-mb 1 --before 5 -- workload getpid 2000000 > f5.out 2> f5.err
 echo "f5=$?"
 ls d5 /tmp > d5.ls
 true
