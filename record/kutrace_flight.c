@@ -9,6 +9,7 @@
  *                  [--spool-mb MB] [--chunk-ms MS] [--socket PATH]
  *                  [-- CMD [ARGS]]
  *   kutrace_flight snapshot [-o FILE] [--socket PATH]
+ *   kutrace_flight check [--trigger SPEC]... CHUNK...
  *
  * The recorder streams (libkutrace/stream.c) into a spool directory, cut
  * every --chunk-ms; each chunk, as it closes, is decoded here (lib/decode)
@@ -50,6 +51,7 @@ static const char *usage_text =
 "                      [--max-snapshots N] [--min-interval S] [--spool DIR]\n"
 "                      [--spool-mb MB] [--chunk-ms MS] [--socket PATH] [-- CMD [ARGS]]\n"
 "       kutrace_flight snapshot [-o FILE] [--socket PATH]\n"
+"       kutrace_flight check [--trigger SPEC]... CHUNK...\n"
 "\n"
 "Traces until SIGINT or SIGTERM (or until CMD ends), keeping the newest\n"
 "chunks in a spool (default /dev/shm/kutrace-flight-PID, at most --spool-mb\n"
@@ -73,7 +75,9 @@ static const char *usage_text =
 "seconds of the last one saved.  --chunk-ms (default 250) is how often the\n"
 "trace is cut and the triggers checked.  --socket PATH: where snapshot\n"
 "asks (default /run/kutrace-flight.sock as root, else\n"
-"/tmp/kutrace-flight-UID.sock).  Needs the kutrace module.\n";
+"/tmp/kutrace-flight-UID.sock).  Needs the kutrace module.\n"
+"check: the triggers on chunks already written (kutrace_control --stream),\n"
+"as the recorder checks them: what fires, and the CPU it costs.\n";
 
 #define MAX_TRIGGERS	16
 #define TABLE_SLOTS	8192	/* threads with a call or RPC open */
@@ -137,7 +141,7 @@ static struct {
 	struct open_call sys[TABLE_SLOTS], rpc[TABLE_SLOTS];
 	char comm[TABLE_SLOTS][16];
 	int comm_pid[TABLE_SLOTS];
-	int failed;
+	int check_only;		/* kutrace_flight check: say what fires */
 } F = { .lsock = -1, .nl = -1 };
 
 static const char *prog = "kutrace_flight";
@@ -384,6 +388,11 @@ static void fire(int kind, uint64_t start, uint64_t end, const char *tag,
 {
 	double ms = (double)(end - start) / F.ticks_per_us / 1e3;
 
+	if (F.check_only) {
+		printf("trigger %s (%.3f ms)\n", reason, ms);
+		return;
+	}
+
 	if (F.max_snapshots && F.snapshots + (long)F.npend >= F.max_snapshots) {
 		printf("%s: trigger %s: not saved (--max-snapshots %ld reached)\n",
 		       prog, reason, F.max_snapshots);
@@ -599,15 +608,37 @@ static void collect(void *ctx, const struct kt_event *e)
 	kt_merge_push(sc->merge, e);
 }
 
+/* Event numbers a trigger looks at (watch_events). */
+static unsigned char watched[KUTRACE_EVENT_MASK + 1];
+static int need_names;	/* rpc:METHOD: method names ahead of the RPCs */
+
+/*
+ * Whether a block may hold an event a trigger looks at.  A block is
+ * decoded alone (its header names its CPU's task), so the blocks without
+ * one need no decoding: most of them, for the triggers of a few calls.
+ * A name's text may look like such an event: decoded for nothing.
+ */
+static int interesting(const struct kt_block *b)
+{
+	for (int i = b->first_entry; i < KUTRACE_BLOCK_WORDS; i++)
+		if (b->w[i] && watched[kutrace_word_event(b->w[i])])
+			return 1;
+	return 0;
+}
+
+static int make_decoder(struct scan *sc)
+{
+	if (!sc->dec)
+		sc->dec = kt_decoder_new(&sc->raw, collect, sc, sc->err, sizeof(sc->err));
+	return sc->dec ? 0 : -1;
+}
+
 static int on_prescan(void *ctx, const struct kt_block *b)
 {
 	struct scan *sc = ctx;
 
-	if (!sc->dec) {
-		sc->dec = kt_decoder_new(&sc->raw, collect, sc, sc->err, sizeof(sc->err));
-		if (!sc->dec)
-			return -1;
-	}
+	if (make_decoder(sc) < 0)
+		return -1;
 	kt_decoder_prescan(sc->dec, b);
 	return 0;
 }
@@ -616,6 +647,10 @@ static int on_block(void *ctx, const struct kt_block *b)
 {
 	struct scan *sc = ctx;
 
+	if (make_decoder(sc) < 0)
+		return -1;
+	if (b->index != 0 && !interesting(b))
+		return 0;
 	if (kt_decode_block(sc->dec, b) < 0) {
 		snprintf(sc->err, sizeof(sc->err), "%s", kt_decoder_err(sc->dec));
 		return -1;
@@ -713,6 +748,36 @@ static void check_rpc(const struct kt_event *e)
 
 static int watch_rpc;
 
+/*
+ * Calls and RPCs open before `before` are forgotten: entries were lost
+ * (their return may be among them, and a later return of another call
+ * must not close them), or the chunks do not follow each other.
+ */
+static void forget_open(uint64_t before)
+{
+	for (int i = 0; i < TABLE_SLOTS; i++) {
+		if (F.sys[i].pid && F.sys[i].start < before)
+			F.sys[i].pid = 0;
+		if (F.rpc[i].pid && F.rpc[i].start < before)
+			F.rpc[i].pid = 0;
+	}
+	/* emptied in place: rebuild the probe chains */
+	struct open_call *tabs[2] = { F.sys, F.rpc };
+
+	for (int t = 0; t < 2; t++) {
+		static struct open_call keep[TABLE_SLOTS];
+
+		memcpy(keep, tabs[t], sizeof(keep));
+		memset(tabs[t], 0, sizeof(keep));
+		for (int i = 0; i < TABLE_SLOTS; i++) {
+			struct open_call *s = keep[i].pid ? slot(tabs[t], keep[i].pid, 1) : NULL;
+
+			if (s)
+				*s = keep[i];
+		}
+	}
+}
+
 static void on_merged(void *ctx, const struct kt_event *e)
 {
 	(void)ctx;
@@ -728,11 +793,33 @@ static void on_merged(void *ctx, const struct kt_event *e)
 		     ns10_ticks(cur_tb, e->retval), tag, r);
 		return;
 	}
+	if (e->event == KUTRACE_LOST_SPAN) {
+		forget_open(ns10_ticks(cur_tb, e->retval));
+		return;
+	}
 	if (e->event >= KUTRACE_SYSCALL64)
 		check_syscall(e);
 	else if (watch_rpc && (e->event == KUTRACE_RPCIDREQ || e->event == KUTRACE_RPCIDRESP ||
 			       e->event == KUTRACE_RPCIDMID))
 		check_rpc(e);
+}
+
+static void watch_events(void)
+{
+	watched[KUTRACE_TRIGGER_EVENT] = 1;
+	for (int i = 0; i < F.ntrig; i++) {
+		const struct trigger *t = &F.trig[i];
+
+		if (t->kind == T_SYSCALL) {
+			watched[t->event] = 1;
+			watched[t->event + KUTRACE_RET_BIT] = 1;
+		} else if (t->kind == T_RPC) {
+			watch_rpc = 1;
+			need_names |= t->what[0] != 0;
+			for (int ev = KUTRACE_RPCIDREQ; ev <= KUTRACE_RPCIDMID; ev++)
+				watched[ev] = 1;
+		}
+	}
 }
 
 /* Decode one closed chunk and check the triggers on its events in time order. */
@@ -745,12 +832,24 @@ static void scan_chunk(const char *path)
 		return;
 	}
 	sc.merge = kt_merge_new();
-	if (kt_raw_each(&sc.raw, on_prescan, &sc) < 0 ||
+	if ((need_names && kt_raw_each(&sc.raw, on_prescan, &sc) < 0) ||
 	    kt_raw_each(&sc.raw, on_block, &sc) < 0) {
 		fprintf(stderr, "%s: %s: %s (triggers not checked there)\n", prog, path,
 			sc.err[0] ? sc.err : sc.raw.err);
 	} else if (sc.dec) {
+		/*
+		 * A chunk that does not follow the one before (chunk n+1 starts
+		 * before chunk n stops, 10.2): nothing is open any more.
+		 */
+		static uint64_t last_start, last_stop;
+
+		if (last_stop && (sc.raw.start_ctr < last_start || sc.raw.start_ctr > last_stop))
+			forget_open(UINT64_MAX);
+		last_start = sc.raw.start_ctr;
+		last_stop = sc.raw.stop_ctr;
 		cur_tb = kt_decoder_timebase(sc.dec);
+		if (F.check_only)
+			F.ticks_per_us = 1 / cur_tb->slope_us;
 		kt_merge_release(sc.merge, INT64_MAX, on_merged, NULL);
 	}
 	kt_merge_free(sc.merge);
@@ -1108,6 +1207,70 @@ static int snapshot_cmd(int argc, char **argv)
 	return 0;
 }
 
+/* The CPU this process used so far, in seconds. */
+static double cpu_secs(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return 0;
+	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+/*
+ * kutrace_flight check [--trigger SPEC]... CHUNK...: the triggers checked
+ * on chunks already written, as the recorder checks them (what would
+ * fire, and the CPU that costs per 10 MB/s of trace); no module needed.
+ */
+static int check_cmd(int argc, char **argv)
+{
+	uint64_t bytes = 0;
+	int files = 0;
+
+	F.check_only = 1;
+	F.ticks_per_us = 1;
+	for (int i = 0; i < argc; i++) {
+		struct stat st;
+
+		if (!strcmp(argv[i], "--trigger") && i + 1 < argc) {
+			if (parse_trigger(argv[++i]) < 0)
+				return 2;
+			continue;
+		}
+		if (argv[i][0] == '-') {
+			fprintf(stderr, "%s: check: unknown option %s\n", prog, argv[i]);
+			return 2;
+		}
+		if (stat(argv[i], &st) != 0 || !S_ISREG(st.st_mode)) {
+			fprintf(stderr, "%s: check: %s: no such file\n", prog, argv[i]);
+			return 2;
+		}
+		bytes += (uint64_t)st.st_size;
+		files++;
+	}
+	if (!files) {
+		fprintf(stderr, "%s: check: no chunk given\n", prog);
+		return 2;
+	}
+	watch_events();
+	double t0 = cpu_secs();
+
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--trigger")) {
+			i++;
+			continue;
+		}
+		scan_chunk(argv[i]);
+	}
+	double cpu = cpu_secs() - t0;
+
+	printf("%s: checked %d chunks, %.1f MB in %.3f s of CPU: %.2f %% of a core "
+	       "per 10 MB/s\n", prog, files, (double)bytes / 1e6, cpu,
+	       bytes ? cpu * 10 / ((double)bytes / 1e6) * 100 : 0.0);
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Recording                                                            */
 /* ------------------------------------------------------------------ */
@@ -1264,11 +1427,8 @@ static int finish(void)
 	       (unsigned long long)in.chunks, (unsigned long long)(in.bytes >> 20),
 	       te ? " (some lost: the recorder fell behind)" : "");
 	/* The recorder's cost, triggers checked: CPU per 10 MB/s of trace. */
-	struct rusage ru;
-
-	if (in.bytes && getrusage(RUSAGE_SELF, &ru) == 0) {
-		double cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
-			     (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	if (in.bytes) {
+		double cpu = cpu_secs();
 
 		printf("%s: recorder: %.3f s of CPU for %.1f MB: %.2f %% of a core "
 		       "per 10 MB/s\n", prog, cpu, (double)in.bytes / 1e6,
@@ -1286,6 +1446,8 @@ int main(int argc, char **argv)
 	kt_set_progname(argv[0]);
 	if (argc > 1 && !strcmp(argv[1], "snapshot"))
 		return snapshot_cmd(argc - 2, argv + 2);
+	if (argc > 1 && !strcmp(argv[1], "check"))
+		return check_cmd(argc - 2, argv + 2);
 	F.before_s = 2;
 	F.after_s = 1;
 	F.min_interval_s = 5;
@@ -1354,9 +1516,7 @@ int main(int argc, char **argv)
 	}
 	if (check_dir("-o", F.outdir) < 0 || (F.spool[0] && check_dir("--spool", F.spool) < 0))
 		return 2;
-	for (int i = 0; i < F.ntrig; i++)
-		if (F.trig[i].kind == T_RPC)
-			watch_rpc = 1;
+	watch_events();
 	/* Everything that can refuse refuses before tracing is touched. */
 	for (int i = 0; i < F.ntrig; i++) {
 		if (F.trig[i].kind != T_CRASH && F.trig[i].kind != T_EXIT)

@@ -119,6 +119,16 @@ snap_checks() {
 		i=$((i + 1))
 	done
 	eq "$k: K nanosleep snapshots checked" $K "$i"
+	# kutrace_flight check: the recorder's checks on chunks already written
+	rm -rf "$TMP/all"; mkdir -p "$TMP/all"
+	for s in $(snaps d2); do
+		mkdir -p "$TMP/all/$(basename "$s")"
+		"$KT_BIN/snapsplit" "$s" "$TMP/all/$(basename "$s")" > /dev/null
+	done
+	"$KT_BIN/kutrace_flight" check --trigger 'syscall:nanosleep>100ms' "$TMP"/all/*/c_*.trace > "$TMP/check" 2>&1
+	eq "$k: kutrace_flight check on their chunks: the K long calls, no other" $K \
+		"$(grep -c "^trigger syscall:nanosleep>100ms,pid=$pid (3[0-9][0-9]\.[0-9]* ms)$" "$TMP/check")"
+	eq "$k: kutrace_flight check: nothing else fires" $((K + 1)) "$(wc -l < "$TMP/check")"
 
 	# 3. kutrace_trigger()
 	check "$k: kutrace_trigger run exits 0" grep -q "^f3=0" "$out/scenario.log"
