@@ -116,6 +116,17 @@ snap_checks() {
 		eq "$k: nanosleep $i: one trigger mark, of the workload" 1 \
 			"$(grep -c "trigger:syscall:nanosleep>100ms,pid=$pid" "$TMP/marks")"
 		eq "$k: nanosleep $i: no other mark" 1 "$(wc -l < "$TMP/marks")"
+		# the mark in the tables (kutrace_sql): kind trigger, arg the kind, the reason
+		if [ $i = 0 ] && [ -x "$KT_BIN/kutrace_sql" ]; then
+			for c in "$TMP/split"/c_*.trace; do
+				"$KT_BIN/rawtoevent" "$c" 2>/dev/null | awk '$3 == 645' | grep -q . || continue
+				cp "$c" "$TMP/marked.trace"; rm -rf "$TMP/marked.tables"
+				"$KT_BIN/kutrace_sql" "$TMP/marked.trace" --csv \
+					-c "SELECT kind, arg, label FROM mark" > "$TMP/mark.csv" 2> "$TMP/sql.err"
+				eq "$k: nanosleep $i: the table mark has it" \
+					"trigger,2,\"syscall:nanosleep>100ms,pid=$pid\"" "$(tail -n +2 "$TMP/mark.csv")"
+			done
+		fi
 		i=$((i + 1))
 	done
 	eq "$k: K nanosleep snapshots checked" $K "$i"
