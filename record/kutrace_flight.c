@@ -114,6 +114,7 @@ struct open_call {
 	int pid;		/* 0: free */
 	int event;
 	uint64_t start;		/* counter */
+	const char *name;	/* an RPC's request point's "method.id" */
 };
 
 static struct {
@@ -722,6 +723,7 @@ static void check_rpc(const struct kt_event *e)
 		if (s) {
 			s->event = id;
 			s->start = ns10_ticks(cur_tb, e->t);
+			s->name = e->name;
 		}
 		return;
 	}
@@ -729,6 +731,7 @@ static void check_rpc(const struct kt_event *e)
 		return;
 	uint64_t a = s->start, z = ns10_ticks(cur_tb, e->t);
 	int rid = s->event;
+	const char *req = s->name;
 
 	unslot(F.rpc, s);
 	for (int i = 0; i < F.ntrig; i++) {
@@ -738,10 +741,15 @@ static void check_rpc(const struct kt_event *e)
 		if (t->kind != T_RPC || z <= a ||
 		    (double)(z - a) / F.ticks_per_us <= t->bound_us)
 			continue;
-		if (t->what[0] && !(e->name && method_is(e->name, t->what)))
+		/* the method as the request named it, or else the response */
+		if (t->what[0] && !(req && method_is(req, t->what)) &&
+		    !(e->name && method_is(e->name, t->what)))
 			continue;
+		char tag[48];
+
 		snprintf(r, sizeof(r), "%s,id=%d", t->spec, rid);
-		fire(T_RPC, a, z, "rpc", r);
+		snprintf(tag, sizeof(tag), "rpc%s%s", t->what[0] ? "-" : "", t->what);
+		fire(T_RPC, a, z, tag, r);
 		return;
 	}
 }

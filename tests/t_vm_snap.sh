@@ -17,6 +17,9 @@
 # - kutrace_trigger("slow-thing") from a program: one snapshot, with --before
 #   before the call and the mark;
 # - a process killed by SIGSEGV: one snapshot holding its last second;
+# - rpc:lookup>100ms with 4 slow RPCs of 200, two of them lookups (marked
+#   through system call 1023 while the recorder holds /dev/kutrace): two
+#   snapshots, each with its lookup's mark;
 # - bad input (rpc>, syscall:nosuch>1ms, rpc>-5ms, no module): one line,
 #   exit 2, tracing state unchanged; a 1 MB spool cannot hold --before 5:
 #   one warning, and the spool is removed at the end.
@@ -171,6 +174,27 @@ snap_checks() {
 		done
 		between "$k: crash: it holds the process's last half second of getpid calls ($n)" 100 100000000 "$n"
 	fi
+
+	# 4b. RPCs: 4 slow ones of 200, methods store, lookup, store, lookup
+	check "$k: rpc trigger run exits 0" grep -q "^f6=0" "$out/scenario.log"
+	pid=$(awk '$1 == "rpc" { print $2 }' "$out/f6.out")
+	eq "$k: four slow RPCs made, two lookups" "50 store|100 lookup|150 store|200 lookup" \
+		"$(awk '$1 == "slow" { print $2, $3 }' "$out/f6.out" | paste -sd'|')"
+	eq "$k: rpc:lookup>100ms fired for the slow lookups only" "id=100|id=200" \
+		"$(grep -o 'trigger rpc:lookup>100ms,id=[0-9]*' "$out/f6.out" | sed 's/.*,//' | paste -sd'|')"
+	eq "$k: two rpc-lookup snapshots" 2 "$(grep -c -- '-rpc-lookup\.trace$' "$out/d6.ls")"
+	for s in $(snaps d6); do
+		snap_ok "$k: rpc $(basename "$s")" "$s" || continue
+		id=$(snap_marks | grep -o 'trigger:rpc:lookup>100ms,id=[0-9]*' | sed 's/.*=//')
+		check "$k: rpc: its mark names a slow lookup ($id)" grep -q "^slow ${id:-x} lookup$" "$out/f6.out"
+		n=0
+		for c in "$TMP/split"/c_*.trace; do
+			ktcheck "$c" > "$TMP/k.f"
+			v=$(fact "$TMP/k.f" pid "$pid" event 0x202 | awk '{print $2}')
+			n=$((n + ${v:-0}))
+		done
+		between "$k: rpc: it holds the RPCs before it ($n responses)" 2 200 "$n"
+	done
 
 	# 5. bad input
 	for b in 1 2 3 4; do

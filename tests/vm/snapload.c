@@ -14,6 +14,12 @@
  *                              ("trigger PID RC AT"), 0.5 s more
  *   snapload segv              0.5 s of getpid calls, then a store to
  *                              address 0 ("segv PID" first)
+ *   snapload rpc N EVERY MS    N requests (RPC ids 1..N, request and
+ *                              response marks around each), method
+ *                              "lookup" but every EVERY-th, whose method
+ *                              alternates store, lookup, ... and which takes
+ *                              MS ms instead of 1; "slow ID METHOD" each,
+ *                              "rpc PID N" at the end
  *
  * The system calls go through syscall(2), so that nanosleep is the
  * nanosleep system call (glibc's nanosleep() calls clock_nanosleep).
@@ -104,6 +110,26 @@ int main(int argc, char **argv)
 		*p = 1;
 		return 0;
 	}
-	fprintf(stderr, "usage: snapload sleeps K MS GAP | trigger REASON | segv\n");
+	if (argc == 5 && !strcmp(argv[1], "rpc")) {
+		int n = atoi(argv[2]), every = atoi(argv[3]), slow = 0;
+		long ms = atol(argv[4]);
+
+		for (int id = 1; id <= n; id++) {
+			int is_slow = every > 0 && id % every == 0;
+			const char *m = is_slow && slow++ % 2 == 0 ? "store" : "lookup";
+
+			kutrace_addname(KUTRACE_METHODNAME, (uint64_t)id, m);
+			kutrace_addevent(KUTRACE_RPCIDREQ, (uint64_t)id);
+			nap_ms(is_slow ? ms : 1);
+			kutrace_addevent(KUTRACE_RPCIDRESP, (uint64_t)id);
+			kutrace_addevent(KUTRACE_RPCIDREQ, 0);
+			if (is_slow)
+				printf("slow %d %s\n", id, m);
+		}
+		printf("rpc %d %d\n", (int)getpid(), n);
+		return 0;
+	}
+	fprintf(stderr, "usage: snapload sleeps K MS GAP | trigger REASON | segv | "
+		"rpc N EVERY MS\n");
 	return 2;
 }

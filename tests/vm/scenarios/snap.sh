@@ -3,7 +3,7 @@
 # K long calls among many short ones; kutrace_trigger(); a SIGSEGV; bad
 # input; a spool too small for --before.
 K=3
-mkdir -p d1 d2 d3 d4 d5
+mkdir -p d1 d2 d3 d4 d5 d6
 kutrace_control test > state0.out 2>&1
 # waits until the recorder in $1's output says it records
 ready() {
@@ -41,6 +41,11 @@ kutrace_flight -o d4 --trigger crash --before 1 --after 0.5 -- sh -c 'snapload s
 	> f4.out 2> f4.err
 echo "f4=$?"
 ls d4 > d4.ls
+# 4b. RPCs: 1 in 50 takes 300 ms; only the slow lookups fire
+kutrace_flight -o d6 --trigger 'rpc:lookup>100ms' --before 0.5 --after 0.2 --min-interval 0 \
+	-- snapload rpc 200 50 300 > f6.out 2> f6.err
+echo "f6=$?"
+ls d6 > d6.ls
 # 5. bad input: one line, exit 2, tracing state unchanged
 kutrace_flight --trigger 'rpc>' -o d5 > bad1.out 2>&1; echo "bad1=$?"
 kutrace_flight --trigger 'syscall:nosuch>1ms' -o d5 > bad2.out 2>&1; echo "bad2=$?"
