@@ -815,6 +815,7 @@ static void on_merged(void *ctx, const struct kt_event *e)
 static void watch_events(void)
 {
 	watched[KUTRACE_TRIGGER_EVENT] = 1;
+	watched[KUTRACE_LOST_EVENT] = 1;	/* open calls forgotten there */
 	for (int i = 0; i < F.ntrig; i++) {
 		const struct trigger *t = &F.trig[i];
 
@@ -1522,6 +1523,9 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	/* The default place is made on first use, as a package would. */
+	if (!strcmp(F.outdir, "/var/lib/kutrace") && !is_dir(F.outdir))
+		mkdir(F.outdir, 0755);
 	if (check_dir("-o", F.outdir) < 0 || (F.spool[0] && check_dir("--spool", F.spool) < 0))
 		return 2;
 	watch_events();
