@@ -418,6 +418,11 @@ static void fire(int kind, uint64_t start, uint64_t end, const char *tag,
 	p->kind = kind;
 	p->from = start > b ? start - b : 0;
 	p->due = end + secs_ticks(F.after_s);
+	/* The mark just put in must be in it, however late this was found. */
+	uint64_t now = kt_ctl_now();
+
+	if (kind != KUTRACE_TRIG_CALL && p->due < now)
+		p->due = now;
 	snprintf(p->reason, sizeof(p->reason), "%s", reason);
 	snprintf(p->tag, sizeof(p->tag), "%s", tag);
 	sanitize(p->tag);
