@@ -4,8 +4,9 @@
 # in a QEMU guest (TCG) on Debian's 6.1 cloud kernel, scenario
 # tests/vm/scenarios/snap.sh.  Every snapshot is cut back into its chunks
 # (tests/vm/host/snapsplit.c), each of which must pass checktrace and
-# kutrace_postproc alone, follow the one before without a gap, and the
-# checks below hold on them:
+# kutrace_postproc alone, follow the one before without a gap (and the
+# whole snapshot passes both as one trace), and the checks below hold on
+# them:
 # - on demand (kutrace_flight snapshot, -o FILE and the default name, and
 #   SIGUSR2) three snapshots while tracing goes on, each later than the
 #   one before;
@@ -22,7 +23,8 @@
 # - rpc:lookup>400ms with 4 slow RPCs (1 s) of 200, two of them lookups
 #   (marked through system call 1023 while the recorder holds
 #   /dev/kutrace): a snapshot for each lookup over 400 ms, with its mark,
-#   none for the stores;
+#   none for the stores; `kutrace why SNAPSHOT --slowest 1` names the
+#   lookup and the planted sleep;
 # - bad input (rpc>, syscall:nosuch>1ms, rpc>-5ms, no module): one line,
 #   exit 2, tracing state unchanged; a 1 MB spool cannot hold --before 5:
 #   one warning, and the spool is removed at the end.
@@ -32,6 +34,7 @@ vm_ready || exit 0
 K=3
 export KT_APPEND=${KT_APPEND-"tsc=nowatchdog"}
 
+quiet() { "$@" > /dev/null 2>&1; }
 # snap_ok WHAT SNAPSHOT: split into $TMP/split; the chunks' facts in
 # $TMP/split.txt (chunk I BLOCKS START STOP); every chunk alone passes.
 snap_ok() {
@@ -51,6 +54,9 @@ snap_ok() {
 	eq "$what: $(fact "$TMP/split.txt" chunks) chunks, each passes checktrace alone" 0 "$bad"
 	eq "$what: each chunk postprocesses alone" 0 "$nopost"
 	eq "$what: no gap between its chunks" 0 "$gaps"
+	# and as one trace (FORMATS 10.2, Joining)
+	check "$what: the snapshot passes checktrace as one trace" quiet "$KT_BIN/checktrace" -q -nopf "$s"
+	check "$what: and postprocesses as one" quiet "$KT_BIN/kutrace_postproc" "$s" -o "$TMP/whole.json" --no-html
 }
 # the snapshots in $out/DIR in the order written (N of snapshot-DATE-N-WHY)
 snaps() {
@@ -205,6 +211,17 @@ snap_checks() {
 			n=$((n + ${v:-0}))
 		done
 		between "$k: rpc: it holds the RPCs before it ($n responses)" 2 200 "$n"
+		# kutrace why on the snapshot: the slowest RPC is the one that
+		# fired, and its time went to the planted sleep (a timer)
+		if [ -x "$KT_BIN/kutrace_why" ] && [ "${why_done:-}" != 1 ]; then
+			why_done=1
+			cp "$s" "$TMP/rpc.trace"; rm -rf "$TMP/rpc.tables"
+			"$KT_BIN/kutrace_why" "$TMP/rpc.trace" --slowest 1 > "$TMP/why" 2> "$TMP/why.err"
+			check "$k: kutrace why SNAPSHOT --slowest 1: the lookup that fired ($id)" \
+				grep -q "^rpc ${id:-x} lookup: pid $pid " "$TMP/why"
+			check "$k: kutrace why: its time went to the timer (the planted sleep)" \
+				awk '$1 == "cause" { getline; f = $1 == "timer" && $3 > 90 } END { exit !f }' "$TMP/why"
+		fi
 	done
 
 	# 5. bad input
