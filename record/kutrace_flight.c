@@ -70,8 +70,8 @@ static const char *usage_text =
 "    DUR is a number with ns, us, ms or s.\n"
 "A trigger's snapshot holds --before seconds (default 2) before the\n"
 "triggering interval, the interval, and --after seconds (default 1) after\n"
-"it; it is cut when --after ends.  --max-snapshots N stops saving after N\n"
-"(0: no limit), --min-interval S (default 5) skips triggers within S\n"
+"it; it is cut when --after ends.  --max-snapshots N stops saving triggers'\n"
+"snapshots after N (0: no limit), --min-interval S (default 5) skips triggers within S\n"
 "seconds of the last one saved.  --chunk-ms (default 250) is how often the\n"
 "trace is cut and the triggers checked.  --socket PATH: where snapshot\n"
 "asks (default /run/kutrace-flight.sock as root, else\n"
@@ -103,6 +103,7 @@ struct chunk {
 struct pending {
 	int kind;
 	uint64_t from, due;	/* counter: window start, window end */
+	uint64_t after_end;	/* the end of --after (due may be later) */
 	char reason[KUTRACE_TRIGGER_TEXT + 1];
 	char tag[48];		/* for the file name */
 	int client;		/* on demand: the asker's socket, -1 none */
@@ -136,6 +137,7 @@ static struct {
 	struct pending *pend;
 	size_t npend, pend_cap;
 	long snapshots, seq;
+	long trig_saved;	/* snapshots of triggers (--max-snapshots) */
 	uint64_t last_fire;
 	int fired_once;
 	int warned_cap;
@@ -394,7 +396,11 @@ static void fire(int kind, uint64_t start, uint64_t end, const char *tag,
 		return;
 	}
 
-	if (F.max_snapshots && F.snapshots + (long)F.npend >= F.max_snapshots) {
+	long queued = 0;
+
+	for (size_t i = 0; i < F.npend; i++)
+		queued += F.pend[i].kind != KUTRACE_TRIG_DEMAND;
+	if (F.max_snapshots && F.trig_saved + queued >= F.max_snapshots) {
 		printf("%s: trigger %s: not saved (--max-snapshots %ld reached)\n",
 		       prog, reason, F.max_snapshots);
 		fflush(stdout);
@@ -418,6 +424,7 @@ static void fire(int kind, uint64_t start, uint64_t end, const char *tag,
 	p->kind = kind;
 	p->from = start > b ? start - b : 0;
 	p->due = end + secs_ticks(F.after_s);
+	p->after_end = p->due;
 	/* The mark just put in must be in it, however late this was found. */
 	uint64_t now = kt_ctl_now();
 
@@ -512,12 +519,14 @@ static int write_snapshot(struct pending *p, char *name, size_t len)
 		return e;
 	}
 	F.snapshots++;
+	F.trig_saved += p->kind != KUTRACE_TRIG_DEMAND;
 	if (p->kind == KUTRACE_TRIG_DEMAND) {
 		printf("%s: snapshot %s (%s, %zu chunks)\n", prog, name, p->reason, used);
 	} else {
 		/* The target: on disk within 1 s of the end of --after. */
 		uint64_t now = kt_ctl_now();
-		double lag = now > p->due ? (double)(now - p->due) / F.ticks_per_us / 1e3 : 0;
+		double lag = now > p->after_end ?
+			     (double)(now - p->after_end) / F.ticks_per_us / 1e3 : 0;
 
 		printf("%s: snapshot %s (%s, %zu chunks), on disk %.0f ms after "
 		       "--after ended\n", prog, name, p->reason, used, lag);

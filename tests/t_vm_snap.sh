@@ -25,6 +25,7 @@
 #   /dev/kutrace): a snapshot for each lookup over 400 ms, with its mark,
 #   none for the stores; `kutrace why SNAPSHOT --slowest 1` names the
 #   lookup and the planted sleep;
+# - --max-snapshots 1 and --min-interval 60: two long calls, one snapshot;
 # - bad input (rpc>, syscall:nosuch>1ms, rpc>-5ms, no module): one line,
 #   exit 2, tracing state unchanged; a 1 MB spool cannot hold --before 5:
 #   one warning, and the spool is removed at the end.
@@ -222,6 +223,17 @@ snap_checks() {
 			check "$k: kutrace why: its time went to the timer (the planted sleep)" \
 				awk '$1 == "cause" { getline; f = $1 == "timer" && $3 > 90 } END { exit !f }' "$TMP/why"
 		fi
+	done
+
+	# 4c. --max-snapshots 1, --min-interval 60: two long calls, one snapshot
+	for r in 7:max-snapshots 8:min-interval; do
+		n=${r%%:*} o=${r#*:}
+		check "$k: --$o run exits 0" grep -q "^f$n=0" "$out/scenario.log"
+		f=$(grep -c 'trigger syscall:nanosleep>400ms' "$out/f$n.out")
+		between "$k: --$o: both long calls fired ($f)" 2 1000 "$f"
+		eq "$k: --$o: one snapshot" 1 "$(grep -c '\.trace$' "$out/d$n.ls")"
+		eq "$k: --$o: the others said not saved" $((f - 1)) \
+			"$(grep -c "not saved (.*--$o" "$out/f$n.out")"
 	done
 
 	# 5. bad input

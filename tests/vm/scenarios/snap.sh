@@ -3,7 +3,7 @@
 # K long calls among many short ones; kutrace_trigger(); a SIGSEGV; bad
 # input; a spool too small for --before.
 K=3
-mkdir -p d1 d2 d3 d4 d5 d6
+mkdir -p d1 d2 d3 d4 d5 d6 d7 d8
 kutrace_control test > state0.out 2>&1
 # waits until the recorder in $1's output says it records
 ready() {
@@ -47,6 +47,15 @@ kutrace_flight -o d6 --trigger 'rpc:lookup>400ms' --before 0.5 --after 0.2 --min
 	-- snapload rpc 200 50 1000 400 > f6.out 2> f6.err
 echo "f6=$?"
 ls d6 > d6.ls
+# 4c. the limits: two long calls, --max-snapshots 1, then --min-interval 60
+kutrace_flight -o d7 --trigger 'syscall:nanosleep>400ms' --before 0.5 --after 0.2 \
+	--max-snapshots 1 --min-interval 0 -- snapload sleeps 2 1000 1 400 > f7.out 2> f7.err
+echo "f7=$?"
+kutrace_flight -o d8 --trigger 'syscall:nanosleep>400ms' --before 0.5 --after 0.2 \
+	--min-interval 60 -- snapload sleeps 2 1000 1 400 > f8.out 2> f8.err
+echo "f8=$?"
+ls d7 > d7.ls
+ls d8 > d8.ls
 # 5. bad input: one line, exit 2, tracing state unchanged
 kutrace_flight --trigger 'rpc>' -o d5 > bad1.out 2>&1; echo "bad1=$?"
 kutrace_flight --trigger 'syscall:nosuch>1ms' -o d5 > bad2.out 2>&1; echo "bad2=$?"
