@@ -20,6 +20,7 @@
 # - kutrace_trigger("slow-thing") from a program: one snapshot, with --before
 #   before the call and the mark;
 # - a process killed by SIGSEGV: one snapshot holding its last second;
+# - exit:snapload: one snapshot when it exits;
 # - rpc:lookup>400ms with 4 slow RPCs (1 s) of 200, two of them lookups
 #   (marked through system call 1023 while the recorder holds
 #   /dev/kutrace): a snapshot for each lookup over 400 ms, with its mark,
@@ -186,6 +187,16 @@ snap_checks() {
 			n=$((n + ${v:-0}))
 		done
 		between "$k: crash: it holds the process's last half second of getpid calls ($n)" 100 100000000 "$n"
+	fi
+
+	# 4a. exit:snapload
+	check "$k: exit trigger run exits 0" grep -q "^f9=0" "$out/scenario.log"
+	pid=$(awk '$1 == "pid" { print $2 }' "$out/f9.out")
+	eq "$k: one snapshot for snapload's exit" 1 "$(grep -c -- '-exit-snapload\.trace$' "$out/d9.ls")"
+	s=$(ls "$out"/d9/snapshot-*-exit-snapload.trace 2>/dev/null | head -1)
+	if [ -n "$s" ] && snap_ok "$k: exit" "$s"; then
+		eq "$k: exit: the mark names it, status 0" 1 \
+			"$(snap_marks | grep -c "trigger:exit:snapload,pid=$pid,status=0")"
 	fi
 
 	# 4b. RPCs: 4 slow ones of 200, methods store, lookup, store, lookup

@@ -3,7 +3,7 @@
 # K long calls among many short ones; kutrace_trigger(); a SIGSEGV; bad
 # input; a spool too small for --before.
 K=3
-mkdir -p d1 d2 d3 d4 d5 d6 d7 d8
+mkdir -p d1 d2 d3 d4 d5 d6 d7 d8 d9
 kutrace_control test > state0.out 2>&1
 # waits until the recorder in $1's output says it records
 ready() {
@@ -42,6 +42,11 @@ kutrace_flight -o d4 --trigger crash --before 1 --after 0.5 -- sh -c 'snapload s
 	> f4.out 2> f4.err
 echo "f4=$?"
 ls d4 > d4.ls
+# 4a. a named process exiting (normally): exit:snapload
+kutrace_flight -o d9 --trigger exit:snapload --before 0.5 --after 0.2 -- \
+	sh -c 'snapload sleeps 0 1 1 400; true' > f9.out 2> f9.err
+echo "f9=$?"
+ls d9 > d9.ls
 # 4b. RPCs: 1 in 50 takes 1 s; only the slow lookups fire
 kutrace_flight -o d6 --trigger 'rpc:lookup>400ms' --before 0.5 --after 0.2 --min-interval 0 \
 	-- snapload rpc 200 50 1000 400 > f6.out 2> f6.err
