@@ -1288,7 +1288,7 @@ static int check_cmd(int argc, char **argv)
 	}
 	double cpu = cpu_secs() - t0;
 
-	printf("%s: checked %d chunks, %.1f MB in %.3f s of CPU: %.2f %% of a core "
+	printf("%s: checked %d files, %.1f MB in %.3f s of CPU: %.2f %% of a core "
 	       "per 10 MB/s\n", prog, files, (double)bytes / 1e6, cpu,
 	       bytes ? cpu * 10 / ((double)bytes / 1e6) * 100 : 0.0);
 	return 0;
