@@ -54,7 +54,7 @@ INSTALL       ?= install
 INST_PROGS := kutrace kutrace_control kutrace_postproc rawtoevent \
               eventtospan spantotrim spantospan spantoprof samptoname_k \
               samptoname_u makeself unmakeself checktrace kutrace_dump \
-              kutrace_export kutrace_align
+              kutrace_export kutrace_align kutrace_flight
 INST_HDRS  := control.h format.h counter.h
 # man/man3/kutrace_*.3 are ".so man3/libkutrace.3" stubs, one per
 # exported function, so that `man kutrace_go` finds libkutrace(3).

@@ -35,6 +35,8 @@ static const struct command {
 	{ "stop", "kutrace_control", "stop", "stop tracing, write the trace [FILE]" },
 	{ "status", "kutrace_control", "status", "is kutrace there, is it tracing" },
 	{ "control", "kutrace_control", NULL, "its commands, or its prompt" },
+	{ "flight", "kutrace_flight", NULL, "flight recorder: snapshots on triggers" },
+	{ "snapshot", "kutrace_flight", "snapshot", "save what kutrace flight holds [-o FILE]" },
 	{ "postproc", "kutrace_postproc", NULL, "trace to JSON, timeline page, tables" },
 	{ "check", "checktrace", NULL, "check a raw trace: PASS or FAIL" },
 	{ "dump", "kutrace_dump", NULL, "a raw trace's blocks and entries" },

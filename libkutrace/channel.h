@@ -126,13 +126,26 @@ int kt_ctl_dump(const char *fname, struct kt_dump_info *info);
  * go (info.disk_full, lost_blocks).
  */
 #define KT_STREAM_MAX_CPUS	KUTRACE_MAX_CPUS
+/*
+ * A chunk just closed, for on_close: a whole trace from start to stop
+ * (counter and usec pairs), path in dir.  on_close may delete it.
+ */
+struct kt_chunk_done {
+	const char *path;
+	uint64_t n, bytes;
+	uint64_t start_ctr, start_usec, stop_ctr, stop_usec;
+};
 struct kt_stream_opts {
 	const char *dir;
 	uint64_t rotate_bytes;
 	unsigned int rotate_sec;
+	unsigned int rotate_ms;		/* finer than rotate_sec; wins if set */
 	unsigned int max_files;
 	unsigned int flags;
 	const char *process_name;
+	const char *prog;		/* warnings' prefix; NULL: kutrace_control */
+	void (*on_close)(void *ctx, const struct kt_chunk_done *c);
+	void *ctx;
 };
 struct kt_stream_info {
 	uint64_t chunks, blocks, bytes;
@@ -143,6 +156,8 @@ struct kt_stream_info {
 };
 int kt_stream_begin(const struct kt_stream_opts *o);
 int kt_stream_pump(void);
+/* Cut now (the chunk open is closed, on_close called): 0 or -errno. */
+int kt_stream_cut(void);
 int kt_stream_end(struct kt_stream_info *info);
 
 /* "<stem>_<YYYYMMDD>_<HHMMSS>_<host>_<pid>.trace" (docs/spec/FORMATS.md 2.6). */

@@ -26,6 +26,12 @@ extern struct kt_ctl_state kt_ctl;
 /* Counter and gettimeofday taken within 320 ticks of each other. */
 void kt_ctl_time_pair(uint64_t *ctr, uint64_t *usec);
 /*
+ * INSERT1 or INSERTN of a program's own entry (markers.c, trigger.c):
+ * through system call 1023 when another process holds /dev/kutrace.
+ * 0 or -errno, as kt_ctl_cmd.
+ */
+int kt_user_insert(unsigned int nr, uint64_t arg, uint64_t *result);
+/*
  * A name entry's words (w: KUTRACE_MAX_ENTRY_WORDS): type with its length
  * nibble, number, then at most max bytes of name.
  */

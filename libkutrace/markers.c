@@ -96,7 +96,7 @@ int kutrace_addevent(unsigned int event, uint64_t arg)
 			return u;
 	}
 
-	if (kt_ctl_cmd(KUTRACE_CMD_INSERT1, w, &r))
+	if (kt_user_insert(KUTRACE_CMD_INSERT1, w, &r))
 		return -1;
 	return r ? 1 : 0;
 }
@@ -137,7 +137,7 @@ int kutrace_addname(unsigned int type, uint64_t number, const char *name)
 		if (u >= 0)
 			return u;
 	}
-	if (kt_ctl_cmd(KUTRACE_CMD_INSERTN, (uint64_t)(uintptr_t)w, &r))
+	if (kt_user_insert(KUTRACE_CMD_INSERTN, (uint64_t)(uintptr_t)w, &r))
 		return -1;
 	return (int)r;
 }

@@ -34,6 +34,7 @@ struct chunk {
 	uint64_t start_ctr, start_usec;	/* time pairs: start, latest */
 	uint64_t last_ctr, last_usec;
 	time_t opened;
+	uint64_t opened_ms;	/* CLOCK_MONOTONIC */
 };
 
 /* Blocks a CPU had let go (reason DISK), until its next block is seen. */
@@ -57,6 +58,14 @@ static struct {
 	struct kt_stream_info info;
 	time_t last_pair;
 } S = { .cur.fd = -1, .prev.fd = -1 };
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
 
 static int cmd(unsigned int nr, uint64_t arg, uint64_t *r)
 {
@@ -153,9 +162,9 @@ static void warn_flight(const char *what, int e)
 		return;
 	S.flight = 1;
 	S.info.disk_full = 1;
-	fprintf(stderr, "kutrace_control: %s: %s; tracing goes on as a flight "
+	fprintf(stderr, "%s: %s: %s; tracing goes on as a flight "
 		"recorder: the oldest blocks are let go and counted as lost\n",
-		what, strerror(-e));
+		S.o.prog ? S.o.prog : "kutrace_control", what, strerror(-e));
 }
 
 static int pwrite_all(int fd, const void *buf, size_t n, off_t off)
@@ -214,6 +223,7 @@ static int open_chunk(struct chunk *c, uint64_t n, uint64_t ctr, uint64_t usec)
 	c->last_ctr = ctr;
 	c->last_usec = usec;
 	c->opened = time(NULL);
+	c->opened_ms = mono_ms();
 	return 0;
 }
 
@@ -231,8 +241,18 @@ static void close_chunk(struct chunk *c, uint64_t ctr, uint64_t usec)
 		unlink(c->path);
 	close(c->fd);
 	c->fd = -1;
-	if (c->have0)
+	if (c->have0) {
 		S.info.chunks++;
+		if (S.o.on_close) {
+			struct kt_chunk_done d = {
+				.path = c->path, .n = c->n, .bytes = c->blocks * S.bsz,
+				.start_ctr = c->start_ctr, .start_usec = c->start_usec,
+				.stop_ctr = c->last_ctr, .stop_usec = c->last_usec,
+			};
+
+			S.o.on_close(S.o.ctx, &d);
+		}
+	}
 	if (S.o.max_files && c->n >= S.o.max_files) {
 		char old[4096];
 
@@ -473,9 +493,18 @@ int kt_stream_pump(void)
 			warn_flight(S.cur.path, -ENOSPC);
 	}
 	if ((S.o.rotate_bytes && S.cur.blocks * S.bsz >= S.o.rotate_bytes) ||
-	    (S.o.rotate_sec && now - S.cur.opened >= (time_t)S.o.rotate_sec))
+	    (S.o.rotate_ms && mono_ms() - S.cur.opened_ms >= S.o.rotate_ms) ||
+	    (!S.o.rotate_ms && S.o.rotate_sec &&
+	     now - S.cur.opened >= (time_t)S.o.rotate_sec))
 		return rotate();
 	return 0;
+}
+
+int kt_stream_cut(void)
+{
+	int e = drain();
+
+	return e ? e : rotate();
 }
 
 int kt_stream_end(struct kt_stream_info *info)

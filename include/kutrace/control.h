@@ -49,6 +49,12 @@ int kutrace_addevent(unsigned int event, uint64_t arg);
  */
 int kutrace_addname(unsigned int type, uint64_t number, const char *name);
 uint64_t kutrace_readtime(void);
+/*
+ * Keep this moment: a TRIGGER entry (docs/spec/FORMATS.md 11) with reason
+ * (at most 40 bytes kept) that kutrace_flight answers with a snapshot.
+ * 1 recorded, 0 tracing off, -1 unavailable.
+ */
+int kutrace_trigger(const char *reason);
 
 #ifdef __cplusplus
 }

@@ -523,4 +523,30 @@ static inline unsigned int kutrace_uentry_words(unsigned int event)
 #define KUTRACE_UBLK_WORDS	8	/* header words */
 #define KUTRACE_UBLK_PAYLOAD	(KUTRACE_BLOCK_WORDS - KUTRACE_UBLK_WORDS)
 
+/* ---------------------------------------------------------------------- */
+/* Snapshots and triggers (docs/spec/FORMATS.md 11)                        */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * kutrace extension: a trigger fired (a program's kutrace_trigger(), or
+ * one the flight recorder found), KUTRACE_TRIGGER_WORDS words, event 0x189:
+ *   word 0: arg 7..0 KUTRACE_TRIG_*
+ *   word 1: full counter (55..0) of the triggering interval's start
+ *   word 2: full counter (55..0) of its end (= word 1 for an instant)
+ *   words 3..7: the reason, text, NUL-padded (KUTRACE_TRIGGER_TEXT bytes)
+ */
+#define KUTRACE_TRIGGER		0x109
+#define KUTRACE_TRIGGER_WORDS	8
+#define KUTRACE_TRIGGER_EVENT	(KUTRACE_TRIGGER | \
+				 (KUTRACE_TRIGGER_WORDS << KUTRACE_LEN_SHIFT))
+#define KUTRACE_TRIGGER_TEXT	40
+#define KUTRACE_TRIG_KIND_MASK	0xFFULL
+#define KUTRACE_TRIG_CALL	1	/* a program called kutrace_trigger() */
+#define KUTRACE_TRIG_SYSCALL	2	/* one system call longer than a bound */
+#define KUTRACE_TRIG_RPC	3	/* one RPC longer than a bound */
+#define KUTRACE_TRIG_CRASH	4	/* a process died of a signal */
+#define KUTRACE_TRIG_EXIT	5	/* a named process exited */
+#define KUTRACE_TRIG_DEMAND	6	/* a snapshot asked for (kutrace snapshot) */
+#define KUTRACE_TRIGGER_MARK	0x285	/* postprocessing only: the mark row */
+
 #endif /* KUTRACE_FORMAT_H */

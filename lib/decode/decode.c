@@ -878,6 +878,31 @@ static int lost_entry(struct kt_decoder *d, const struct kt_block *b, int64_t hp
 	return 1;
 }
 
+/*
+ * A TRIGGER entry (FORMATS 11.1): one event KUTRACE_TRIGGER_MARK at the
+ * entry's time, arg and retval the triggering interval (nsec10), rpc the
+ * kind, name "trigger:" and the reason; the span builder makes the mark
+ * row over the interval.
+ */
+static void trigger_entry(struct kt_decoder *d, const struct kt_block *b,
+			  const struct cpu_state *cs, uint32_t arg,
+			  const uint64_t *w, int64_t t)
+{
+	char text[KUTRACE_NAME_MAX + 1], name[KUTRACE_NAME_MAX + 16];
+
+	entry_text(w + 3, KUTRACE_TRIGGER_WORDS - 2, text);
+	snprintf(name, sizeof(name), "trigger:%s", text);
+	struct kt_event e = {
+		.t = t, .dur = 0, .event = KUTRACE_TRIGGER_MARK, .cpu = (int)b->cpu,
+		.pid = (int)cs->pid, .rpc = (int)(arg & KUTRACE_TRIG_KIND_MASK),
+		.arg = kt_timebase_ns10(&d->tb, w[1] & KUTRACE_HDR_LOW56),
+		.retval = kt_timebase_ns10(&d->tb, w[2] & KUTRACE_HDR_LOW56),
+		.name = kt_intern(name),
+	};
+
+	emit(d, &e);
+}
+
 int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
 {
 	struct cpu_state *cs = &d->cpu[b->cpu];
@@ -937,6 +962,11 @@ int kt_decode_block(struct kt_decoder *d, const struct kt_block *b)
 			if (len == KUTRACE_LOST_WORDS && !wrapped_block0 &&
 			    lost_entry(d, b, hpid, x.argall, x.w, t))
 				pending_switch = 0;	/* lost_entry switched */
+			continue;
+		}
+		if (kutrace_is_varlen(ev) && (ev & KUTRACE_TYPE_MASK) == KUTRACE_TRIGGER) {
+			if (len == KUTRACE_TRIGGER_WORDS && !wrapped_block0)
+				trigger_entry(d, b, cs, x.argall, x.w, t);
 			continue;
 		}
 		if (kutrace_is_varlen(ev)) {

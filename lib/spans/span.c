@@ -1327,6 +1327,19 @@ static void lost_event(struct kt_spans *s, const struct kt_event *e)
 		s->end_t = le;
 }
 
+/*
+ * A trigger that fired (docs/spec/FORMATS.md 11.1; the decoder's event:
+ * arg and retval the triggering interval, rpc the kind): a mark row of
+ * its own over the interval, at least 1 long; what runs is not cut.
+ */
+static void trigger_event(struct kt_spans *s, const struct kt_event *e)
+{
+	int64_t ts = e->arg, te = e->retval;
+
+	put(s, ts, te > ts ? te - ts : 1, e->cpu, e->pid, 0, KUTRACE_TRIGGER_MARK,
+	    e->rpc, 0, 0, e->name);
+}
+
 void kt_spans_event(struct kt_spans *s, const struct kt_event *e)
 {
 	if (e->event >= KUTRACE_VARLEN_LO && e->event <= KUTRACE_VARLEN_HI) {
@@ -1352,6 +1365,10 @@ void kt_spans_event(struct kt_spans *s, const struct kt_event *e)
 	}
 	if (e->event == KUTRACE_LOST_SPAN) {
 		lost_event(s, e);
+		return;
+	}
+	if (e->event == KUTRACE_TRIGGER_MARK) {
+		trigger_event(s, e);
 		return;
 	}
 	struct cpu *c = &s->cpu[e->cpu];

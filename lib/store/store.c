@@ -158,9 +158,12 @@ static const char *const derive_sql[] = {
 	"lh.kind, CASE WHEN lh.kind = 'wait' AND lh.he > lh.ts THEN lh.hpid END AS holder "
 	"FROM lh LEFT JOIN n USING (lock)",
 
-	"CREATE TABLE mark AS SELECT ts, cpu, pid, chr(CAST(97 + event - 522 AS INTEGER)) AS kind, "
-	"arg, CASE WHEN strpos(name, '=') > 0 THEN substr(name, strpos(name, '=') + 1) "
-	"ELSE name END AS label FROM x_pts WHERE event BETWEEN 522 AND 525",
+	/* Marks a..d, and the marks of triggers that fired (FORMATS 11.1, 0x285). */
+	"CREATE TABLE mark AS SELECT ts, cpu, pid, CASE WHEN event = 645 THEN 'trigger' "
+	"ELSE chr(CAST(97 + event - 522 AS INTEGER)) END AS kind, "
+	"arg, CASE WHEN event = 645 THEN substr(name, 9) WHEN strpos(name, '=') > 0 "
+	"THEN substr(name, strpos(name, '=') + 1) "
+	"ELSE name END AS label FROM x_pts WHERE event BETWEEN 522 AND 525 OR event = 645",
 
 	"CREATE TABLE pc_sample AS SELECT ts, dur, cpu, pid, event = 641 AS kernel, arg, name "
 	"FROM x_pts WHERE event IN (640, 641)",

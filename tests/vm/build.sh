@@ -50,15 +50,16 @@ esac
 # architectures postprocessed on arm64).
 EX=$(for f in examples/*.c; do echo "$SB/bin/$(basename "$f" .c)"; done)
 [ -z "$cross" ] || EX="$EX $SB/bin/rawtoevent $SB/bin/eventtospan"
-make -s BUILD="$SB" ${cross:+CROSS=$cross} LDFLAGS=-static $SB/bin/kutrace_control $EX $SB/libkutrace.a >&2
+make -s BUILD="$SB" ${cross:+CROSS=$cross} LDFLAGS=-static $SB/bin/kutrace_control $SB/bin/kutrace_flight $EX $SB/libkutrace.a >&2
 mkdir -p "$SB/vm"
 for w in tests/vm/*.c; do
 	b=$SB/vm/$(basename "$w" .c)
 	echo "$b" | grep -qE "$xpat" && continue
-	# uevload marks through libkutrace (its user fast path); the others
-	# stand alone, as any user program could be written
+	# uevload marks through libkutrace (its user fast path), snapload
+	# calls kutrace_trigger(); the others stand alone, as any user
+	# program could be written
 	case $w in
-	*/uevload.c)
+	*/uevload.c|*/snapload.c)
 		[ "$b" -nt "$w" ] && [ "$b" -nt "$SB/libkutrace.a" ] ||
 			$cc -O2 -static -Wall -Werror -Iinclude -o "$b" "$w" "$SB/libkutrace.a" -lpthread ;;
 	*) [ "$b" -nt "$w" ] || $cc -O2 -static -Wall -Werror -Iinclude -o "$b" "$w" ;;
@@ -75,7 +76,7 @@ if [ -n "$busybox" ]; then
 	done
 fi
 cp "$ko" "$W/root/lib/modules/kutrace_mod.ko"
-cp $SB/bin/kutrace_control $EX $SB/vm/* tests/vm/ktquiet tests/vm/ktreload tests/vm/ktbench "$W/root/bin/"
+cp $SB/bin/kutrace_control $SB/bin/kutrace_flight $EX $SB/vm/* tests/vm/ktquiet tests/vm/ktreload tests/vm/ktbench "$W/root/bin/"
 # virtio drivers for the output disk and the network of the two-guest
 # tests (modules in the cloud kernel; a patched test kernel has them
 # built in)
