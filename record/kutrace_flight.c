@@ -49,7 +49,8 @@
 static const char *usage_text =
 "usage: kutrace_flight [--trigger SPEC]... [--before S] [--after S] [-o DIR]\n"
 "                      [--max-snapshots N] [--min-interval S] [--spool DIR]\n"
-"                      [--spool-mb MB] [--chunk-ms MS] [--socket PATH] [-- CMD [ARGS]]\n"
+"                      [--spool-mb MB] [--chunk-ms MS] [--socket PATH] [--max-disk-mb MB]\n"
+"                      [--config FILE] [-- CMD [ARGS]]\n"
 "       kutrace_flight snapshot [-o FILE] [--socket PATH]\n"
 "       kutrace_flight check [--trigger SPEC]... CHUNK...\n"
 "\n"
@@ -75,7 +76,10 @@ static const char *usage_text =
 "within S seconds of the last one saved.  --chunk-ms (default 250) is how often the\n"
 "trace is cut and the triggers checked.  --socket PATH: where snapshot\n"
 "asks (default /run/kutrace-flight.sock as root, else\n"
-"/tmp/kutrace-flight-UID.sock).  Needs the kutrace module.\n"
+"/tmp/kutrace-flight-UID.sock).  --max-disk-mb MB: the oldest snapshots in\n"
+"DIR go once they hold more.  --config FILE: each line `key = value` is the\n"
+"option --key value (/etc/kutrace/recorder.conf, kutrace-recorder.service);\n"
+"the command line's options come after it.  Needs the kutrace module.\n"
 "check: the triggers on chunks already written (kutrace_control --stream),\n"
 "as the recorder checks them: what fires, and the CPU it costs.\n";
 
@@ -124,6 +128,7 @@ static struct {
 	double before_s, after_s, min_interval_s;
 	long max_snapshots;
 	const char *outdir;
+	uint64_t disk_cap;	/* --max-disk-mb: bytes of snapshots kept, 0 all */
 	char spool[PATH_MAX];
 	int own_spool;
 	uint64_t spool_cap;
@@ -473,6 +478,8 @@ static int copy_into(int out, const char *path)
  * Write the chunks over [from, due] as one file, by a temporary file in
  * the same directory and a rename: the name printed, or one line why not.
  */
+static void cap_disk(const char *keep);
+
 static int write_snapshot(struct pending *p, char *name, size_t len)
 {
 	char tmp[PATH_MAX + 16], stamp[32];
@@ -520,6 +527,8 @@ static int write_snapshot(struct pending *p, char *name, size_t len)
 	}
 	F.snapshots++;
 	F.trig_saved += p->kind != KUTRACE_TRIG_DEMAND;
+	if (F.disk_cap && !p->out[0])
+		cap_disk(name);
 	if (p->kind == KUTRACE_TRIG_DEMAND) {
 		printf("%s: snapshot %s (%s, %zu chunks)\n", prog, name, p->reason, used);
 	} else {
@@ -533,6 +542,56 @@ static int write_snapshot(struct pending *p, char *name, size_t len)
 	}
 	fflush(stdout);
 	return 0;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * --max-disk-mb: the oldest snapshots in the output directory go until the
+ * rest fit, the one just written always kept.  Their names sort by time
+ * (snapshot-YYYYmmddTHHMMSS-N-...), so name order is age order.
+ */
+static void cap_disk(const char *keep)
+{
+	DIR *d = opendir(F.outdir);
+	struct dirent *e;
+	char **v = NULL, path[PATH_MAX];
+	size_t n = 0, cap = 0;
+	uint64_t total = 0;
+	struct stat st;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		size_t l = strlen(e->d_name);
+
+		if (strncmp(e->d_name, "snapshot-", 9) || l < 6 ||
+		    strcmp(e->d_name + l - 6, ".trace"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", F.outdir, e->d_name);
+		if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+			continue;
+		total += (uint64_t)st.st_size;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			v = kt_xrealloc(v, cap * sizeof(*v));
+		}
+		v[n++] = kt_xstrdup(path);
+	}
+	closedir(d);
+	qsort(v, n, sizeof(*v), cmp_name);
+	for (size_t i = 0; i < n; i++) {
+		if (total > F.disk_cap && strcmp(v[i], keep) && lstat(v[i], &st) == 0 &&
+		    unlink(v[i]) == 0) {
+			total -= (uint64_t)st.st_size;
+			printf("%s: --max-disk-mb: removed %s (the oldest)\n", prog, v[i]);
+		}
+		free(v[i]);
+	}
+	free(v);
 }
 
 static void answer(int fd, const char *line)
@@ -1478,6 +1537,22 @@ int main(int argc, char **argv)
 	F.spool_cap = 256ULL << 20;
 	F.outdir = geteuid() == 0 ? "/var/lib/kutrace" : ".";
 	default_socket(F.sock_path, sizeof(F.sock_path));
+	/* --config FILE: its lines are options, before the command line's. */
+	for (int i = 1; i + 1 < argc && strcmp(argv[i], "--"); i++) {
+		if (strcmp(argv[i], "--config"))
+			continue;
+		char err[512];
+		const char *conf = argv[i + 1];
+
+		memmove(argv + i, argv + i + 2, (size_t)(argc - i - 1) * sizeof(*argv));
+		argc -= 2;
+		argc = kt_conf_args(conf, argc, argv, &argv, err, sizeof(err));
+		if (argc < 0) {
+			fprintf(stderr, "%s: --config %s\n", prog, err);
+			return 2;
+		}
+		break;
+	}
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		long l;
@@ -1518,6 +1593,10 @@ int main(int argc, char **argv)
 			if ((l = parse_long(a, v, 1, 1 << 20)) < 0)
 				return 2;
 			F.spool_cap = (uint64_t)l << 20;
+		} else if (!strcmp(a, "--max-disk-mb")) {
+			if ((l = parse_long(a, v, 1, 1L << 30)) < 0)
+				return 2;
+			F.disk_cap = (uint64_t)l << 20;
 		} else if (!strcmp(a, "--chunk-ms")) {
 			if ((l = parse_long(a, v, 10, 60000)) < 0)
 				return 2;

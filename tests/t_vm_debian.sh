@@ -7,7 +7,10 @@
 # ./kutrace-dkms_*.deb` from `make deb` (DKMS builds the module in the
 # guest), modprobe, udev's /dev/kutrace, kutrace_control record of a
 # multi-process workload of Debian programs, kutrace_postproc; the page it
-# made opens in Chromium on the host; apt-get remove leaves nothing.
+# made opens in Chromium on the host; kutrace-recorder.service (issue 45),
+# enabled, saves a snapshot of a process killed by SIGSEGV in
+# /var/lib/kutrace with a journal line; apt-get remove leaves only the
+# configuration file (and the snapshots), purge nothing.
 # In the same boot, while kutrace is installed, the short check of
 # `make bench-peers` (issue 18): one round of small workloads
 # (tests/vm/scenarios/bench_peers.sh) under kutrace, trace-cmd, perf,
@@ -171,9 +174,32 @@ else
 	skip "debian guest: page in Chromium: no chromium/node/playwright-core (tests/deps/viewer.sh)"
 fi
 peers_checks
+# kutrace-recorder.service (issue 45)
+eq "kutrace-recorder.service: installed, not enabled by the package" disabled "$(cat "$out/svc-enabled0.txt")"
+check "systemctl enable --now kutrace-recorder" grep -q "^svc_enable=0" "$log"
+eq "the recorder runs" active "$(cat "$out/svc-active.txt")"
+check "a process killed by SIGSEGV (exit 139)" grep -q "^crash_status=139" "$log"
+crash=$(grep -o 'snapshot-[^ ]*crash-ktcrash[^ ]*\.trace' "$out/svc-ls.txt" | head -1)
+check "its snapshot is in /var/lib/kutrace ($crash)" test -n "$crash"
+eq "one journal line for it" 1 "$(grep -c "snapshot /var/lib/kutrace/$crash (crash:ktcrash,pid=[0-9]*,sig=11" "$out/svc-journal.txt")"
+check "kutrace snapshot saves one on demand" grep -q "^svc_snap=0" "$log"
+check "systemctl disable --now kutrace-recorder" grep -q "^svc_disable=0" "$log"
+check "the recorder stopped" grep -qx inactive "$out/svc-active2.txt"
+for f in svc-crash svc-demand; do
+	check "$f: checktrace passes (chunks back to back)" "$KT_BIN/checktrace" -q -nopf "$out/$f.trace"
+	"$KT_BIN/kutrace_postproc" "$out/$f.trace" -o "$TMP/$f.json" --no-html > /dev/null 2>&1
+	check "$f: kutrace_postproc" test -s "$TMP/$f.json"
+done
+check "the crash snapshot's timeline holds the trigger's mark" grep -q '"trigger:crash:ktcrash,pid=[0-9]*,sig=11"' "$TMP/svc-crash.json"
+check "and ktcrash itself" grep -q '"ktcrash\.[0-9]*"' "$TMP/svc-crash.json"
+sed 's/^/#   journal: /' "$out/svc-journal.txt" | head -6
 check "modprobe -r kutrace_mod" grep -q "^rmmod=0" "$log"
 check "apt-get remove kutrace kutrace-dkms" grep -q "^remove=0" "$log"
-check "after remove: no kutrace module loaded" test ! -s "$out/left-modules.txt"
-check "after remove: modinfo finds no kutrace_mod" sh -c "! grep -q '^modinfo_after=0' '$log'"
-check "after remove: no file named kutrace anywhere$(head -5 "$out/left-files.txt" | tr '\n' ' ')" test ! -s "$out/left-files.txt"
-check "after remove: dpkg lists no kutrace package installed" sh -c "! grep -q '^ii' '$out/left-dpkg.txt'"
+eq "after remove: only the configuration file is left (and the snapshots)" \
+	"/etc/kutrace /etc/kutrace/recorder.conf /var/lib/kutrace" \
+	"$(grep -v '^/var/lib/kutrace/' "$out/left-files-remove.txt" | sort | tr '\n' ' ' | sed 's/ $//')"
+check "apt-get purge kutrace kutrace-dkms" grep -q "^purge=0" "$log"
+check "after purge: no kutrace module loaded" test ! -s "$out/left-modules.txt"
+check "after purge: modinfo finds no kutrace_mod" sh -c "! grep -q '^modinfo_after=0' '$log'"
+check "after purge: no file named kutrace anywhere$(head -5 "$out/left-files.txt" | tr '\n' ' ')" test ! -s "$out/left-files.txt"
+check "after purge: dpkg lists no kutrace package installed or configured" sh -c "! grep -Eq '^(ii|rc)' '$out/left-dpkg.txt'"
