@@ -14,7 +14,13 @@
 #   loss is counted per CPU, printed, and recorded as LOST entries whose
 #   interval covers the stop; the chunks still pass checktrace;
 # - a full 20 MB tmpfs: one warning line, tracing goes on, the loss is
-#   counted, and every file left is a trace checktrace passes.
+#   counted, and every file left is a trace checktrace passes;
+# - the flight recorder (--wrap, no streaming) overwriting its oldest
+#   blocks: the stop prints the blocks GETLOST counts per CPU, the trace
+#   holds exactly those as LOST entries (checktrace), about as many as
+#   the getpid calls missing from it fill, and kutrace_postproc draws
+#   each as a -lost- row on its CPU that covers the hole to the CPU's
+#   first block left.
 . tests/lib.sh
 . tests/vm/lib.sh
 vm_ready || exit 0
@@ -99,6 +105,56 @@ stream_checks() {
 	lost=$(sed -n 's/.*lost: [0-9]* entries, \([0-9]*\) blocks in all.*/\1/p' "$out/s4.err")
 	between "$k: the blocks let go are counted ($lost)" 1 1000000 "${lost:-0}"
 	chunks_ok "$k: full disk" "$out/s4"
+
+	# 6. the flight recorder's overwritten blocks
+	check "$k: the wrap run exits 0" grep -q "^wrap=0" "$log"
+	sed -n 's/.*lost: cpu \([0-9]*\): 0 entries, \([0-9]*\) blocks (overwritten)$/\1 \2/p' \
+		"$out/wrap.err" > "$TMP/said"
+	tb=$(sed -n 's/.*lost: 0 entries, \([0-9]*\) blocks in all$/\1/p' "$out/wrap.err")
+	between "$k: wrap: blocks overwritten are printed ($tb)" 1 100000 "${tb:-0}"
+	eq "$k: wrap: the per-CPU lines add up" "$tb" "$(awk '{ s += $2 } END { print s + 0 }' "$TMP/said")"
+	check "$k: wrap: checktrace passes" "$KT_BIN/checktrace" -q -nopf "$out/wrap.trace"
+	"$KT_BIN/checktrace" -v -nopf "$out/wrap.trace" 2>&1 |
+		sed -n 's/.*lost on cpu \([0-9]*\): 0 entries, \([0-9]*\) blocks, .* (overwritten)$/\1 \2/p' > "$TMP/intrace"
+	same_file "$k: wrap: the trace's LOST entries hold exactly the blocks printed, per CPU" "$TMP/said" "$TMP/intrace"
+	# Each lost block held about 8188 / 2 getpid calls (a call and its
+	# return, 2 words); other entries share the blocks, so a few more.
+	ktcheck "$out/wrap.trace" > "$TMP/w.f"
+	wpid=$(awk '$1 == "pid" { print $2; exit }' "$out/wrap.out")
+	kept=$(fact "$TMP/w.f" pid "$wpid" sys $NR_getpid | awk '{print $2}')
+	est=$(( (2 * N - ${kept:-0}) * 2 / 8188 ))
+	between "$k: wrap: the count fits the $((2 * N - ${kept:-0})) calls missing (~$est blocks)" \
+		"$est" "$((est * 13 / 10 + 1))" "${tb:-0}"
+	"$KT_BIN/kutrace_postproc" "$out/wrap.trace" -o "$TMP/wrap.json" --no-html > /dev/null 2>&1
+	python3 - "$TMP/wrap.json" "$TMP/said" > "$TMP/holes" <<'PY'
+import json, sys
+rows = [e for e in json.load(open(sys.argv[1]))["events"] if e[0] < 999]
+for line in open(sys.argv[2]):
+    cpu = int(line.split()[0])
+    mine = sorted((r for r in rows if r[2] == cpu), key=lambda r: r[0])
+    lost = [r for r in mine if r[9] == "-lost-"]
+    if not lost:
+        print("cpu %d: no -lost- row" % cpu)
+        continue
+    bad = []
+    for l in lost:
+        s, e = l[0], l[0] + l[1]
+        inside = [r for r in mine if r is not l and s + 1e-7 < r[0] < e - 1e-7]
+        after = [r for r in mine if r is not l and r[0] >= e - 1e-7]
+        if l[7] != 2:
+            bad.append("reason %d, not 2 (overwritten)" % l[7])
+        if inside:
+            bad.append("%d rows inside the lost interval %.8f..%.8f" % (len(inside), s, e))
+        if not after or after[0][0] > e + 1e-6:
+            bad.append("the lost interval ends at %.8f, not at the CPU's next row" % e)
+    for b in bad:
+        print("cpu %d: %s" % (cpu, b))
+    if not bad:
+        print("cpu %d ok: %d -lost- rows" % (cpu, len(lost)))
+PY
+	eq "$k: wrap: a -lost- row on each CPU that lost blocks, covering the hole to its next row" \
+		"$(wc -l < "$TMP/said")" "$(grep -c " ok: " "$TMP/holes")"
+	grep -v " ok: " "$TMP/holes" | head -5 | while read -r l; do diag "$l"; done
 }
 # KT_STREAM_OUT=DIR: check a guest's output kept from an earlier run.
 for k in ${KT_VM_KERNELS:-6.1}; do
