@@ -315,6 +315,9 @@ static int shape_ok(const char *path)
 
 	if (stat(path, &st) != 0)
 		kt_die("cannot open %s: %m", path);
+	/* A directory of chunks: the reader checks each file's shape. */
+	if (S_ISDIR(st.st_mode))
+		return 1;
 	if (st.st_size < KUTRACE_BLOCK_BYTES || st.st_size % KUTRACE_SIDE_BYTES != 0) {
 		report("FAIL", "file size %lld bytes: must be a multiple of 8 KiB and at least 64 KiB",
 		       (long long)st.st_size);
@@ -375,7 +378,7 @@ static void check_header(const struct kt_block *b, const struct kt_raw *r)
 		report("Warn", "block %ld: pid %u >= 2^20", bi, b->pid);
 	if (b->mhz && (b->mhz < 25 || b->mhz > 9999))
 		report("Warn", "block %ld: header MHz %u outside 25..9999", bi, b->mhz);
-	if (b->w[bi == 0 ? KUTRACE_HDR0_PID + 1 : KUTRACE_HDRN_PID + 1])
+	if (b->w[bi == 0 || b->head ? KUTRACE_HDR0_PID + 1 : KUTRACE_HDRN_PID + 1])
 		report("Warn", "block %ld: reserved header word not zero", bi);
 	if (!printable(b->comm))
 		report("Warn", "block %ld: non-printable command name in header", bi);

@@ -604,21 +604,6 @@ static void not_the_input(const char *in, const char *out)
 		kt_die("%s: the output would overwrite the input trace; name it with -o", out);
 }
 
-static char *replace_ext(const char *path, const char *ext)
-{
-	size_t n = strlen(path);
-	const char *dot = strrchr(path, '.');
-	const char *slash = strrchr(path, '/');
-
-	if (dot && (!slash || dot > slash))
-		n = (size_t)(dot - path);
-	char *out = kt_xmalloc(n + strlen(ext) + 1);
-
-	memcpy(out, path, n);
-	strcpy(out + n, ext);
-	return out;
-}
-
 struct args {
 	const char *path, *title, *jpath;
 	int html, stats, tables, json, quiet, progress;
@@ -724,15 +709,15 @@ int main(int argc, char **argv)
 	parse_args(argc, argv, &a, &c);
 	const char *path = a.path;
 	int html = a.html;
-	char *json_path = a.jpath ? kt_xstrdup(a.jpath) : replace_ext(path, ".json");
-	char *hpath = replace_ext(json_path, ".html");
+	char *json_path = a.jpath ? kt_xstrdup(a.jpath) : kt_with_ext(path, ".json");
+	char *hpath = kt_with_ext(json_path, ".html");
 
 	not_the_input(path, json_path);
 	if (html)
 		not_the_input(path, hpath);
 	if (kt_raw_open(&c.raw, path) < 0)
 		kt_die("%s", c.raw.err);
-	char *tdir = a.tables ? replace_ext(json_path, ".tables") : NULL;
+	char *tdir = a.tables ? kt_with_ext(json_path, ".tables") : NULL;
 	struct tables tab = { 0 };
 
 	if (tdir)

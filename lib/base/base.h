@@ -63,6 +63,13 @@ void *kt_xmalloc(size_t n);
 void *kt_xcalloc(size_t n, size_t size);
 void *kt_xrealloc(void *p, size_t n);
 char *kt_xstrdup(const char *s);
+/*
+ * path with its extension replaced by ext, and a file name without its
+ * directory and extension (the default trace id); slashes that end path
+ * are not part of it ("rec/" is the directory rec).
+ */
+char *kt_with_ext(const char *path, const char *ext);
+char *kt_store_stem(const char *path);
 /* What fmt makes, allocated whole (SQL with a literal of any length):
  * kt_vstrf NULL when out of memory, kt_xstrf and kt_xvstrf never. */
 char *kt_vstrf(const char *fmt, va_list ap);

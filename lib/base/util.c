@@ -297,3 +297,40 @@ void kt_intern_reset(void)
 	icap = 0;
 	icount = 0;
 }
+
+/* path without the slashes that end it ("rec/" names the directory rec). */
+static char *no_end_slash(const char *path)
+{
+	char *p = kt_xstrdup(path);
+	size_t n = strlen(p);
+
+	while (n > 1 && p[n - 1] == '/')
+		p[--n] = '\0';
+	return p;
+}
+
+char *kt_store_stem(const char *path)
+{
+	char *p = no_end_slash(path);
+	const char *b = strrchr(p, '/');
+	char *s = kt_xstrdup(b ? b + 1 : p);
+	char *dot = strrchr(s, '.');
+
+	if (dot && dot != s)
+		*dot = '\0';
+	free(p);
+	return s;
+}
+
+char *kt_with_ext(const char *path, const char *ext)
+{
+	char *p = no_end_slash(path);
+	const char *dot = strrchr(p, '.'), *slash = strrchr(p, '/');
+	size_t n = dot && (!slash || dot > slash) ? (size_t)(dot - p) : strlen(p);
+	char *o = kt_xmalloc(n + strlen(ext) + 1);
+
+	memcpy(o, p, n);
+	strcpy(o + n, ext);
+	free(p);
+	return o;
+}

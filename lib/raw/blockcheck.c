@@ -130,11 +130,12 @@ int kt_block_check(const struct kt_block *b, char *err, size_t errlen)
 	 * Zero words from `end` on: fine for the CPU's last block (flushed at
 	 * stop), damage for a block its CPU left early, unless the CPU was
 	 * silent for longer than TSDELTA words can bridge.  A streamed chunk's
-	 * block 0 holds its names only: the reader closed it at once
+	 * head holds its names only (the reader closed it at once), and a cut
+	 * closed every CPU's block in front of the next chunk
 	 * (docs/spec/FORMATS.md 10.2).
 	 */
 	if (b->limit && !b->last && KUTRACE_BLOCK_WORDS - end > FULL_BLOCK_TAIL &&
-	    !(b->index == 0 && (b->flags & KUTRACE_FLAG_STREAM)) &&
+	    !b->head && !b->cut &&
 	    b->limit - last_full < (uint64_t)KUTRACE_MAX_ENTRY_WORDS * KUTRACE_TSDELTA_MAX_STEP)
 		return bad(err, errlen, b, end,
 			   "block ends %d words early but CPU %u goes on %" PRIu64

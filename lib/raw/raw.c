@@ -6,7 +6,9 @@
  * followed by an 8 KiB side block when its flags carry IPC or LLC.  Every
  * problem is reported as one line naming the file, the block and the word.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +64,183 @@ fail:
 	return NULL;
 }
 
+static void load_le(uint64_t *w, size_t n)
+{
+	/* The format is little-endian; so is every host we build for. */
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+	for (size_t i = 0; i < n; i++)
+		w[i] = __builtin_bswap64(w[i]);
+#else
+	(void)w;
+	(void)n;
+#endif
+}
+
+struct chunk_name {
+	unsigned long n;
+	char *name;
+};
+
+static int cmp_chunk(const void *a, const void *b)
+{
+	const struct chunk_name *x = a, *y = b;
+
+	return x->n < y->n ? -1 : x->n > y->n;
+}
+
+/* "kt_" digits ".trace" (KUTRACE_CHUNK_FMT): its number, or -1. */
+static long chunk_number(const char *name)
+{
+	const char *p = name + 3;
+	char *end;
+	unsigned long n;
+
+	if (strncmp(name, "kt_", 3) || *p < '0' || *p > '9')
+		return -1;
+	n = strtoul(p, &end, 10);
+	if (strcmp(end, ".trace") || n > 0x7fffffffUL)
+		return -1;
+	return (long)n;
+}
+
+static int part_fail(struct kt_raw *r, const char *path, const char *what)
+{
+	snprintf(r->err, sizeof(r->err), "%s: %s", path, what);
+	return -1;
+}
+
+/*
+ * One chunk file: open, check that block 0 is a chunk head, and take its
+ * whole blocks (a chunk cut short by a crash may end in part of one).
+ * 1 taken, 0 empty (a chunk opened but never written), -1 on error.
+ */
+static int add_part(struct kt_raw *r, char *path)
+{
+	struct kt_raw_part *p = &r->parts[r->nparts];
+	uint64_t hdr[2];
+	struct stat st;
+	unsigned int flags;
+	size_t bsz;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return part_fail(r, path, strerror(errno));
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return part_fail(r, path, "not a regular file");
+	}
+	if (st.st_size == 0) {
+		close(fd);
+		free(path);
+		return 0;
+	}
+	if (pread(fd, hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr)) {
+		close(fd);
+		return part_fail(r, path, "shorter than a block header");
+	}
+	load_le(hdr, 2);
+	flags = (unsigned int)(hdr[KUTRACE_HDR_FLAGS_USEC] >> KUTRACE_HDR_FLAGS_SHIFT);
+	if ((flags & KUTRACE_FLAG_VERSION) != KUTRACE_FILE_VERSION ||
+	    !(flags & KUTRACE_FLAG_STREAM)) {
+		close(fd);
+		return part_fail(r, path, "block 0: not a chunk of a streamed recording (no version 3 and STREAM flag)");
+	}
+	bsz = KUTRACE_BLOCK_BYTES + ((flags & KUTRACE_FLAG_SIDE) ? KUTRACE_SIDE_BYTES : 0);
+	p->len = (size_t)st.st_size / bsz * bsz;
+	if (p->len == 0) {
+		close(fd);
+		return part_fail(r, path, "shorter than one block");
+	}
+	p->path = path;
+	p->fd = fd;
+	p->base = r->nparts ? r->parts[r->nparts - 1].base + r->parts[r->nparts - 1].len : 0;
+	p->first_block = 0;
+	r->nparts++;
+	return 1;
+}
+
+/*
+ * A directory of chunks: its kt_NNNNNN.trace files in number order, each
+ * mapped at its place in one reserved range.  Block sizes are multiples
+ * of the page size, so the files lie back to back exactly as `cat` would
+ * put them, without a copy.
+ */
+static int open_dir(struct kt_raw *r, const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	struct chunk_name *v = NULL;
+	size_t n = 0, cap = 0, total = 0;
+	int rc = 0;
+
+	if (!d)
+		return part_fail(r, path, strerror(errno));
+	while ((e = readdir(d)) != NULL) {
+		long k = chunk_number(e->d_name);
+
+		if (k < 0)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			v = kt_xrealloc(v, cap * sizeof(*v));
+		}
+		v[n].n = (unsigned long)k;
+		if (asprintf(&v[n].name, "%s/%s", path, e->d_name) < 0)
+			v[n].name = NULL;
+		n++;
+	}
+	closedir(d);
+	if (n == 0) {
+		free(v);
+		return part_fail(r, path, "a directory without chunk files (kt_NNNNNN.trace)");
+	}
+	qsort(v, n, sizeof(*v), cmp_chunk);
+	r->parts = kt_xcalloc(n, sizeof(*r->parts));
+	for (size_t i = 0; i < n; i++) {
+		if (rc < 0 || !v[i].name) {
+			free(v[i].name);
+			continue;
+		}
+		rc = add_part(r, v[i].name);
+		if (rc < 0)
+			free(v[i].name);
+	}
+	free(v);
+	if (rc < 0)
+		return -1;
+	if (r->nparts == 0)
+		return part_fail(r, path, "every chunk file is empty");
+	total = r->parts[r->nparts - 1].base + r->parts[r->nparts - 1].len;
+	void *m = mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (m == MAP_FAILED)
+		return part_fail(r, path, strerror(errno));
+	r->map = m;
+	r->maplen = total;
+	for (int i = 0; i < r->nparts; i++) {
+		struct kt_raw_part *p = &r->parts[i];
+
+		if (mmap((char *)m + p->base, p->len, PROT_READ, MAP_PRIVATE | MAP_FIXED,
+			 p->fd, 0) == MAP_FAILED)
+			return part_fail(r, p->path, strerror(errno));
+	}
+	return 0;
+}
+
+int kt_raw_chunk_dir(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	int found = 0;
+
+	if (!d)
+		return 0;
+	while (!found && (e = readdir(d)) != NULL)
+		found = chunk_number(e->d_name) >= 0;
+	closedir(d);
+	return found;
+}
+
 int kt_raw_open(struct kt_raw *r, const char *path)
 {
 	struct stat st;
@@ -86,8 +265,15 @@ int kt_raw_open(struct kt_raw *r, const char *path)
 		return -1;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		snprintf(r->err, sizeof(r->err), "%s: %s", r->path, strerror(EISDIR));
 		kt_raw_close(r);
+		r->path = path;
+		if (open_dir(r, path) == 0)
+			return 0;
+		char err[sizeof(r->err)];
+
+		memcpy(err, r->err, sizeof(err));
+		kt_raw_close(r);
+		memcpy(r->err, err, sizeof(err));
 		return -1;
 	}
 	if (!S_ISREG(st.st_mode)) {
@@ -127,6 +313,13 @@ void kt_raw_close(struct kt_raw *r)
 	if (r->map)
 		munmap((void *)r->map, r->maplen);
 	r->map = NULL;
+	for (int i = 0; i < r->nparts; i++) {
+		close(r->parts[i].fd);
+		free(r->parts[i].path);
+	}
+	free(r->parts);
+	r->parts = NULL;
+	r->nparts = 0;
 	free(r->refs);
 	r->refs = NULL;
 	if (r->own_file && r->f)
@@ -142,12 +335,21 @@ void kt_raw_close(struct kt_raw *r)
 
 static int fail(struct kt_raw *r, long block, long word, const char *what)
 {
+	const char *path = r->path;
+
+	/* In a directory, the chunk file and its own block number. */
+	for (int i = r->nparts - 1; i >= 0; i--)
+		if (r->parts[i].first_block <= block) {
+			path = r->parts[i].path;
+			block -= r->parts[i].first_block;
+			break;
+		}
 	if (word >= 0)
 		snprintf(r->err, sizeof(r->err), "%s: block %ld word %ld: %s",
-			 r->path, block, word, what);
+			 path, block, word, what);
 	else
 		snprintf(r->err, sizeof(r->err), "%s: block %ld: %s",
-			 r->path, block, what);
+			 path, block, what);
 	return -1;
 }
 
@@ -207,16 +409,16 @@ static int read_full(struct kt_raw *r, void *buf, size_t n, size_t *got)
 	return *got == 0 ? 0 : -1;
 }
 
-static void load_le(uint64_t *w, size_t n)
+/*
+ * After block 0, a block with the version and STREAM flags begins the next
+ * chunk of a joined trace, when block 0 says the file is a chunk; in any
+ * other trace the version nibble there is damage.
+ */
+static int is_later_head(const struct kt_raw *r, unsigned int flags)
 {
-	/* The format is little-endian; so is every host we build for. */
-#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-	for (size_t i = 0; i < n; i++)
-		w[i] = __builtin_bswap64(w[i]);
-#else
-	(void)w;
-	(void)n;
-#endif
+	return (r->file_flags & KUTRACE_FLAG_STREAM) &&
+	       (flags & KUTRACE_FLAG_VERSION) == KUTRACE_FILE_VERSION &&
+	       (flags & KUTRACE_FLAG_STREAM);
 }
 
 int kt_raw_next(struct kt_raw *r, struct kt_block *b)
@@ -250,16 +452,25 @@ int kt_raw_next(struct kt_raw *r, struct kt_block *b)
 	b->flags = (unsigned int)(b->w[KUTRACE_HDR_FLAGS_USEC] >>
 				  KUTRACE_HDR_FLAGS_SHIFT);
 	b->usec = b->w[KUTRACE_HDR_FLAGS_USEC] & KUTRACE_HDR_LOW56;
+	b->head = bi == 0 ? (b->flags & KUTRACE_FLAG_STREAM) != 0 :
+		  is_later_head(r, b->flags);
+	if (bi > 0 && b->head) {
+		/* Read as an ordinary block of its CPU (FORMATS 10.2). */
+		b->flags &= ~(unsigned int)(KUTRACE_FLAG_VERSION | KUTRACE_FLAG_STREAM |
+					    KUTRACE_FLAG_WRAP);
+		r->joined = 1;
+	}
 
-	int pidw = bi == 0 ? KUTRACE_HDR0_PID : KUTRACE_HDRN_PID;
+	int pidw = b->head || bi == 0 ? KUTRACE_HDR0_PID : KUTRACE_HDRN_PID;
 
 	b->pid = (uint32_t)b->w[pidw];
 	b->mhz = (uint32_t)(b->w[pidw] >> 32);
 	memcpy(b->comm, &b->w[pidw + 2], KUTRACE_HDR_COMM_BYTES);
 	b->comm[KUTRACE_HDR_COMM_BYTES] = '\0';
-	b->first_entry = bi == 0 ? KUTRACE_HDR0_WORDS : KUTRACE_HDRN_WORDS;
+	b->first_entry = bi == 0 || b->head ? KUTRACE_HDR0_WORDS : KUTRACE_HDRN_WORDS;
 	b->limit = 0;
 	b->last = 0;
+	b->cut = 0;
 	b->prev_base = 0;
 
 	if (bi == 0) {
@@ -404,6 +615,7 @@ static void set_limits(struct kt_raw *r, struct kt_block_ref *refs, long n, int 
 		if (next[cpu] >= 0) {
 			refs[i].limit = refs[next[cpu]].base;
 			refs[i].last = 0;
+			refs[i].cut = refs[next[cpu]].chunk != refs[i].chunk;
 		} else {
 			refs[i].limit = r->stop_ctr;
 			refs[i].last = 1;
@@ -424,22 +636,57 @@ static int cmp_base(const void *a, const void *b)
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
+/* Header words at offset off of the (joined) file, through a descriptor. */
+static ssize_t hdr_pread(struct kt_raw *r, void *buf, size_t n, long off, int *part)
+{
+	if (!r->nparts)
+		return pread(fileno(r->f), buf, n, off);
+	while (*part + 1 < r->nparts && (size_t)off >= r->parts[*part + 1].base)
+		(*part)++;
+	const struct kt_raw_part *p = &r->parts[*part];
+
+	if ((size_t)off >= p->base + p->len)
+		return 0;
+	return pread(p->fd, buf, n, (off_t)((size_t)off - p->base));
+}
+
+/*
+ * A later chunk head of a joined trace: its stop pair becomes the trace's
+ * (FORMATS 10.2).  0, or -1 when it starts before the chunk in front of
+ * it (not one recording, or files out of order).
+ */
+static int later_head(struct kt_raw *r, const uint64_t *hdr, long n, uint64_t *prev_start)
+{
+	uint64_t start = hdr[KUTRACE_HDR_START_CTR];
+
+	if (start < *prev_start)
+		return fail(r, n, KUTRACE_HDR_START_CTR,
+			    "chunk starts before the chunk in front of it (not one recording, or out of order)");
+	*prev_start = start;
+	r->stop_ctr = hdr[KUTRACE_HDR_STOP_CTR];
+	r->stop_usec = hdr[KUTRACE_HDR_STOP_USEC];
+	return 0;
+}
+
 long kt_raw_index(struct kt_raw *r, struct kt_block_ref **out)
 {
 	struct kt_block_ref *refs = NULL;
 	long n = 0, cap = 0, off = 0;
 	unsigned int flags0 = 0;
+	uint64_t prev_start = 0;
+	long chunk = 0;
+	int part = 0;
 
 	for (;;) {
 		uint64_t hdr[6];
-		size_t want = n == 0 ? sizeof(hdr) : 2 * sizeof(hdr[0]);
+		size_t want = sizeof(hdr);
 
 		/*
 		 * Headers through the descriptor, not the mapping: touching
 		 * each block's first page would map the whole file (the
 		 * kernel maps pages around a fault).
 		 */
-		ssize_t rd = r->map ? pread(fileno(r->f), hdr, want, off) : 0;
+		ssize_t rd = r->map ? hdr_pread(r, hdr, want, off, &part) : 0;
 
 		if (!r->map && fseek(r->f, off, SEEK_SET) != 0)
 			break;
@@ -453,27 +700,46 @@ long kt_raw_index(struct kt_raw *r, struct kt_block_ref **out)
 		}
 		load_le(hdr, want / sizeof(hdr[0]));
 		if (n > 0 && hdr[0] == KUTRACE_UBLOCK_MAGIC) {
-			r->user_off = off;
+			if (!r->nparts)
+				r->user_off = off;
 			break;
 		}
 		if (n > 0 && hdr[0] == 0 && hdr[1] == 0) {
 			free(refs);
 			return fail(r, n, 0, ZERO_HEADER);
 		}
+		unsigned int flags = (unsigned int)(hdr[1] >> KUTRACE_HDR_FLAGS_SHIFT);
+		int head = 0, file_start = r->nparts && (size_t)off == r->parts[part].base;
+
+		if (file_start)
+			r->parts[part].first_block = n;
+
 		if (n == 0) {
 			r->start_ctr = hdr[KUTRACE_HDR_START_CTR];
 			r->start_usec = hdr[KUTRACE_HDR_START_USEC];
 			r->stop_ctr = hdr[KUTRACE_HDR_STOP_CTR];
 			r->stop_usec = hdr[KUTRACE_HDR_STOP_USEC];
+			prev_start = r->start_ctr;
+			flags0 = flags;
+			head = (flags & KUTRACE_FLAG_STREAM) != 0;
+		} else if ((flags0 & KUTRACE_FLAG_STREAM) &&
+			   (flags & KUTRACE_FLAG_VERSION) == KUTRACE_FILE_VERSION &&
+			   (flags & KUTRACE_FLAG_STREAM)) {
+			head = 1;
+			if (later_head(r, hdr, n, &prev_start) < 0) {
+				free(refs);
+				return -1;
+			}
+		}
+		/* Each file of a directory begins with its chunk head. */
+		if (file_start && !head) {
+			free(refs);
+			return fail(r, n, 1, "not a chunk head where a chunk file begins");
 		}
 		if (n == cap) {
 			cap = cap ? cap * 2 : 256;
 			refs = kt_xrealloc(refs, (size_t)cap * sizeof(*refs));
 		}
-		unsigned int flags = (unsigned int)(hdr[1] >> KUTRACE_HDR_FLAGS_SHIFT);
-
-		if (n == 0)
-			flags0 = flags;
 		refs[n].index = n;
 		refs[n].offset = off;
 		refs[n].base = hdr[0] & KUTRACE_HDR_LOW56;
@@ -481,6 +747,10 @@ long kt_raw_index(struct kt_raw *r, struct kt_block_ref **out)
 		refs[n].limit = 0;
 		refs[n].last = 0;
 		refs[n].prev_base = 0;
+		refs[n].head = head;
+		refs[n].cut = 0;
+		chunk += head && n > 0;
+		refs[n].chunk = chunk;
 		refs[n].cpu = (unsigned int)(hdr[0] >> KUTRACE_HDR_CPU_SHIFT);
 		n++;
 		off += KUTRACE_BLOCK_BYTES;
@@ -519,17 +789,19 @@ int kt_raw_read_at(struct kt_raw *r, const struct kt_block_ref *ref,
 		return fail(r, ref->index, -1, "block vanished (file truncated while reading?)");
 	b->limit = ref->limit;
 	b->last = ref->last;
+	b->cut = ref->cut;
 	b->prev_base = ref->prev_base;
 	return rc;
 }
 
 int kt_raw_prepare(struct kt_raw *r)
 {
-	if (r->each_indexed || fseek(r->f, 0, SEEK_END) != 0)
+	if (r->each_indexed || (!r->nparts && fseek(r->f, 0, SEEK_END) != 0))
 		return 0;
-	long size = ftell(r->f);
+	long size = r->nparts ? (long)r->maplen : ftell(r->f);
 
-	fseek(r->f, 0, SEEK_SET);
+	if (!r->nparts)
+		fseek(r->f, 0, SEEK_SET);
 	if (size == 0)
 		return fail(r, 0, -1, "empty file, no trace blocks");
 	struct kt_block *b = kt_xmalloc(sizeof(*b));

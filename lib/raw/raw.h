@@ -41,6 +41,21 @@ struct kt_block {
 	/* Start of the block before it in the file, when that is allocation
 	 * order (no wraparound); 0 if unknown. */
 	uint64_t prev_base;
+	/* A chunk head (FORMATS 10.2): a streamed chunk's block 0, or in a
+	 * joined trace the first block of a later chunk, whose entries start
+	 * at word 12 and which holds the chunk's names only. */
+	int head;
+	/* Its CPU's next block is in a later chunk: a cut closed this one,
+	 * so it may end early without anything lost. */
+	int cut;
+};
+
+/* One chunk file of a joined trace (a directory), mapped in place. */
+struct kt_raw_part {
+	char *path;
+	int fd;
+	size_t base, len;	/* where it lies in the joined mapping */
+	long first_block;	/* its block 0's index in the joined trace */
 };
 
 struct kt_raw {
@@ -69,13 +84,22 @@ struct kt_raw {
 	/* Where the user blocks begin (kt_raw_index), 0 if there are none. */
 	long user_off;
 	int shared;		/* kt_raw_share: another reader's mapping */
+	/*
+	 * A directory of chunks: its kt_*.trace files in order, mapped side
+	 * by side into one reserved range, so that every pass reads them as
+	 * one file of chunks back to back (FORMATS 10.2, joining).
+	 */
+	struct kt_raw_part *parts;
+	int nparts;
+	int joined;		/* a later chunk head seen: several chunks */
 };
 
 /*
- * Open a raw trace ("-" or NULL = stdin).  A directory is refused; input
- * that cannot seek (stdin, a FIFO) is copied once to a temporary file, so
- * that the name prescan and the decoding pass both see all of it.
- * Returns 0, or -1 with r->err set.
+ * Open a raw trace ("-" or NULL = stdin).  A directory is the chunks of
+ * one streamed recording (its kt_NNNNNN.trace files, joined in number
+ * order); input that cannot seek (stdin, a FIFO) is copied once to a
+ * temporary file, so that the name prescan and the decoding pass both see
+ * all of it.  Returns 0, or -1 with r->err set.
  */
 /*
  * Plausible wall-clock times in a trace header (usec since 1970 UTC):
@@ -86,6 +110,8 @@ struct kt_raw {
 #define KT_USEC_2050 2524608000000000ULL
 
 int kt_raw_open(struct kt_raw *r, const char *path);
+/* 1 when path is a directory holding chunk files (kt_NNNNNN.trace). */
+int kt_raw_chunk_dir(const char *path);
 void kt_raw_close(struct kt_raw *r);
 /*
  * Read the next block (and its side block).  Returns 1 for a block,
@@ -109,6 +135,9 @@ struct kt_block_ref {
 	uint64_t limit;		/* see struct kt_block */
 	int last;
 	uint64_t prev_base;
+	int head;
+	int cut;
+	long chunk;		/* which chunk of a joined trace, in file order */
 };
 long kt_raw_index(struct kt_raw *r, struct kt_block_ref **out);
 /* Read block ref into b (seekable files only).  1 ok, -1 error. */

@@ -115,12 +115,8 @@ struct kt_build {
 };
 /* DIR from b->source (a trace or a JSON file), or from b->rows_fd. */
 void kt_xbuild_store(const struct kt_build *b, const char *dir);
-/* A file name without its directory and extension (the default trace id). */
-char *kt_store_stem(const char *path);
 /* Remove dir and everything under it; 0 also when it is not there. */
 int kt_rmtree(const char *dir);
-/* path with its extension replaced by ext. */
-char *kt_with_ext(const char *path, const char *ext);
 
 #define KT_MAX_INPUTS 4096
 struct kt_inputs {

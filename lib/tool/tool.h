@@ -92,6 +92,16 @@ struct kt_argspec {
 /* The arguments, in order, into pos[max_pos]; returns how many. */
 int kt_args(const struct kt_argspec *spec, int argc, char **argv, const char **pos);
 /*
+ * A configuration file as options (a service's /etc/kutrace/recorder.conf):
+ * each line `key = value` becomes "--key" "value", a line `key` alone
+ * "--key"; '#' starts a comment, blank lines are nothing; a key may repeat.
+ * The new argv is argv[0], the file's options, then argv[1..argc), so the
+ * command line has the last word; it is never freed (a program's life).
+ * Returns the new argc, or -1 with "FILE:LINE: what" in err.
+ */
+int kt_conf_args(const char *path, int argc, char **argv, char ***out,
+		 char *err, size_t errlen);
+/*
  * Open an input file for reading or die with a one-line reason: a
  * directory or a device (/dev/zero) is refused, a file or a pipe is not.
  */

@@ -170,3 +170,84 @@ int kt_args(const struct kt_argspec *s, int argc, char **argv, const char **pos)
 		bad_usage(s);
 	return npos;
 }
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
+		*--e = '\0';
+	return s;
+}
+
+int kt_conf_args(const char *path, int argc, char **argv, char ***out,
+		 char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	char line[4096];
+	char **v;
+	int n = 1, cap = argc + 16, ln = 0;
+
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	v = kt_xmalloc((size_t)cap * sizeof(*v));
+	v[0] = argv[0];
+	while (fgets(line, sizeof(line), f)) {
+		char *k, *val = NULL, *eq, *hash = strchr(line, '#');
+
+		ln++;
+		if (!strchr(line, '\n') && !feof(f)) {
+			snprintf(err, errlen, "%s:%d: line longer than %zu bytes", path, ln,
+				 sizeof(line) - 2);
+			goto fail;
+		}
+		if (hash)
+			*hash = '\0';
+		eq = strchr(line, '=');
+		if (eq) {
+			*eq = '\0';
+			val = trim(eq + 1);
+		}
+		k = trim(line);
+		if (!*k && !val)
+			continue;
+		if (!*k || strspn(k, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(k) ||
+		    *k == '-' || (val && !*val)) {
+			snprintf(err, errlen, "%s:%d: not `key = value` (a key of a-z, 0-9 and -)",
+				 path, ln);
+			goto fail;
+		}
+		if (n + 2 + argc >= cap) {
+			cap *= 2;
+			v = kt_xrealloc(v, (size_t)cap * sizeof(*v));
+		}
+		if (asprintf(&v[n], "--%s", k) < 0)
+			goto oom;
+		n++;
+		if (val)
+			v[n++] = kt_xstrdup(val);
+	}
+	if (ferror(f)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	fclose(f);
+	for (int i = 1; i < argc; i++)
+		v[n++] = argv[i];
+	v[n] = NULL;
+	*out = v;
+	return n;
+oom:
+	snprintf(err, errlen, "%s: out of memory", path);
+fail:
+	fclose(f);
+	for (int i = 1; i < n; i++)
+		free(v[i]);
+	free(v);
+	return -1;
+}

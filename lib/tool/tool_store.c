@@ -166,28 +166,6 @@ static const char *tmp_dir(void)
 
 
 /* The file name without directory and extension: the default trace id. */
-char *kt_store_stem(const char *path)
-{
-	const char *b = strrchr(path, '/');
-	char *s = kt_xstrdup(b ? b + 1 : path);
-	char *dot = strrchr(s, '.');
-
-	if (dot && dot != s)
-		*dot = '\0';
-	return s;
-}
-
-char *kt_with_ext(const char *path, const char *ext)
-{
-	const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
-	size_t n = dot && (!slash || dot > slash) ? (size_t)(dot - path) : strlen(path);
-	char *o = kt_xmalloc(n + strlen(ext) + 1);
-
-	memcpy(o, path, n);
-	strcpy(o + n, ext);
-	return o;
-}
-
 /* The JSON header's facts, as the JSON says them. */
 struct hdr {
 	json_t *o;
@@ -628,7 +606,10 @@ static char *store_beside(const char *p, int *build, int *lock)
  */
 static void add_path(struct kt_inputs *in, const char *p, const char *memory)
 {
-	if (is_dir(p)) {
+	/* A directory is a store, unless it holds a recording's chunks. */
+	int chunks = kt_raw_chunk_dir(p);
+
+	if (is_dir(p) && !chunks) {
 		add_input(in, kt_xstrdup(p));
 		return;
 	}
@@ -640,7 +621,8 @@ static void add_path(struct kt_inputs *in, const char *p, const char *memory)
 	 * temporary store. */
 	int page = kt_input_kind(p) == KT_IN_PAGE, build = 0, lock = -1;
 
-	if (!page && (dir = store_beside(p, &build, &lock))) {
+	/* Chunks have no one file whose identity says the store is theirs. */
+	if (!page && !chunks && (dir = store_beside(p, &build, &lock))) {
 		if (build)
 			kt_xbuild_store(&b, dir);
 		if (lock >= 0)
