@@ -23,8 +23,8 @@ ifuzz: test-progs
 # KT_STREAM_SOAK_SECS=STREAM_SOAK_SECS (default 600) streams getpid at the
 # guest's full rate onto a second disk, cut every 32 MiB, and checks every
 # chunk alone, the exact call count across the cuts and the chunks joined
-# (about 30 min on 2 cores and ~12 GB of disk while it runs; see the
-# suite's header).  Not part of make test.
+# (about 18 min on 2 cores and ~7 GB of disk while it runs; see the
+# suite's header; figures in docs/PERFORMANCE.md).  Not part of make test.
 STREAM_SOAK_SECS ?= 600
 .PHONY: soak-stream
 soak-stream: test-progs

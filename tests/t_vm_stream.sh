@@ -167,8 +167,8 @@ PY
 # calls and returns (ktcheck); and the chunks as one directory give one
 # timeline with exactly one returning getpid row per call.  That timeline
 # is checked as kutrace_sql build DIR/ writes it (kutrace_postproc's rows,
-# the JSON's, into the table store): the JSON of a 5 GB run would be
-# ~45 GB, its store is ~1.3 GB.  KT_STREAM_SOAK_KEEP=1 keeps the image and
+# the JSON's, into the table store): the JSON of the 10-minute run's
+# 3.5 GB would be ~30 GB, its store is under 1 GB.  KT_STREAM_SOAK_KEEP=1 keeps the image and
 # the chunks (build/vm/stream-soak-K.img, build/vm/stream-soak-K/run/).
 soak_checks() {
 	local img=$1 log=$out/scenario.log run=$out/run c n bad=0 nopost=0 bare=0 calls=0 rets=0 mb=0 v r b rows npid
