@@ -497,7 +497,8 @@ stream() {
 	END {
 		name["kt"] = "kutrace stream"; name["tc"] = "trace-cmd record"
 		printf "stream guest: %s; rounds %d\n", guest, cnt["kt"]
-		for (t in name) if (cnt[t]) {
+		split("kt tc", order, " ")
+		for (o = 1; o <= 2; o++) if (cnt[t = order[o]]) {
 			cpu[t] = med(t, "cpu"); mb[t] = med(t, "mb"); spm[t] = med(t, "spmb")
 			printf "stream tracer=%s mb=%.1f workload_s=%.2f reader_cpu_s=%.2f cpu_s_per_mb=%.4f pct_core_per_10mb_s=%.1f lost=%s", t, mb[t], med(t, "secs"), cpu[t], spm[t], spm[t] * 1000, lost[t]
 			if (ev[t] > 0) { printf " events_last=%d cpu_s_per_mevent=%.3f", ev[t], val[t, "cpu", cnt[t]] / (ev[t] / 1e6) }

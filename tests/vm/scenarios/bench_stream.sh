@@ -64,9 +64,9 @@ run() {
 	wait
 	case $t in
 	kt) b=$(cat kt$r/kt_*.trace | wc -c)
-	    lost=$(sed -n 's/.*lost: \([0-9]*\) entries, \([0-9]*\) blocks in all.*/\1e+\2b/p' kt.err) ;;
+	    lost=$(sed -n 's/.*lost: \([0-9]*\) entries, \([0-9]*\) blocks in all.*/\1entries+\2blocks/p' kt.err) ;;
 	tc) b=$(awk '/bytes in size/ { s += $1 } END { print s + 0 }' tc.out tc.err)
-	    lost=$(awk '/^overrun:|^dropped events:/ { l += $NF } END { print l + 0 }' tc.out tc.err) ;;
+	    lost=$(awk '/^overrun:|^dropped events:/ { l += $NF } END { print l + 0 "overruns" }' tc.out tc.err) ;;
 	esac
 	echo "tracer=$t round=$r cpu_ticks=$(cat $t.cpu) hz=$HZ bytes=$b secs=$(echo "$s1 $s0" | awk '{ print $1 - $2 }') lost=${lost:-?}" >> results.txt
 	cat $t.out $t.err > $t$r.log
