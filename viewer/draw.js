@@ -1044,8 +1044,10 @@ function fmtStart(t) { // 5 significant digits
   const d = Math.max(0, 4 - Math.floor(Math.log10(Math.max(Math.abs(x), 1))));
   return x.toFixed(d) + (P[i] === ' ' ? ' s' : P[i] + 's');
 }
+const LOST_WHY = ['', 'reader behind', 'overwritten', 'disk']; // FORMATS 10.3's reasons
 function nameArg(k, withRet) {
   const e = D.ev[k], nm = D.names[D.nm[k]];
+  if (e === EV_LOST) return nm + '(' + (D.arg[k] ? (D.arg[k] >>> 0) + ' entries, ' : '') + (LOST_WHY[D.ret[k]] || 'reason ' + D.ret[k]) + ')';
   if (isSyscall(e)) {
     let s = nm + '(' + D.arg[k] + ')';
     if (withRet) { const r = D.ret[k]; s += '=' + (r > 65408 && r <= 65535 ? (ERRNO[65535 - r] || String(r - 65536)) : r); }

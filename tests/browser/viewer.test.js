@@ -677,6 +677,13 @@ async function testLost(ctx) {
   check('FORMATS 10.4 the band says "lost" (' + n.black + ' black text pixels), the idle CPU beside it has none of its grey (' + n.idle + ')', n.black > 10 && n.idle === 0, n);
   check('FORMATS 10.4 a 10 ns loss is still drawn, 2 px at least (' + n.c2 + ' pixels, row ' + Math.round(g.c2.E) + ' px high)', n.c2 >= 2 * (g.c2.E - 4), n);
   await page.screenshot({ path: path.join(shots, 'lost_interval.png') });
+  // shift-click on the band (shift released first: kept): its annotation
+  // names the entries and the reason
+  const o = await canvasOrigin(page);
+  await page.keyboard.down('Shift'); await page.mouse.move(o.x + (g.a + g.b) / 2, o.y + g.c0.yc - g.c0.E / 4); await page.mouse.down();
+  await page.keyboard.up('Shift'); await page.mouse.up(); await settle(page);
+  const ann = (await st(page)).annotations;
+  check('FORMATS 10.4 shift-click on the lost band annotates it: ' + JSON.stringify(ann), ann.length === 1 && ann[0].includes('-lost-(12345 entries, reader behind)') && ann[0].includes('5.00'), ann);
   check('lost: no page errors', errors.length === 0, errors);
 }
 
