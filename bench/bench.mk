@@ -69,3 +69,10 @@ bench-align: $(BIN)/kutrace_synth
 .PHONY: bench-ctf
 bench-ctf: $(BIN)/kutrace_export $(BIN)/kutrace_postproc $(BIN)/kutrace_synth
 	bench/run.sh ctf
+
+# Issue 44's figures alone: the streaming reader's CPU per MB written and
+# per event, side by side with trace-cmd record in one QEMU guest (TCG),
+# the ratio, and what each lost (about 2 min; BENCH_STREAM=ROUNDS,N).
+.PHONY: bench-stream
+bench-stream: test-progs
+	bench/run.sh stream

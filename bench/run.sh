@@ -27,6 +27,9 @@
 #   viewer    make bench-viewer (headless Chromium), if it can run
 #   ctf       issue 47: kutrace_export --ctf of a 16 MB synthetic trace (MB/s
 #             of raw trace, events/s) and babeltrace2 reading the result
+#   stream    issue 44: the streaming reader's CPU per MB written, side by
+#             side with trace-cmd record in one QEMU guest (not in the default
+#             list: make bench-stream; BENCH_STREAM=ROUNDS,N, default 3,1000000)
 #   report    bench/report.py: the table into docs/PERFORMANCE.md
 # BENCH_QUICK=1: smaller sizes and fewer repeats (minutes, not 15).
 # BENCH_OUT (default build/bench) keeps every raw output.
@@ -436,6 +439,76 @@ ctf() {
 	rm -rf "$d" "$js"
 }
 
+# A dynamically linked host program and every library it loads, under $2
+# (for a busybox guest: KT_VM_EXTRA).
+copy_prog() {
+	local p
+	p=$(command -v "$1") || return 1
+	p=$(readlink -f "$p")
+	mkdir -p "$2/bin"
+	cp "$p" "$2/bin/$1"
+	ldd "$p" | awk '/=> \// { print $3 } /^\t\/lib64/ { print $1 }' | while read -r l; do
+		mkdir -p "$2$(dirname "$l")"
+		cp -L "$l" "$2$l"
+	done
+}
+
+# Issue 44: kutrace_control stream and trace-cmd record in turns in one
+# busybox guest (tests/vm/scenarios/bench_stream.sh) on Debian's 6.1 cloud
+# kernel, the module's default 2 MiB buffer.  Per tracer the median of
+# the rounds: MB written, the reader's CPU (it and its children), CPU
+# seconds per MB, % of one core per 10 MB/s, and what was lost; then the
+# ratio; and, from the last round's files, CPU per million events.
+stream() {
+	local x=$OUT/stream-extra o=$OUT/stream sizes=${BENCH_STREAM:-3,1000000} f n
+	[ "$Q" = 1 ] && sizes=${BENCH_STREAM:-1,100000}
+	if ! command -v qemu-system-x86_64 > /dev/null || ! command -v trace-cmd > /dev/null; then
+		log "stream: needs qemu-system-x86_64 and trace-cmd (apt-get install trace-cmd), skipped"
+		return 0
+	fi
+	rm -rf "$x" "$o"
+	copy_prog trace-cmd "$x" || return 1
+	log "stream: kutrace_control stream against trace-cmd record, rounds,getpid calls $sizes"
+	KT_VM_EXTRA=$x KT_APPEND="ktstream=$sizes tsc=nowatchdog" tests/vm/vm.sh -k 6.1 -m 2 -t 3600 \
+		tests/vm/scenarios/bench_stream.sh "$o" >&2 || { log "stream: guest run failed"; return 1; }
+	[ -s "$o/results.txt" ] || { log "stream: no results"; return 1; }
+	# events of the last round: kutrace's entries, trace-cmd's records
+	n=0
+	for f in "$o"/kt*/kt_*.trace; do
+		[ -f "$f" ] || continue
+		n=$((n + $("$BIN/ktcheck" "$f" | awk '$1 == "cpu" { s += $4 } END { print s + 0 }')))
+	done
+	echo "tracer=kt events=$n" > "$o/events.txt"
+	for f in "$o"/tc*.dat; do
+		[ -f "$f" ] && echo "tracer=tc events=$(trace-cmd report -i "$f" 2> /dev/null | grep -cv '^ *cpus=')" >> "$o/events.txt"
+	done
+	cat "$o/results.txt" "$o/events.txt" | awk -v guest="$(cat "$o/kernel.txt") tracemb=$(cat "$o/tracemb.txt") trace-cmd buffer_size_kb=$(cat "$o/tc_buffer_kb.txt")" '
+	function kv(k,   i, a) { for (i = 1; i <= NF; i++) { split($i, a, "="); if (a[1] == k) return a[2] } return "" }
+	function med(t, k,   n, i, j, v, x) {
+		n = cnt[t]; for (i = 1; i <= n; i++) v[i] = val[t, k, i]
+		for (i = 2; i <= n; i++) { x = v[i]; for (j = i - 1; j >= 1 && v[j] > x; j--) v[j + 1] = v[j]; v[j + 1] = x }
+		return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
+	$1 ~ /^tracer=/ && $2 ~ /^round=/ {
+		t = kv("tracer"); i = ++cnt[t]
+		val[t, "cpu", i] = kv("cpu_ticks") / kv("hz"); val[t, "mb", i] = kv("bytes") / 1e6
+		val[t, "secs", i] = kv("secs"); val[t, "spmb", i] = val[t, "cpu", i] / val[t, "mb", i]
+		lost[t] = lost[t] (lost[t] == "" ? "" : ",") kv("lost") }
+	$1 ~ /^tracer=/ && $2 ~ /^events=/ { ev[kv("tracer")] = kv("events") }
+	END {
+		name["kt"] = "kutrace stream"; name["tc"] = "trace-cmd record"
+		printf "stream guest: %s; rounds %d\n", guest, cnt["kt"]
+		split("kt tc", order, " ")
+		for (o = 1; o <= 2; o++) if (cnt[t = order[o]]) {
+			cpu[t] = med(t, "cpu"); mb[t] = med(t, "mb"); spm[t] = med(t, "spmb")
+			printf "stream tracer=%s mb=%.1f workload_s=%.2f reader_cpu_s=%.2f cpu_s_per_mb=%.4f pct_core_per_10mb_s=%.1f lost=%s", t, mb[t], med(t, "secs"), cpu[t], spm[t], spm[t] * 1000, lost[t]
+			if (ev[t] > 0) { printf " events_last=%d cpu_s_per_mevent=%.3f", ev[t], val[t, "cpu", cnt[t]] / (ev[t] / 1e6) }
+			printf "  (%s)\n", name[t] }
+		if (cnt["kt"] && cnt["tc"])
+			printf "stream ratio: trace-cmd/kutrace CPU per MB %.2f, CPU per run %.2f%s\n", spm["tc"] / spm["kt"], cpu["tc"] / cpu["kt"],
+				(ev["kt"] > 0 && ev["tc"] > 0) ? sprintf(", CPU per event %.2f", (val["tc", "cpu", cnt["tc"]] / ev["tc"]) / (val["kt", "cpu", cnt["kt"]] / ev["kt"])) : ""
+	}' | tee "$OUT/stream.txt"
+}
+
 report() {
 	python3 bench/report.py "$OUT" docs/PERFORMANCE.md
 }
@@ -443,7 +516,7 @@ report() {
 rc=0
 for s in $sections; do
 	case $s in
-	fastpath|user|extract|vm|postproc|ingest|tables|store|why|align|viewer|ctf|report) $s || { log "$s failed"; rc=1; } ;;
+	fastpath|user|extract|vm|postproc|ingest|tables|store|why|align|viewer|ctf|stream|report) $s || { log "$s failed"; rc=1; } ;;
 	*) log "unknown section $s"; exit 2 ;;
 	esac
 done

@@ -108,6 +108,8 @@ struct kt_dump_info {
 	int full;		/* tracing stopped because the buffer filled */
 	int ipc;
 	struct kt_ubuf_info user;	/* the user buffers appended */
+	/* wrap mode: blocks overwritten per CPU, as LOST entries in the file */
+	uint64_t lost_blocks[KUTRACE_MAX_CPUS];
 };
 /*
  * OFF, FLUSH and write the raw trace file (docs/spec/FORMATS.md 2.5) to fname via

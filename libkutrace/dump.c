@@ -6,6 +6,7 @@
  * pairs in block 0, to a temporary file renamed at the end.
  */
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,6 +97,152 @@ static int get_side(struct src *s, uint64_t i, uint8_t *b)
 	return 0;
 }
 
+/*
+ * The start of CPU cpu's oldest block in the buffer that began after
+ * after (56-bit counter times), or 0 when it has none.
+ */
+static uint64_t next_block_start(struct src *s, uint64_t nblocks,
+				 unsigned int cpu, uint64_t after)
+{
+	uint64_t best = 0, w[1];
+
+	for (uint64_t i = 0; i < nblocks; i++) {
+		uint64_t t;
+
+		if (s->map)
+			memcpy(w, s->map + s->size - (i + 1) * KUTRACE_BLOCK_BYTES,
+			       sizeof(w));
+		else if (kt_ctl_cmd(KUTRACE_CMD_GETWORD, i * KUTRACE_BLOCK_WORDS,
+				    &w[0]))
+			return 0;
+		if ((unsigned int)(w[0] >> KUTRACE_HDR_CPU_SHIFT) != cpu)
+			continue;
+		t = w[0] & KUTRACE_HDR_LOW56;
+		if (t > after && (!best || t < best))
+			best = t;
+	}
+	return best;
+}
+
+/*
+ * A wrapped trace's block 0 gives only its names (FORMATS 8, step 3): an
+ * entry inserted there would be lost to readers.  Its CPU may still be
+ * filling it (a CPU mostly idle), so the inserts run on another CPU,
+ * one that lost nothing if there is one (a LOST entry of the block's own
+ * CPU also restarts that CPU's state).  1 if pinned (*old to restore).
+ */
+static int pin_away(struct src *s, unsigned int ncpu, cpu_set_t *old)
+{
+	uint64_t w0 = 0, b;
+	unsigned int cpu0, pick = ncpu;
+	cpu_set_t one;
+
+	if (s->map)
+		memcpy(&w0, s->map + s->size - KUTRACE_BLOCK_BYTES, sizeof(w0));
+	else if (kt_ctl_cmd(KUTRACE_CMD_GETWORD, 0, &w0))
+		return 0;
+	cpu0 = (unsigned int)(w0 >> KUTRACE_HDR_CPU_SHIFT);
+	if (sched_getaffinity(0, sizeof(*old), old))
+		return 0;
+	for (unsigned int c = 0; c < ncpu; c++) {
+		if (c == cpu0 || !CPU_ISSET(c, old))
+			continue;
+		b = 0;
+		kt_ctl_cmd(KUTRACE_CMD_GETLOST, (uint64_t)c << 2 |
+			   KUTRACE_GETLOST_BLOCKS, &b);
+		if (pick == ncpu || !b)
+			pick = c;
+		if (!b)
+			break;
+	}
+	if (pick == ncpu)
+		return 0;	/* one CPU: it is past block 0, or lost nothing */
+	CPU_ZERO(&one);
+	CPU_SET(pick, &one);
+	return sched_setaffinity(0, sizeof(one), &one) == 0;
+}
+
+/*
+ * Flight recorder (FORMATS 10.1, 10.3): one LOST entry (reason OVERWRITE)
+ * per CPU whose blocks were overwritten, inserted before the flush, so
+ * that the file says where its holes are.  The interval runs from the
+ * first overwritten block's start to the start of the CPU's oldest block
+ * still held after the last overwritten one.  An insert may itself take a
+ * block and overwrite one more: that block gets an entry of its own, so
+ * the file holds exactly the blocks GETLOST counts.  Tracing is off.
+ */
+static void note_overwrites(struct kt_dump_info *info)
+{
+	static uint64_t done[KUTRACE_MAX_CPUS], end[KUTRACE_MAX_CPUS];
+	long n = sysconf(_SC_NPROCESSORS_CONF), mb = kt_module_tracemb();
+	unsigned int ncpu = n > 0 && n < KUTRACE_MAX_CPUS ?
+			    (unsigned int)n : KUTRACE_MAX_CPUS;
+	uint64_t count = 0, nblocks;
+	struct src s = { 0 };
+	cpu_set_t old;
+	int pinned;
+
+	if (kt_ctl_cmd(KUTRACE_CMD_GETCOUNT, 0, &count) || (int64_t)count >= 0)
+		return;	/* not wrapped: nothing overwritten */
+	nblocks = ~count / KUTRACE_BLOCK_WORDS;
+	if (mb > 0) {
+		s.size = (size_t)mb << 20;
+		s.map = mmap(NULL, s.size, PROT_READ, MAP_SHARED, kt_ctl.fd, 0);
+		if (s.map == MAP_FAILED)
+			s.map = NULL;
+	}
+	pinned = pin_away(&s, ncpu, &old);
+	memset(done, 0, sizeof(done));
+	for (int round = 0; round < 4; round++) {
+		int more = 0;
+
+		for (unsigned int c = 0; c < ncpu; c++) {
+			uint64_t b = 0, first = 0, last = 0, stop, w[4];
+
+			if (kt_ctl_cmd(KUTRACE_CMD_GETLOST, (uint64_t)c << 2 |
+				       KUTRACE_GETLOST_BLOCKS, &b) ||
+			    b <= done[c])
+				continue;
+			kt_ctl_cmd(KUTRACE_CMD_GETLOST, (uint64_t)c << 2 |
+				   KUTRACE_GETLOST_FIRST, &first);
+			kt_ctl_cmd(KUTRACE_CMD_GETLOST, (uint64_t)c << 2 |
+				   KUTRACE_GETLOST_LAST, &last);
+			if (done[c])
+				first = end[c];
+			stop = next_block_start(&s, nblocks, c, last);
+			if (!stop)
+				stop = last;	/* none left after it */
+			w[0] = kutrace_make_word(KUTRACE_LOST_EVENT, c |
+				(KUTRACE_LOST_OVERWRITE << KUTRACE_LOST_WHY_SHIFT) |
+				((b - done[c] > KUTRACE_LOST_BLOCKS_MAX ?
+				  KUTRACE_LOST_BLOCKS_MAX : b - done[c]) <<
+				 KUTRACE_LOST_BLOCKS_SHIFT));
+			w[1] = 0;
+			w[2] = first & KUTRACE_HDR_LOW56;
+			w[3] = stop & KUTRACE_HDR_LOW56;
+			if (kt_ctl_cmd(KUTRACE_IOC_INSERTN_FORCED_NR,
+				       (uint64_t)(uintptr_t)w, NULL))
+				break;
+			info->lost_blocks[c] = b;
+			done[c] = b;
+			end[c] = stop;
+			more = 1;
+		}
+		if (!more)
+			break;
+	}
+	if (pinned)
+		sched_setaffinity(0, sizeof(old), &old);
+	if (s.map)
+		munmap((void *)s.map, s.size);
+	/* The entries are in the trace: the stop pair comes after them. */
+	for (unsigned int c = 0; c < ncpu; c++)
+		if (done[c]) {
+			kt_ctl_time_pair(&kt_ctl.stop_ctr, &kt_ctl.stop_usec);
+			break;
+		}
+}
+
 int kt_ctl_dump(const char *fname, struct kt_dump_info *info)
 {
 	uint64_t count = 0, nblocks, *w = NULL, *perm = NULL, tr = 0;
@@ -112,6 +259,8 @@ int kt_ctl_dump(const char *fname, struct kt_dump_info *info)
 	if (e)
 		return e;
 	e = kt_ctl_off();
+	if (!e && kt_ctl.via == KT_CTL_DEVICE)
+		note_overwrites(info);
 	if (!e)
 		e = kt_ctl_cmd(KUTRACE_CMD_FLUSH, 0, NULL);
 	if (!e)

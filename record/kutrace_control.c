@@ -155,9 +155,22 @@ static int do_dump(const char *name)
 		fprintf(stderr, "%s: the trace buffer filled up; tracing "
 			"stopped early (use a larger tracemb or gowrap)\n",
 			prog_name);
-	if (info.wrapped)
+	if (info.wrapped) {
+		uint64_t tb = 0;
+
 		fprintf(stderr, "%s: the buffer wrapped around; the trace "
 			"holds the newest data\n", prog_name);
+		for (unsigned int c = 0; c < KUTRACE_MAX_CPUS; c++) {
+			if (!info.lost_blocks[c])
+				continue;
+			fprintf(stderr, "%s: lost: cpu %u: 0 entries, %llu blocks "
+				"(overwritten)\n", prog_name, c,
+				(unsigned long long)info.lost_blocks[c]);
+			tb += info.lost_blocks[c];
+		}
+		fprintf(stderr, "%s: lost: 0 entries, %llu blocks in all\n",
+			prog_name, (unsigned long long)tb);
+	}
 	if (info.user.buffers || info.user.refused)
 		fprintf(stderr, "%s: user buffers: %llu threads, %llu events lost "
 			"(buffer full: a larger --user-kb), %llu files refused\n",

@@ -24,6 +24,9 @@ cp tests/browser/pred_edge.json $TMP/ && $MS $TPL $TMP/pred_edge.json $TMP/pred.
 $MS $TPL tests/browser/legacy.json $TMP/legacy.html || nok "makeself legacy.json"
 # A wakeup arc across a frequency band, a PC sample and a mark box (3.5 order).
 $MS $TPL tests/browser/arcs.json $TMP/arcs.html || nok "makeself arcs.json"
+# Entries lost on a CPU (-lost- rows, FORMATS 10.4): a 5 ms hole on CPU 0
+# between two spans, a 10 ns one on CPU 2 over a running span.
+$MS $TPL tests/browser/lost.json $TMP/lost.html || nok "makeself lost.json"
 # The bare template with its sources next to it (no embedded data).
 cp $KT_BIN/../share/kutrace/*.js $KT_BIN/../share/kutrace/*.css $TMP/ && cp $TPL $TMP/template.html
 node tests/browser/gen_trace.js 50000 4 60 > $TMP/gen.json && $MS $TPL $TMP/gen.json $TMP/gen.html || nok "synthetic page"

@@ -365,7 +365,8 @@ function idleRows() {
 }
 // Overlays of a row by kind, each kind split by duration level: waits
 // (ovW) and the generic specials (ovX) go into the pixel buffer; frequency
-// (ovF), PC samples (ovS), locks (ovK) and queued lines (ovQ) are paths.  A
+// (ovF), PC samples (ovS), locks (ovK), queued lines (ovQ) and a CPU's
+// lost intervals (ovL, drawn at any row height) are paths.  A
 // redraw visits only the kinds that are switched on, and in each only the
 // levels that can be a pixel wide (no per-frame lists, no sorting).  Marks
 // (mk) and packets/RPC messages (ovPt) are drawn at any width.
@@ -397,7 +398,7 @@ function isRectOverlay(e) {
 }
 function splitOverlays(r) {
   const list = r.ov, n = list.length, ts = D.ts, dur = D.dur, ev = D.ev;
-  const W = [], X = [], F = [], Sm = [], K = [], Q = [], pt = [], mk0 = [], mk1 = []; let mx = -Infinity;
+  const W = [], X = [], F = [], Sm = [], K = [], Q = [], Lo = [], pt = [], mk0 = [], mk1 = []; let mx = -Infinity;
   for (let i = 0; i < n; i++) {
     const k = list[i], e = ev[k]; if (ts[k] + dur[k] > mx) mx = ts[k] + dur[k];
     if (e >= EV_MARKA && e <= EV_MARKD) (e === EV_MARKA + 1 ? mk1 : mk0).push(k); // mark_b has its own text line
@@ -406,11 +407,12 @@ function splitOverlays(r) {
     else if (e === EV_PSTATE || e === EV_PSTATE2) F.push(k);
     else if (e === EV_PCU || e === EV_PCK) Sm.push(k);
     else if (e === EV_LOCKHELD || e === EV_LOCKTRY) K.push(k);
+    else if (e === EV_LOST) { if (r.group.name === 'CPU') Lo.push(k); } // a CPU's loss, not its thread's
     else if (isRectOverlay(e)) X.push(k); else Q.push(k);
   }
   r.ovMax = mx;
   r.ovW = r.group.name === 'CPU' ? null : levelSet(W); // waits show on PID and RPC rows only
-  r.ovX = levelSet(X); r.ovF = levelSet(F); r.ovS = levelSet(Sm); r.ovK = levelSet(K); r.ovQ = levelSet(Q);
+  r.ovX = levelSet(X); r.ovF = levelSet(F); r.ovS = levelSet(Sm); r.ovK = levelSet(K); r.ovQ = levelSet(Q); r.ovL = levelSet(Lo);
   r.ovPt = Int32Array.from(pt); r.mk = [Int32Array.from(mk0), Int32Array.from(mk1)]; r.mkTs = r.mk.map(a => Float64Array.from(a, k => ts[k])); r.mkT = r.mk.map(a => Int8Array.from(a, k => ev[k] - EV_MARKA));
   // The marks again by type for 3.6.8's rule (type x 2 + 1 for closing '/' text).
   // Texts and their widths are made when a mark is first laid out (most

@@ -492,6 +492,7 @@ function drawOverlays(r, g, pass) {
     if (r.ovX) visitLevels(r.ovX, P, r, g, false);
     return;
   }
+  if (r.ovL) visitLevels(r.ovL, 0, r, g, true); // every loss, however short: never a silent hole
   if (r.ovS && S.btn.samp) visitLevels(r.ovS, P, r, g, false);
   if (r.ovQ && g.E >= 7) visitLevels(r.ovQ, P, r, g, false);
   if (r.ovK && S.btn.lock) { // stacked in time order: a lock line goes above the ones still held
@@ -598,11 +599,37 @@ function drawOverlay(k, r, g, P, lvl) {
   } else if (e === EV_ENQ) {
     if (w < 2) return false; perf.queues++; ctx.strokeStyle = grey ? GREY : PAL_B[(arg[k] * 7 + 6) % 15]; ctx.lineWidth = Math.max(1, 0.19 * E);
     ctx.setLineDash([3, 5]); ctx.beginPath(); ctx.moveTo(x0, yc - E / 4); ctx.lineTo(x1, yc - E / 4); ctx.stroke(); ctx.setLineDash([]);
+  } else if (e === EV_LOST) {
+    drawLost(Math.max(xOf(s), L.left), Math.min(xOf(s + d), L.right), yc, E, grey);
   } else if (e >= 0x200 && e < 0x240) {
     if (w < 1) return false;
     fr(x0, x1, yc - E / 3, E, grey ? GREY : colA(e));
   }
   return true;
+}
+// Entries lost on a CPU (docs/spec/FORMATS.md 10.4): the whole band of the
+// row grey, hatched, at least 2 px wide, "lost" written in it where it
+// fits.  Nothing is known of the CPU there: not idle (a thin black line),
+// not a span, and not blank like a time before the trace.
+const LOST_BG = '#C8C8C8', LOST_HATCH = '#707070';
+function drawLost(x0, x1, yc, E, grey) {
+  flushRun();
+  if (x1 < x0 + 2) { x0 = Math.round((x0 + x1) / 2) - 1; x1 = x0 + 2; }
+  const h = Math.max(3, E), y0 = yc - h / 2;
+  ctx.fillStyle = grey ? GREY : LOST_BG; ctx.fillRect(x0, y0, x1 - x0, h);
+  if (!grey) {
+    ctx.save(); ctx.beginPath(); ctx.rect(x0, y0, x1 - x0, h); ctx.clip();
+    ctx.strokeStyle = LOST_HATCH; ctx.lineWidth = 1; ctx.beginPath();
+    for (let x = x0 - h; x < x1; x += 6) { ctx.moveTo(x, y0 + h); ctx.lineTo(x + h, y0); }
+    ctx.stroke(); ctx.restore();
+  }
+  if (x1 - x0 >= 40 && E >= 9) {
+    ctx.save(); ctx.font = Math.min(12, Math.round(E * 0.8)) + 'px sans-serif'; ctx.textAlign = 'center'; ctx.textBaseline = 'middle';
+    const tw = ctx.measureText('lost').width + 6, th = Math.min(14, h - 2), xm = (x0 + x1) / 2;
+    ctx.fillStyle = '#FFFFFF'; ctx.fillRect(xm - tw / 2, yc - th / 2, tw, th);
+    ctx.fillStyle = '#000000'; ctx.fillText('lost', xm, yc); ctx.restore();
+  }
+  perf.prims++;
 }
 
 function b40(v) { let s = ''; v = v >>> 0; while (v > 0 && s.length < 6) { s += B40[v % 40]; v = Math.floor(v / 40); } return s; }
@@ -1017,8 +1044,10 @@ function fmtStart(t) { // 5 significant digits
   const d = Math.max(0, 4 - Math.floor(Math.log10(Math.max(Math.abs(x), 1))));
   return x.toFixed(d) + (P[i] === ' ' ? ' s' : P[i] + 's');
 }
+const LOST_WHY = ['', 'reader behind', 'overwritten', 'disk']; // FORMATS 10.3's reasons
 function nameArg(k, withRet) {
   const e = D.ev[k], nm = D.names[D.nm[k]];
+  if (e === EV_LOST) return nm + '(' + (D.arg[k] ? (D.arg[k] >>> 0) + ' entries, ' : '') + (LOST_WHY[D.ret[k]] || 'reason ' + D.ret[k]) + ')';
   if (isSyscall(e)) {
     let s = nm + '(' + D.arg[k] + ')';
     if (withRet) { const r = D.ret[k]; s += '=' + (r > 65408 && r <= 65535 ? (ERRNO[65535 - r] || String(r - 65536)) : r); }

@@ -15,7 +15,7 @@ BEGIN {
 		"EV_RIGHT RIGHTMARK EV_RXPKT RX_PKT EV_TXPKT TX_PKT EV_ENQ ENQUEUE " \
 		"EV_PCU PC_U EV_PCK PC_K EV_LOCKHELD LOCK_HELD EV_LOCKTRY LOCK_TRY " \
 		"EV_WAIT WAIT_BASE EV_IDLE IDLE EV_CEXIT C_EXIT " \
-		"EV_LTIMER IRQ+IRQ_LOCAL_TIMER", w, " ")
+		"EV_LTIMER IRQ+IRQ_LOCAL_TIMER EV_LOST LOST_SPAN", w, " ")
 	for (i = 1; i <= n; i += 2) { js[++m] = w[i]; fmt[m] = w[i + 1] }
 }
 $1 == "#define" && $2 ~ /^KUTRACE_/ && $3 ~ /^(0x[0-9A-Fa-f]+|[0-9]+)$/ {

@@ -653,6 +653,40 @@ async function testArcOrder(ctx) {
   check('arcs: no page errors', errors.length === 0, errors);
 }
 
+// A CPU's lost interval (-lost- row, docs/spec/FORMATS.md 10.4): the
+// row's band hatched grey (#C8C8C8 with #707070 lines) with "lost" in
+// black where it fits, never idle's thin line nor blank.  tests/browser/
+// lost.json: CPU 0 lost 40.002..40.007 between two spans of busy.500;
+// CPU 1 idle all along; CPU 2 lost 10 ns at 40.0099 over a running span
+// (at least 2 px, whatever the zoom).
+async function testLost(ctx) {
+  const { page, errors } = await open(ctx, path.join(dir, 'lost.html'));
+  const g = await page.evaluate(() => { const K = window.kutrace;
+    return { c0: K.rowY('0'), c1: K.rowY('1'), c2: K.rowY('2'), a: K.xOf(40.0025), b: K.xOf(40.0065), l: K.xOf(40.0099) }; });
+  const band = (r, a, b) => ({ x: a, y: r.yc - r.E / 2 + 1, w: b - a, h: r.E - 2 }); // canvas CSS pixels
+  // neutral greys: the band (200) and its hatch lines (112, smoothed towards 200)
+  const neutral = 'Math.abs(r - g) < 8 && Math.abs(g - b) < 8 && r > 90 && r < 215';
+  const grey = neutral + ' && r >= 190', hatch = neutral + ' && r < 185';
+  const lost0 = band(g.c0, g.a, g.b), area = lost0.w * lost0.h;
+  const n = { grey: await countWhere(page, lost0, grey), hatch: await countWhere(page, lost0, hatch),
+    black: await countWhere(page, band(g.c0, (g.a + g.b) / 2 - 12, (g.a + g.b) / 2 + 12), 'r + g + b < 60'),
+    idle: await countWhere(page, band(g.c1, g.a, g.b), neutral),
+    c2: await countWhere(page, { x: g.l - 3, y: g.c2.yc - g.c2.E / 2 + 1, w: 7, h: g.c2.E - 2 }, neutral) };
+  check('FORMATS 10.4 a lost interval is a hatched grey band over its CPU row: ' + n.grey + ' grey and ' + n.hatch + ' hatch pixels of ' + Math.round(area),
+    n.grey > area * 0.4 && n.hatch > area * 0.1 && n.grey + n.hatch > area * 0.85, n);
+  check('FORMATS 10.4 the band says "lost" (' + n.black + ' black text pixels), the idle CPU beside it has none of its grey (' + n.idle + ')', n.black > 10 && n.idle === 0, n);
+  check('FORMATS 10.4 a 10 ns loss is still drawn, 2 px at least (' + n.c2 + ' pixels, row ' + Math.round(g.c2.E) + ' px high)', n.c2 >= 2 * (g.c2.E - 4), n);
+  await page.screenshot({ path: path.join(shots, 'lost_interval.png') });
+  // shift-click on the band (shift released first: kept): its annotation
+  // names the entries and the reason
+  const o = await canvasOrigin(page);
+  await page.keyboard.down('Shift'); await page.mouse.move(o.x + (g.a + g.b) / 2, o.y + g.c0.yc - g.c0.E / 4); await page.mouse.down();
+  await page.keyboard.up('Shift'); await page.mouse.up(); await settle(page);
+  const ann = (await st(page)).annotations;
+  check('FORMATS 10.4 shift-click on the lost band annotates it: ' + JSON.stringify(ann), ann.length === 1 && ann[0].includes('-lost-(12345 entries, reader behind)') && ann[0].includes('5.00'), ann);
+  check('lost: no page errors', errors.length === 0, errors);
+}
+
 async function testTemplate(ctx) {
   const { page, errors } = await open(ctx, path.join(dir, 'template.html'));
   const ready = await page.evaluate(() => window.kutraceReady);
@@ -747,7 +781,7 @@ async function testFidelity(ctx) {
 (async () => {
   const { ctx, cleanup } = await launch();
   try {
-    for (const t of [testSmall, testMenu, testMisc, testUnsafe, testOrig, testPred, testLegacy, testArcOrder, testTemplate, testGen, testSynth, testFidelity]) {
+    for (const t of [testSmall, testMenu, testMisc, testUnsafe, testOrig, testPred, testLegacy, testArcOrder, testLost, testTemplate, testGen, testSynth, testFidelity]) {
       try { await t(ctx); } catch (e) { check(t.name + ' ran to the end', false, String(e && e.stack || e)); }
     }
   } finally { await cleanup(); }

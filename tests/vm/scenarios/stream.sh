@@ -1,6 +1,7 @@
 # Guest part of tests/t_vm_stream.sh: kutrace_control --stream (FORMATS 10).
 # N getpid calls across chunk cuts; --max-files; bad input; a reader
-# stopped for 5 s; a full 20 MB tmpfs.
+# stopped for 5 s; a full 20 MB tmpfs; the flight recorder's overwritten
+# blocks.
 N=${N:-200000}
 mkdir -p s1 s2 s3 s4
 kutrace_control test > state0.out 2>&1
@@ -41,4 +42,9 @@ kutrace_control record --stream -o s4 --rotate-size 4M -- sh -c \
 	> s4.out 2> s4.err
 echo "s4=$?"
 ls -l s4 > s4.ls
+# the flight recorder (no streaming): 2 N getpid calls overwrite the
+# oldest blocks of the buffer; the dump writes their LOST entries
+kutrace_control record --wrap -o wrap.trace -- workload getpid $((2 * N)) \
+	> wrap.out 2> wrap.err
+echo "wrap=$?"
 true
