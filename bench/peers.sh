@@ -63,17 +63,7 @@ stock() {
 }
 
 # A dynamically linked host program and every library it loads, under $2.
-copy_prog() {
-	local p
-	p=$(command -v "$1") || return 1
-	p=$(readlink -f "$p")
-	mkdir -p "$2/bin" "$2/lib64"
-	cp "$p" "$2/bin/$1"
-	ldd "$p" | awk '/=> \// { print $3 } /^\t\/lib64/ { print $1 }' | while read -r l; do
-		mkdir -p "$2$(dirname "$l")"
-		cp -L "$l" "$2$l"
-	done
-}
+. "$(dirname "${BASH_SOURCE[0]}")/copyprog.sh"
 
 patched() {
 	local d x=$OUT/p61-extra

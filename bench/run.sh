@@ -441,17 +441,7 @@ ctf() {
 
 # A dynamically linked host program and every library it loads, under $2
 # (for a busybox guest: KT_VM_EXTRA).
-copy_prog() {
-	local p
-	p=$(command -v "$1") || return 1
-	p=$(readlink -f "$p")
-	mkdir -p "$2/bin"
-	cp "$p" "$2/bin/$1"
-	ldd "$p" | awk '/=> \// { print $3 } /^\t\/lib64/ { print $1 }' | while read -r l; do
-		mkdir -p "$2$(dirname "$l")"
-		cp -L "$l" "$2$l"
-	done
-}
+. "$(dirname "${BASH_SOURCE[0]}")/copyprog.sh"
 
 # Issue 44: kutrace_control stream and trace-cmd record in turns in one
 # busybox guest (tests/vm/scenarios/bench_stream.sh) on Debian's 6.1 cloud
