@@ -591,17 +591,23 @@ static int stream_go(struct kt_stream_opts *o, unsigned int flags)
 			"yet\n", prog_name);
 		return 1;
 	}
-	if (kt_ctl_via() != KT_CTL_DEVICE) {
-		fprintf(stderr, "%s: --stream needs the kutrace module (%s)\n",
-			prog_name, KUTRACE_DEVICE);
+	if (kt_ctl_via() != KT_CTL_DEVICE && kt_ctl_via() != KT_CTL_BPF) {
+		fprintf(stderr, "%s: --stream needs the kutrace module (%s) "
+			"or the BPF backend\n", prog_name, KUTRACE_DEVICE);
 		return 1;
 	}
-	if (do_reset(flags | KUTRACE_RESET_STREAM))
+	if (do_reset(flags | KUTRACE_RESET_STREAM)) {
+		bpf_teardown();
 		return 1;
+	}
 	if (!(cur_flags & KUTRACE_RESET_STREAM)) {
-		fprintf(stderr, "%s: this kutrace module cannot stream (too "
-			"old: load the one of this kutrace)\n", prog_name);
+		fprintf(stderr, "%s: this %s cannot stream (too old: %s)\n",
+			prog_name, kt_ctl_via() == KT_CTL_BPF ?
+			"BPF backend" : "kutrace module",
+			kt_ctl_via() == KT_CTL_BPF ? "kutrace_control stop, "
+			"then again" : "load the one of this kutrace");
 		kt_ctl_reset(0, NULL);
+		bpf_teardown();
 		return 1;
 	}
 	o->flags = cur_flags;
@@ -610,6 +616,7 @@ static int stream_go(struct kt_stream_opts *o, unsigned int flags)
 	if (e) {
 		fail("stream", e);
 		kt_ctl_reset(0, NULL);
+		bpf_teardown();
 		return 1;
 	}
 	return 0;
@@ -650,6 +657,7 @@ static int stream_end(const char *dir)
 	}
 	fflush(stdout);
 	kt_ctl_reset(0, NULL);
+	bpf_teardown();
 	if (e)
 		fail("stream", e);
 	return e ? 1 : 0;
