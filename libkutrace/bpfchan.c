@@ -338,10 +338,13 @@ static int64_t alloc_slot(uint64_t label)
 	return -1;
 }
 
-/* Close the CPU's block (only_old: if it is of an earlier epoch). */
-static void retire(struct kt_bpf_cpu *cp, int only_old)
+/* Which blocks retire() closes. */
+enum { ANY_BLOCK, OLD_EPOCH, FIRST_BLOCK };
+
+/* Close the CPU's block, if it is of the kind asked for. */
+static void retire(struct kt_bpf_cpu *cp, int which)
 {
-	uint64_t old, b;
+	uint64_t old, b, v;
 
 	for (;;) {
 		old = __atomic_load_n(&cp->next, __ATOMIC_SEQ_CST);
@@ -350,8 +353,11 @@ static void retire(struct kt_bpf_cpu *cp, int only_old)
 		b = slot_of(old);
 		if (b >= st->nblocks)
 			return;
-		if (only_old && (__atomic_load_n(&slots[b], __ATOMIC_SEQ_CST) &
-				 KUTRACE_STREAM_SLOT_MASK) == cur_epoch())
+		v = __atomic_load_n(&slots[b], __ATOMIC_SEQ_CST);
+		if (which == OLD_EPOCH &&
+		    (v & KUTRACE_STREAM_SLOT_MASK) == cur_epoch())
+			return;
+		if (which == FIRST_BLOCK && !(v & KUTRACE_STREAM_FIRST))
 			return;
 		if (__atomic_compare_exchange_n(&cp->next, &old, 0, 0,
 						__ATOMIC_SEQ_CST,
@@ -396,12 +402,10 @@ static unsigned int put_header(uint64_t *w, unsigned int cpu, uint64_t now,
 	return h + 4;
 }
 
-/* The CPU's LOST entry (10.3) at w, its counts started again. */
+/* A LOST entry (10.3) at w for n entries the CPU lost. */
 static unsigned int put_lost(struct kt_bpf_cpu *cp, uint64_t *w,
-			     unsigned int cpu, uint64_t now)
+			     unsigned int cpu, uint64_t now, uint64_t n)
 {
-	uint64_t n = __atomic_load_n(&cp->lost, __ATOMIC_SEQ_CST);
-
 	w[0] = ((now & KUTRACE_TS_MASK) << KUTRACE_TS_SHIFT) |
 	       kutrace_make_word(KUTRACE_LOST_EVENT,
 				 (cpu & KUTRACE_LOST_CPU_MASK) |
@@ -409,9 +413,52 @@ static unsigned int put_lost(struct kt_bpf_cpu *cp, uint64_t *w,
 	w[1] = n;
 	w[2] = cp->lost_first & KUTRACE_HDR_LOW56;
 	w[3] = cp->lost_last & KUTRACE_HDR_LOW56;
+	return KUTRACE_LOST_WORDS;
+}
+
+/* n entries are in a LOST entry now; drops meanwhile stay for the next. */
+static void lost_told(struct kt_bpf_cpu *cp, uint64_t n)
+{
 	if (__atomic_fetch_sub(&cp->lost, n, __ATOMIC_SEQ_CST) != n)
 		cp->lost_first = cp->lost_last;
-	return KUTRACE_LOST_WORDS;
+}
+
+/*
+ * Before a cut: each CPU that lost entries and has no block (a program
+ * writes the LOST entry when it gets one) gets a block holding its LOST
+ * entry, so that the loss is recorded in the chunk it happened in.  The
+ * block is installed as the CPU's own with compare-and-exchange from 0: a
+ * program that meanwhile got a block first wins and writes the entry
+ * itself; one that read the counts before this finds its claim failed and
+ * reads them again.  The cut closes the block as any other.
+ */
+static void lost_before_cut(void)
+{
+	for (unsigned int c = 0; c < KT_BPF_MAX_CPUS; c++) {
+		struct kt_bpf_cpu *cp = &st->cpu[c];
+		uint64_t n = __atomic_load_n(&cp->lost, __ATOMIC_SEQ_CST);
+		uint64_t *w, now, word, zero = 0;
+		unsigned int p;
+		int64_t b;
+
+		if (!n || __atomic_load_n(&cp->next, __ATOMIC_SEQ_CST))
+			continue;
+		b = alloc_slot(cur_epoch());
+		if (b < 0)
+			return;
+		w = slot_block((uint64_t)b);
+		now = kt_bpf_chan_now();
+		p = put_header(w, c, now, 0, 0, "");
+		p += put_lost(cp, w + p, c, now, n);
+		word = (st->nblocks - 1 - (uint64_t)b) * KUTRACE_BLOCK_WORDS + p;
+		cp->prior = now;
+		if (__atomic_compare_exchange_n(&cp->next, &zero, word, 0,
+						__ATOMIC_SEQ_CST,
+						__ATOMIC_SEQ_CST))
+			lost_told(cp, n);
+		else
+			free_slot((uint64_t)b);
+	}
 }
 
 static uint64_t stream_take(void)
@@ -457,8 +504,11 @@ static uint64_t cut_all(void)
 {
 	int cpu = sched_getcpu();
 	uint64_t e = (cur_epoch() + 1) & KUTRACE_STREAM_SLOT_MASK;
-	int64_t b = cpu >= 0 && cpu < KT_BPF_MAX_CPUS ?
-		    alloc_slot(e | KUTRACE_STREAM_FIRST) : -1;
+	int64_t b;
+
+	lost_before_cut();
+	b = cpu >= 0 && cpu < KT_BPF_MAX_CPUS ?
+	    alloc_slot(e | KUTRACE_STREAM_FIRST) : -1;
 
 	if (b >= 0) {
 		struct kt_bpf_cpu *cp = &st->cpu[cpu];
@@ -466,12 +516,13 @@ static uint64_t cut_all(void)
 		uint32_t tid = (uint32_t)syscall(SYS_gettid);
 		char comm[17] = "";
 		unsigned int p;
-		uint64_t old, word;
+		uint64_t old, word, n;
 
 		prctl(PR_GET_NAME, comm);
 		p = put_header(w, (unsigned int)cpu, now, 1, tid, comm);
-		if (__atomic_load_n(&cp->lost, __ATOMIC_SEQ_CST))
-			p += put_lost(cp, w + p, (unsigned int)cpu, now);
+		n = __atomic_load_n(&cp->lost, __ATOMIC_SEQ_CST);
+		if (n)
+			p += put_lost(cp, w + p, (unsigned int)cpu, now, n);
 		w[p++] = ((now & KUTRACE_TS_MASK) << KUTRACE_TS_SHIFT) |
 			 kutrace_make_word(KUTRACE_USERPID,
 					   tid & KUTRACE_ARG0_MASK);
@@ -482,6 +533,8 @@ static uint64_t cut_all(void)
 						    __ATOMIC_SEQ_CST,
 						    __ATOMIC_SEQ_CST))
 			;
+		if (n)
+			lost_told(cp, n);
 		if (old) {
 			quiet(cp);
 			complete(slot_of(old));
@@ -496,7 +549,8 @@ static uint64_t cut_all(void)
 	memset(st->pid_filter, 0, sizeof(st->pid_filter));
 	for (int c = 0; c < KT_BPF_MAX_CPUS; c++) {
 		settle(&st->cpu[c]);
-		retire(&st->cpu[c], 1);
+		retire(&st->cpu[c], OLD_EPOCH);
+		settle(&st->cpu[c]);
 	}
 	/* Each chunk names its backend (FORMATS 10.2): into the first block. */
 	name_backend();
@@ -508,7 +562,7 @@ static void cut_lost(void)
 {
 	for (unsigned int c = 0; c < KT_BPF_MAX_CPUS; c++) {
 		struct kt_bpf_cpu *cp = &st->cpu[c];
-		uint64_t now, *w;
+		uint64_t now, *w, n;
 		unsigned int p;
 		int64_t b;
 
@@ -520,7 +574,9 @@ static void cut_lost(void)
 		w = slot_block((uint64_t)b);
 		now = kt_bpf_chan_now();
 		p = put_header(w, c, now, 0, 0, "");
-		put_lost(cp, w + p, c, now);
+		n = __atomic_load_n(&cp->lost, __ATOMIC_SEQ_CST);
+		put_lost(cp, w + p, c, now, n);
+		lost_told(cp, n);
 		complete((uint64_t)b);
 	}
 }
@@ -530,7 +586,7 @@ static void stream_flush(void)
 {
 	for (int c = 0; c < KT_BPF_MAX_CPUS; c++) {
 		settle(&st->cpu[c]);
-		retire(&st->cpu[c], 0);
+		retire(&st->cpu[c], ANY_BLOCK);
 	}
 }
 
@@ -637,8 +693,13 @@ int kt_bpf_chan_cmd(unsigned int nr, uint64_t arg, uint64_t *result)
 		} else if (arg == KUTRACE_CUT_SELF) {
 			int cpu = sched_getcpu();
 
+			/*
+			 * The names' block only: when other tasks of this CPU
+			 * filled it meanwhile, it is complete already, and
+			 * closing their next block early would read as loss.
+			 */
 			if (cpu >= 0 && cpu < KT_BPF_MAX_CPUS)
-				retire(&st->cpu[cpu], 0);
+				retire(&st->cpu[cpu], FIRST_BLOCK);
 			r = cur_epoch();
 		} else if (arg == KUTRACE_CUT_LOST) {
 			cut_lost();
