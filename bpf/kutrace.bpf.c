@@ -16,6 +16,10 @@
  * takes its time pairs from when it talks to this backend); programs have
  * no TSC.
  *
+ * Stream mode (RESET with KUTRACE_RESET_STREAM, docs/spec/FORMATS.md
+ * 10.1) takes blocks from free slots of the "slot" map instead and drops
+ * and counts entries when none is free; kt_put_stream below.
+ *
  * System call 1023 (the original library's control call) is seen at
  * sys_enter with its arguments: INSERT1/INSERTN (and the forced ones)
  * record their words even though the call itself returns ENOSYS.  The

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * bpfchan.c - the control channel to the BPF backend (bpf/): the
- * control commands carried out on the pinned state and buffer maps
+ * control commands carried out on the pinned state, buffer and slot maps
  * (KT_BPF_PIN), which this file maps with plain bpf(2) calls, so that
  * libkutrace needs no libbpf.  Inserts go through system call 1023, which
  * the backend's sys_enter program sees on the caller's CPU (the call then
