@@ -16,6 +16,10 @@
  * takes its time pairs from when it talks to this backend); programs have
  * no TSC.
  *
+ * Stream mode (RESET with KUTRACE_RESET_STREAM, docs/spec/FORMATS.md
+ * 10.1) takes blocks from free slots of the "slot" map instead and drops
+ * and counts entries when none is free; kt_put_stream below.
+ *
  * System call 1023 (the original library's control call) is seen at
  * sys_enter with its arguments: INSERT1/INSERTN (and the forced ones)
  * record their words even though the call itself returns ENOSYS.  The
@@ -59,6 +63,15 @@ struct {
 	__type(value, struct kt_bpf_state);
 	__uint(max_entries, 1);
 } state SEC(".maps");
+
+/* Stream mode: one state word per slot (bpfstate.h); sized by the loader. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, 128);	/* set by the loader */
+} slot SEC(".maps");
 
 /* A fault whose entry was traced is in handle_mm_fault (may sleep). */
 struct {
@@ -225,6 +238,324 @@ got:
 }
 
 /*
+ * Stream mode (docs/spec/FORMATS.md 10.1).  Slot b is element
+ * nblocks - 1 - b of "buf", as the module's slot b lies below its top.
+ * The helpers that loop or touch slots are global functions: the
+ * verifier checks each once, not again at every call site (6.1 gives up
+ * on kt_sched_switch otherwise: too many instructions).  Their arguments
+ * are plain numbers (cpu masked by kt_cpu, word indexes checked by the
+ * map lookups), so the verifier needs nothing from the caller.
+ */
+static __always_inline __u64 *kt_slot(__u64 b)
+{
+	__u32 k = b;
+
+	return bpf_map_lookup_elem(&slot, &k);
+}
+
+static __always_inline __u64 kt_slot_of(struct kt_bpf_state *st, __u64 word)
+{
+	return st->nblocks - 1 - word / KT_WORDS;
+}
+
+/* Filling -> complete: the reader may take it now. */
+static __always_inline void kt_complete(__u64 b)
+{
+	__u64 *sw = kt_slot(b), old;
+
+	if (!sw)
+		return;
+	old = *sw;
+	if ((old & KT_BPF_SLOT_STATE) == KT_BPF_SLOT_FILLING)
+		__sync_val_compare_and_swap(sw, old, (old & KT_BPF_SLOT_EPOCH) |
+					    KT_BPF_SLOT_COMPLETE);
+}
+
+/*
+ * The caller moved the CPU's next word out of the block holding word
+ * old: complete it, or, while another write of this CPU may still go into
+ * it (depth above the caller's own 1), leave it to whoever brings depth
+ * to 0.
+ */
+__noinline int kt_s_close(__u32 cpu, __u64 old)
+{
+	struct kt_bpf_state *st = kt_state();
+	struct kt_bpf_cpu *c;
+	__u64 b;
+	int i;
+
+	if (!st)
+		return 0;
+	c = kt_cpu(st, cpu);
+	b = kt_slot_of(st, old);
+	if (c->depth <= 1) {
+		kt_complete(b);
+		return 0;
+	}
+	for (i = 0; i < KT_BPF_PENDING; i++)
+		if (!__sync_val_compare_and_swap(&c->pending[i], 0, b + 1))
+			return 0;
+	__sync_fetch_and_add(&st->early, 1);
+	kt_complete(b);
+	return 0;
+}
+
+/* Leaving a write: at depth 0, complete the blocks held back. */
+__noinline int kt_s_leave(__u32 cpu)
+{
+	struct kt_bpf_state *st = kt_state();
+	struct kt_bpf_cpu *c;
+	__u64 b;
+	int i;
+
+	if (!st)
+		return 0;
+	c = kt_cpu(st, cpu);
+	if (__sync_fetch_and_add(&c->depth, -1) != 1)
+		return 0;
+	for (i = 0; i < KT_BPF_PENDING; i++) {
+		if (!c->pending[i])
+			continue;
+		b = __sync_lock_test_and_set(&c->pending[i], 0);
+		if (!b)
+			continue;
+		/* A write that began meanwhile may go into it: hold it again. */
+		if (c->depth != 0 &&
+		    !__sync_val_compare_and_swap(&c->pending[i], 0, b))
+			continue;
+		kt_complete(b - 1);
+	}
+	return 0;
+}
+
+/*
+ * A new block for the CPU: its spare, else a free slot; returns its first
+ * entry word (the header written), 0 = no free slot.
+ */
+__noinline __u64 kt_s_block(__u32 cpu, __u64 now, struct kt_who *who)
+{
+	struct kt_bpf_state *st = kt_state();
+	__u64 n, b, sp, *sw, e;
+	bool first = false;
+	int tries;
+
+	if (!st || !who)
+		return 0;
+	n = st->nblocks;
+	sp = __sync_lock_test_and_set(&kt_cpu(st, cpu)->spare, 0);
+	if (sp) {
+		sw = kt_slot(kt_slot_of(st, sp - KT_WORDS));
+		first = sw && (*sw & KUTRACE_STREAM_FIRST);
+		return kt_head(sp - KT_WORDS, first, cpu, now, who);
+	}
+	if (n < 2 || st->free_count <= 0)
+		return 0;
+	for (tries = 0; tries < 32; tries++) {
+		b = __sync_fetch_and_add(&st->hint, 1) % n;
+		sw = kt_slot(b);
+		if (!sw || *sw != KT_BPF_SLOT_FREE)
+			continue;
+		e = st->epoch & KUTRACE_STREAM_SLOT_MASK;
+		if (__sync_val_compare_and_swap(sw, KT_BPF_SLOT_FREE,
+						KT_BPF_SLOT_FILLING | e))
+			continue;
+		__sync_fetch_and_add(&st->free_count, -1);
+		/* After RESET, or a cut that found no slot: the epoch's first. */
+		if (st->new_epoch &&
+		    __sync_val_compare_and_swap(&st->new_epoch, 1, 0) == 1) {
+			/* the reader set the epoch before new_epoch */
+			first = true;
+			*sw = KT_BPF_SLOT_FILLING | KUTRACE_STREAM_FIRST |
+			      (st->epoch & KUTRACE_STREAM_SLOT_MASK);
+		}
+		return kt_head((n - 1 - b) * KT_WORDS, first, cpu, now, who);
+	}
+	return 0;
+}
+
+/* A block set up for nothing (a nested program came first): free again. */
+__noinline int kt_s_unuse(__u64 first)
+{
+	struct kt_bpf_state *st = kt_state();
+	__u64 base = first & ~(__u64)KT_WMASK, *w, *sw;
+	int i;
+
+	if (!st)
+		return 0;
+	for (i = 0; i < KUTRACE_HDR0_WORDS; i++) {
+		w = kt_word(base + i);
+		if (w)
+			*w = 0;
+	}
+	sw = kt_slot(kt_slot_of(st, base));
+	if (!sw)
+		return 0;
+	*sw = KT_BPF_SLOT_FREE;
+	__sync_fetch_and_add(&st->free_count, 1);
+	return 0;
+}
+
+/* An entry dropped: no free slot (the reader fell behind). */
+__noinline int kt_s_lost(__u32 cpu, __u64 now)
+{
+	struct kt_bpf_state *st = kt_state();
+	struct kt_bpf_cpu *c;
+
+	if (!st)
+		return 0;
+	c = kt_cpu(st, cpu);
+	if (!__sync_fetch_and_add(&c->lost, 1))
+		c->lost_first = now;
+	c->lost_last = now;
+	if (!__sync_fetch_and_add(&c->lost_total, 1))
+		c->total_first = now;
+	c->total_last = now;
+	__sync_fetch_and_add(&st->lost, 1);
+	return 0;
+}
+
+/* The LOST entry (10.3) of lost entries at word p; their count restarts. */
+__noinline int kt_s_put_lost(__u32 cpu, __u64 p, __u64 now, __u64 lost)
+{
+	struct kt_bpf_state *st = kt_state();
+	struct kt_bpf_cpu *c;
+	__u64 *w;
+
+	if (!st)
+		return 0;
+	c = kt_cpu(st, cpu);
+	w = kt_word(p);
+	if (w)
+		*w = ((now & KUTRACE_TS_MASK) << KUTRACE_TS_SHIFT) |
+		     kutrace_make_word(KUTRACE_LOST_EVENT,
+				       (cpu & KUTRACE_LOST_CPU_MASK) |
+				       (KUTRACE_LOST_READER <<
+					KUTRACE_LOST_WHY_SHIFT));
+	w = kt_word(p + 1);
+	if (w)
+		*w = lost;
+	w = kt_word(p + 2);
+	if (w)
+		*w = c->lost_first & KUTRACE_HDR_LOW56;
+	w = kt_word(p + 3);
+	if (w)
+		*w = c->lost_last & KUTRACE_HDR_LOW56;
+	/* Drops meanwhile stay for the next LOST entry. */
+	if (__sync_fetch_and_add(&c->lost, -lost) != lost)
+		c->lost_first = c->lost_last;
+	return 0;
+}
+
+/* Write len (1..8) words at word p; w[0] gets ts, TSDELTAs first. */
+static __always_inline void kt_write(__u64 p, __u64 *src, __u32 len, __u64 now,
+				     __u64 delta, __u32 ntsd)
+{
+	__u64 ts = (now & KUTRACE_TS_MASK) << KUTRACE_TS_SHIFT, step, *w;
+	__u32 i;
+
+	for (i = 0; i < KUTRACE_MAX_ENTRY_WORDS; i++) {
+		if (i >= ntsd)
+			break;
+		step = delta > KUTRACE_TSDELTA_MAX_STEP ?
+		       KUTRACE_TSDELTA_MAX_STEP : delta;
+		delta -= step;
+		w = kt_word(p);
+		if (w)
+			*w = ts | kutrace_make_word(KUTRACE_TSDELTA, step);
+		p++;
+	}
+	for (i = 0; i < KUTRACE_MAX_ENTRY_WORDS; i++) {
+		if (i >= len)
+			break;
+		w = kt_word(p + i);
+		if (w)
+			*w = i ? src[i] : ts | src[0];
+	}
+}
+
+/*
+ * kt_put in stream mode: blocks come from free slots; none free: the
+ * entry is dropped and counted, and the CPU's next block opens with a
+ * LOST entry.  The program never waits for the reader.
+ */
+static __noinline int kt_put_stream(struct kt_bpf_state *st, __u32 cpu,
+				    __u64 *src, __u32 len, struct kt_who *who)
+{
+	struct kt_bpf_cpu *c = kt_cpu(st, cpu);
+	__u64 now = 0, delta = 0, old, p = 0, first, lost;
+	__u32 ntsd = 0, total, extra;
+	bool force;
+	int tries, r = 0;
+
+	__sync_fetch_and_add(&c->depth, 1);
+	for (tries = 0; tries < 4; tries++) {
+		old = c->next;
+		now = kt_now();
+		delta = 0;
+		ntsd = 0;
+		force = false;
+		if (c->prior && (__s64)(now - c->prior) >
+		    (__s64)KUTRACE_TSDELTA_THRESHOLD) {
+			delta = now - c->prior;
+			ntsd = (delta + KUTRACE_TSDELTA_MAX_STEP - 1) /
+			       KUTRACE_TSDELTA_MAX_STEP;
+			if (ntsd + len > KUTRACE_MAX_ENTRY_WORDS) {
+				ntsd = 0;
+				force = true;
+			}
+		}
+		total = len + ntsd;
+		if (!force && old && (old & KT_WMASK) + total < KT_WORDS) {
+			if (__sync_val_compare_and_swap(&c->next, old,
+							old + total) == old) {
+				p = old;
+				break;
+			}
+			__sync_fetch_and_add(&st->retried, 1);
+			continue;
+		}
+		ntsd = 0;
+		lost = c->lost;
+		extra = lost ? KUTRACE_LOST_WORDS : 0;
+		first = kt_s_block(cpu, now, who);
+		if (!first) {
+			/* No free slot: the full block goes to the reader. */
+			if (old) {
+				if (__sync_val_compare_and_swap(&c->next, old,
+								0) != old)
+					continue;
+				kt_s_close(cpu, old);
+			}
+			break;
+		}
+		if (__sync_val_compare_and_swap(&c->next, old,
+						first + extra + len) == old) {
+			if (old)
+				kt_s_close(cpu, old);
+			if (extra)
+				kt_s_put_lost(cpu, first, now, lost);
+			p = first + extra;
+			break;
+		}
+		/* A nested program switched first: keep it for later. */
+		if (__sync_val_compare_and_swap(&c->spare, 0,
+				(first & ~(__u64)KT_WMASK) + KT_WORDS)) {
+			__sync_fetch_and_add(&st->nested, 1);
+			kt_s_unuse(first);
+		}
+	}
+	if (p) {
+		c->prior = now;
+		kt_write(p, src, len, now, delta, ntsd);
+		r = len;
+	} else {
+		kt_s_lost(cpu, now);
+	}
+	kt_s_leave(cpu);
+	return r;
+}
+
+/*
  * Append len (1..8) words, w[0] without its timestamp; forced = even when
  * tracing is off (names at init).  Returns the words written.
  */
@@ -245,6 +576,8 @@ static __noinline int kt_put(__u64 *src, __u32 len, bool forced,
 		return 0;
 	if (cpu >= KT_BPF_MAX_CPUS)
 		return 0;
+	if (st->flags & KUTRACE_RESET_STREAM)
+		return kt_put_stream(st, cpu, src, len, who);
 	c = kt_cpu(st, cpu);
 	/*
 	 * Read the time between reading the CPU's next word and claiming it:
@@ -337,19 +670,14 @@ static __noinline int kt_put(__u64 *src, __u32 len, bool forced,
  * interrupts, hence the undo below.  Both are checked against the same
  * format.h masks and decoded by the same tests (t_vm_bpf, t_unit).
  */
-static __always_inline bool kt_fuse(unsigned int event, long ret)
+static __always_inline bool kt_fuse_in(struct kt_bpf_cpu *c, unsigned int event,
+				       long ret, __u64 hdr)
 {
-	struct kt_bpf_state *st = kt_state();
-	struct kt_bpf_cpu *c;
-	__u32 cpu = bpf_get_smp_processor_id();
 	__u64 p, prev, word, now, dt, fused, *w;
 
-	if (!st || cpu >= KT_BPF_MAX_CPUS)
-		return false;
-	c = kt_cpu(st, cpu);
 	p = c->next;
 	/* not into a header word: the block's first entries stay unfused */
-	if (!p || (p & KT_WMASK) <= KUTRACE_HDR0_WORDS)
+	if (!p || (p & KT_WMASK) <= hdr)
 		return false;
 	w = kt_word(p - 1);
 	if (!w)
@@ -375,6 +703,35 @@ static __always_inline bool kt_fuse(unsigned int event, long ret)
 	}
 	c->prior = now;
 	return true;
+}
+
+/*
+ * Stream mode: the fusion is a write in flight (depth), and never into a
+ * LOST entry at the block's start, whose last word is a counter.
+ */
+static __noinline bool kt_fuse_stream(struct kt_bpf_cpu *c, __u32 cpu,
+				      unsigned int event, long ret)
+{
+	bool r;
+
+	__sync_fetch_and_add(&c->depth, 1);
+	r = kt_fuse_in(c, event, ret, KUTRACE_HDR0_WORDS + KUTRACE_LOST_WORDS);
+	kt_s_leave(cpu);
+	return r;
+}
+
+static __always_inline bool kt_fuse(unsigned int event, long ret)
+{
+	struct kt_bpf_state *st = kt_state();
+	struct kt_bpf_cpu *c;
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	if (!st || cpu >= KT_BPF_MAX_CPUS)
+		return false;
+	c = kt_cpu(st, cpu);
+	if (st->flags & KUTRACE_RESET_STREAM)
+		return kt_fuse_stream(c, cpu, event, ret);
+	return kt_fuse_in(c, event, ret, KUTRACE_HDR0_WORDS);
 }
 
 static __always_inline void kt_1(unsigned int event, __u64 arg)

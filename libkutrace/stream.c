@@ -22,6 +22,7 @@
 
 #include "libkutrace-local.h"
 #include "channel.h"
+#include "bpfchan.h"
 
 #define BW	KUTRACE_BLOCK_WORDS
 
@@ -412,10 +413,13 @@ int kt_stream_begin(const struct kt_stream_opts *o)
 {
 	cpu_set_t old;
 	uint64_t ctr, usec;
-	long mb = kt_module_tracemb();
+	size_t bpf_size = 0;
+	const uint8_t *bpf_map = kt_ctl.via == KT_CTL_BPF ?
+				 kt_bpf_chan_buffer(&bpf_size) : NULL;
+	long mb = bpf_map ? (long)(bpf_size >> 20) : kt_module_tracemb();
 	int e, pinned;
 
-	if (kt_ctl.via != KT_CTL_DEVICE || mb <= 0)
+	if ((kt_ctl.via != KT_CTL_DEVICE && !bpf_map) || mb <= 0)
 		return -EOPNOTSUPP;
 	memset(&S.info, 0, sizeof(S.info));
 	memset(S.loss, 0, sizeof(S.loss));
@@ -431,7 +435,8 @@ int kt_stream_begin(const struct kt_stream_opts *o)
 	S.w = malloc(KUTRACE_BLOCK_BYTES);
 	if (!S.w)
 		return -ENOMEM;
-	S.map = mmap(NULL, S.size, PROT_READ, MAP_SHARED, kt_ctl.fd, 0);
+	S.map = bpf_map ? bpf_map :
+		mmap(NULL, S.size, PROT_READ, MAP_SHARED, kt_ctl.fd, 0);
 	if (S.map == MAP_FAILED) {
 		S.map = NULL;
 		return -errno;
@@ -545,7 +550,7 @@ int kt_stream_end(struct kt_stream_info *info)
 			S.info.lost_blocks[cpu] = b + S.loss[cpu].blocks;
 		}
 	}
-	if (S.map)
+	if (S.map && kt_ctl.via == KT_CTL_DEVICE)
 		munmap((void *)S.map, S.size);
 	S.map = NULL;
 	free(S.w);

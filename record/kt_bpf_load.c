@@ -2,7 +2,7 @@
 /*
  * kt_bpf_load.c - sets up and tears down the BPF backend for
  * kutrace_control: loads bpf/kutrace.bpf.c (libbpf skeleton), attaches its
- * programs and pins the programs' links and the two maps under KT_BPF_PIN,
+ * programs and pins the programs' links and the three maps under KT_BPF_PIN,
  * so that tracing goes on after kutrace_control exits (kutrace_control 1,
  * later kutrace_control 0) and other processes reach the buffer and state
  * through the pins (libkutrace/bpfchan.c).  Removing the pins detaches.
@@ -155,6 +155,8 @@ int kt_bpf_attach(unsigned int tracemb, char *why, size_t len)
 		}
 		bpf_map__set_max_entries(skel->maps.buf, tracemb *
 					 (1u << 20) / KUTRACE_BLOCK_BYTES);
+		bpf_map__set_max_entries(skel->maps.slot, tracemb *
+					 (1u << 20) / KUTRACE_BLOCK_BYTES);
 		ipi_tp = kernel_has(vb, "tp_btf/ipi_send_cpu");
 		bpf_object__for_each_program(prog, skel->obj) {
 			const char *sec = bpf_program__section_name(prog);
@@ -231,6 +233,8 @@ int kt_bpf_attach(unsigned int tracemb, char *why, size_t len)
 	}
 	e = bpf_map__pin(skel->maps.buf, KT_BPF_PIN "/buf");
 	if (!e)
+		e = bpf_map__pin(skel->maps.slot, KT_BPF_PIN "/slot");
+	if (!e)
 		e = bpf_map__pin(skel->maps.state, KT_BPF_PIN "/state");
 	if (e)
 		snprintf(why, len, "cannot pin the BPF maps: %s", strerror(-e));
@@ -264,7 +268,7 @@ void kt_bpf_print_stats(FILE *f, const char *prog_name)
 		int lfd, pfd;
 
 		if (e->d_name[0] == '.' || !strcmp(e->d_name, "buf") ||
-		    !strcmp(e->d_name, "state"))
+		    !strcmp(e->d_name, "slot") || !strcmp(e->d_name, "state"))
 			continue;
 		snprintf(p, sizeof(p), "%s/%s", KT_BPF_PIN, e->d_name);
 		lfd = bpf_obj_get(p);

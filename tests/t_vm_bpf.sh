@@ -5,8 +5,12 @@
 # scenario (N getpid calls and returns, the SCHED_FIFO ping-pong's switches
 # and wakeups, every fault with its exit, TSDELTAs, no backward block),
 # an interrupt-heavy stress where programs nest (checktrace clean, counts
-# exact), wraparound and a full buffer.  6.12 boots with lockdown=integrity
-# module.sig_enforce=1: the module does not load, BPF records all the same.
+# exact), wraparound and a full buffer; streaming (FORMATS 10.1): N getpid
+# calls cut into chunks that each pass checktrace and kutrace_postproc
+# alone and together hold exactly N, read as one trace too; then the
+# reader stopped for 6 s: the loss counted, printed and all in LOST
+# entries.  6.12 boots with lockdown=integrity module.sig_enforce=1: the
+# module does not load, BPF records all the same.
 # Guest side: tests/vm/scenarios/bpf.sh.  KT_VM_BPF_KERNELS selects kernels.
 . tests/lib.sh
 . tests/vm/lib.sh
@@ -97,5 +101,37 @@ for k in ${KT_VM_BPF_KERNELS:-6.1 6.12}; do
 	check "$k bpf: full buffer: says so" grep -q "filled up" "$out/full.err"
 	eq "$k bpf: full buffer: 16 blocks, not wrapped" "16 0" \
 		"$(ktcheck "$out/full.trace" | awk '$1 == "blocks" { b = $2 } $1 == "wrapped" { w = $2 } END { print b, w }')"
+
+	# streaming (FORMATS 10.1, the BPF paragraph), the reader stopped later
+	check "$k bpf: record --stream exits 0" grep -q "^stream=0" "$out/scenario.log"
+	n=$(ls "$out"/st1/kt_*.trace 2>/dev/null | wc -l)
+	between "$k bpf: stream: cut into several chunks" 3 1000 "$n"
+	spid=$(awk '$1 == "pid" { print $2; exit }' "$out/st1_getpid.out")
+	sum=0 named=0 bad=0 nopost=0
+	for c in "$out"/st1/kt_*.trace; do
+		ktcheck "$c" > "$TMP/c.f"
+		v=$(fact "$TMP/c.f" pid "$spid" sys 39 | awk '{ print $2 }')
+		sum=$((sum + ${v:-0}))
+		grep -q "^backend bpf: " "$TMP/c.f" && named=$((named + 1))
+		"$KT_BIN/checktrace" -q -nopf "$c" > "$TMP/ct" 2>&1 ||
+			{ bad=$((bad + 1)); diag "$(basename "$c"): $(tail -3 "$TMP/ct")"; }
+		"$KT_BIN/kutrace_postproc" "$c" -o "$TMP/one.json" --no-html > "$TMP/pp" 2>&1 ||
+			{ nopost=$((nopost + 1)); diag "postproc $(basename "$c"): $(tail -2 "$TMP/pp")"; }
+	done
+	eq "$k bpf: stream: the chunks hold exactly 100000 getpid calls" 100000 "$sum"
+	eq "$k bpf: stream: every chunk names its backend bpf" "$n" "$named"
+	eq "$k bpf: stream: every chunk passes checktrace alone" 0 "$bad"
+	eq "$k bpf: stream: every chunk postprocesses alone" 0 "$nopost"
+	"$KT_BIN/checktrace" -v -nopf "$out/st1" > "$TMP/ctd" 2>&1
+	check "$k bpf: stream: checktrace DIR passes" grep -q "^PASS" "$TMP/ctd"
+	eq "$k bpf: stream: read as one trace, exactly 100000 getpid calls" 100000 \
+		"$("$KT_BIN/rawtoevent" "$out/st1" 2> /dev/null | awk -v p="$spid" '$3 == 2087 && $5 == p' | wc -l)"
+	"$KT_BIN/kutrace_postproc" "$out/st1" -o "$TMP/dir.json" --no-html > "$TMP/ppd" 2>&1
+	eq "$k bpf: stream: kutrace_postproc DIR exits 0" 0 "$?"
+	lost=$(sed -n 's/.*lost: \([0-9]*\) entries.*in all.*/\1/p' "$out/st1.err")
+	between "$k bpf: stopped reader: the loss is counted (entries)" 1 1000000000 "${lost:-0}"
+	check "$k bpf: stopped reader: the loss is printed per CPU" grep -q "lost: cpu [0-9]*: [1-9]" "$out/st1.err"
+	eq "$k bpf: stopped reader: the LOST entries in the chunks hold every entry counted" "${lost:-x}" \
+		"$(sed -n 's/.*lost on cpu [0-9]*: \([0-9]*\) entries.*/\1/p' "$TMP/ctd" | awk '{ s += $1 } END { print s + 0 }')"
 	check "$k bpf: nothing left pinned after the runs" grep -q "unpinned=0" "$out/scenario.log"
 done

@@ -1,6 +1,7 @@
 # Guest part of tests/t_vm_bpf.sh: the BPF backend (bpf/) records the
 # exact-count scenario of tests/vm/scenarios/basic.sh without the module,
-# an interrupt-heavy nesting stress, wraparound and a full buffer.
+# an interrupt-heavy nesting stress, wraparound and a full buffer,
+# streaming, and a stopped stream reader.
 N=100000 M=100 K=1000
 # Whether this kernel let the module load (lockdown + sig_enforce: not).
 cat insmod.status
@@ -26,6 +27,20 @@ kutrace_control --tracemb=1 record --wrap -o wrap.trace -- workload getpid 30000
 echo "wrap=$?"
 kutrace_control --tracemb=1 record -o full.trace -- workload getpid 300000 > full.out 2> full.err
 echo "full=$?"
+# streaming (FORMATS 10.1): SN getpid calls cut into chunks by size;
+# then the traced command stops the reader (its parent) for 6 s while
+# getpid loops fill the 2 MiB buffer (32 blocks), and lets it go on.
+SN=100000
+mkdir -p st1
+kutrace_control --backend=bpf --tracemb=2 record --stream -o st1 --rotate-size 256K -- sh -c "
+	workload getpid $SN > st1_getpid.out
+	kill -STOP \$PPID
+	end=\$((\$(date +%s) + 6))
+	while [ \$(date +%s) -lt \$end ]; do workload getpid 20000 > /dev/null; done
+	kill -CONT \$PPID
+	workload getpid 20000 > /dev/null
+	sleep 1" > st1.out 2> st1.err
+echo "stream=$?"
 test ! -e /sys/fs/bpf/kutrace; echo "unpinned=$?"
 dmesg | grep -E "Oops|BUG:|general protection|Call Trace|WARNING:" > oops.txt
 true
