@@ -11,8 +11,9 @@
 # - checktrace passes it: the blocks the cuts closed early are not damage;
 # - the output of `kutrace_postproc DIR/` is DIR.json beside DIR, not in it;
 # - an empty chunk file and a chunk cut mid-block are read to where they
-#   end; an empty directory, a file that is not a chunk, and chunks out of
-#   order are refused in one line naming the file.
+#   end; an empty directory, a file that is not a chunk, a chunk missing
+#   in the middle and chunks out of order are refused in one line naming
+#   the file.
 . "$(dirname "$0")/lib.sh"
 B=$(cd "$KT_BIN" && pwd)
 export LC_ALL=C
@@ -97,6 +98,10 @@ mkdir -p "$N"
 cp "$R/kt_000008.trace" "$N/"
 cp "$KT_ROOT/tests/golden/basic.trace" "$N/kt_000009.trace"
 refused "a trace that is not a chunk" "$N" "$N/kt_000009.trace: block 0: not a chunk"
+H=$TMP/hole
+cp -r "$R" "$H"
+rm "$H/kt_000009.trace"
+refused "a chunk missing in the middle" "$H" "$H: chunk kt_000009.trace is missing (a hole in the recording)"
 O=$TMP/order
 cp -r "$R" "$O"
 mv "$O/kt_000008.trace" "$O/kt_000011.trace"

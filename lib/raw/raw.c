@@ -195,6 +195,25 @@ static int open_dir(struct kt_raw *r, const char *path)
 		return part_fail(r, path, "a directory without chunk files (kt_NNNNNN.trace)");
 	}
 	qsort(v, n, sizeof(*v), cmp_chunk);
+	/*
+	 * --max-files deletes the oldest chunks only: a number missing in the
+	 * middle is a hole no LOST entry tells of, never joined over.
+	 */
+	for (size_t i = 1; i < n && rc == 0; i++)
+		if (v[i].n != v[i - 1].n + 1) {
+			char msg[160];
+
+			snprintf(msg, sizeof(msg), "chunk " KUTRACE_CHUNK_FMT " is missing "
+				 "(a hole in the recording): join the chunks on either side apart",
+				 v[i - 1].n + 1);
+			rc = part_fail(r, path, msg);
+		}
+	if (rc < 0) {
+		for (size_t i = 0; i < n; i++)
+			free(v[i].name);
+		free(v);
+		return -1;
+	}
 	r->parts = kt_xcalloc(n, sizeof(*r->parts));
 	for (size_t i = 0; i < n; i++) {
 		if (rc < 0 || !v[i].name) {

@@ -91,6 +91,7 @@ dmesg | grep -E "Oops|BUG:|general protection|Call Trace|WARNING:" > oops.txt
 modprobe -r kutrace_mod; echo "rmmod=$?"
 DEBIAN_FRONTEND=noninteractive apt-get remove -y kutrace kutrace-dkms > apt-remove.log 2>&1
 echo "remove=$?"
+test -f /etc/kutrace/recorder.conf; echo "conf_kept=$?"
 find / -xdev \( -path /root/out -o -path /var/tmp/kt-in -o -path /proc -o -path /sys \) -prune -o \
 	-name '*kutrace*' -print > left-files-remove.txt 2>/dev/null
 DEBIAN_FRONTEND=noninteractive apt-get purge -y kutrace kutrace-dkms > apt-purge.log 2>&1
