@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# The BPF backend (bpf/kutrace.bpf.c), linked into kutrace_control when
+# The BPF backend (bpf/kutrace.bpf.c), linked into kutrace_control and
+# kutrace_flight when
 # clang, bpftool and libbpf-dev are installed (tests/deps/bpf.apt);
 # without them kutrace_control has the module backend only.  vmlinux.h is
 # made at build time from a kernel's BTF (VMLINUX_BTF, default the running
@@ -32,4 +33,7 @@ $(OBJ)/record/kt_bpf_load.o: $(BUILD)/gen/kutrace.skel.h
 $(OBJ)/record/kutrace_control.o: CFLAGS += -DKT_HAVE_BPF
 $(BIN)/kutrace_control: $(OBJ)/record/kt_bpf_load.o
 $(BIN)/kutrace_control: LDLIBS += -lbpf -lelf -lz
+$(OBJ)/record/kutrace_flight.o: CFLAGS += -DKT_HAVE_BPF
+$(BIN)/kutrace_flight: $(OBJ)/record/kt_bpf_load.o
+$(BIN)/kutrace_flight: LDLIBS += -lbpf -lelf -lz
 endif

@@ -45,12 +45,15 @@
 #include "tool.h"
 #include "channel.h"
 #include "libkutrace-local.h"
+#ifdef KT_HAVE_BPF
+#include "kt_bpf_load.h"
+#endif
 
 static const char *usage_text =
 "usage: kutrace_flight [--trigger SPEC]... [--before S] [--after S] [-o DIR]\n"
 "                      [--max-snapshots N] [--min-interval S] [--spool DIR]\n"
 "                      [--spool-mb MB] [--chunk-ms MS] [--socket PATH] [--max-disk-mb MB]\n"
-"                      [--config FILE] [-- CMD [ARGS]]\n"
+"                      [--config FILE] [--backend module|bpf] [-- CMD [ARGS]]\n"
 "       kutrace_flight snapshot [-o FILE] [--socket PATH]\n"
 "       kutrace_flight check [--trigger SPEC]... CHUNK...\n"
 "\n"
@@ -79,7 +82,9 @@ static const char *usage_text =
 "/tmp/kutrace-flight-UID.sock).  --max-disk-mb MB: the oldest snapshots in\n"
 "DIR go once they hold more.  --config FILE: each line `key = value` is the\n"
 "option --key value (/etc/kutrace/recorder.conf, kutrace-recorder.service);\n"
-"the command line's options come after it.  Needs the kutrace module.\n"
+"the command line's options come after it.  --backend: the kutrace module\n"
+"(the default where /dev/kutrace is), else the BPF backend, set up for the\n"
+"recording and taken down after it.\n"
 "check: the triggers on chunks already written (kutrace_control --stream),\n"
 "as the recorder checks them: what fires, and the CPU it costs.\n";
 
@@ -129,6 +134,9 @@ static struct {
 	long max_snapshots;
 	const char *outdir;
 	uint64_t disk_cap;	/* --max-disk-mb: bytes of snapshots kept, 0 all */
+	const char *backend;	/* --backend: "module", "bpf", NULL either */
+	int bpf;		/* the BPF backend was set up here */
+	double cpu0;		/* CPU seconds spent before streaming began */
 	char spool[PATH_MAX];
 	int own_spool;
 	uint64_t spool_cap;
@@ -1380,6 +1388,55 @@ static void remove_spool(void)
 }
 
 /* Start streaming into the spool; 0, or the exit status with one line said. */
+/*
+ * The module when /dev/kutrace is there (or --backend module), else the
+ * BPF backend, set up here and taken down by drop_backend: the recorder
+ * streams the same way through either (FORMATS 10.1).  0, or 2 with one
+ * line printed.
+ */
+static int choose_backend(void)
+{
+	int dev = access(KUTRACE_DEVICE, F_OK) == 0;
+
+	if ((F.backend && !strcmp(F.backend, "module")) || (!F.backend && dev)) {
+		kt_ctl_prefer(KT_CTL_DEVICE);
+		return 0;
+	}
+#ifdef KT_HAVE_BPF
+	char why[512];
+
+	if (kt_bpf_pinned()) {
+		fprintf(stderr, "%s: the BPF backend is set up already (another "
+			"kutrace_control or kutrace_flight)\n", prog);
+		return 2;
+	}
+	/* Its buffer stages blocks on their way to the spool: 16 MiB do. */
+	if (kt_bpf_attach(16, why, sizeof(why)) != 0) {
+		fprintf(stderr, "%s: %s: %s\n", prog, dev ? "BPF backend" :
+			"no kutrace module (/dev/kutrace), and no BPF backend", why);
+		return 2;
+	}
+	F.bpf = 1;
+	kt_ctl_prefer(KT_CTL_BPF);
+	return 0;
+#else
+	fprintf(stderr, "%s: needs the kutrace module (%s)%s\n", prog, KUTRACE_DEVICE,
+		F.backend ? ": this kutrace_flight was built without the BPF backend" : "");
+	return 2;
+#endif
+}
+
+static void drop_backend(void)
+{
+#ifdef KT_HAVE_BPF
+	if (F.bpf) {
+		kt_ctl_close();
+		kt_bpf_detach();
+		F.bpf = 0;
+	}
+#endif
+}
+
 static int start(void)
 {
 	struct kt_stream_opts o = {
@@ -1390,13 +1447,16 @@ static int start(void)
 	uint64_t v = 0;
 	int e;
 
-	kt_ctl_prefer(KT_CTL_DEVICE);
+	e = choose_backend();
+	if (e)
+		return e;
 	e = kt_ctl_open();
 	if (!e)
 		e = kt_ctl_cmd(KUTRACE_CMD_VERSION, 0, &v);
-	if (e || kt_ctl_via() != KT_CTL_DEVICE) {
-		fprintf(stderr, "%s: needs the kutrace module (%s): %s\n", prog,
-			KUTRACE_DEVICE, kt_ctl_strerror(e ? e : -ENOENT));
+	if (e || kt_ctl_via() != (F.bpf ? KT_CTL_BPF : KT_CTL_DEVICE)) {
+		fprintf(stderr, "%s: needs the kutrace module (%s) or the BPF backend: %s\n",
+			prog, KUTRACE_DEVICE, kt_ctl_strerror(e ? e : -ENOENT));
+		drop_backend();
 		return 2;
 	}
 	/* Tracing already on belongs to someone else: not ours to reset. */
@@ -1405,6 +1465,7 @@ static int start(void)
 	if (kt_ctl_cmd(KUTRACE_CMD_TEST, 0, &on) == 0 && on) {
 		fprintf(stderr, "%s: kutrace is tracing already (kutrace_control stop "
 			"ends it)\n", prog);
+		drop_backend();
 		return 2;
 	}
 	e = kt_ctl_reset(KUTRACE_RESET_STREAM, &kept);
@@ -1412,14 +1473,18 @@ static int start(void)
 		fprintf(stderr, "%s: %s\n", prog, e ? kt_ctl_strerror(e) :
 			"this kutrace module cannot stream (load the one of this kutrace)");
 		kt_ctl_reset(0, NULL);
+		drop_backend();
 		return 2;
 	}
 	o.flags = kept;
 	measure_rate();
+	/* The recorder's cost is what watching costs, not loading BPF. */
+	F.cpu0 = cpu_secs();
 	e = kt_stream_begin(&o);
 	if (e) {
 		fprintf(stderr, "%s: stream: %s\n", prog, kt_ctl_strerror(e));
 		kt_ctl_reset(0, NULL);
+		drop_backend();
 		return 1;
 	}
 	return 0;
@@ -1503,6 +1568,7 @@ static int finish(void)
 		te += in.lost_entries[c] + in.lost_blocks[c];
 	flush_pending(1);
 	kt_ctl_reset(0, NULL);
+	drop_backend();
 	if (e)
 		fprintf(stderr, "%s: stream: %s\n", prog, kt_ctl_strerror(e));
 	printf("%s: %ld snapshots; %llu chunks traced, %llu MB%s\n", prog, F.snapshots,
@@ -1510,7 +1576,7 @@ static int finish(void)
 	       te ? " (some lost: the recorder fell behind)" : "");
 	/* The recorder's cost, triggers checked: CPU per 10 MB/s of trace. */
 	if (in.bytes) {
-		double cpu = cpu_secs();
+		double cpu = cpu_secs() - F.cpu0;
 
 		printf("%s: recorder: %.3f s of CPU for %.1f MB: %.2f %% of a core "
 		       "per 10 MB/s\n", prog, cpu, (double)in.bytes / 1e6,
@@ -1593,6 +1659,12 @@ int main(int argc, char **argv)
 			if ((l = parse_long(a, v, 1, 1 << 20)) < 0)
 				return 2;
 			F.spool_cap = (uint64_t)l << 20;
+		} else if (!strcmp(a, "--backend")) {
+			if (strcmp(v, "module") && strcmp(v, "bpf")) {
+				fprintf(stderr, "%s: --backend %s: module or bpf\n", prog, v);
+				return 2;
+			}
+			F.backend = v;
 		} else if (!strcmp(a, "--max-disk-mb")) {
 			if ((l = parse_long(a, v, 1, 1L << 30)) < 0)
 				return 2;

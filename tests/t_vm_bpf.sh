@@ -133,5 +133,16 @@ for k in ${KT_VM_BPF_KERNELS:-6.1 6.12}; do
 	check "$k bpf: stopped reader: the loss is printed per CPU" grep -q "lost: cpu [0-9]*: [1-9]" "$out/st1.err"
 	eq "$k bpf: stopped reader: the LOST entries in the chunks hold every entry counted" "${lost:-x}" \
 		"$(sed -n 's/.*lost on cpu [0-9]*: \([0-9]*\) entries.*/\1/p' "$TMP/ctd" | awk '{ s += $1 } END { print s + 0 }')"
+	# the flight recorder on BPF: exit:workload, three runs
+	check "$k bpf: kutrace_flight --backend bpf -- three workload runs exits 0" grep -q "^flight=0" "$out/scenario.log"
+	eq "$k bpf: flight: three snapshots, one per run" 3 "$(ls "$out"/fl/snapshot-*-exit-workload.trace 2> /dev/null | wc -l)"
+	bad=0 marked=0
+	for f in "$out"/fl/snapshot-*-exit-workload.trace; do
+		"$KT_BIN/checktrace" -q -nopf "$f" > /dev/null 2>&1 || bad=$((bad + 1))
+		"$KT_BIN/kutrace_postproc" "$f" -o "$TMP/fl.json" --no-html > /dev/null 2>&1 &&
+			grep -q '"trigger:exit:workload,pid=' "$TMP/fl.json" && marked=$((marked + 1))
+	done
+	eq "$k bpf: flight: every snapshot passes checktrace" 0 "$bad"
+	eq "$k bpf: flight: every snapshot's timeline holds its trigger's mark" 3 "$marked"
 	check "$k bpf: nothing left pinned after the runs" grep -q "unpinned=0" "$out/scenario.log"
 done

@@ -41,6 +41,17 @@ kutrace_control --backend=bpf --tracemb=2 record --stream -o st1 --rotate-size 2
 	workload getpid 20000 > /dev/null
 	sleep 1" > st1.out 2> st1.err
 echo "stream=$?"
+# the flight recorder on the BPF backend (issue 45): each process named
+# workload that exits is a trigger (a name nothing else in the guest
+# has: a `sleep` of the guest's own fired once more): three runs, three
+# snapshots
+mkdir -p fl
+kutrace_flight --backend bpf --trigger exit:workload --before 1 --after 0.5 --min-interval 0 \
+	--spool-mb 32 -o fl --socket /tmp/fl.sock -- sh -c '
+	workload getpid 20000 > /dev/null; sleep 1
+	workload getpid 20000 > /dev/null; sleep 1
+	workload getpid 20000 > /dev/null; sleep 1' > fl.out 2> fl.err
+echo "flight=$?"
 test ! -e /sys/fs/bpf/kutrace; echo "unpinned=$?"
 dmesg | grep -E "Oops|BUG:|general protection|Call Trace|WARNING:" > oops.txt
 true
