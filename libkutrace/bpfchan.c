@@ -344,7 +344,8 @@ enum { ANY_BLOCK, OLD_EPOCH, FIRST_BLOCK };
 /* Close the CPU's block, if it is of the kind asked for. */
 static void retire(struct kt_bpf_cpu *cp, int which)
 {
-	uint64_t old, b, v;
+	__u64 old;
+	uint64_t b, v;
 
 	for (;;) {
 		old = __atomic_load_n(&cp->next, __ATOMIC_SEQ_CST);
@@ -437,7 +438,8 @@ static void lost_before_cut(void)
 	for (unsigned int c = 0; c < KT_BPF_MAX_CPUS; c++) {
 		struct kt_bpf_cpu *cp = &st->cpu[c];
 		uint64_t n = __atomic_load_n(&cp->lost, __ATOMIC_SEQ_CST);
-		uint64_t *w, now, word, zero = 0;
+		uint64_t *w, now, word;
+		__u64 zero = 0;
 		unsigned int p;
 		int64_t b;
 
@@ -516,7 +518,8 @@ static uint64_t cut_all(void)
 		uint32_t tid = (uint32_t)syscall(SYS_gettid);
 		char comm[17] = "";
 		unsigned int p;
-		uint64_t old, word, n;
+		__u64 old;
+		uint64_t word, n;
 
 		prctl(PR_GET_NAME, comm);
 		p = put_header(w, (unsigned int)cpu, now, 1, tid, comm);

@@ -152,10 +152,10 @@ check "8: ... and the JSON tools read it" eval '[ $rc = 0 ] && diff <(grep "^\["
 "$B/kutrace_synth" -s 3 -c 2 -d 0.02 -o "$TMP/s.trace" >/dev/null 2>&1
 rm -rf "$w"/*; mkdir "$w/d.trace"
 run 10 "$B/kutrace_postproc" d.trace
-refused "4: kutrace_postproc DIR: refused" 'd.trace: Is a directory'
+refused "4: kutrace_postproc DIR without chunks: refused" 'd.trace: a directory without chunk files'
 check "4: ... no temporary file left" no_leftovers d.trace
 run 10 "$B/rawtoevent" d.trace
-refused "4: rawtoevent DIR: refused" 'd.trace: Is a directory'
+refused "4: rawtoevent DIR without chunks: refused" 'd.trace: a directory without chunk files'
 cp "$TMP/s.trace" "$w/s.trace"
 # A bad value is a usage error (exit 2), in one line.
 for m in 0 abc -3 0x; do
