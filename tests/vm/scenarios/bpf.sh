@@ -27,6 +27,11 @@ kutrace_control --tracemb=1 record --wrap -o wrap.trace -- workload getpid 30000
 echo "wrap=$?"
 kutrace_control --tracemb=1 record -o full.trace -- workload getpid 300000 > full.out 2> full.err
 echo "full=$?"
+# Streaming and the flight recorder run on one kernel of the suite's
+# (ktbpfstream=0 on the others): CI's time.
+if grep -q ktbpfstream=0 /proc/cmdline; then
+	echo "stream=skipped"
+else
 # streaming (FORMATS 10.1): SN getpid calls cut into chunks by size;
 # then the traced command stops the reader (its parent) for 6 s while
 # getpid loops fill the 2 MiB buffer (32 blocks), and lets it go on.
@@ -52,6 +57,7 @@ kutrace_flight --backend bpf --trigger exit:workload --before 1 --after 0.5 --mi
 	workload getpid 20000 > /dev/null; sleep 1
 	workload getpid 20000 > /dev/null; sleep 1' > fl.out 2> fl.err
 echo "flight=$?"
+fi
 test ! -e /sys/fs/bpf/kutrace; echo "unpinned=$?"
 dmesg | grep -E "Oops|BUG:|general protection|Call Trace|WARNING:" > oops.txt
 true
