@@ -589,16 +589,6 @@ static int check_dir(const char *dir)
 static volatile sig_atomic_t stream_stop;
 static double setup_cpu;	/* s of CPU before streaming (BPF: loading) */
 
-static double cpu_used(void)
-{
-	struct rusage ru;
-
-	if (getrusage(RUSAGE_SELF, &ru) != 0)
-		return 0;
-	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
-	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
-}
-
 static void on_stop_signal(int sig)
 {
 	(void)sig;
@@ -636,7 +626,7 @@ static int stream_go(struct kt_stream_opts *o, unsigned int flags)
 	}
 	o->flags = cur_flags;
 	o->process_name = "kutrace_control";
-	setup_cpu = cpu_used();
+	setup_cpu = kt_cpu_secs();
 	e = kt_stream_begin(o);
 	if (e) {
 		fail("stream", e);
@@ -672,7 +662,7 @@ static int stream_end(const char *dir)
 	/* The reader's cost: CPU of one core per 10 MB/s written (issue 44),
 	 * without the backend's setup (loading the BPF programs). */
 	if (in.bytes) {
-		double cpu = cpu_used() - setup_cpu;
+		double cpu = kt_cpu_secs() - setup_cpu;
 
 		printf("%s: reader: %.3f s of CPU for %.1f MB: %.2f %% of a core "
 		       "per 10 MB/s\n", prog_name, cpu, (double)in.bytes / 1e6,

@@ -1297,17 +1297,6 @@ static int snapshot_cmd(int argc, char **argv)
 	return 0;
 }
 
-/* The CPU this process used so far, in seconds. */
-static double cpu_secs(void)
-{
-	struct rusage ru;
-
-	if (getrusage(RUSAGE_SELF, &ru) != 0)
-		return 0;
-	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
-	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
-}
-
 /*
  * kutrace_flight check [--trigger SPEC]... CHUNK...: the triggers checked
  * on chunks already written, as the recorder checks them (what would
@@ -1344,7 +1333,7 @@ static int check_cmd(int argc, char **argv)
 		return 2;
 	}
 	watch_events();
-	double t0 = cpu_secs();
+	double t0 = kt_cpu_secs();
 
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--trigger")) {
@@ -1353,7 +1342,7 @@ static int check_cmd(int argc, char **argv)
 		}
 		scan_chunk(argv[i]);
 	}
-	double cpu = cpu_secs() - t0;
+	double cpu = kt_cpu_secs() - t0;
 
 	printf("%s: checked %d files, %.1f MB in %.3f s of CPU: %.2f %% of a core "
 	       "per 10 MB/s\n", prog, files, (double)bytes / 1e6, cpu,
@@ -1479,7 +1468,7 @@ static int start(void)
 	o.flags = kept;
 	measure_rate();
 	/* The recorder's cost is what watching costs, not loading BPF. */
-	F.cpu0 = cpu_secs();
+	F.cpu0 = kt_cpu_secs();
 	e = kt_stream_begin(&o);
 	if (e) {
 		fprintf(stderr, "%s: stream: %s\n", prog, kt_ctl_strerror(e));
@@ -1576,7 +1565,7 @@ static int finish(void)
 	       te ? " (some lost: the recorder fell behind)" : "");
 	/* The recorder's cost, triggers checked: CPU per 10 MB/s of trace. */
 	if (in.bytes) {
-		double cpu = cpu_secs() - F.cpu0;
+		double cpu = kt_cpu_secs() - F.cpu0;
 
 		printf("%s: recorder: %.3f s of CPU for %.1f MB: %.2f %% of a core "
 		       "per 10 MB/s\n", prog, cpu, (double)in.bytes / 1e6,

@@ -70,6 +70,8 @@ char *kt_xstrdup(const char *s);
  */
 char *kt_with_ext(const char *path, const char *ext);
 char *kt_store_stem(const char *path);
+/* The CPU time (user + system) this process has used so far, in seconds. */
+double kt_cpu_secs(void);
 /* What fmt makes, allocated whole (SQL with a literal of any length):
  * kt_vstrf NULL when out of memory, kt_xstrf and kt_xvstrf never. */
 char *kt_vstrf(const char *fmt, va_list ap);

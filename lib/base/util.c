@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <errno.h>
 #include <sys/stat.h>
@@ -333,4 +334,14 @@ char *kt_with_ext(const char *path, const char *ext)
 	strcpy(o + n, ext);
 	free(p);
 	return o;
+}
+
+double kt_cpu_secs(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return 0;
+	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 }
