@@ -230,3 +230,23 @@ if [ -x "$B/kutrace_sql" ]; then
 	"$B/kutrace_sql" build "$P/s.trace" -o "$P/s.tables" 2> "$P/file"
 	eq "  stderr a file: no progress from either program" "0" "$(grep -c "$esc\|rows\|done" "$P/file")"
 fi
+
+# kutrace flight's configuration file (kutrace-recorder.service's): a bad
+# line, a missing file and a bad value are one line and exit 2, before
+# any backend is touched.
+F=$TMP/flight
+mkdir -p "$F"
+printf 'trigger = crash\nbefore 2\n' > "$F/bad.conf"
+flight_refused() {
+	local what=$1 msg=$2; shift 2
+	(cd "$F" && "$B/kutrace" flight "$@" > out 2> err)
+	local rc=$?
+	eq "flight: $what: exit 2" 2 "$rc"
+	eq "flight: $what: one line" 1 "$(wc -l < "$F/err")"
+	check "flight: $what: it says '$msg'" grep -qF -- "$msg" "$F/err"
+}
+flight_refused "a line that is not key = value" "bad.conf:2: not \`key = value\`" --config bad.conf
+flight_refused "a missing configuration file" "--config nosuch.conf: No such file or directory" --config nosuch.conf
+flight_refused "--max-disk-mb 0" "--max-disk-mb 0" --max-disk-mb 0
+flight_refused "--backend nosuch" "--backend nosuch: module or bpf" --backend nosuch
+eq "flight: nothing left behind" "bad.conf err out" "$(ls "$F" | tr '\n' ' ' | sed 's/ $//')"
